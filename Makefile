@@ -1,0 +1,40 @@
+# Two front doors: `make demo` (set up + run the k-grid benchmark on the shipped demo folds)
+# and `make test` (set up + run the whole test suite). Each does its own set-up.
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: setup octave latex demo test bench clean
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --upgrade pip
+	$(PY) -m pip install -e ".[dev]"
+	touch $@
+
+setup: $(VENV)/.installed
+
+# GNU Octave runs the MATLAB side of the suite (Debian/Ubuntu; about one minute).
+octave:
+	@command -v octave-cli >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends octave; }
+
+# pdflatex compiles every generated table in the tests.
+latex:
+	@command -v pdflatex >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends \
+	  texlive-latex-base texlive-latex-recommended texlive-latex-extra; }
+
+demo: setup
+	$(PY) -m pipeline.kgrid --engine python --datasets demo --methods DAGFS VARIANCE RANDOM \
+	  --results-dir results/demo_kgrid --skip-existing
+
+test: setup octave latex
+	$(PY) -m pytest -q
+
+bench: setup octave
+	for f in bench/bench_*.py; do $(PY) $$f || exit 1; done
+
+clean:
+	rm -rf $(VENV) .pytest_cache

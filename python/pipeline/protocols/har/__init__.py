@@ -1,0 +1,1 @@
+"""har protocol."""
