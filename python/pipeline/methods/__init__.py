@@ -1,1 +1,35 @@
-"""methods layer."""
+"""Feature-ranking methods and their registry.
+
+Each method is described by a :class:`~pipeline.methods.base.MethodSpec`; register a new one by
+adding its spec to ``_SPECS`` below.
+"""
+
+from __future__ import annotations
+
+from ..errors import ConfigError
+from . import anchors, dagfs
+from .base import MethodSpec
+
+_SPECS: tuple[MethodSpec, ...] = (
+    dagfs.SPEC,
+    anchors.RANDOM,
+    anchors.VARIANCE,
+    anchors.LABELCORR,
+)
+_REGISTRY = {spec.name: spec for spec in _SPECS}
+
+
+def available_methods() -> list[str]:
+    """Names of every registered method, in registry order."""
+    return list(_REGISTRY)
+
+
+def get_method(name: str) -> MethodSpec:
+    """Return the spec of ``name`` or raise ConfigError listing the known methods."""
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        raise ConfigError(f"unknown method {name!r}", expected=f"one of {available_methods()}") from None
+
+
+__all__ = ["MethodSpec", "available_methods", "get_method"]

@@ -1,0 +1,64 @@
+"""Engines: where a method ranks features and where ML-kNN evaluates a ranking.
+
+An engine turns a (method, training data) pair into a ranking; an evaluator turns a (fold, ranking,
+grid) into metric curves. Both are small objects with ``close()`` so a worker can keep one
+long-lived instance (for Octave: one Octave process per worker) across many tasks.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Sequence
+
+import numpy as np
+
+from ..methods.base import MethodSpec
+
+
+class Engine(ABC):
+    """Runs methods. Subclasses: PythonEngine, OctaveEngine, MatlabEngine."""
+
+    name: str = "abstract"
+
+    @abstractmethod
+    def supports(self, spec: MethodSpec) -> bool:
+        """Whether this engine can run ``spec``."""
+
+    @abstractmethod
+    def rank(self, spec: MethodSpec, X_train: np.ndarray, Y_train: np.ndarray, params: dict,
+             init: dict | None, *, context: str = "") -> tuple[np.ndarray, dict]:
+        """Rank the features of ``X_train`` (n, d) given ``Y_train`` (n, L) in {0,1}.
+
+        Returns the 1-based ranking (d,) and an info dict. ``context`` ("method/dataset/fold")
+        is used in error messages. Failures raise :class:`~pipeline.errors.EngineError`.
+        """
+
+    def close(self) -> None:
+        """Release external resources (an Octave process, a MATLAB session)."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+class Evaluator(ABC):
+    """Scores a ranking with ML-kNN over a grid of feature counts."""
+
+    name: str = "abstract"
+
+    @abstractmethod
+    def evaluate(self, X_train: np.ndarray, Y_train: np.ndarray, X_test: np.ndarray,
+                 Y_test: np.ndarray, ranking: np.ndarray, k_values: Sequence[int], *,
+                 num: int, smooth: float, context: str = "") -> dict:
+        """Return ``k_values`` and the seven metric lists (see ``pipeline.evaluation.mlknn``)."""
+
+    def close(self) -> None:
+        """Release external resources."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()

@@ -1,0 +1,45 @@
+"""The native engine: NumPy methods in this process, and the native ML-kNN evaluator."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from ..errors import EngineError, PipelineError
+from ..methods.base import MethodSpec
+from .base import Engine, Evaluator
+
+
+class PythonEngine(Engine):
+    """Runs a method's NumPy implementation in the calling process."""
+
+    name = "python"
+
+    def supports(self, spec: MethodSpec) -> bool:
+        return spec.python is not None
+
+    def rank(self, spec: MethodSpec, X_train, Y_train, params: dict, init: dict | None, *,
+             context: str = "") -> tuple[np.ndarray, dict]:
+        if spec.python is None:
+            raise EngineError(f"method {spec.name} has no Python implementation", field=context or None)
+        try:
+            ranking, info = spec.python(X_train, Y_train, params, init)
+        except PipelineError:
+            raise
+        except (ValueError, FloatingPointError, np.linalg.LinAlgError) as exc:
+            raise EngineError(f"{spec.name} failed: {exc}", field=context or None) from exc
+        return np.asarray(ranking), dict(info)
+
+
+class NativeEvaluator(Evaluator):
+    """ML-kNN over a grid in this process (``pipeline.evaluation.mlknn.evaluate_grid``)."""
+
+    name = "native"
+
+    def evaluate(self, X_train, Y_train, X_test, Y_test, ranking, k_values: Sequence[int], *,
+                 num: int, smooth: float, context: str = "") -> dict:
+        from ..evaluation.mlknn import evaluate_grid
+
+        return evaluate_grid(X_train, Y_train, X_test, Y_test, ranking, list(k_values),
+                             num=num, smooth=smooth)

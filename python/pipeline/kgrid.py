@@ -1,0 +1,16 @@
+"""`python -m pipeline.kgrid`: rank features and score them with ML-kNN over the k-grid."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from .cli import run_main
+from .suite_cli import main as suite_main
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return suite_main(argv, prog="python -m pipeline.kgrid", mode="kgrid", rank=True)
+
+
+if __name__ == "__main__":
+    raise SystemExit(run_main(main))

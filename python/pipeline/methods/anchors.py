@@ -1,0 +1,60 @@
+"""Sanity-anchor methods: rankings any real method should beat (or at least match).
+
+- ``RANDOM``: a seeded random permutation — the floor.
+- ``VARIANCE``: unsupervised variance filter — population variance of each training column.
+- ``LABELCORR``: supervised filter — mean over labels of |Pearson correlation(feature, label)|,
+  0 where the feature or the label column is constant.
+
+VARIANCE and LABELCORR have MATLAB/Octave twins in ``matlab/baselines/`` with the same formulas.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..rankings import stable_descending_order
+from .base import MethodSpec
+
+
+def rank_random(X, Y, params: dict, init: dict | None = None) -> tuple[np.ndarray, dict]:
+    """Uniformly random permutation from ``default_rng(params['seed'])``."""
+    d = np.shape(X)[1]
+    return np.random.default_rng(int(params["seed"])).permutation(d).astype(np.int64) + 1, {}
+
+
+def variance_scores(X) -> np.ndarray:
+    """Population variance (ddof 0) of each column of ``X`` (n, d) -> (d,)."""
+    X = np.asarray(X, dtype=np.float64)
+    return ((X - X.mean(axis=0)) ** 2).mean(axis=0)
+
+
+def rank_variance(X, Y, params: dict, init: dict | None = None) -> tuple[np.ndarray, dict]:
+    """Rank features by decreasing training variance (ties to the lower index)."""
+    return stable_descending_order(variance_scores(X)), {}
+
+
+def label_correlation_scores(X, Y) -> np.ndarray:
+    """Mean over labels of |corr(x_j, y_l)| -> (d,); constant columns contribute 0."""
+    X = np.asarray(X, dtype=np.float64)
+    Y = np.asarray(Y, dtype=np.float64)
+    Xc = X - X.mean(axis=0)
+    Yc = Y - Y.mean(axis=0)
+    x_norm = np.sqrt((Xc ** 2).sum(axis=0))
+    y_norm = np.sqrt((Yc ** 2).sum(axis=0))
+    denom = np.outer(x_norm, y_norm)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        corr = np.where(denom > 0, (Xc.T @ Yc) / denom, 0.0)
+    return np.abs(corr).mean(axis=1)
+
+
+def rank_label_correlation(X, Y, params: dict, init: dict | None = None) -> tuple[np.ndarray, dict]:
+    """Rank features by decreasing mean absolute label correlation (ties to the lower index)."""
+    return stable_descending_order(label_correlation_scores(X, Y)), {}
+
+
+RANDOM = MethodSpec(name="RANDOM", defaults={"seed": 0}, python=rank_random,
+                    summary="seeded random permutation (floor; Python only)")
+VARIANCE = MethodSpec(name="VARIANCE", defaults={}, python=rank_variance, matlab_function="VARIANCE",
+                      summary="unsupervised variance filter")
+LABELCORR = MethodSpec(name="LABELCORR", defaults={}, python=rank_label_correlation,
+                       matlab_function="LABELCORR", summary="mean |Pearson correlation| with the labels")

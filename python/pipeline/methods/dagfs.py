@@ -1,0 +1,187 @@
+"""DAGFS: directed-label-transfer, rarity-aware group-sparse feature selection (the proposed method).
+
+Follows ``../shared/specs/dagfs-and-pipeline.md`` §1 exactly (the parity-relevant details — eps
+placements, the +1 inside the label support, the unweighted lift mean, top-K on the biased graph
+with stable ties, eps added to the row norm before doubling, the ``max(Q, eps)`` floor — are kept
+on purpose). Departures from the reference, all of them guards: inputs are validated (finite X,
+{0,1} labels) and the lifted + unpaired mode, whose 2d-long "ranking" is not a feature ranking,
+is rejected by :func:`rank` (it stays available through :func:`dagfs` for diagnostics).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from ..errors import ConfigError, DataError
+from ..rankings import stable_descending_order
+from .base import MethodSpec
+
+EPS = np.finfo(np.float64).eps
+
+
+@dataclass(frozen=True)
+class DAGFSParams:
+    """DAGFS hyper-parameters; the defaults are the paper's fixed setting."""
+
+    alpha: float = 0.10
+    beta: float = 0.10
+    max_iter: int = 40
+    rarity_gamma: float = 2.0
+    tau_dir: float = 0.50
+    topK: int = 10
+    kappa: float = 1.50
+    s_max: float = 3.0
+    seed: int = 0
+    W0: np.ndarray | None = None
+    transfer_graph: str = "directed"
+    feature_lift: str = "center_split"
+    paired_penalty: bool = True
+
+
+def _instance_weights(Y: np.ndarray, p: DAGFSParams) -> tuple[np.ndarray, np.ndarray]:
+    """Return the label support f (L,) (with its +1) and the instance weights w (n,)."""
+    support = Y.sum(axis=0) + 1.0
+    q = support ** (-p.rarity_gamma)
+    prior = q / (q.sum() + EPS)
+    s = 1.0 + p.kappa * (Y @ prior)
+    s = np.minimum(s, p.s_max)
+    s = s / (s.mean() + EPS)
+    return support, np.sqrt(s)
+
+
+def _transfer_graph(Ys: np.ndarray, support: np.ndarray, p: DAGFSParams) -> np.ndarray:
+    """Directed, top-K sparsified, row-normalised label transfer graph C (L, L)."""
+    norms = np.linalg.norm(Ys, axis=0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        S = (Ys.T @ Ys) / (np.outer(norms, norms) + EPS)
+    S = np.where(np.isfinite(S), S, 0.0)
+    S = np.maximum(S, 0.0)
+    np.fill_diagonal(S, 0.0)
+    ratio = np.outer(support, np.ones_like(support)) / np.outer(np.ones_like(support), support)
+    ratio = np.where(np.isfinite(ratio), ratio, 1.0)
+    C = S * ratio ** p.tau_dir
+    n_labels = C.shape[0]
+    if 0 < p.topK < n_labels:
+        order = np.argsort(-C, axis=1, kind="stable")
+        keep = np.zeros_like(C, dtype=bool)
+        np.put_along_axis(keep, order[:, : p.topK], True, axis=1)
+        C = np.where(keep, C, 0.0)
+    return C / (C.sum(axis=1, keepdims=True) + EPS)
+
+
+def _lift(X: np.ndarray, mode: str) -> np.ndarray:
+    if mode == "none":
+        return X
+    centred = X - X.mean(axis=0, keepdims=True)
+    return np.hstack([np.maximum(centred, 0.0), np.maximum(-centred, 0.0)])
+
+
+def _group_weights(W: np.ndarray, d: int, paired: bool) -> np.ndarray:
+    """δ (d',): 1 / (2 (‖group‖ + eps)) for each row of W."""
+    if paired:
+        g = np.sqrt((W[:d] ** 2).sum(axis=1) + (W[d:] ** 2).sum(axis=1)) + EPS
+        g = np.concatenate([g, g])
+    else:
+        g = np.linalg.norm(W, axis=1) + EPS
+    return 1.0 / (2.0 * g)
+
+
+def _normalise_params(params) -> DAGFSParams:
+    if params is None:
+        p = DAGFSParams()
+    elif isinstance(params, DAGFSParams):
+        p = params
+    elif isinstance(params, dict):
+        p = DAGFSParams(**params)
+    else:
+        raise ConfigError(f"DAGFS params must be None, a dict or DAGFSParams, not {type(params).__name__}")
+    graph = str(p.transfer_graph).lower().strip()
+    lift = str(p.feature_lift).lower().strip()
+    if graph != "directed":
+        raise ValueError(f"transfer_graph must be 'directed', got {p.transfer_graph!r}")
+    if lift not in ("none", "center_split"):
+        raise ValueError(f"feature_lift must be 'none' or 'center_split', got {p.feature_lift!r}")
+    return DAGFSParams(**{**asdict(p), "transfer_graph": graph, "feature_lift": lift, "W0": p.W0})
+
+
+def dagfs(X, Y, params=None) -> tuple[np.ndarray, np.ndarray, dict]:
+    """Run DAGFS on training data.
+
+    Parameters
+    ----------
+    X : array-like of shape (n, d)
+        Non-negative training features (min–max scaled in the benchmark).
+    Y : array-like of shape (n, L)
+        Training labels in {0, 1}.
+    params : None, dict or DAGFSParams
+        Hyper-parameters (a dict with an unknown key raises TypeError, as in the reference).
+
+    Returns
+    -------
+    ranking_1based : int64 ndarray of shape (d,) (or (2d,) in lifted + unpaired mode)
+    W : float64 ndarray of shape (d', L), non-negative
+    info : dict with ``feature_lift``, ``transfer_graph``, ``paired_penalty``
+    """
+    p = _normalise_params(params)
+    X = np.asarray(X, dtype=np.float64)
+    Y = np.asarray(Y, dtype=np.float64)
+    n, d = X.shape
+    support, w = _instance_weights(Y, p)
+    Ys = Y * w[:, None]
+    C = _transfer_graph(Ys, support, p)
+    I_minus_C = np.eye(C.shape[0]) - C
+    M = I_minus_C @ I_minus_C.T
+    M = (M + M.T) / 2.0
+    M_pos = (np.abs(M) + M) / 2.0
+    M_neg = (np.abs(M) - M) / 2.0
+    Xs = _lift(X, p.feature_lift) * w[:, None]
+    G = Xs.T @ Xs
+    H = Xs.T @ Ys
+    lifted = p.feature_lift == "center_split"
+    paired = lifted and bool(p.paired_penalty)
+    if p.W0 is not None:
+        W = np.array(p.W0, dtype=np.float64, copy=True)
+        if W.shape != H.shape:
+            raise ValueError(f"W0 must have shape {H.shape}, got {W.shape}")
+    else:
+        W = np.random.default_rng(p.seed).random(H.shape)
+    for _ in range(int(p.max_iter)):
+        delta = _group_weights(W, d, paired)
+        numerator = H + p.alpha * (W @ M_neg)
+        denominator = G @ W + p.alpha * (W @ M_pos) + p.beta * (delta[:, None] * W)
+        W = W * numerator / np.maximum(denominator, EPS)
+    if paired:
+        scores = np.sqrt((W[:d] ** 2).sum(axis=1) + (W[d:] ** 2).sum(axis=1))
+    else:
+        scores = np.linalg.norm(W, axis=1)
+    info = {"feature_lift": p.feature_lift, "transfer_graph": p.transfer_graph,
+            "paired_penalty": bool(p.paired_penalty)}
+    return stable_descending_order(scores), W, info
+
+
+def rank(X, Y, params: dict, init: dict | None = None) -> tuple[np.ndarray, dict]:
+    """Benchmark entry point (see :mod:`pipeline.methods.base`); ``init['W0']`` overrides the seed."""
+    X = np.asarray(X, dtype=np.float64)
+    Y = np.asarray(Y)
+    if not np.all(np.isfinite(X)):
+        raise DataError("DAGFS needs finite training features", field="X_train")
+    if not np.isin(Y, (0, 1)).all():
+        raise DataError("DAGFS needs labels in {0,1}", field="Y_train", found=f"values {np.unique(Y)[:5]}")
+    params = dict(params)
+    if params.get("feature_lift", "center_split").lower().strip() != "none" and not params.get("paired_penalty", True):
+        raise ConfigError("DAGFS with feature_lift='center_split' and paired_penalty=false ranks 2d lifted "
+                          "rows, not features; use paired_penalty=true or feature_lift='none'")
+    if init is not None and "W0" in init:
+        params["W0"] = init["W0"]
+    ranking, W, info = dagfs(X, Y, params)
+    return ranking, {**info, "W_sum": float(W.sum())}
+
+
+SPEC = MethodSpec(
+    name="DAGFS",
+    defaults={k: v for k, v in asdict(DAGFSParams()).items() if k != "W0"},
+    python=rank,
+    summary="directed label transfer + rarity-aware group sparsity (proposed method, Python only)",
+)

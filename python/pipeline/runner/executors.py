@@ -1,0 +1,72 @@
+"""Executors: run a list of tasks serially or on a pool of worker processes.
+
+Each worker builds one :class:`~pipeline.runner.run.Workbench` (so one Octave process) when it
+starts and reuses it for every task it receives. Results are written by the worker; the driver
+only collects outcomes and shows progress.
+"""
+
+from __future__ import annotations
+
+import atexit
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from typing import Iterable, Iterator
+
+from tqdm import tqdm
+
+from ..errors import ConfigError
+from .run import Outcome, RunSettings, Workbench, run_task
+from .tasks import Task
+
+EXECUTORS = ("serial", "process")
+
+_worker_bench: Workbench | None = None
+_worker_settings: RunSettings | None = None
+
+
+def _init_worker(settings: RunSettings) -> None:
+    """Process-pool initializer: one workbench per worker, BLAS limited to one thread."""
+    global _worker_bench, _worker_settings
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(1)
+    _worker_settings = settings
+    _worker_bench = Workbench(settings)
+    atexit.register(_worker_bench.close)
+
+
+def _run_in_worker(task: Task) -> Outcome:
+    return run_task(task, _worker_settings, _worker_bench)
+
+
+def iter_outcomes(tasks: list[Task], settings: RunSettings, executor: str = "serial",
+                  jobs: int = 1) -> Iterator[Outcome]:
+    """Yield the outcome of every task as it finishes."""
+    if executor not in EXECUTORS:
+        raise ConfigError(f"unknown executor {executor!r}", expected=f"one of {list(EXECUTORS)}")
+    if jobs < 1:
+        raise ConfigError(f"--jobs must be >= 1, got {jobs}")
+    if executor == "serial" or jobs == 1:
+        bench = Workbench(settings)
+        try:
+            for task in tasks:
+                yield run_task(task, settings, bench)
+        finally:
+            bench.close()
+        return
+    with ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker, initargs=(settings,)) as pool:
+        futures = [pool.submit(_run_in_worker, task) for task in tasks]
+        for future in as_completed(futures):
+            yield future.result()
+
+
+def run_all(tasks: list[Task], settings: RunSettings, executor: str = "serial", jobs: int = 1,
+            progress: bool = True) -> list[Outcome]:
+    """Run every task with a progress bar; return the outcomes in completion order."""
+    outcomes: list[Outcome] = []
+    stream: Iterable[Outcome] = iter_outcomes(tasks, settings, executor, jobs)
+    with tqdm(total=len(tasks), desc="tasks", unit="task", disable=not progress, leave=True) as bar:
+        for outcome in stream:
+            outcomes.append(outcome)
+            bar.set_postfix_str(f"{outcome.task.key} {outcome.status}", refresh=False)
+            bar.update(1)
+    return outcomes

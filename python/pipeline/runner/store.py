@@ -1,0 +1,136 @@
+"""The results store: where each task's files live, and whether they are complete.
+
+Layout (see ``docs/results-schema.md``)::
+
+    <root>/<METHOD>/<DATASET>_fold<i>_ranking.csv        1-based ranking, one integer per line
+    <root>/<METHOD>/<DATASET>_fold<i>_time.txt           ranking seconds, "%.6f\\n"
+    <root>/<METHOD>/<DATASET>_fold<i>_kgrid_metrics.json
+    <root>/<METHOD>/<DATASET>_fold<i>_pgrid_metrics.json
+
+Every file is written atomically (temporary name + rename). The time file is written after the
+ranking, so a ranking counts as complete only when both exist and the ranking is a valid
+permutation of 1..d; a metrics file counts only if it parses and holds every expected key with
+lists aligned to its grid.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import ConfigError, DataError, RankingError
+from ..evaluation_keys import METRIC_KEYS
+from ..fileio import atomic_write_json, atomic_write_text
+from ..names import validate_name
+from ..rankings import validate_ranking
+
+
+@dataclass(frozen=True)
+class TaskFiles:
+    ranking: Path
+    time: Path
+    kgrid: Path
+    pgrid: Path
+
+    def metrics(self, mode: str) -> Path:
+        return self.kgrid if mode == "kgrid" else self.pgrid
+
+
+class ResultStore:
+    """Files of one results directory (``results/<RUN_DIR>``)."""
+
+    def __init__(self, root: str | Path):
+        self.root = Path(root)
+
+    def files(self, folder: str, dataset: str, fold: int) -> TaskFiles:
+        validate_name(folder, "method")
+        validate_name(dataset, "dataset")
+        stem = self.root / folder / f"{dataset}_fold{int(fold)}"
+        return TaskFiles(ranking=Path(f"{stem}_ranking.csv"), time=Path(f"{stem}_time.txt"),
+                         kgrid=Path(f"{stem}_kgrid_metrics.json"), pgrid=Path(f"{stem}_pgrid_metrics.json"))
+
+    # -- rankings -------------------------------------------------------------------------
+    def write_ranking(self, files: TaskFiles, ranking: np.ndarray, seconds: float) -> None:
+        """Write the ranking, then its time file (the pair is complete once the time exists)."""
+        atomic_write_text(files.ranking, "".join(f"{int(v)}\n" for v in ranking))
+        atomic_write_text(files.time, f"{seconds:.6f}\n")
+
+    def read_ranking(self, path: Path, d: int) -> np.ndarray:
+        """Read and validate a ranking file (one value per line, or one comma-separated row)."""
+        if not path.is_file():
+            raise RankingError("ranking file not found", file=path)
+        text = path.read_text(encoding="utf-8", errors="replace")
+        tokens = [t.strip() for t in text.replace(",", "\n").split()]
+        try:
+            values = np.array([float(t) for t in tokens if t], dtype=np.float64)
+        except ValueError:
+            bad = next(t for t in tokens if not _is_number(t))
+            raise RankingError("ranking holds a non-numeric value", file=path, expected="integers 1..d",
+                               found=repr(bad[:20])) from None
+        return validate_ranking(values, d, source=path)
+
+    def has_ranking(self, files: TaskFiles, d: int) -> bool:
+        """True if the ranking and its time file exist and the ranking is a permutation of 1..d."""
+        if not (files.ranking.is_file() and files.time.is_file()):
+            return False
+        try:
+            self.read_ranking(files.ranking, d)
+        except RankingError:
+            return False
+        return True
+
+    # -- metrics --------------------------------------------------------------------------
+    def write_metrics(self, files: TaskFiles, mode: str, record: dict) -> Path:
+        return atomic_write_json(files.metrics(mode), record)
+
+    def read_metrics(self, path: Path) -> dict:
+        try:
+            return json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise DataError(f"cannot read metrics file: {exc}", file=path) from None
+
+    def metrics_status(self, files: TaskFiles, mode: str, expected: dict) -> str:
+        """``"missing"``, ``"invalid"`` (partial or unreadable), ``"different"`` (other settings) or ``"ok"``.
+
+        ``expected`` holds the settings the file must match (``mlknn``, ``params``, ``grid``).
+        """
+        path = files.metrics(mode)
+        if not path.is_file():
+            return "missing"
+        try:
+            record = self.read_metrics(path)
+        except DataError:
+            return "invalid"
+        if not _is_complete(record, mode):
+            return "invalid"
+        if any(record.get(key) != value for key, value in expected.items()):
+            return "different"
+        return "ok"
+
+
+def _is_number(token: str) -> bool:
+    try:
+        float(token)
+    except ValueError:
+        return False
+    return True
+
+
+def _is_complete(record: dict, mode: str) -> bool:
+    if not isinstance(record, dict) or record.get("grid_mode") != mode:
+        return False
+    axis = record.get("p_values" if mode == "pgrid" else "k_values")
+    if not isinstance(axis, list) or not axis:
+        return False
+    return all(isinstance(record.get(key), list) and len(record[key]) == len(axis) for key in METRIC_KEYS)
+
+
+def ensure_results_root(root: Path) -> Path:
+    """Create the results directory or raise ConfigError if it is a file."""
+    if root.exists() and not root.is_dir():
+        raise ConfigError("results directory is a file", file=root)
+    root.mkdir(parents=True, exist_ok=True)
+    return root

@@ -1,0 +1,178 @@
+"""The shared command line of ``pipeline.kgrid``, ``pipeline.pgrid`` and ``pipeline.evaluate``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Sequence
+
+import yaml
+
+from .data.folds import discover_datasets, list_fold_indices
+from .engines import ENGINES, EVALUATORS
+from .errors import ConfigError
+from .methods import available_methods, get_method
+from .names import validate_name
+from .runner.executors import EXECUTORS, run_all
+from .runner.manifest import now_iso, write_failures, write_manifest
+from .runner.run import RunSettings
+from .runner.store import ensure_results_root
+from .runner.tasks import GridSpec, Task, canonical_params
+
+_USER_ERRORS = {"ConfigError", "DataError", "RankingError"}
+
+
+def build_parser(prog: str, mode: str | None, rank: bool) -> argparse.ArgumentParser:
+    """Arguments common to the three front doors; ``mode=None`` adds ``--grid``."""
+    what = "rank features on each training fold and score" if rank else "score existing rankings"
+    grid_text = {"kgrid": "over k = k-min..k-max (step k-step, clipped to d)",
+                 "pgrid": "over p = p-min..p-max of the d features (tables use p-target)",
+                 None: "over the k-grid or the p-grid (--grid)"}[mode]
+    parser = argparse.ArgumentParser(
+        prog=prog,
+        description=f"For every (method, dataset, fold): {what} them with ML-kNN on the test part "
+                    f"{grid_text}. Results go to RESULTS_DIR/<METHOD>/<DATASET>_fold<i>_*; see "
+                    "docs/results-schema.md. Exit codes: 0 ok, 1 a task failed (see failures.json), "
+                    "2 bad input.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    if rank:
+        parser.add_argument("--methods", nargs="+", required=True,
+                            help=f"methods to run, among {available_methods()}")
+        parser.add_argument("--engine", choices=ENGINES, default="octave",
+                            help="where baselines run; Python-only methods (DAGFS, RANDOM) always run in Python")
+        parser.add_argument("--params", type=Path, default=None,
+                            help="JSON/YAML file {METHOD: {param: value}} overriding defaults")
+    else:
+        parser.add_argument("--methods", nargs="+", required=True,
+                            help="method folders under --results-dir holding *_ranking.csv files")
+    parser.add_argument("--evaluator", choices=EVALUATORS, default="native", help="where ML-kNN runs")
+    parser.add_argument("--datasets", nargs="+", default=None,
+                        help="dataset folders under --data-dir (default: every folder with fold0.mat)")
+    parser.add_argument("--folds", type=int, default=None,
+                        help="use folds 0..N-1 (default: every fold file present)")
+    parser.add_argument("--data-dir", type=Path, default=Path("data/paper_matlab_minmax"))
+    default_results = {"kgrid": "results/bench_paper_kgrid", "pgrid": "results/bench_paper_pgrid",
+                       None: "results/bench_paper_kgrid"}[mode]
+    parser.add_argument("--results-dir", type=Path, default=Path(default_results))
+    parser.add_argument("--mlknn-k", type=int, default=10, help="ML-kNN neighbours (Num)")
+    parser.add_argument("--mlknn-smooth", type=float, default=1.0, help="ML-kNN Laplace smoothing")
+    if mode is None:
+        parser.add_argument("--grid", choices=("kgrid", "pgrid"), default="kgrid")
+    if mode in ("kgrid", None):
+        parser.add_argument("--k-min", type=int, default=10)
+        parser.add_argument("--k-max", type=int, default=300)
+        parser.add_argument("--k-step", type=int, default=10)
+    if mode in ("pgrid", None):
+        parser.add_argument("--p-min", type=float, default=0.05)
+        parser.add_argument("--p-max", type=float, default=0.5)
+        parser.add_argument("--p-step", type=float, default=0.05)
+        parser.add_argument("--p-target", type=float, default=0.2)
+    reuse = parser.add_mutually_exclusive_group()
+    reuse.add_argument("--skip-existing", action="store_true",
+                       help="keep tasks whose complete, valid result file already exists")
+    reuse.add_argument("--overwrite", action="store_true", help="recompute rankings and metrics")
+    parser.add_argument("--executor", choices=EXECUTORS, default="serial")
+    parser.add_argument("--jobs", type=int, default=1, help="worker processes (with --executor process)")
+    parser.add_argument("--task-timeout", type=float, default=3600.0,
+                        help="seconds an Octave/MATLAB call may take before it is stopped")
+    parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    return parser
+
+
+def main(argv: Sequence[str] | None, *, prog: str, mode: str | None, rank: bool) -> int:
+    args = build_parser(prog, mode, rank).parse_args(argv)
+    grid = _grid_from_args(args, mode or args.grid)
+    if not args.data_dir.is_dir():
+        raise ConfigError("data directory not found", file=args.data_dir)
+    datasets = [validate_name(d, "dataset") for d in (args.datasets or discover_datasets(args.data_dir))]
+    if not datasets:
+        raise ConfigError("no dataset folder with fold0.mat found", file=args.data_dir)
+    overrides = _load_params(args.params) if rank else {}
+    tasks = _make_tasks(args, datasets, overrides, rank)
+    root = ensure_results_root(args.results_dir)
+    settings = RunSettings(
+        data_dir=str(args.data_dir), results_dir=str(root), grid=grid,
+        engine=getattr(args, "engine", "python"), evaluator=args.evaluator, mlknn_k=args.mlknn_k,
+        mlknn_smooth=args.mlknn_smooth, skip_existing=args.skip_existing, overwrite=args.overwrite,
+        rank=rank, engine_options=({"timeout": args.task_timeout}))
+    started = now_iso()
+    arguments = {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()}
+    write_manifest(root, arguments, started, None)
+    outcomes = run_all(tasks, settings, args.executor, args.jobs, progress=not args.no_progress)
+    summary = {status: sum(o.status == status for o in outcomes) for status in ("done", "skipped", "failed")}
+    write_manifest(root, arguments, started, now_iso(), summary)
+    write_failures(root, outcomes)
+    return _report(outcomes, summary, root)
+
+
+def _grid_from_args(args, mode: str) -> GridSpec:
+    if mode == "kgrid":
+        return GridSpec("kgrid", k_min=args.k_min, k_max=args.k_max, k_step=args.k_step)
+    return GridSpec("pgrid", p_min=args.p_min, p_max=args.p_max, p_step=args.p_step, p_target=args.p_target)
+
+
+def _load_params(path: Path | None) -> dict[str, dict]:
+    """Read ``{METHOD: {param: value}}`` from JSON or YAML (safe loader only)."""
+    if path is None:
+        return {}
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"cannot read parameter file: {exc.strerror}", file=path) from None
+    try:
+        data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
+    except (json.JSONDecodeError, yaml.YAMLError) as exc:
+        raise ConfigError(f"cannot parse parameter file: {exc}".splitlines()[0], file=path) from None
+    if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
+        raise ConfigError("parameter file must map method names to parameter objects", file=path,
+                          expected='{"DAGFS": {"alpha": 0.2}}')
+    for method, params in data.items():
+        get_method(method).resolve_params(params)
+    return data
+
+
+def _make_tasks(args, datasets: list[str], overrides: dict[str, dict], rank: bool) -> list[Task]:
+    methods = [validate_name(m, "method") for m in args.methods]
+    if rank:
+        for method in methods:
+            get_method(method)
+    else:
+        for method in methods:
+            if not (args.results_dir / method).is_dir():
+                raise ConfigError("method folder not found", file=args.results_dir / method)
+    tasks = []
+    for dataset in datasets:
+        folds = _fold_indices(args.data_dir, dataset, args.folds)
+        for method in methods:
+            params = canonical_params(overrides.get(method, {}))
+            tasks.extend(Task(method, dataset, fold, params) for fold in folds)
+    return tasks
+
+
+def _fold_indices(data_dir: Path, dataset: str, n_folds: int | None) -> list[int]:
+    present = list_fold_indices(data_dir, dataset)
+    if not present:
+        raise ConfigError("no fold files", file=data_dir / dataset, expected="fold0.mat, fold1.mat, ...")
+    if n_folds is None:
+        return present
+    if n_folds < 1:
+        raise ConfigError(f"--folds must be >= 1, got {n_folds}")
+    missing = sorted(set(range(n_folds)) - set(present))
+    if missing:
+        raise ConfigError("fold files missing", file=data_dir / dataset,
+                          expected=f"fold0..fold{n_folds - 1}", found=f"no fold{missing[0]}.mat")
+    return list(range(n_folds))
+
+
+def _report(outcomes, summary: dict, root: Path) -> int:
+    print(f"{summary['done']} done, {summary['skipped']} skipped, {summary['failed']} failed "
+          f"-> {root}", file=sys.stderr)
+    failed = [o for o in outcomes if o.status == "failed"]
+    for outcome in failed[:10]:
+        print(f"FAILED {outcome.task.key}: {outcome.message}", file=sys.stderr)
+    if not failed:
+        return 0
+    print(f"details: {root / 'failures.json'}", file=sys.stderr)
+    return 2 if all(o.error_type in _USER_ERRORS for o in failed) else 1

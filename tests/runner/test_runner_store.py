@@ -1,0 +1,98 @@
+"""The results store: layout, ranking validation on read, completeness checks."""
+
+import json
+
+import numpy as np
+import pytest
+
+from pipeline.errors import ConfigError, RankingError
+from pipeline.evaluation_keys import METRIC_KEYS
+from pipeline.fileio import atomic_write_json
+from pipeline.runner.store import ResultStore, ensure_results_root
+from pipeline.runner.tasks import GridSpec, Task
+
+
+def test_layout_matches_schema(tmp_path):
+    files = ResultStore(tmp_path).files("DAGFS", "emotions", 3)
+    assert files.ranking == tmp_path / "DAGFS" / "emotions_fold3_ranking.csv"
+    assert files.time.name == "emotions_fold3_time.txt"
+    assert files.metrics("kgrid").name == "emotions_fold3_kgrid_metrics.json"
+    assert files.metrics("pgrid").name == "emotions_fold3_pgrid_metrics.json"
+
+
+@pytest.mark.parametrize("method,dataset", [("../evil", "x"), ("DAGFS", "a/b"), ("..", "x")])
+def test_path_like_names_rejected(tmp_path, method, dataset):
+    with pytest.raises(ConfigError, match="invalid"):
+        ResultStore(tmp_path).files(method, dataset, 0)
+    with pytest.raises(ConfigError, match="invalid"):
+        Task(method, dataset, 0)
+
+
+def test_ranking_round_trip_and_completeness(tmp_path):
+    store = ResultStore(tmp_path)
+    files = store.files("M", "D", 0)
+    store.write_ranking(files, np.array([3, 1, 2]), 0.25)
+    assert files.ranking.read_text() == "3\n1\n2\n"
+    assert files.time.read_text() == "0.250000\n"
+    assert store.read_ranking(files.ranking, 3).tolist() == [3, 1, 2]
+    assert store.has_ranking(files, 3)
+    assert not store.has_ranking(files, 4)  # wrong d: not a valid ranking for this fold
+    files.time.unlink()
+    assert not store.has_ranking(files, 3)  # the time file is written last: no time, not complete
+
+
+@pytest.mark.parametrize("text,message", [("0\n1\n2\n", "0-based"), ("1\n1\n2\n", "repeats"),
+                                          ("1\n2\n", "wrong length"), ("1\nx\n3\n", "non-numeric"),
+                                          ("1\n2\n7\n", "out of range")])
+def test_bad_ranking_files(tmp_path, text, message):
+    path = tmp_path / "r.csv"
+    path.write_text(text)
+    with pytest.raises(RankingError, match=message) as info:
+        ResultStore(tmp_path).read_ranking(path, 3)
+    assert str(path) in str(info.value)
+
+
+def test_ranking_as_one_comma_separated_row(tmp_path):
+    path = tmp_path / "r.csv"
+    path.write_text("2,3,1\n")
+    assert ResultStore(tmp_path).read_ranking(path, 3).tolist() == [2, 3, 1]
+
+
+def _record(mode="kgrid", n=3, **extra):
+    record = {"grid_mode": mode, "k_values": list(range(1, n + 1)), "mlknn": {"num": 10, "smooth": 1.0}}
+    record.update({key: [0.5] * n for key in METRIC_KEYS})
+    if mode == "pgrid":
+        record["p_values"] = [0.1] * n
+    record.update(extra)
+    return record
+
+
+def test_metrics_status(tmp_path):
+    store = ResultStore(tmp_path)
+    files = store.files("M", "D", 0)
+    expected = {"mlknn": {"num": 10, "smooth": 1.0}}
+    assert store.metrics_status(files, "kgrid", expected) == "missing"
+    atomic_write_json(files.kgrid, _record())
+    assert store.metrics_status(files, "kgrid", expected) == "ok"
+    assert store.metrics_status(files, "kgrid", {"mlknn": {"num": 5, "smooth": 1.0}}) == "different"
+    broken = _record()
+    broken["macro_f1"] = [0.5]  # misaligned list
+    atomic_write_json(files.kgrid, broken)
+    assert store.metrics_status(files, "kgrid", expected) == "invalid"
+    files.kgrid.write_text(json.dumps(_record())[:40])  # truncated JSON
+    assert store.metrics_status(files, "kgrid", expected) == "invalid"
+    atomic_write_json(files.pgrid, _record("pgrid"))
+    assert store.metrics_status(files, "pgrid", expected) == "ok"
+
+
+def test_results_root_cannot_be_a_file(tmp_path):
+    (tmp_path / "f").write_text("x")
+    with pytest.raises(ConfigError, match="is a file"):
+        ensure_results_root(tmp_path / "f")
+
+
+def test_grid_spec_validation():
+    assert GridSpec().describe() == {"k_min": 10, "k_max": 300, "k_step": 10}
+    assert GridSpec("pgrid").describe()["p_target"] == 0.2
+    with pytest.raises(ConfigError):
+        GridSpec("qgrid")
