@@ -1,0 +1,261 @@
+"""The benchmark's datasets: canonical shapes, files, sources, and loading.
+
+Fifteen real multi-label sets (nine Yahoo web-page sets, six Mulan sets) plus ``demo``, a small
+synthetic set generated in code (:mod:`pipeline.data.synthetic`). :func:`load_dataset` reads a
+dataset from a flat data root (the layout of ``../shared/data/mlc``, and what
+``python -m pipeline.datasets fetch`` writes) and checks its shape against the registry.
+
+Row order: the predefined **training rows first, then the test rows** (Mulan ``-train.arff`` then
+``-test.arff``; Yahoo ``train_data`` then ``test_data``). This is the order the reference exporter
+joined its inputs in, and the order of the Zhang-style ``.mat`` copies. The full Mulan files
+(``<name>.arff``) are not read: they order rows differently, scene has none, and genbase's full
+file holds a slightly different multiset of rows than train + test.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import ConfigError, DataError
+from ..names import validate_name
+from .folds import sha256_file
+from .readers import RawData, read_mulan, read_yahoo_mat
+
+YAHOO_MAT = "yahoo-mat"
+MULAN_ARFF = "mulan-arff"
+SYNTHETIC = "synthetic"
+
+_PMLFS = ("https://raw.githubusercontent.com/peipeilihfut/PMLFS_Partial-Multi-Label-Feature-Selection/"
+          "88e0711cfc9fca90abbbc77bf8528617bb1f7645/data/")
+_MLASLCS = "https://raw.githubusercontent.com/li9i/mlaslcs/088ae02c572fae6ef7ea9f1bc274aca2f075da38/datasets/"
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    """One file of a dataset: its local name, where to download it, and its SHA-256."""
+
+    name: str
+    url: str
+    sha256: str
+
+
+@dataclass(frozen=True)
+class DatasetSpec:
+    """Registry entry: canonical shape and files of a dataset.
+
+    Attributes
+    ----------
+    name : str
+    n, d, n_labels : int
+        Instances (train + test), features, labels.
+    n_train, n_test : int
+        The predefined split; ``n_test / n`` is the reference exporter's holdout test fraction.
+    cardinality : float
+        Mean number of relevant labels per instance (from the data README).
+    format : str
+        ``"yahoo-mat"``, ``"mulan-arff"`` or ``"synthetic"``.
+    files : tuple of SourceFile
+        Files read by :func:`load_dataset`, in reading order.
+    sparse : bool
+        Whether the ARFF files use the sparse ``{index value}`` row syntax.
+    drop_attributes : tuple of str
+        Attributes removed on reading (identifiers).
+    """
+
+    name: str
+    n: int
+    d: int
+    n_labels: int
+    n_train: int
+    n_test: int
+    cardinality: float
+    format: str
+    files: tuple[SourceFile, ...] = ()
+    sparse: bool = False
+    drop_attributes: tuple[str, ...] = ()
+
+    @property
+    def reference_test_size(self) -> float:
+        """Test fraction of the predefined split, ``n_test / n``."""
+        return self.n_test / self.n
+
+
+@dataclass(frozen=True, eq=False)
+class Dataset:
+    """A whole dataset in memory.
+
+    Attributes
+    ----------
+    name : str
+    X : ndarray of shape (n, d), float64
+    Y : ndarray of shape (n, L), uint8 in {0, 1}
+    label_names : tuple of str, length L
+    provenance : dict
+        Where the data came from: source files with SHA-256, or the generator and its seed.
+    """
+
+    name: str
+    X: np.ndarray
+    Y: np.ndarray
+    label_names: tuple[str, ...]
+    provenance: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def n_samples(self) -> int:
+        return int(self.X.shape[0])
+
+    @property
+    def n_features(self) -> int:
+        return int(self.X.shape[1])
+
+    @property
+    def n_labels(self) -> int:
+        return int(self.Y.shape[1])
+
+    @property
+    def cardinality(self) -> float:
+        """Mean number of relevant labels per instance."""
+        return float(self.Y.sum(axis=1).mean())
+
+
+def _yahoo(name: str, remote: str, d: int, n_labels: int, card: float, sha: str) -> DatasetSpec:
+    return DatasetSpec(name, 5000, d, n_labels, 2000, 3000, card, YAHOO_MAT,
+                       (SourceFile(f"{name}.mat", _PMLFS + remote, sha),))
+
+
+def _mulan(name: str, n_train: int, n_test: int, d: int, n_labels: int, card: float,
+           shas: tuple[str, str, str], **extra) -> DatasetSpec:
+    names = (f"{name}-train.arff", f"{name}-test.arff", f"{name}.xml")
+    files = tuple(SourceFile(f, _MLASLCS + f, sha) for f, sha in zip(names, shas))
+    return DatasetSpec(name, n_train + n_test, d, n_labels, n_train, n_test, card, MULAN_ARFF,
+                       files, **extra)
+
+
+_SPECS = (
+    _yahoo("Arts", "arts.mat", 462, 26, 1.636,
+           "978dfa84613f4bacf801f5292a31c7e8a40696b34a9c4c5b3514830d61f160d5"),
+    _yahoo("Business", "Business.mat", 438, 30, 1.588,
+           "b91c9069b80ce0e56ec4b018714d252c19c3fe7cfeec70038088647e1c39b00e"),
+    _yahoo("Education", "education.mat", 550, 33, 1.461,
+           "d5f9ddaa63060f0a5fc6e5699b687aba7c2c277784761957c517ca0f6355718e"),
+    _yahoo("Entertainment", "Entertainment.mat", 640, 21, 1.420,
+           "624bd824ec67786119fe58302a2983a57865f9dcf21d9ba0b8f40469f647a231"),
+    _yahoo("Health", "Health.mat", 612, 32, 1.662,
+           "c60fc9fb960bd77a09961d84b29e9fa73a25445452742d5c784ffeae7f64075b"),
+    _yahoo("Recreation", "recreation.mat", 606, 22, 1.423,
+           "1832f4983d4758184fbcda96804d0b1e4cd5e221f956b2ec0776170b516c2177"),
+    _yahoo("Reference", "ref.mat", 793, 33, 1.169,
+           "01abf568b544e57f0218209e100a9e4bcd3c0940945b295c110913ef42b445c2"),
+    _yahoo("Science", "science.mat", 743, 40, 1.451,
+           "05a3d13b24a9024a2cedd43a97b85d955a0ccefd428b78f718babe80feb86121"),
+    _yahoo("Social", "social.mat", 1047, 39, 1.283,
+           "374d81bd3de6b3e95f4ce2ded61dac6c0298dce866690b73ebb871b5beb2b012"),
+    _mulan("emotions", 391, 202, 72, 6, 1.869,
+           ("bbe704106c79bb8fb99c1d1d2e9bde081d6a2daeb01f100862f11fd91a3c1f98",
+            "f13d4b746b7b5c8eb484bd751d6ac463d4560dff998a93516a5c1fe35daf6c8f",
+            "b20042828c32a6ca0a871c10a298c1b7b17fd2c453e944c1673d9e9b9bda1e68")),
+    _mulan("enron", 1123, 579, 1001, 53, 3.378,
+           ("2988cefc1cdf7a8004a20ef84615cc8fa1b5d7434c16687283b41454e2d9d194",
+            "2f3aad54a8f54caaab4ab01246fe9dd385ba944a2633028f52747b57eac5474e",
+            "fe1374ff3352b22b1268af09ae6b1d6d1f68efca6f21a3a73fe1f1cde60aa448"), sparse=True),
+    _mulan("genbase", 463, 199, 1185, 27, 1.252,
+           ("37670db2c2b308a1c163d05501819526f1d65d659638ddfb76812d4ce384b5c6",
+            "0e988520bedab39aa3f23f08f646c769bcdb6f9119ee298fd92b37127b226a36",
+            "198e8a1d7070e9603119e02e626cedc589db7577339b307b06f5192047b69eb9"),
+           drop_attributes=("protein",)),
+    _mulan("medical", 333, 645, 1449, 45, 1.245,
+           ("c764f45756ab1c553b8b4eaaf5605a5610a43bbbcf37492d0f1a12bf9c9e2244",
+            "6be472e75a6c0b0916187f343a398011b1b26f8f0ddc682c575312ad3532f6c4",
+            "c8d92eaab5adc877a8dfcd7132ce8c7498c5d518abe82e5778f993ea7e63bed9"), sparse=True),
+    _mulan("scene", 1211, 1196, 294, 6, 1.074,
+           ("b0557a75da7e4b93c83ab686adc6aae9c674cba7466f2cddd7b9594153b99a06",
+            "77d0f5ca0a48c1d787574f497a1619c405cf58c41436647960515e989faca418",
+            "c9fad799756d99421a12d512848a1ffe640cceedb689a10c3e2241b7daaf5e80")),
+    _mulan("yeast", 1500, 917, 103, 14, 4.237,
+           ("e759dc991ff54694a4ff9c4314f3be0d6fd2b1994a4b563f57e416394c6aebbd",
+            "4aaac102bff9669a765bf0b378602e5cc8c3b181048282e2f003117b496d552a",
+            "45fc49ccfd0e1a45788924f40577ac4c5b1b2cb12748b0f03339ed8cdeb9bf1d")),
+)
+
+#: The demo set's shape; the generator's defaults (:func:`pipeline.data.synthetic.make_demo_dataset`).
+DEMO_SPEC = DatasetSpec("demo", 400, 120, 6, 320, 80, float("nan"), SYNTHETIC)
+
+REGISTRY: dict[str, DatasetSpec] = {spec.name: spec for spec in (*_SPECS, DEMO_SPEC)}
+#: Names of the 15 real datasets, in registry order (Yahoo first, then Mulan).
+REAL_DATASETS: tuple[str, ...] = tuple(spec.name for spec in _SPECS)
+
+
+def default_data_root() -> Path:
+    """``$MLFS_SHARED_DATA/mlc`` if that variable is set, else ``../shared/data/mlc`` (from the cwd)."""
+    return Path(os.environ.get("MLFS_SHARED_DATA", "../shared/data")) / "mlc"
+
+
+def get_spec(name: str) -> DatasetSpec:
+    """Registry entry for ``name``; ConfigError listing the known names if it is unknown."""
+    validate_name(name, "dataset")
+    if name not in REGISTRY:
+        raise ConfigError(f"unknown dataset {name!r}", field="dataset",
+                          expected=f"one of {', '.join(REGISTRY)}")
+    return REGISTRY[name]
+
+
+def load_dataset(name: str, data_root: str | Path | None = None) -> Dataset:
+    """Load a registered dataset and check its shape against the registry.
+
+    Parameters
+    ----------
+    name : str
+        A registry name (``list(REGISTRY)``); ``"demo"`` is generated and needs no files.
+    data_root : path, optional
+        Folder holding the dataset's files under their registry names (flat layout).
+
+    Returns
+    -------
+    Dataset
+        X (n, d) float64 and Y (n, L) uint8, train rows then test rows.
+
+    Raises
+    ------
+    ConfigError
+        Unknown dataset name.
+    DataError
+        A file is missing or malformed, or the shape differs from the registry.
+    """
+    spec = get_spec(name)
+    if spec.format == SYNTHETIC:
+        from .synthetic import make_demo_dataset  # the generator imports this module
+        return make_demo_dataset()[0]
+    if data_root is None:
+        raise ConfigError(f"dataset {name!r} needs a data root", field="data_root")
+    paths = [Path(data_root) / f.name for f in spec.files]
+    for path in paths:
+        if not path.is_file():
+            raise DataError(f"file of dataset {name!r} not found (download it with "
+                            f"`python -m pipeline.datasets fetch {name} --dest {data_root}`)",
+                            file=path)
+    raw = _read_raw(spec, paths)
+    _check_shape(spec, raw, paths[0])
+    provenance = {"format": spec.format,
+                  "row_order": "predefined train rows, then test rows",
+                  "source_files": [{"name": p.name, "sha256": sha256_file(p)} for p in paths]}
+    return Dataset(name=name, X=raw.X, Y=raw.Y, label_names=raw.label_names,
+                   provenance=provenance)
+
+
+def _read_raw(spec: DatasetSpec, paths: list[Path]) -> RawData:
+    if spec.format == YAHOO_MAT:
+        return read_yahoo_mat(paths[0])
+    return read_mulan(paths[:2], paths[2], drop_attributes=spec.drop_attributes)
+
+
+def _check_shape(spec: DatasetSpec, raw: RawData, path: Path) -> None:
+    expected = (spec.n, spec.d, spec.n_labels)
+    found = (raw.X.shape[0], raw.X.shape[1], raw.Y.shape[1])
+    if found != expected:
+        raise DataError(f"dataset {spec.name!r} does not have its registered shape", file=path,
+                        field="(n, d, L)", expected=expected, found=found)

@@ -1,0 +1,107 @@
+"""List, describe and download the registered multi-label datasets.
+
+Examples::
+
+    python -m pipeline.datasets list
+    python -m pipeline.datasets info emotions --data-root ../shared/data/mlc
+    python -m pipeline.datasets fetch emotions Arts --dest data/raw
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from pathlib import Path
+from typing import Sequence
+
+from tqdm import tqdm
+
+from .cli import run_main
+from .data.download import fetch_dataset, source_url
+from .data.registry import REAL_DATASETS, REGISTRY, SYNTHETIC, DatasetSpec, default_data_root, \
+    get_spec, load_dataset
+
+_TABLE_HEADER = ("dataset", "format", "n", "train", "test", "d", "L", "card.")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m pipeline.datasets",
+                                     description=__doc__.split("\n\n")[0],
+                                     epilog="Details: docs/data.md.")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    commands.add_parser("list", help="print the registry as a shape table")
+    info = commands.add_parser("info", help="show a dataset's registry entry and, if its files "
+                                            "are present, statistics computed from them")
+    info.add_argument("name", metavar="NAME", help="a registered dataset")
+    info.add_argument("--data-root", type=Path, default=None,
+                      help="folder with the raw files (default: $MLFS_SHARED_DATA/mlc or "
+                           "../shared/data/mlc)")
+    fetch = commands.add_parser("fetch", help="download datasets' files and verify their SHA-256")
+    fetch.add_argument("names", nargs="+", metavar="NAME",
+                       help="registered real datasets, or 'all' for the 15 of them")
+    fetch.add_argument("--dest", type=Path, required=True, help="destination folder (flat layout)")
+    fetch.add_argument("--mirror", default=None,
+                       help="base URL holding the same file names (e.g. file:///path/to/copy)")
+    fetch.add_argument("--force", action="store_true",
+                       help="download even if a file with the right checksum is present")
+    fetch.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.command == "list":
+        print(_format_table([_row(spec) for spec in REGISTRY.values()]))
+    elif args.command == "info":
+        _print_info(get_spec(args.name), args.data_root or default_data_root())
+    else:
+        _fetch(args)
+    return 0
+
+
+def _row(spec: DatasetSpec) -> tuple:
+    card = "-" if math.isnan(spec.cardinality) else f"{spec.cardinality:.3f}"
+    return (spec.name, spec.format, spec.n, spec.n_train, spec.n_test, spec.d, spec.n_labels, card)
+
+
+def _format_table(rows: list[tuple]) -> str:
+    cells = [tuple(str(v) for v in row) for row in [_TABLE_HEADER, *rows]]
+    widths = [max(len(row[j]) for row in cells) for j in range(len(_TABLE_HEADER))]
+    lines = ["  ".join(v.ljust(w) if j < 2 else v.rjust(w) for j, (v, w) in enumerate(zip(row, widths)))
+             for row in cells]
+    return "\n".join(lines)
+
+
+def _print_info(spec: DatasetSpec, data_root: Path) -> None:
+    print(_format_table([_row(spec)]))
+    for source in spec.files:
+        print(f"file {source.name}: {source_url(source)} (sha256 {source.sha256})")
+    if spec.drop_attributes:
+        print(f"dropped attributes: {', '.join(spec.drop_attributes)}")
+    if spec.format != SYNTHETIC and not all((data_root / f.name).is_file() for f in spec.files):
+        print(f"files not found in {data_root}: run `python -m pipeline.datasets fetch "
+              f"{spec.name} --dest {data_root}`")
+        return
+    dataset = load_dataset(spec.name, data_root)
+    Y = dataset.Y
+    print(f"loaded: n={dataset.n_samples} d={dataset.n_features} L={dataset.n_labels} "
+          f"cardinality={dataset.cardinality:.3f} density={Y.mean():.3f} "
+          f"features in [{dataset.X.min():.4g}, {dataset.X.max():.4g}] "
+          f"zero share={float((dataset.X == 0).mean()):.3f} "
+          f"labels without positives={int((Y.sum(axis=0) == 0).sum())}")
+
+
+def _fetch(args: argparse.Namespace) -> None:
+    names = list(REAL_DATASETS) if args.names == ["all"] else args.names
+    specs = [get_spec(name) for name in names]
+    total = sum(len(spec.files) for spec in specs)
+    with tqdm(total=total, unit="file", disable=args.no_progress or None) as bar:
+        for spec in specs:
+            bar.set_description(spec.name)
+            fetch_dataset(spec.name, args.dest, mirror=args.mirror, force=args.force,
+                          on_file=lambda _source: bar.update(1))
+    print(f"{len(specs)} dataset(s) in {args.dest}, checksums verified")
+
+
+if __name__ == "__main__":
+    raise SystemExit(run_main(main))
