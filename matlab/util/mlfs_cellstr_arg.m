@@ -1,0 +1,13 @@
+function names = mlfs_cellstr_arg(value, kind, caller)
+%MLFS_CELLSTR_ARG  A char or cell array of names -> 1×N cellstr of validated safe names.
+  if ischar(value)
+    value = {value};
+  end
+  if ~iscellstr(value) || isempty(value)
+    error(sprintf('mlfs:%s:badArgument', caller), '%s: %ss must be a non-empty cell array of names', caller, kind);
+  end
+  names = value(:).';
+  for i = 1:numel(names)
+    mlfs_validate_name(names{i}, kind);
+  end
+end

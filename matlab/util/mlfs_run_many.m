@@ -1,0 +1,98 @@
+function summary = mlfs_run_many(caller, results_dir, data_dir, datasets, methods, args, rank)
+%MLFS_RUN_MANY  The loop shared by run_suite (rank = true) and eval_rankings_matlab (rank = false).
+  mlfs_require(ischar(results_dir) && ~isempty(results_dir), sprintf('mlfs:%s:badArgument', caller), ...
+    '%s: results_dir must be a folder path (text)', caller);
+  mlfs_require(ischar(data_dir) && exist(data_dir, 'dir') == 7, sprintf('mlfs:%s:missingFolder', caller), ...
+    '%s: data_dir not found: %s', caller, char(data_dir));
+  datasets = mlfs_cellstr_arg(datasets, 'dataset', caller);
+  methods = mlfs_cellstr_arg(methods, 'method', caller);
+  opts = mlfs_parse_options(caller, mlfs_suite_options(rank), args);
+  mlfs_check_grid_options(caller, opts);
+  if ~rank
+    for m = 1:numel(methods)
+      mlfs_require(exist(fullfile(results_dir, methods{m}), 'dir') == 7, sprintf('mlfs:%s:missingFolder', caller), ...
+        '%s: method folder not found: %s', caller, fullfile(results_dir, methods{m}));
+    end
+  end
+  folds = cell(size(datasets));
+  for s = 1:numel(datasets)
+    folds{s} = mlfs_fold_indices(data_dir, datasets{s}, opts.folds);
+  end
+  if ~exist(results_dir, 'dir')
+    mkdir(results_dir);
+  end
+  started = utc_now();
+  arguments = struct('results_dir', results_dir, 'data_dir', data_dir, 'datasets', {datasets}, ...
+                     'methods', {methods}, 'options', to_json_options(opts));
+  write_manifest(results_dir, caller, arguments, started, NaN, NaN);
+
+  counts = struct('done', int64(0), 'skipped', int64(0), 'failed', int64(0), 'locked', int64(0));
+  failures = {};
+  for s = 1:numel(datasets)
+    for m = 1:numel(methods)
+      for fold = folds{s}
+        key = sprintf('%s/%s/fold%d', methods{m}, datasets{s}, fold);
+        try
+          status = mlfs_run_task(results_dir, data_dir, methods{m}, datasets{s}, fold, opts, rank);
+          message = '';
+        catch err
+          status = 'failed';
+          message = err.message;
+          failures{end + 1} = struct('task', key, 'status', 'failed', 'method', methods{m}, ...
+            'dataset', datasets{s}, 'fold', int64(fold), 'error_type', err.identifier, 'message', message); %#ok<AGROW>
+        end
+        counts.(status) = counts.(status) + 1;
+        if opts.verbose
+          fprintf('%-8s %s %s\n', status, key, message);
+        end
+      end
+    end
+  end
+  write_manifest(results_dir, caller, arguments, started, utc_now(), counts);
+  failures_path = fullfile(results_dir, 'failures.json');
+  if isempty(failures)
+    if exist(failures_path, 'file')
+      delete(failures_path);
+    end
+  else
+    mlfs_write_json_atomic(failures_path, struct('failed', {failures}));
+  end
+  summary = counts;
+  summary.failures = failures;
+end
+
+function write_manifest(results_dir, caller, arguments, started, finished, counts)
+  if mlfs_is_octave()
+    versions = struct('octave', version());
+  else
+    versions = struct('matlab', version());
+  end
+  manifest = struct('command', caller, 'arguments', arguments, 'versions', versions, ...
+                    'started', started, 'finished', finished, 'summary', counts);
+  mlfs_write_json_atomic(fullfile(results_dir, 'config.json'), manifest);
+end
+
+function opts = to_json_options(opts)
+  keys = fieldnames(opts);
+  for i = 1:numel(keys)
+    value = opts.(keys{i});
+    if islogical(value)
+      opts.(keys{i}) = logical(value);
+    elseif isnumeric(value) && isscalar(value) && value == fix(value) && ~any(strcmp(keys{i}, ...
+        {'mlknn_smooth', 'p_min', 'p_max', 'p_step', 'p_target'}))
+      opts.(keys{i}) = int64(value);
+    end
+  end
+end
+
+function text = utc_now()
+  text = datestr(now_utc(), 'yyyy-mm-ddTHH:MM:SS+00:00');
+end
+
+function t = now_utc()
+  if mlfs_is_octave()
+    t = time() / 86400 + datenum(1970, 1, 1);
+  else
+    t = datenum(datetime('now', 'TimeZone', 'UTC'));
+  end
+end

@@ -1,0 +1,97 @@
+function status = mlfs_run_task(results_dir, data_dir, method, dataset, fold, opts, rank)
+%MLFS_RUN_TASK  One (method, dataset, fold) task; the Octave/MATLAB twin of pipeline.runner.run.
+%   rank = true: rank on the training part with the function named method (reusing a complete
+%   ranking unless overwrite), write _ranking.csv then _time.txt; rank = false: read the ranking.
+%   Then score it with MLKNN_eval_kgrid on the grid and write _kgrid/_pgrid_metrics.json.
+%   Returns 'done' or 'skipped'; errors are thrown (the suite records them as failures).
+  files = mlfs_task_files(results_dir, method, dataset, fold);
+  metrics_path = files.(opts.grid);
+  params = struct();
+  if rank && isfield(opts.params, method)
+    params = opts.params.(method);
+  end
+  mlknn = struct('num', int64(opts.mlknn_k), 'smooth', double(opts.mlknn_smooth));
+  expected = struct('mlknn', mlknn, 'params', params, 'grid', mlfs_grid_struct(opts));
+  existing = mlfs_metrics_status(metrics_path, opts.grid, expected);
+  if opts.skip_existing && ~opts.overwrite && strcmp(existing, 'ok')
+    status = 'skipped';
+    return
+  end
+  mlfs_require(~strcmp(existing, 'different') || opts.overwrite, 'mlfs:task:differentSettings', ...
+    '%s: result exists with other settings (ML-kNN, grid or parameters); use ''overwrite'' or another results folder', ...
+    metrics_path);
+
+  fold_file = fullfile(data_dir, dataset, sprintf('fold%d.mat', fold));
+  data = mlfs_load_fold(fold_file);
+  [n_train, d] = size(data.X_train);
+  mlfs_require(opts.mlknn_k < n_train, 'mlfs:task:tooFewTrainingRows', ...
+    '%s: ML-kNN needs more training instances than neighbours (n_train = %d, mlknn_k = %d)', ...
+    fold_file, n_train, opts.mlknn_k);
+  if strcmp(opts.grid, 'kgrid')
+    k_entries = mlfs_kgrid_values(d, opts.k_min, opts.k_max, opts.k_step);
+    p_values = [];
+  else
+    [p_values, k_entries] = mlfs_pgrid_values(d, opts.p_min, opts.p_max, opts.p_step);
+  end
+
+  ranking = obtain_ranking(files, method, data, params, opts, rank, dataset, fold);
+  started = tic;
+  curves = MLKNN_eval_kgrid(data.X_train, data.Y_train, data.X_test, data.Y_test, ranking, ...
+                            unique(k_entries), opts.mlknn_k, opts.mlknn_smooth);
+  seconds = toc(started);
+  record = mlfs_metrics_record(curves, k_entries, p_values, opts, method, dataset, fold, data, params, seconds);
+  engine = 'external';
+  if rank
+    engine = ifelse(mlfs_is_octave(), 'octave', 'matlab');
+  end
+  record.provenance = struct('fold_sha256', mlfs_sha256_file(fold_file), ...
+    'ranking_sha256', mlfs_sha256_file(files.ranking), 'engine', engine, ...
+    'evaluator', ifelse(mlfs_is_octave(), 'octave', 'matlab'), 'front_door', 'run_suite', ...
+    'octave_or_matlab_version', version());
+  mlfs_write_json_atomic(metrics_path, record);
+  status = 'done';
+end
+
+function ranking = obtain_ranking(files, method, data, params, opts, rank, dataset, fold)
+  d = size(data.X_train, 2);
+  if ~rank || (~opts.overwrite && has_ranking(files, d))
+    ranking = mlfs_read_ranking(files.ranking, d);
+    return
+  end
+  mlfs_require(exist(method, 'file') ~= 0, 'mlfs:task:unknownMethod', ...
+    'no MATLAB/Octave function named %s on the path (matlab/baselines/%s.m)', method, method);
+  init = struct();
+  if isfield(opts.init, method)
+    init = opts.init.(method);
+  end
+  started = tic;
+  try
+    [ranking, ~] = feval(method, data.X_train, data.Y_train, params, init);
+  catch err
+    error('mlfs:task:methodFailed', '%s/%s/fold%d: %s failed: %s [%s]', method, dataset, fold, ...
+          method, err.message, err.identifier);
+  end
+  seconds = toc(started);
+  ranking = mlfs_validate_ranking(ranking, d, sprintf('%s output for %s/%s/fold%d', method, method, dataset, fold));
+  mlfs_write_text_atomic(files.ranking, sprintf('%d\n', ranking));
+  mlfs_write_text_atomic(files.time, sprintf('%.6f\n', seconds));
+end
+
+function ok = has_ranking(files, d)
+  ok = exist(files.ranking, 'file') == 2 && exist(files.time, 'file') == 2;
+  if ok
+    try
+      mlfs_read_ranking(files.ranking, d);
+    catch
+      ok = false;
+    end
+  end
+end
+
+function out = ifelse(condition, a, b)
+  if condition
+    out = a;
+  else
+    out = b;
+  end
+end
