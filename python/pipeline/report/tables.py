@@ -1,0 +1,245 @@
+"""Score tables and statistics tables, rendered to LaTeX (Jinja2 templates) and to Markdown.
+
+The objects here hold what a reader sees: row and column names (raw strings, escaped only when
+rendered), means, standard deviations, the direction of the score and the summary rows. They know
+nothing about where the numbers came from.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Mapping, Sequence
+
+import numpy as np
+
+from .latex import latex_environment
+
+TIE_TOLERANCE = 1e-12
+MISSING = "--"
+_LABEL = re.compile(r"^[A-Za-z0-9:_.+-]+$")
+
+
+def cell_marks(values, *, lower_is_better: bool, tol: float = TIE_TOLERANCE) -> list[str]:
+    """Mark the best (``"best"``) and second-best (``"second"``) entries of one row.
+
+    Values within ``tol`` of the best are all best; the second-best are those within ``tol`` of the
+    best of the remaining values. NaN entries are never marked and never change the marks.
+    """
+    row = np.asarray(values, dtype=float)
+    oriented = row if lower_is_better else -row
+    marks = [""] * row.size
+    finite = np.isfinite(oriented)
+    for mark in ("best", "second"):
+        candidates = finite & np.array([m == "" for m in marks])
+        if not candidates.any():
+            break
+        target = oriented[candidates].min()
+        for j in np.flatnonzero(candidates & (np.abs(oriented - target) <= tol)):
+            marks[j] = mark
+    return marks
+
+
+def format_number(value: float, digits: int = 4) -> str:
+    """Fixed-point text for a finite value, ``--`` otherwise."""
+    return f"{value:.{digits}f}" if value is not None and math.isfinite(value) else MISSING
+
+
+def format_p(value: float) -> str:
+    """Three significant digits for a p value, ``--`` when it is missing."""
+    return f"{value:.3g}" if value is not None and math.isfinite(value) else MISSING
+
+
+@dataclass
+class ScoreTable:
+    """Rows x columns of mean +- std for one score, with its summary rows.
+
+    Attributes
+    ----------
+    title : str
+        Name of the score (e.g. "Micro-F1").
+    row_names, column_names : list of str
+        Display names (data sets, methods), unescaped.
+    means, stds : ndarray, shape (n_rows, n_columns)
+        NaN marks a missing cell.
+    lower_is_better : bool
+    caption : str
+        Plain-text caption, escaped when rendered; the direction and the marking rule are appended.
+    label : str
+        LaTeX label.
+    avg_ranks : ndarray, shape (n_columns,), optional
+    win_tie_loss : mapping column name -> (wins, ties, losses) of the reference, optional
+    reference : str, optional
+        Column name of the reference method.
+    flagged : set of (row, column)
+        Cells shown with a dagger (e.g. averaged over fewer folds); explained by ``flag_note``.
+    """
+
+    title: str
+    row_names: list[str]
+    column_names: list[str]
+    means: np.ndarray
+    stds: np.ndarray
+    lower_is_better: bool
+    caption: str
+    label: str
+    avg_ranks: np.ndarray | None = None
+    win_tie_loss: Mapping[str, tuple[int, int, int]] | None = None
+    reference: str | None = None
+    flagged: set = field(default_factory=set)
+    flag_note: str = ""
+    spread_over: str = "folds"
+    digits: int = 4
+
+    def cells(self) -> list[list[tuple[str, str | None, str, bool]]]:
+        """Per row, per column: (mean text, std text or None if missing, mark, flagged)."""
+        out = []
+        for i, row in enumerate(self.means):
+            marks = cell_marks(row, lower_is_better=self.lower_is_better)
+            out.append([self._cell(i, j, marks[j]) for j in range(row.size)])
+        return out
+
+    def _cell(self, i: int, j: int, mark: str) -> tuple[str, str | None, str, bool]:
+        mean, std = self.means[i, j], self.stds[i, j]
+        std_text = None if not math.isfinite(mean) else format_number(std, self.digits)
+        return format_number(mean, self.digits), std_text, mark, (i, j) in self.flagged
+
+    def rank_cells(self) -> list[tuple[str, str]]:
+        """Average-rank row: (text, mark), best = lowest rank."""
+        marks = cell_marks(self.avg_ranks, lower_is_better=True)
+        return [(format_number(r, 2), m) for r, m in zip(self.avg_ranks, marks)]
+
+    def wtl_cells(self) -> list[str]:
+        """Win/tie/loss row of the reference against each column (``--`` for the reference)."""
+        return ["/".join(map(str, self.win_tie_loss[c])) if c in self.win_tie_loss else MISSING
+                for c in self.column_names]
+
+
+@dataclass
+class StatsRow:
+    """The reference against one other method (all numbers already computed)."""
+
+    method: str
+    gain: float
+    wins: int
+    ties: int
+    losses: int
+    wilcoxon_p: float
+    holm_p: float
+    p_better: float | None = None
+
+
+@dataclass
+class StatsBlock:
+    """Omnibus and pairwise results for one score."""
+
+    title: str
+    lower_is_better: bool
+    n_blocks: int
+    friedman_chi2: float | None
+    friedman_p: float | None
+    iman_davenport_f: float | None
+    iman_davenport_p: float | None
+    nemenyi_cd: float | None
+    rows: list[StatsRow]
+
+
+@dataclass
+class StatsTable:
+    """Several ``StatsBlock`` in one table; ``alpha`` decides the significance mark."""
+
+    blocks: list[StatsBlock]
+    reference: str
+    caption: str
+    label: str
+    alpha: float = 0.05
+    cd_alpha: float = 0.05
+    bayesian: bool = False
+
+
+def check_label(label: str) -> str:
+    """Return ``label`` if it is a plain LaTeX label (letters, digits, ``: _ . + -``)."""
+    if not _LABEL.match(label):
+        raise ValueError(f"LaTeX label {label!r} must use letters, digits and : _ . + - only")
+    return label
+
+
+def _latex_filters(env):
+    env.filters["label"] = check_label
+    env.filters["fnum"] = format_number
+    env.filters["fp"] = format_p
+    return env
+
+
+def render_score_table_latex(table: ScoreTable, template: str = "score_table.tex.j2") -> str:
+    """LaTeX (booktabs) source of a score table; needs ``booktabs`` and ``amssymb``."""
+    env = _latex_filters(latex_environment())
+    return env.get_template(template).render(t=table, cells=table.cells())
+
+
+def render_stats_table_latex(table: StatsTable, template: str = "stats_table.tex.j2") -> str:
+    """LaTeX (booktabs) source of a statistics table; needs ``booktabs`` and ``amssymb``."""
+    env = _latex_filters(latex_environment())
+    return env.get_template(template).render(t=table)
+
+
+def markdown_escape(text: object) -> str:
+    """Escape the characters that Markdown table cells would interpret."""
+    return "".join("\\" + ch if ch in "\\`*_[]<>|$" else ch for ch in str(text))
+
+
+def _md_mark(text: str, mark: str) -> str:
+    return f"**{text}**" if mark == "best" else f"<u>{text}</u>" if mark == "second" else text
+
+
+def _md_table(header: Sequence[str], rows: Sequence[Sequence[str]], align: str) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join(align for _ in header) + "|"]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines) + "\n"
+
+
+def render_score_table_markdown(table: ScoreTable) -> str:
+    """The same content as the LaTeX score table, as a GitHub Markdown section."""
+    arrow = "↓ lower is better" if table.lower_is_better else "↑ higher is better"
+    header = ["Dataset"] + [markdown_escape(c) for c in table.column_names]
+    rows = []
+    for name, row in zip(table.row_names, table.cells()):
+        rows.append([markdown_escape(name)] + [
+            _md_mark(mean if std is None else f"{mean} ± {std}", mark) + (" †" if flag else "")
+            for mean, std, mark, flag in row])
+    if table.avg_ranks is not None:
+        rows.append(["Avg. rank"] + [_md_mark(t, m) for t, m in table.rank_cells()])
+    if table.win_tie_loss is not None:
+        rows.append([f"W/T/L vs {markdown_escape(table.reference)}"] + table.wtl_cells())
+    text = (f"### {markdown_escape(table.title)} ({arrow})\n\n{markdown_escape(table.caption)} "
+            f"Cells: mean ± sample std (ddof = 1) over {markdown_escape(table.spread_over)}. ")
+    text += "Best per row in bold, second underlined.\n\n" + _md_table(header, rows, ":--")
+    if table.flagged and table.flag_note:
+        text += f"\n† {markdown_escape(table.flag_note)}\n"
+    return text + "\n"
+
+
+def render_stats_table_markdown(table: StatsTable) -> str:
+    """The same content as the LaTeX statistics table, as a GitHub Markdown section."""
+    text = f"### Statistical tests\n\n{markdown_escape(table.caption)}\n\n"
+    header = ["Metric", "Friedman χ² (p)", "Iman–Davenport F (p)", f"CD (α={table.cd_alpha:g})",
+              "Compared", "Gain", "W/T/L", "Wilcoxon p", "Holm p", "Sig."]
+    if table.bayesian:
+        header.append(f"P({markdown_escape(table.reference)} better)")
+    rows = []
+    for block in table.blocks:
+        arrow = "↓" if block.lower_is_better else "↑"
+        omnibus = [f"{markdown_escape(block.title)} {arrow} (N={block.n_blocks})",
+                   f"{format_number(block.friedman_chi2, 2)} ({format_p(block.friedman_p)})",
+                   f"{format_number(block.iman_davenport_f, 2)} ({format_p(block.iman_davenport_p)})",
+                   format_number(block.nemenyi_cd, 3)]
+        for i, row in enumerate(block.rows):
+            cells = (omnibus if i == 0 else [""] * 4) + [
+                markdown_escape(row.method), format_number(row.gain), f"{row.wins}/{row.ties}/{row.losses}",
+                format_p(row.wilcoxon_p), format_p(row.holm_p),
+                "✓" if math.isfinite(row.holm_p) and row.holm_p <= table.alpha else ""]
+            if table.bayesian:
+                cells.append(format_number(row.p_better, 3))
+            rows.append(cells)
+    return text + _md_table(header, rows, ":--") + "\n"

@@ -1,0 +1,78 @@
+"""``python -m pipeline.stats``: compare methods over blocks from a CSV score table.
+
+The CSV has a header row; its first column names the blocks (data sets) and every other column is
+one method. The command prints one JSON object (see ``Comparison.to_dict``) and can draw the
+critical-difference diagram.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Sequence
+
+import pandas as pd
+
+from ..cli import run_main
+from ..errors import DataError
+from ..fileio import dumps_json
+from .compare import compare_methods
+from .ranks import average_ranks
+
+
+def read_score_csv(path: str | Path) -> pd.DataFrame:
+    """Read a blocks x methods score table (first column = block names) or raise DataError."""
+    path = Path(path)
+    if not path.is_file():
+        raise DataError("score file not found", file=path)
+    try:
+        table = pd.read_csv(path, index_col=0)
+    except (ValueError, pd.errors.ParserError) as exc:
+        raise DataError(f"cannot parse CSV: {exc}", file=path) from None
+    non_numeric = [c for c in table.columns if not pd.api.types.is_numeric_dtype(table[c])]
+    if non_numeric:
+        raise DataError("method columns must be numeric", file=path, field=str(non_numeric[0]))
+    if table.index.has_duplicates or table.columns.has_duplicates:
+        raise DataError("block names and method names must be unique", file=path)
+    return table
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m pipeline.stats", description=__doc__.splitlines()[0])
+    parser.add_argument("--scores", required=True, help="CSV: one row per data set, one column per method")
+    parser.add_argument("--lower-is-better", action="store_true", help="scores are losses (rank 1 = lowest)")
+    parser.add_argument("--ref", default=None, help="reference method for Wilcoxon + Holm "
+                        "(default: the method with the best average rank)")
+    parser.add_argument("--alpha", type=float, nargs="+", default=[0.05, 0.10],
+                        help="levels for the Nemenyi critical difference")
+    parser.add_argument("--bayesian-rope", type=float, default=None,
+                        help="also run the Bayesian signed-rank test with this rope (needs baycomp)")
+    parser.add_argument("--cd-diagram", default=None, metavar="STEM",
+                        help="write the CD diagram (alpha = first --alpha) to STEM.png and STEM.pdf")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    table = read_score_csv(args.scores)
+    if args.ref is None:
+        ranks = average_ranks(table.to_numpy(), lower_is_better=args.lower_is_better)
+        reference = str(table.columns[int(ranks.argmin())])
+    else:
+        reference = args.ref
+    result = compare_methods(table.to_numpy(), table.columns, blocks=table.index,
+                             lower_is_better=args.lower_is_better, reference=reference,
+                             alphas=args.alpha, bayesian_rope=args.bayesian_rope)
+    if args.cd_diagram:
+        from ..report.figures import plot_cd_diagram
+
+        alpha = float(args.alpha[0])
+        plot_cd_diagram(dict(zip(result.methods, result.avg_ranks)), result.nemenyi_cd[alpha],
+                        args.cd_diagram, cliques=result.cliques[alpha], alpha=alpha)
+    sys.stdout.write(dumps_json(result.to_dict()))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(run_main(main))

@@ -1,0 +1,59 @@
+"""Synthetic result sets that follow docs/results-schema.md (used by the tests and the benchmark)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from pipeline.evaluation.grids import k_grid, p_grid, p_to_k, p_target_index
+from pipeline.evaluation_keys import METRIC_KEYS
+from pipeline.fileio import atomic_write_json
+
+
+def synthetic_curves(rng: np.random.Generator, n_points: int, skill: float) -> dict[str, np.ndarray]:
+    """Plausible metric curves in [0, 1]; a higher ``skill`` is better on every metric."""
+    t = np.linspace(0.0, 1.0, n_points)
+    base = np.clip(0.3 + 0.2 * skill + 0.15 * np.sqrt(t) + rng.normal(0, 0.02, (len(METRIC_KEYS), n_points)), 0, 1)
+    curves = dict(zip(METRIC_KEYS, base))
+    curves["hamming_loss"] = 0.3 - 0.5 * (curves["hamming_loss"] - 0.3) / 2
+    curves["one_error"] = 1.0 - curves["one_error"]
+    return curves
+
+
+def write_fold(root: Path, method: str, dataset: str, fold: int, grid: str, d: int,
+               curves: dict[str, np.ndarray], x, k_values, p_target: float = 0.2) -> Path:
+    obj = {"grid_mode": grid, "method": method, "dataset": dataset, "fold": fold,
+           "k_values": [int(k) for k in k_values], "n_features": d, "n_labels": 6, "n_train": 80,
+           "n_test": 20, "mlknn": {"num": 10, "smooth": 1.0}, "params": {}, "time_eval_seconds": 0.01,
+           "macro_pr_auc_labels_used": 6, "macro_pr_auc_labels_total": 6, "provenance": {"engine": "synthetic"}}
+    for metric, values in curves.items():
+        obj[metric] = values.tolist()
+        obj[f"{metric}_mean"] = float(np.mean(values))
+    if grid == "pgrid":
+        obj["p_values"] = [float(p) for p in x]
+        idx = p_target_index(x, p_target)
+        obj.update(p_target=p_target, p_target_used=float(x[idx]))
+        obj.update({f"{m}_at_p_target": float(v[idx]) for m, v in curves.items()})
+    return atomic_write_json(root / method / f"{dataset}_fold{fold}_{grid}_metrics.json", obj)
+
+
+def write_result_set(root: str | Path, methods: Sequence[str], datasets: Sequence[str], *, folds: int = 5,
+                     grid: str = "kgrid", seed: int = 0, n_features: Sequence[int] | None = None) -> Path:
+    """Write a full result set; method i has skill decreasing with i, plus noise per dataset."""
+    root = Path(root)
+    rng = np.random.default_rng(seed)
+    dims = list(n_features) if n_features is not None else [int(v) for v in rng.integers(40, 400, len(datasets))]
+    for dataset, d in zip(datasets, dims):
+        if grid == "kgrid":
+            x = np.array(k_grid(d), dtype=float)
+            ks = x.astype(int)
+        else:
+            x = p_grid()
+            ks = p_to_k(x, d)
+        for fold in range(folds):
+            for i, method in enumerate(methods):
+                skill = 1.0 - i / max(1, len(methods)) + rng.normal(0, 0.15)
+                write_fold(root, method, dataset, fold, grid, d, synthetic_curves(rng, len(x), skill), x, ks)
+    return root
