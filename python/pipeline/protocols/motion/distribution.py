@@ -1,0 +1,76 @@
+"""Distribution metrics on feature sets: Fréchet distance (FID) and diversity (spec §3.3–3.4)."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import scipy.linalg
+from scipy.spatial.distance import pdist
+
+from ...errors import DataError
+
+SQRTM_EPS = 1e-6
+MAX_IMAGINARY = 1e-3
+
+
+def normalize_to_reference(features: np.ndarray, reference: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """z-score both sets with the reference's per-dimension mean and std (Bailando convention)."""
+    mean, std = reference.mean(axis=0), reference.std(axis=0)
+    return (features - mean) / (std + 1e-10), (reference - mean) / (std + 1e-10)
+
+
+def frechet_distance(features: np.ndarray, reference: np.ndarray) -> float:
+    """Fréchet distance between Gaussian fits of ``features`` (N, D) and ``reference`` (M, D).
+
+    ``‖μ_X − μ_Y‖² + Tr(Σ_X + Σ_Y − 2 (Σ_X Σ_Y)^{1/2})`` with ``np.cov`` (ddof 1). A non-finite
+    matrix square root is retried with ``1e-6 · I`` added to both covariances; an imaginary part
+    above 1e-3 on the diagonal is an error.
+    """
+    for name, values in (("features", features), ("reference", reference)):
+        if values.ndim != 2 or values.shape[0] < 2:
+            raise DataError("FID needs at least 2 rows per set", field=name,
+                            expected="(n >= 2, D)", found=values.shape)
+        if values.shape[0] < values.shape[1]:
+            warnings.warn(f"FID: {name} has {values.shape[0]} rows < {values.shape[1]} dimensions; "
+                          "its covariance is singular", RuntimeWarning, stacklevel=2)
+    if features.shape[1] != reference.shape[1]:
+        raise DataError("FID feature dimensions differ", expected=reference.shape[1],
+                        found=features.shape[1])
+    mu_x, mu_y = features.mean(axis=0), reference.mean(axis=0)
+    sigma_x = np.atleast_2d(np.cov(features, rowvar=False))
+    sigma_y = np.atleast_2d(np.cov(reference, rowvar=False))
+    root = scipy.linalg.sqrtm(sigma_x @ sigma_y)
+    if not np.isfinite(root).all():
+        shift = SQRTM_EPS * np.eye(sigma_x.shape[0])
+        root = scipy.linalg.sqrtm((sigma_x + shift) @ (sigma_y + shift))
+    if np.iscomplexobj(root):
+        worst = np.max(np.abs(np.diagonal(root).imag))
+        if worst > MAX_IMAGINARY:
+            raise DataError(f"FID undefined: matrix square root has imaginary part {worst:.3g}")
+        root = root.real
+    mean_term = float(np.sum((mu_x - mu_y) ** 2))
+    return mean_term + float(np.trace(sigma_x) + np.trace(sigma_y) - 2.0 * np.trace(root))
+
+
+def sampled_diversity(embeddings: np.ndarray, times: int = 300, seed: int = 10) -> float:
+    """Seed/CLoSD diversity: mean distance between ``min(times, N−1)`` random pairs.
+
+    Two index arrays are drawn independently without replacement from a generator seeded with
+    ``seed``; pairs may coincide.
+    """
+    n_items = embeddings.shape[0]
+    if n_items < 2:
+        raise DataError("diversity needs at least 2 motions", found=n_items)
+    times = min(times, n_items - 1)
+    rng = np.random.default_rng(seed)
+    first = rng.choice(n_items, times, replace=False)
+    second = rng.choice(n_items, times, replace=False)
+    return float(np.mean(np.linalg.norm(embeddings[first] - embeddings[second], axis=1)))
+
+
+def pairwise_diversity(features: np.ndarray) -> float:
+    """Bailando/EDGE diversity: mean Euclidean distance over all N(N−1)/2 unordered pairs."""
+    if features.shape[0] < 2:
+        raise DataError("diversity needs at least 2 motions", found=features.shape[0])
+    return float(np.mean(pdist(features)))

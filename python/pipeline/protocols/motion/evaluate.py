@@ -1,0 +1,144 @@
+"""One evaluation run: every AIST++ metric of a motion set against a reference set (spec §3.3–3.7)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from . import beats, distribution, features, ground
+from .loading import Audio
+
+LEARNED_FID_REASON = ("learned-embedding FID needs the HumanML3D T2M evaluator checkpoint "
+                      "(--evaluator-ckpt); none was given")
+
+
+@dataclass(frozen=True)
+class EvalSettings:
+    """Every knob of a run; recorded verbatim in the output JSON."""
+
+    fps: float = 60.0
+    seed: int = 10
+    beat_sigma: float = 0.05
+    kinematic: str = "closd"
+    smooth_kinematic: bool = False
+    skating_fps: float = ground.SKATING_FPS
+    diversity_times: int = 300
+    max_frames: int | None = features.BAILANDO_MAX_FRAMES
+    geometric_humerus: float = features.HUMERUS
+
+
+@dataclass
+class MotionSet:
+    """Joint positions (N, T, J, 3), valid lengths (N,) and optional paired audio (N entries)."""
+
+    joints: np.ndarray
+    lengths: np.ndarray
+    audio: list | None = None
+
+    @property
+    def n_joints(self) -> int:
+        return self.joints.shape[2]
+
+
+class MotionEvaluator:
+    """Compute the AIST++ metric block of ``generated`` against ``reference``.
+
+    ``reference`` (ground truth) anchors FID and the z-scoring of kinetic/geometric features;
+    without it those metrics are null with a reason. Learned-embedding FID/Diversity are null
+    unless embeddings of both sets are supplied.
+    """
+
+    def __init__(self, settings: EvalSettings = EvalSettings()):
+        self.settings = settings
+
+    def evaluate(self, generated: MotionSet, reference: MotionSet | None = None,
+                 embeddings: tuple[np.ndarray, np.ndarray] | None = None) -> dict:
+        """Return the metrics dict (keys of spec §3.7, plus ``null_reasons``)."""
+        self.reasons: dict[str, str] = {}
+        metrics = {"num_samples": int(generated.joints.shape[0])}
+        metrics.update(self._learned(embeddings))
+        metrics.update(self._handcrafted(generated, reference))
+        metrics["BeatAlign"] = self._beat_alignment(generated)
+        metrics.update(self._ground(generated))
+        metrics["settings"] = asdict(self.settings)
+        metrics["null_reasons"] = dict(sorted(self.reasons.items()))
+        return metrics
+
+    def _learned(self, embeddings) -> dict:
+        if embeddings is None:
+            self.reasons["FID"] = self.reasons["Diversity"] = LEARNED_FID_REASON
+            return {"FID": None, "Diversity": None}
+        generated, reference = embeddings
+        return {"FID": distribution.frechet_distance(generated, reference),
+                "Diversity": distribution.sampled_diversity(
+                    generated, self.settings.diversity_times, self.settings.seed)}
+
+    def feature_sets(self, motions: MotionSet) -> dict[str, np.ndarray | None]:
+        """Kinetic (N, 3J) and geometric (N, 32) features; geometric is None without 22 joints."""
+        joints, lengths = features.prepare_joints(motions.joints, motions.lengths,
+                                                  self.settings.max_frames)
+        kinetic = features.kinetic_features(joints, lengths, fps=self.settings.fps)
+        geometric = (features.geometric_features(joints, lengths)
+                     if motions.n_joints == 22 else None)
+        return {"k": kinetic, "g": geometric}
+
+    def _handcrafted(self, generated: MotionSet, reference: MotionSet | None) -> dict:
+        out = {}
+        gen_sets = self.feature_sets(generated)
+        ref_sets = self.feature_sets(reference) if reference is not None else {"k": None, "g": None}
+        for suffix in ("k", "g"):
+            gen, ref = gen_sets[suffix], ref_sets[suffix]
+            out[f"FID_{suffix}"] = out[f"Div_{suffix}"] = None
+            if gen is None:
+                self.reasons[f"FID_{suffix}"] = self.reasons[f"Div_{suffix}"] = \
+                    "geometric features need the 22-joint SMPL skeleton"
+            elif ref is None:
+                self.reasons[f"FID_{suffix}"] = self.reasons[f"Div_{suffix}"] = \
+                    "no ground-truth motions to serve as reference (gt_motion)"
+            else:
+                gen_norm, ref_norm = distribution.normalize_to_reference(gen, ref)
+                out[f"FID_{suffix}"] = distribution.frechet_distance(gen_norm, ref_norm)
+                out[f"Div_{suffix}"] = distribution.pairwise_diversity(gen_norm)
+        return out
+
+    def _beat_alignment(self, motions: MotionSet) -> dict:
+        s = self.settings
+        scores = []
+        for joints, length, clip in zip(motions.joints, motions.lengths, motions.audio or []):
+            if clip is not None:
+                scores.append(score_motion_beats(joints[:length], clip, s))
+        block = {"sigma": s.beat_sigma, "variant": s.kinematic, "smooth": s.smooth_kinematic,
+                 "n_with_audio": len(scores)}
+        if not scores:
+            self.reasons["BeatAlign"] = "no motion has paired audio (audio_waveforms)"
+            return {**block, "precision": None, "recall": None, "f1": None, "mean": None, "std": None}
+        table = np.array([[b.precision, b.recall, b.f1] for b in scores])
+        precision, recall, f1 = table.mean(axis=0)
+        return {**block, "precision": precision, "recall": recall, "f1": f1,
+                "mean": precision, "std": float(table[:, 0].std())}
+
+    def _ground(self, motions: MotionSet) -> dict:
+        keys = ("SkatingRatio", "FootSliding_mm", "Penetration_mm", "Floating_mm", "PFC")
+        if motions.n_joints != 22:
+            for key in keys:
+                self.reasons[key] = "foot metrics need the 22-joint SMPL skeleton"
+            return dict.fromkeys(keys)
+        joints, lengths = motions.joints, motions.lengths
+        return {
+            "SkatingRatio": float(ground.skating_ratio(joints, self.settings.skating_fps).mean()),
+            "FootSliding_mm": ground.foot_sliding_mm(joints, lengths),
+            "Penetration_mm": ground.penetration_mm(joints, lengths),
+            "Floating_mm": ground.floating_mm(joints, lengths),
+            "PFC": ground.physical_foot_contact(joints, lengths),
+        }
+
+
+def score_motion_beats(joints: np.ndarray, clip: Audio, settings: EvalSettings) -> beats.BeatScores:
+    """Beat alignment of one motion (L, J, 3) with its music, using beats inside [0, L/fps)."""
+    duration = joints.shape[0] / settings.fps
+    music = beats.music_beat_times(clip.waveform, clip.sample_rate)
+    music = music[(music >= 0) & (music < duration)]
+    dance = beats.kinematic_beat_times(joints, settings.fps, settings.kinematic,
+                                       settings.smooth_kinematic)
+    return beats.beat_alignment(dance, music, settings.beat_sigma)
