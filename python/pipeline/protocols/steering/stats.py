@@ -1,0 +1,209 @@
+"""Sequence-level statistics for comparing two models (spec sections 2.3-2.7).
+
+The unit of analysis is the sequence: its samples are autocorrelated, sequences are independent.
+Every test or interval therefore works on one number per sequence (or resamples whole
+sequences), never on the raw samples. Differences are ``A - B``, so for an error metric a
+positive difference means model B is better.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Mapping
+
+import numpy as np
+import pandas as pd
+
+from ...errors import DataError
+from ...stats.paired import paired_effect_size, sign_flip_test
+from ...stats.resampling import (cluster_resample_counts, resampled_group_means,
+                                 resampled_group_sums, summarize_replicates)
+from .predictions import DEFAULT_EPS, aggregate_per_sequence, pair_predictions, sequence_sums
+
+METRICS = ("mae", "rmse", "accuracy")
+
+
+def paired_sequence_values(seq_a: pd.DataFrame, seq_b: pd.DataFrame, metric: str = "rmse", *,
+                           allow_missing: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Inner-join two per-sequence tables on ``sequence_id``: ``(ids, a, b)`` sorted by id.
+
+    Sequences in only one table raise DataError unless ``allow_missing``; fewer than two shared
+    sequences always raise.
+    """
+    for table in (seq_a, seq_b):
+        for column in ("sequence_id", metric):
+            if column not in table.columns:
+                raise DataError("per-sequence table lacks a column", field=column,
+                                found=", ".join(map(str, table.columns)))
+    joined = seq_a[["sequence_id", metric]].merge(seq_b[["sequence_id", metric]], on="sequence_id",
+                                                  how="outer", suffixes=("_a", "_b"))
+    missing = joined[joined[[f"{metric}_a", f"{metric}_b"]].isna().any(axis=1)]
+    if len(missing) and not allow_missing:
+        raise DataError(f"{len(missing)} sequences lack a {metric} value for one of the models",
+                        field="sequence_id", found=", ".join(map(str, missing["sequence_id"][:5])))
+    joined = joined.dropna().sort_values("sequence_id", kind="stable")
+    if len(joined) < 2:
+        raise DataError("fewer than 2 paired sequences: sequence-level statistics are undefined",
+                        field="sequence_id", found=len(joined))
+    return (joined["sequence_id"].to_numpy(str), joined[f"{metric}_a"].to_numpy(float),
+            joined[f"{metric}_b"].to_numpy(float))
+
+
+def cohens_d_paired_sequences(seq_a: pd.DataFrame, seq_b: pd.DataFrame, metric: str = "rmse", *,
+                              n_bootstrap: int = 5000, confidence: float = 0.95, seed: int = 42,
+                              allow_missing: bool = False) -> dict:
+    """Cohen's d_z and Hedges' g (df = n - 1) of ``d_i = m_A,i - m_B,i`` with BCa/percentile CIs.
+
+    Inputs are per-sequence tables from :func:`aggregate_per_sequence`. Returns the fields of
+    :class:`pipeline.stats.paired.PairedEffectSize` plus ``metric``, ``mean_a``, ``mean_b``.
+    """
+    _, a, b = paired_sequence_values(seq_a, seq_b, metric, allow_missing=allow_missing)
+    result = paired_effect_size(a - b, n_bootstrap=n_bootstrap, confidence=confidence, seed=seed)
+    return {"metric": metric, "mean_a": float(a.mean()), "mean_b": float(b.mean()),
+            **result.to_dict()}
+
+
+def permutation_test_sequences(seq_a: pd.DataFrame, seq_b: pd.DataFrame, metric: str = "rmse", *,
+                               n_permutations: int = 10000, alpha: float = 0.05, seed: int = 42,
+                               allow_missing: bool = False) -> dict:
+    """Paired sign-flip test of ``mean(m_A,i - m_B,i) = 0`` over sequences (exact when 2**n <= B).
+
+    Returns ``observed_diff, p_value, significant, n_sequences, n_permutations, exact, alpha``.
+    """
+    _, a, b = paired_sequence_values(seq_a, seq_b, metric, allow_missing=allow_missing)
+    result = sign_flip_test(a - b, n_permutations=n_permutations, alpha=alpha, seed=seed)[0]
+    return {"metric": metric, **result.to_dict()}
+
+
+def _metrics_from_sums(sums: np.ndarray) -> dict[str, np.ndarray]:
+    """MAE, RMSE, accuracy % and R² from summed rows ``(..., 6)`` of :func:`sequence_sums`."""
+    n, sum_abs, sum_sq, hits, sum_y, sum_y2 = np.moveaxis(sums, -1, 0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ss_tot = sum_y2 - sum_y ** 2 / n
+        r2 = np.where(ss_tot > 0, 1 - sum_sq / np.where(ss_tot > 0, ss_tot, 1.0), np.nan)
+    return {"mae": sum_abs / n, "rmse": np.sqrt(sum_sq / n), "accuracy": 100 * hits / n, "r2": r2}
+
+
+def _summaries(estimates: Mapping[str, float], replicates: Mapping[str, np.ndarray],
+               confidence: float) -> dict:
+    return {name: summarize_replicates(estimates[name], replicates[name], confidence).to_dict()
+            for name in replicates}
+
+
+def bootstrap_ci_sequences(frame: pd.DataFrame, *, n_bootstrap: int = 1000, seed: int = 42,
+                           eps: float = DEFAULT_EPS, confidence: float = 0.95) -> dict:
+    """Cluster-bootstrap CIs of one model's metrics, resampling whole sequences.
+
+    For every resample: (a) the mean over drawn sequences of the per-sequence MAE, RMSE and
+    accuracy; (b) the pooled MAE, RMSE, accuracy and R² over all samples of the drawn sequences,
+    duplicates counted with multiplicity. Returns ``{"per_sequence_mean": {metric: summary},
+    "pooled": {metric: summary}}``; a summary holds estimate, mean, std, ci_low, ci_high.
+    """
+    sums = sequence_sums(frame, eps).to_numpy()
+    counts = cluster_resample_counts(sums.shape[0], n_bootstrap, seed)
+    per_sequence = _metrics_from_sums(sums)
+    pooled_estimate = _metrics_from_sums(sums.sum(axis=0))
+    pooled_boot = _metrics_from_sums(resampled_group_sums(sums, counts))
+    mean_boot = {m: resampled_group_means(per_sequence[m], counts) for m in METRICS}
+    return {"n_sequences": int(sums.shape[0]), "n_bootstrap": n_bootstrap, "seed": seed,
+            "per_sequence_mean": _summaries({m: per_sequence[m].mean() for m in METRICS},
+                                            mean_boot, confidence),
+            "pooled": _summaries(pooled_estimate, pooled_boot, confidence)}
+
+
+def paired_bootstrap_delta(paired: pd.DataFrame, *, n_bootstrap: int = 1000, seed: int = 42,
+                           eps: float = DEFAULT_EPS, confidence: float = 0.95) -> dict:
+    """Paired cluster bootstrap of Δ = A - B for MAE, RMSE, accuracy (per-sequence mean and pooled).
+
+    ``paired`` comes from :func:`pair_predictions`; both models are evaluated on the same drawn
+    sequence indices in every resample.
+    """
+    sums = [sequence_sums(_as_predictions(paired, column), eps).to_numpy()
+            for column in ("error_a", "error_b")]
+    counts = cluster_resample_counts(sums[0].shape[0], n_bootstrap, seed)
+    per_seq = [_metrics_from_sums(s) for s in sums]
+    pooled = [_metrics_from_sums(s.sum(axis=0)) for s in sums]
+    pooled_boot = [_metrics_from_sums(resampled_group_sums(s, counts)) for s in sums]
+    delta_seq = {m: per_seq[0][m] - per_seq[1][m] for m in METRICS}
+    return {
+        "n_sequences": int(sums[0].shape[0]), "n_bootstrap": n_bootstrap, "seed": seed,
+        "per_sequence_mean": _summaries(
+            {m: delta_seq[m].mean() for m in METRICS},
+            {m: resampled_group_means(delta_seq[m], counts) for m in METRICS}, confidence),
+        "pooled": _summaries({m: pooled[0][m] - pooled[1][m] for m in METRICS},
+                             {m: pooled_boot[0][m] - pooled_boot[1][m] for m in METRICS},
+                             confidence),
+    }
+
+
+def _as_predictions(paired: pd.DataFrame, error_column: str) -> pd.DataFrame:
+    return pd.DataFrame({"sequence_id": paired["sequence_id"], "y_true": paired["y_true"],
+                         "y_pred": paired["y_true"] + paired[error_column]})
+
+
+def compare_models(frame_a: pd.DataFrame, frame_b: pd.DataFrame, *, metrics=("rmse", "mae"),
+                   eps: float = DEFAULT_EPS, n_bootstrap_effect: int = 5000,
+                   n_bootstrap_ci: int = 1000, n_permutations: int = 10000, alpha: float = 0.05,
+                   seed: int = 42, allow_missing: bool = False) -> dict:
+    """All sequence-level statistics of one seed for models A and B (sections 2.4-2.6).
+
+    Pairs the prediction tables by ``(sequence_id, sample_idx)``, aggregates per sequence and
+    returns ``{"n_sequences", "effect_size": {metric: ...}, "permutation": {metric: ...},
+    "delta_bootstrap": ...}``.
+    """
+    paired = pair_predictions(frame_a, frame_b, allow_missing=allow_missing)
+    seq_a = aggregate_per_sequence(_as_predictions(paired, "error_a"), eps)
+    seq_b = aggregate_per_sequence(_as_predictions(paired, "error_b"), eps)
+    if len(seq_a) < 2:
+        raise DataError("fewer than 2 shared sequences", file=frame_a.attrs.get("source"),
+                        field="sequence_id", found=len(seq_a))
+    return {
+        "n_sequences": int(len(seq_a)),
+        "effect_size": {m: cohens_d_paired_sequences(seq_a, seq_b, m, n_bootstrap=n_bootstrap_effect,
+                                                     seed=seed) for m in metrics},
+        "permutation": {m: permutation_test_sequences(seq_a, seq_b, m, n_permutations=n_permutations,
+                                                      alpha=alpha, seed=seed) for m in metrics},
+        "delta_bootstrap": paired_bootstrap_delta(paired, n_bootstrap=n_bootstrap_ci, seed=seed,
+                                                  eps=eps),
+    }
+
+
+def _spread(values: list[float]) -> dict:
+    """mean, std (ddof = 1; NaN for one value), min, max of finite values."""
+    finite = np.array([v for v in values if v is not None and math.isfinite(v)], dtype=float)
+    if finite.size == 0:
+        return {"mean": math.nan, "std": math.nan, "min": math.nan, "max": math.nan}
+    return {"mean": float(finite.mean()),
+            "std": float(finite.std(ddof=1)) if finite.size > 1 else math.nan,
+            "min": float(finite.min()), "max": float(finite.max())}
+
+
+def multi_seed_analysis(per_seed: Mapping[int, Mapping], metric: str = "rmse",
+                        alpha: float = 0.05) -> dict:
+    """Option A: aggregate one comparison's per-seed results (same split) without pooling seeds.
+
+    ``per_seed`` maps seed -> block of :func:`compare_models`. Returns ``mean_d, std_d, min_d,
+    max_d`` (same for ``g`` and the mean difference ``delta``), ``n_significant`` (seeds with
+    p < alpha), ``n_seeds``, ``frac_significant``, ``median_p`` and the seed-averaged CI bounds of
+    the difference and of g.
+    """
+    blocks = [per_seed[s] for s in sorted(per_seed)]
+    if not blocks:
+        raise ValueError("multi_seed_analysis needs at least one seed")
+    effects = [b["effect_size"][metric] for b in blocks]
+    p_values = [b["permutation"][metric]["p_value"] for b in blocks]
+    deltas = [b["delta_bootstrap"]["per_sequence_mean"].get(metric) for b in blocks]
+    out = {"metric": metric, "seeds": sorted(int(s) for s in per_seed), "n_seeds": len(blocks),
+           "n_significant": int(sum(p < alpha for p in p_values)),
+           "median_p": float(np.median(p_values)), "alpha": alpha}
+    out["frac_significant"] = out["n_significant"] / out["n_seeds"]
+    for name, values in (("d", [e["d"] for e in effects]), ("g", [e["g"] for e in effects]),
+                         ("delta", [e["mean_diff"] for e in effects])):
+        out.update({f"{stat}_{name}": value for stat, value in _spread(values).items()})
+    out["g_ci_mean"] = [_spread([e["g_ci"][i] for e in effects])["mean"] for i in (0, 1)]
+    if all(d is not None for d in deltas):
+        out["delta_ci_mean"] = [_spread([d[key] for d in deltas])["mean"]
+                                for key in ("ci_low", "ci_high")]
+    else:
+        out["delta_ci_mean"] = [math.nan, math.nan]
+    return out
