@@ -22,6 +22,7 @@ from .runner.store import ensure_results_root
 from .runner.tasks import GridSpec, Task, canonical_params
 
 _USER_ERRORS = {"ConfigError", "DataError", "RankingError"}
+STATUSES = ("done", "skipped", "failed", "locked")
 
 
 def build_parser(prog: str, mode: str | None, rank: bool) -> argparse.ArgumentParser:
@@ -74,7 +75,11 @@ def build_parser(prog: str, mode: str | None, rank: bool) -> argparse.ArgumentPa
                        help="keep tasks whose complete, valid result file already exists")
     reuse.add_argument("--overwrite", action="store_true", help="recompute rankings and metrics")
     parser.add_argument("--executor", choices=EXECUTORS, default="serial")
-    parser.add_argument("--jobs", type=int, default=1, help="worker processes (with --executor process)")
+    parser.add_argument("--jobs", type=int, default=1, help="worker processes (process and dask executors)")
+    parser.add_argument("--scheduler", default=None,
+                        help="address of a running Dask scheduler (tcp://HOST:PORT) to use instead of a LocalCluster")
+    parser.add_argument("--claim-stale-after", type=float, default=6 * 3600.0,
+                        help="seconds after which another host's task claim counts as abandoned")
     parser.add_argument("--task-timeout", type=float, default=3600.0,
                         help="seconds an Octave/MATLAB call may take before it is stopped")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
@@ -96,12 +101,13 @@ def main(argv: Sequence[str] | None, *, prog: str, mode: str | None, rank: bool)
         data_dir=str(args.data_dir), results_dir=str(root), grid=grid,
         engine=getattr(args, "engine", "python"), evaluator=args.evaluator, mlknn_k=args.mlknn_k,
         mlknn_smooth=args.mlknn_smooth, skip_existing=args.skip_existing, overwrite=args.overwrite,
-        rank=rank, engine_options=({"timeout": args.task_timeout}))
+        rank=rank, claim_stale_after=args.claim_stale_after, engine_options={"timeout": args.task_timeout})
     started = now_iso()
     arguments = {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()}
     write_manifest(root, arguments, started, None)
-    outcomes = run_all(tasks, settings, args.executor, args.jobs, progress=not args.no_progress)
-    summary = {status: sum(o.status == status for o in outcomes) for status in ("done", "skipped", "failed")}
+    outcomes = run_all(tasks, settings, args.executor, args.jobs, progress=not args.no_progress,
+                       scheduler=args.scheduler)
+    summary = {status: sum(o.status == status for o in outcomes) for status in STATUSES}
     write_manifest(root, arguments, started, now_iso(), summary)
     write_failures(root, outcomes)
     return _report(outcomes, summary, root)
@@ -167,9 +173,8 @@ def _fold_indices(data_dir: Path, dataset: str, n_folds: int | None) -> list[int
 
 
 def _report(outcomes, summary: dict, root: Path) -> int:
-    print(f"{summary['done']} done, {summary['skipped']} skipped, {summary['failed']} failed "
-          f"-> {root}", file=sys.stderr)
-    failed = [o for o in outcomes if o.status == "failed"]
+    print(", ".join(f"{summary[s]} {s}" for s in STATUSES) + f" -> {root}", file=sys.stderr)
+    failed = [o for o in outcomes if o.status in ("failed", "locked")]
     for outcome in failed[:10]:
         print(f"FAILED {outcome.task.key}: {outcome.message}", file=sys.stderr)
     if not failed:

@@ -1,8 +1,9 @@
-"""Executors: run a list of tasks serially or on a pool of worker processes.
+"""Executors: run a list of tasks serially, on a local process pool, or on a Dask cluster.
 
 Each worker builds one :class:`~pipeline.runner.run.Workbench` (so one Octave process) when it
-starts and reuses it for every task it receives. Results are written by the worker; the driver
-only collects outcomes and shows progress.
+receives its first task and reuses it for every later task. Results are written by the worker to
+the results directory (which must be shared storage on a cluster); the driver only collects
+outcomes and shows progress.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from ..errors import ConfigError
 from .run import Outcome, RunSettings, Workbench, run_task
 from .tasks import Task
 
-EXECUTORS = ("serial", "process")
+EXECUTORS = ("serial", "process", "dask")
 
 _worker_bench: Workbench | None = None
 _worker_settings: RunSettings | None = None
@@ -38,13 +39,48 @@ def _run_in_worker(task: Task) -> Outcome:
     return run_task(task, _worker_settings, _worker_bench)
 
 
+def _run_on_dask_worker(task: Task, settings: RunSettings) -> Outcome:
+    """Dask task body: reuse this worker process's workbench while the settings stay the same."""
+    global _worker_bench, _worker_settings
+    if _worker_bench is None or _worker_settings != settings:
+        if _worker_bench is not None:
+            _worker_bench.close()
+        _init_worker(settings)
+    return run_task(task, settings, _worker_bench)
+
+
+def _dask_outcomes(tasks: list[Task], settings: RunSettings, jobs: int, scheduler: str | None) -> Iterator[Outcome]:
+    from dask.distributed import Client, LocalCluster, as_completed as dask_completed
+
+    if scheduler:
+        client, cluster = Client(scheduler), None
+    else:
+        cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True,
+                               dashboard_address=None, silence_logs=40)
+        client = Client(cluster)
+    try:
+        futures = [client.submit(_run_on_dask_worker, task, settings, pure=False,
+                                 key=f"mlfs-{task.key}-{i}") for i, task in enumerate(tasks)]
+        for future in dask_completed(futures):
+            yield future.result()
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
 def iter_outcomes(tasks: list[Task], settings: RunSettings, executor: str = "serial",
-                  jobs: int = 1) -> Iterator[Outcome]:
+                  jobs: int = 1, scheduler: str | None = None) -> Iterator[Outcome]:
     """Yield the outcome of every task as it finishes."""
     if executor not in EXECUTORS:
         raise ConfigError(f"unknown executor {executor!r}", expected=f"one of {list(EXECUTORS)}")
     if jobs < 1:
         raise ConfigError(f"--jobs must be >= 1, got {jobs}")
+    if scheduler and executor != "dask":
+        raise ConfigError("--scheduler needs --executor dask")
+    if executor == "dask":
+        yield from _dask_outcomes(tasks, settings, jobs, scheduler)
+        return
     if executor == "serial" or jobs == 1:
         bench = Workbench(settings)
         try:
@@ -60,10 +96,10 @@ def iter_outcomes(tasks: list[Task], settings: RunSettings, executor: str = "ser
 
 
 def run_all(tasks: list[Task], settings: RunSettings, executor: str = "serial", jobs: int = 1,
-            progress: bool = True) -> list[Outcome]:
+            progress: bool = True, scheduler: str | None = None) -> list[Outcome]:
     """Run every task with a progress bar; return the outcomes in completion order."""
     outcomes: list[Outcome] = []
-    stream: Iterable[Outcome] = iter_outcomes(tasks, settings, executor, jobs)
+    stream: Iterable[Outcome] = iter_outcomes(tasks, settings, executor, jobs, scheduler)
     with tqdm(total=len(tasks), desc="tasks", unit="task", disable=not progress, leave=True) as bar:
         for outcome in stream:
             outcomes.append(outcome)

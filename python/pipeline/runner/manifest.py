@@ -59,10 +59,10 @@ def write_manifest(root: Path, arguments: dict, started: str, finished: str | No
 def write_failures(root: Path, outcomes: list[Outcome]) -> Path | None:
     """Write ``<root>/failures.json`` naming each failed task; remove a stale one if none failed."""
     path = root / "failures.json"
-    failed = [o for o in outcomes if o.status == "failed"]
+    failed = [o for o in outcomes if o.status in ("failed", "locked")]
     if not failed:
         path.unlink(missing_ok=True)
         return None
     return atomic_write_json(path, {"failed": [
-        {"task": o.task.key, "method": o.task.method, "dataset": o.task.dataset, "fold": o.task.fold,
+        {"task": o.task.key, "status": o.status, "method": o.task.method, "dataset": o.task.dataset, "fold": o.task.fold,
          "error_type": o.error_type, "message": o.message} for o in failed]})

@@ -22,6 +22,7 @@ from ..errors import ConfigError, EngineError, PipelineError
 from ..evaluation.grids import k_grid, p_grid, p_target_index, p_to_k
 from ..evaluation_keys import METRIC_KEYS
 from ..methods import get_method
+from .claims import TaskClaim
 from .store import ResultStore, TaskFiles
 from .tasks import GridSpec, Task
 
@@ -40,12 +41,13 @@ class RunSettings:
     skip_existing: bool = False
     overwrite: bool = False
     rank: bool = True
+    claim_stale_after: float = 6 * 3600.0
     engine_options: dict = field(default_factory=dict, compare=False)
 
 
 @dataclass(frozen=True)
 class Outcome:
-    """What happened to one task: ``status`` is ``done``, ``skipped`` or ``failed``."""
+    """What happened to one task: ``done``, ``skipped``, ``failed`` or ``locked`` (another run has it)."""
 
     task: Task
     status: str
@@ -102,8 +104,14 @@ def grid_points(grid: GridSpec, d: int) -> tuple[list[int], list[float] | None]:
 def run_task(task: Task, settings: RunSettings, bench: Workbench) -> Outcome:
     """Run one task and return its outcome; user errors and engine failures are caught here."""
     start = time.perf_counter()
+    claim_path = Path(settings.results_dir) / task.folder / f".{task.dataset}_fold{task.fold}.claim"
     try:
-        status = _run(task, settings, bench)
+        with TaskClaim(claim_path, settings.claim_stale_after) as claim:
+            if not claim.acquired:
+                holder = claim.holder()
+                return Outcome(task, "locked", f"being computed by pid {holder.get('pid')} on "
+                               f"{holder.get('host')}; rerun with --skip-existing when it ends", "TaskLocked")
+            status = _run(task, settings, bench)
     except PipelineError as exc:
         return Outcome(task, "failed", str(exc), type(exc).__name__, time.perf_counter() - start)
     return Outcome(task, status, seconds=time.perf_counter() - start)
