@@ -18,7 +18,7 @@ from ..cli import run_main
 from ..errors import DataError
 from ..fileio import dumps_json
 from .compare import compare_methods
-from .ranks import average_ranks
+from .ranks import average_ranks, check_score_matrix
 
 
 def read_score_csv(path: str | Path) -> pd.DataFrame:
@@ -35,6 +35,7 @@ def read_score_csv(path: str | Path) -> pd.DataFrame:
         raise DataError("method columns must be numeric", file=path, field=str(non_numeric[0]))
     if table.index.has_duplicates or table.columns.has_duplicates:
         raise DataError("block names and method names must be unique", file=path)
+    check_score_matrix(table.to_numpy(), min_blocks=2, min_methods=2, source=str(path))
     return table
 
 

@@ -1,0 +1,71 @@
+"""``python -m pipeline.stats``: JSON output, reference choice, CD diagram, user errors."""
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from pipeline.cli import run_main
+from pipeline.stats.__main__ import main
+
+
+def write_scores(path, seed=0):
+    rng = np.random.default_rng(seed)
+    table = pd.DataFrame(rng.random((10, 4)) + [0.3, 0.2, 0.1, 0.0], columns=["A", "B", "C", "D"],
+                         index=[f"ds{i}" for i in range(10)])
+    table.index.name = "dataset"
+    table.to_csv(path)
+    return table
+
+
+def run_cli(argv, capsys):
+    code = run_main(main, argv)
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_cli_prints_the_documented_json(tmp_path, capsys):
+    table = write_scores(tmp_path / "scores.csv")
+    code, out, _ = run_cli(["--scores", str(tmp_path / "scores.csv"), "--ref", "B",
+                            "--cd-diagram", str(tmp_path / "cd")], capsys)
+    assert code == 0
+    result = json.loads(out)
+    for key in ("avg_ranks", "friedman_chi2", "friedman_p", "iman_davenport_f", "iman_davenport_p",
+                "nemenyi_cd", "wilcoxon_p", "holm_p"):
+        assert key in result
+    assert result["reference"] == "B"
+    assert set(result["wilcoxon_p"]) == {"A", "C", "D"}
+    chi2 = stats.friedmanchisquare(*table.to_numpy().T)
+    assert result["friedman_chi2"] == pytest.approx(chi2.statistic)
+    assert set(result["nemenyi_cd"]) == {"0.05", "0.10"}
+    assert (tmp_path / "cd.png").stat().st_size > 1000 and (tmp_path / "cd.pdf").stat().st_size > 1000
+
+
+def test_cli_direction_and_default_reference(tmp_path, capsys):
+    write_scores(tmp_path / "scores.csv")
+    _, higher, _ = run_cli(["--scores", str(tmp_path / "scores.csv")], capsys)
+    _, lower, _ = run_cli(["--scores", str(tmp_path / "scores.csv"), "--lower-is-better"], capsys)
+    higher, lower = json.loads(higher), json.loads(lower)
+    for name in "ABCD":
+        assert higher["avg_ranks"][name] + lower["avg_ranks"][name] == pytest.approx(5.0)
+    assert higher["reference"] == min(higher["avg_ranks"], key=higher["avg_ranks"].get)
+    assert lower["reference"] == min(lower["avg_ranks"], key=lower["avg_ranks"].get)
+
+
+@pytest.mark.parametrize("content, message", [
+    ("dataset,A,B,C\nx,0.1,0.2,oops\ny,0.3,0.1,0.2\n", "numeric"),
+    ("dataset,A,B,C\nx,0.1,0.2,\ny,0.3,0.1,0.2\n", "non-finite"),
+])
+def test_cli_rejects_bad_tables_with_exit_code_2(tmp_path, capsys, content, message):
+    path = tmp_path / "bad.csv"
+    path.write_text(content)
+    code, _, err = run_cli(["--scores", str(path)], capsys)
+    assert code == 2 and message in err and "bad.csv" in err
+
+
+def test_cli_rejects_unknown_reference(tmp_path, capsys):
+    write_scores(tmp_path / "scores.csv")
+    code, _, err = run_cli(["--scores", str(tmp_path / "scores.csv"), "--ref", "Z"], capsys)
+    assert code == 2 and "reference" in err

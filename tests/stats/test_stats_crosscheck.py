@@ -1,0 +1,149 @@
+"""Cross-checks against scipy, statsmodels, autorank and scikit-posthocs on random tables."""
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+import scikit_posthocs as sp
+from autorank import autorank
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+
+from pipeline.stats.compare import compare_methods, win_tie_loss
+from pipeline.stats.friedman import friedman_test
+from pipeline.stats.multiple import holm_adjust
+from pipeline.stats.nemenyi import cd_cliques, nemenyi_cd
+from pipeline.stats.ranks import average_ranks, rank_matrix
+from pipeline.stats.signed_rank import wilcoxon_signed_rank
+
+
+def random_table(seed, n_blocks=15, n_methods=6, ties=False):
+    rng = np.random.default_rng(seed)
+    table = rng.random((n_blocks, n_methods)) + np.linspace(0.3, 0, n_methods)
+    return np.round(table, 1) if ties else table
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_friedman_matches_scipy_and_autorank(seed):
+    table = random_table(seed, ties=seed % 2 == 1)
+    result = friedman_test(table)
+    reference = stats.friedmanchisquare(*table.T)
+    assert result.chi2 == pytest.approx(reference.statistic, rel=1e-12)
+    assert result.chi2_p == pytest.approx(reference.pvalue, rel=1e-12)
+    n, k = table.shape
+    f_value = (n - 1) * result.chi2 / (n * (k - 1) - result.chi2)
+    assert result.iman_davenport_f == pytest.approx(f_value, rel=1e-12)
+    assert result.iman_davenport_p == pytest.approx(stats.f.sf(f_value, k - 1, (k - 1) * (n - 1)), rel=1e-10)
+
+    frame = pd.DataFrame(table, columns=[f"m{i}" for i in range(k)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        auto = autorank(frame, alpha=0.05, order="descending", force_mode="nonparametric")
+    assert auto.omnibus == "friedman"
+    assert auto.pvalue == pytest.approx(result.chi2_p, rel=1e-9)
+    mine = dict(zip(frame.columns, average_ranks(table)))
+    for name, row in auto.rankdf.iterrows():
+        assert row["meanrank"] == pytest.approx(mine[name], abs=1e-12)
+    # autorank evaluates the studentized range at a large finite df instead of infinity.
+    assert auto.cd == pytest.approx(nemenyi_cd(k, n, 0.05), rel=1e-4)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_nemenyi_agrees_with_scikit_posthocs(seed):
+    table = random_table(seed + 10, n_blocks=20, n_methods=5)
+    ranks = average_ranks(table, lower_is_better=True)  # scikit-posthocs ranks ascending
+    pvals = sp.posthoc_nemenyi_friedman(table).to_numpy()
+    for alpha in (0.05, 0.10):
+        cd = nemenyi_cd(5, 20, alpha)
+        for i in range(5):
+            for j in range(i + 1, 5):
+                gap = abs(ranks[i] - ranks[j])
+                if abs(gap - cd) > 1e-6:
+                    assert (pvals[i, j] < alpha) == (gap > cd), (i, j, gap, cd, pvals[i, j])
+
+
+def test_holm_matches_the_step_down_definition():
+    rng = np.random.default_rng(3)
+    for _ in range(20):
+        p = rng.random(7) ** 3
+        order = np.argsort(p, kind="mergesort")
+        running, expected = 0.0, np.empty(7)
+        for r, idx in enumerate(order):
+            running = max(running, min(1.0, (7 - r) * p[idx]))
+            expected[idx] = running
+        np.testing.assert_allclose(holm_adjust(p), expected, rtol=1e-12)
+
+
+def test_holm_leaves_nan_out_of_the_family():
+    adjusted = holm_adjust([0.01, np.nan, 0.04])
+    np.testing.assert_allclose(adjusted[[0, 2]], [0.02, 0.04])
+    assert np.isnan(adjusted[1])
+
+
+def test_wilcoxon_exact_two_sided_when_the_reference_wins_everywhere():
+    ref = np.linspace(0.6, 0.9, 15)
+    other = ref - np.arange(1, 16) * 1e-3
+    result = wilcoxon_signed_rank(ref, other)
+    assert result.method == "exact"
+    assert result.p_value == pytest.approx(2 / 2 ** 15, rel=1e-12)  # 6.1035e-05
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_wilcoxon_matches_scipy_with_pinned_settings(seed):
+    rng = np.random.default_rng(seed)
+    x = np.round(rng.random(14), 2 if seed % 2 else 6)
+    y = np.round(rng.random(14), 2 if seed % 2 else 6)
+    y[:2] = x[:2]  # two zero differences, dropped by zero_method="wilcox"
+    result = wilcoxon_signed_rank(x, y)
+    d = (x - y)[x != y]
+    expected = stats.wilcoxon(d, correction=False, method=result.method)
+    assert result.p_value == pytest.approx(expected.pvalue, rel=1e-12)
+    assert result.n_nonzero == 12
+    assert result.method == ("asymptotic" if np.unique(np.abs(d)).size < d.size else "exact")
+
+
+def test_wilcoxon_all_zero_differences_give_p_one():
+    result = wilcoxon_signed_rank(np.ones(20), np.ones(20))
+    assert (result.p_value, result.statistic, result.method) == (1.0, 0.0, "all-zero")
+
+
+def test_win_tie_loss_uses_direction_and_tolerance():
+    ref = np.array([0.5, 0.5, 0.5, 0.5])
+    other = np.array([0.4, 0.5 + 1e-13, 0.6, 0.3])
+    assert win_tie_loss(ref, other) == (2, 1, 1)
+    assert win_tie_loss(ref, other, lower_is_better=True) == (1, 1, 2)
+
+
+def test_compare_methods_reference_block():
+    table = random_table(5, n_blocks=12, n_methods=4)
+    table[:, 0] += 1.0  # the reference wins every block
+    result = compare_methods(table, ["R", "a", "b", "c"], reference="R", bayesian_rope=0.01)
+    out = result.to_dict()
+    assert set(out["wilcoxon_p"]) == {"a", "b", "c"}
+    for pair in result.pairwise:
+        assert (pair.wins, pair.ties, pair.losses) == (12, 0, 0)
+        assert pair.gain > 0.5
+        assert pair.wilcoxon.p_value == pytest.approx(2 / 2 ** 12)
+        assert pair.holm_p == pytest.approx(min(1, 3 * 2 / 2 ** 12))
+        assert pair.bayesian.p_x_better > 0.95
+    assert out["avg_ranks"]["R"] == 1.0
+    lower = compare_methods(-table, ["R", "a", "b", "c"], reference="R", lower_is_better=True)
+    np.testing.assert_allclose(lower.avg_ranks, result.avg_ranks)
+
+
+def test_cd_cliques_are_maximal_groups():
+    assert cd_cliques([1.0, 1.5, 1.9, 2.8, 3.5], 1.0) == [(0, 1, 2), (2, 3), (3, 4)]
+    assert cd_cliques([3.5, 1.0, 2.8, 1.5, 1.9], 1.0) == [(1, 3, 4), (4, 2), (2, 0)]
+    assert cd_cliques([1.0, 3.0, 5.0], 1.0) == []
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(2, 9), st.integers(1, 12), st.integers(0, 10_000), st.booleans())
+def test_ranks_are_a_permutation_and_direction_reverses_them(k, n, seed, lower):
+    rng = np.random.default_rng(seed)
+    table = np.round(rng.random((n, k)), 1)
+    ranks = rank_matrix(table, lower_is_better=lower)
+    np.testing.assert_allclose(ranks.sum(axis=1), k * (k + 1) / 2)
+    np.testing.assert_allclose(rank_matrix(table, lower_is_better=not lower), k + 1 - ranks)
