@@ -1,1 +1,19 @@
-"""data layer."""
+"""Data layer: dataset readers and registry, downloader, synthetic demo data, fold export and loading.
+
+Modules (import them directly; this package imports nothing so that ``pipeline.data.folds`` stays
+cheap to import):
+
+* :mod:`~pipeline.data.folds` -- ``Fold``, ``load_fold``, ``save_fold``, ``fold_path``,
+  ``list_fold_indices``, ``discover_datasets``, ``sha256_file``.
+* :mod:`~pipeline.data.registry` -- ``REGISTRY``, ``REAL_DATASETS``, ``DatasetSpec``, ``Dataset``,
+  ``get_spec``, ``load_dataset``, ``default_data_root``.
+* :mod:`~pipeline.data.readers` -- Mulan ARFF + XML and Yahoo ``.mat`` readers.
+* :mod:`~pipeline.data.synthetic` -- ``make_demo_dataset`` (planted relevant features).
+* :mod:`~pipeline.data.splits` -- seeded iterative stratification (kfold, repeated holdout).
+* :mod:`~pipeline.data.scaling` -- train-only scalers (minmax, zscore, none).
+* :mod:`~pipeline.data.export` -- ``ExportSettings``, ``export_dataset`` (fold files + sidecars).
+* :mod:`~pipeline.data.matfile` -- deterministic MAT v5 writing.
+* :mod:`~pipeline.data.download` -- ``fetch_dataset`` with SHA-256 verification.
+
+See docs/data.md.
+"""
