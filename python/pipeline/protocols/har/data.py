@@ -1,0 +1,238 @@
+"""The HAR data contract: windows ``(N, 120, 6)``, one label per window, activity names, a name.
+
+Channels are accelerometer x, y, z then gyroscope x, y, z at 20 Hz (protocols.md 1.1). Local class
+index ``k`` is ``activity_names[k]`` with ``activity_names`` sorted, so every model and every file
+agrees on what class 3 means.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from ...errors import DataError
+from ...names import validate_name
+
+WINDOW_LENGTH = 120
+N_CHANNELS = 6
+SAMPLING_RATE_HZ = 20
+
+
+@dataclass(frozen=True, eq=False)
+class HarDataset:
+    """A validated HAR evaluation dataset.
+
+    Attributes
+    ----------
+    name : str
+        Safe dataset name (used in output file names).
+    windows : ndarray of float64, shape (N, 120, 6)
+        Sensor windows, finite values only.
+    labels : ndarray of int64, shape (N,)
+        Local class index of each window, ``0 <= labels < len(activity_names)``.
+    activity_names : tuple of str, length C
+        Sorted, unique activity names; every one occurs in at least two windows.
+    step_labels : ndarray of int64, shape (N, 120), optional
+        Per-time-step class indices (LiMU-BERT layout), used by the GRU sub-window classifier.
+        When absent every step carries its window's label.
+    source : str
+        Where the data came from, for error messages.
+    """
+
+    name: str
+    windows: np.ndarray
+    labels: np.ndarray
+    activity_names: tuple[str, ...]
+    step_labels: np.ndarray | None = None
+    source: str = field(default="<memory>")
+
+    def __post_init__(self) -> None:
+        validate_name(self.name, "dataset")
+        object.__setattr__(self, "windows", _check_windows(self.windows, self.source))
+        object.__setattr__(self, "activity_names", _check_activity_names(self.activity_names, self.source))
+        object.__setattr__(self, "labels", _check_labels(self.labels, len(self.windows),
+                                                         self.activity_names, self.source))
+        if self.step_labels is not None:
+            object.__setattr__(self, "step_labels", _check_step_labels(
+                self.step_labels, len(self.windows), len(self.activity_names), self.source))
+
+    @property
+    def n_windows(self) -> int:
+        return int(self.windows.shape[0])
+
+    @property
+    def n_classes(self) -> int:
+        return len(self.activity_names)
+
+    def per_step_labels(self) -> np.ndarray:
+        """Return per-step class indices ``(N, 120)`` (the window label repeated when not given)."""
+        if self.step_labels is not None:
+            return self.step_labels
+        return np.repeat(self.labels[:, None], WINDOW_LENGTH, axis=1)
+
+    def content_hash(self) -> str:
+        """SHA-256 of windows, labels and activity names: the embedding-cache key of this data."""
+        digest = hashlib.sha256()
+        digest.update(repr((self.windows.shape, self.activity_names)).encode())
+        digest.update(np.ascontiguousarray(self.windows, dtype="<f8").tobytes())
+        digest.update(np.ascontiguousarray(self.labels, dtype="<i8").tobytes())
+        return digest.hexdigest()
+
+
+def _check_windows(windows: object, source: str) -> np.ndarray:
+    array = np.asarray(windows)
+    expected = f"(N, {WINDOW_LENGTH}, {N_CHANNELS})"
+    if array.ndim != 3 or array.shape[1:] != (WINDOW_LENGTH, N_CHANNELS) or array.shape[0] == 0:
+        raise DataError("windows have the wrong shape (channels: acc x,y,z then gyro x,y,z)",
+                        file=source, field="windows", expected=expected, found=array.shape)
+    if not np.issubdtype(array.dtype, np.number) or np.issubdtype(array.dtype, np.complexfloating):
+        raise DataError("windows must be real numbers", file=source, field="windows",
+                        expected="float", found=array.dtype)
+    array = array.astype(np.float64)
+    bad = ~np.isfinite(array).all(axis=(1, 2))
+    if bad.any():
+        raise DataError("windows contain NaN or infinite values", file=source, field="windows",
+                        expected="finite values", found=f"{int(bad.sum())} bad windows, first at index "
+                                                        f"{int(np.flatnonzero(bad)[0])}")
+    return array
+
+
+def _check_activity_names(names: Sequence[str], source: str) -> tuple[str, ...]:
+    names = tuple(str(n) for n in names)
+    if not names or list(names) != sorted(set(names)):
+        raise DataError("activity names must be unique and sorted (class k = sorted(names)[k])",
+                        file=source, field="activity_names", expected="sorted unique names",
+                        found=list(names))
+    return names
+
+
+def _check_labels(labels: object, n_windows: int, names: tuple[str, ...], source: str) -> np.ndarray:
+    array = np.asarray(labels)
+    if array.shape != (n_windows,):
+        raise DataError("one label per window is required", file=source, field="labels",
+                        expected=(n_windows,), found=array.shape)
+    if not np.issubdtype(array.dtype, np.integer):
+        raise DataError("labels must be integer class indices", file=source, field="labels",
+                        expected="integers", found=array.dtype)
+    outside = (array < 0) | (array >= len(names))
+    if outside.any():
+        raise DataError("labels are not in the activity-name table", file=source, field="labels",
+                        expected=f"0..{len(names) - 1}", found=sorted(set(array[outside].tolist()))[:5])
+    counts = np.bincount(array, minlength=len(names))
+    thin = [names[k] for k in np.flatnonzero(counts < 2)]
+    if thin:
+        raise DataError("every activity needs at least 2 windows to appear in a split",
+                        file=source, field="labels", expected=">= 2 windows per activity",
+                        found={name: int(counts[names.index(name)]) for name in thin})
+    return array.astype(np.int64)
+
+
+def _check_step_labels(step_labels: object, n_windows: int, n_classes: int, source: str) -> np.ndarray:
+    array = np.asarray(step_labels)
+    if array.shape != (n_windows, WINDOW_LENGTH) or not np.issubdtype(array.dtype, np.integer):
+        raise DataError("step labels must be integer class indices per time step", file=source,
+                        field="step_labels", expected=f"int ({n_windows}, {WINDOW_LENGTH})",
+                        found=f"{array.dtype} {array.shape}")
+    if ((array < 0) | (array >= n_classes)).any():
+        raise DataError("step labels are not in the activity-name table", file=source,
+                        field="step_labels", expected=f"0..{n_classes - 1}")
+    return array.astype(np.int64)
+
+
+def window_labels_from_steps(step_labels: np.ndarray, label_index: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Majority-vote window labels from LiMU-BERT per-step labels (protocols.md 1.1).
+
+    Parameters
+    ----------
+    step_labels : ndarray of int, shape (N, 120, L)
+        Per-step labels; the activity is column ``label_index``.
+
+    Returns
+    -------
+    window_labels : ndarray of int64, shape (N,)
+        ``bincount(row - min).argmax()`` per window (ties go to the smallest index).
+    steps : ndarray of int64, shape (N, 120)
+        The activity column with the dataset minimum subtracted.
+    """
+    array = np.asarray(step_labels)
+    if array.ndim != 3 or array.shape[1] != WINDOW_LENGTH or not 0 <= label_index < array.shape[2]:
+        raise DataError("per-step labels must be (N, 120, L) with the activity in column label_index",
+                        field="labels", expected=f"(N, {WINDOW_LENGTH}, L > {label_index})", found=array.shape)
+    steps = array[:, :, label_index].astype(np.int64)
+    steps = steps - steps.min()
+    return np.array([np.bincount(row).argmax() for row in steps], dtype=np.int64), steps
+
+
+def dataset_from_names(name: str, windows: np.ndarray, label_names: Sequence[str],
+                       activity_names: Sequence[str] | None = None, source: str = "<memory>") -> HarDataset:
+    """Build a :class:`HarDataset` from one activity name per window.
+
+    ``activity_names`` defaults to the sorted distinct names; a window label that is not in the
+    given table is an error.
+    """
+    label_names = [str(n) for n in label_names]
+    table = sorted(set(label_names)) if activity_names is None else [str(n) for n in activity_names]
+    index = {n: k for k, n in enumerate(table)}
+    unknown = sorted(set(label_names) - set(index))
+    if unknown:
+        raise DataError("labels are not in the activity-name table", file=source, field="labels",
+                        expected=table, found=unknown[:5])
+    labels = np.array([index[n] for n in label_names], dtype=np.int64)
+    return HarDataset(name=name, windows=windows, labels=labels, activity_names=tuple(table), source=source)
+
+
+def load_npz_dataset(path: str | Path, name: str | None = None) -> HarDataset:
+    """Read a dataset from ``.npz`` (arrays ``windows``, ``labels``, ``activity_names``; optional
+    ``step_labels``). Loading never unpickles: object arrays are rejected."""
+    path = Path(path)
+    try:
+        with np.load(path, allow_pickle=False) as archive:
+            arrays = {key: archive[key] for key in archive.files}
+    except (OSError, ValueError) as exc:
+        raise DataError(f"cannot read dataset archive: {exc}", file=path) from exc
+    missing = {"windows", "labels", "activity_names"} - set(arrays)
+    if missing:
+        raise DataError("dataset archive lacks arrays", file=path, expected="windows, labels, activity_names",
+                        found=sorted(arrays))
+    return HarDataset(name=name or path.stem, windows=arrays["windows"], labels=arrays["labels"],
+                      activity_names=tuple(arrays["activity_names"].tolist()),
+                      step_labels=arrays.get("step_labels"), source=str(path))
+
+
+def to_har_windows(series: np.ndarray, source_rate_hz: float) -> np.ndarray:
+    """Resample ``(n, T, 6)`` series to 20 Hz and keep the first 120 steps (6 s).
+
+    Polyphase resampling (``scipy.signal.resample_poly``) keeps the signal band-limited; a series
+    shorter than 6 s after resampling is an error rather than being padded with invented data.
+    """
+    from fractions import Fraction
+
+    from scipy.signal import resample_poly
+
+    ratio = Fraction(SAMPLING_RATE_HZ / source_rate_hz).limit_denominator(1000)
+    resampled = resample_poly(np.asarray(series, dtype=np.float64), ratio.numerator, ratio.denominator, axis=1)
+    if resampled.shape[1] < WINDOW_LENGTH:
+        raise DataError("series too short for a 6 s window at 20 Hz", field="windows",
+                        expected=f">= {WINDOW_LENGTH} steps after resampling", found=resampled.shape[1])
+    return resampled[:, :WINDOW_LENGTH, :]
+
+
+BASIC_MOTIONS_RATE_HZ = 10
+
+
+def load_basic_motions() -> HarDataset:
+    """BasicMotions (UEA) from the aeon wheel, all 80 cases, as ``(80, 120, 6)`` at 20 Hz.
+
+    The original series are 100 steps at 10 Hz (10 s); they are upsampled to 20 Hz and the first
+    6 s kept. Channels are smartwatch accelerometer x, y, z then gyroscope x, y, z.
+    """
+    from aeon.datasets import load_basic_motions as aeon_load
+
+    series, names = aeon_load()
+    windows = to_har_windows(np.transpose(series, (0, 2, 1)), BASIC_MOTIONS_RATE_HZ)
+    return dataset_from_names("basicmotions", windows, [str(n).lower() for n in names],
+                              source="aeon:BasicMotions")

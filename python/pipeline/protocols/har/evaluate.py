@@ -1,0 +1,196 @@
+"""Run the five HAR metrics for one (dataset, model) and write its evaluation JSON.
+
+Order of randomness (protocols.md 1.3): one ``RandomState(3431)`` splits the windows, then draws
+the 1 % subsample, then the 10 % subsample. Torch is seeded per classifier. Same inputs give a
+byte-identical JSON.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from ...errors import ConfigError, DataError
+from ...fileio import atomic_write_json
+from ...names import validate_name
+from .cache import EmbeddingCache
+from .classifiers import CLASSIFIER_KINDS, TrainingConfig, make_classifier
+from .data import HarDataset
+from .providers import EmbeddingProvider, is_text_aligned
+from .scores import classification_scores, not_applicable
+from .splits import SEED, STRATEGIES, TRAINING_RATE, VALI_RATE, WindowSplit, balanced_subsample, split_windows
+from .zero_shot import LabelVocabulary, load_label_vocabulary, score_closed_set, score_open_set
+
+SCHEMA_VERSION = 1
+METRIC_KEYS = ("zero_shot_open_set", "zero_shot_closed_set", "supervised_1pct", "supervised_10pct", "linear_probe")
+LABEL_RATES = {"supervised_1pct": 0.01, "supervised_10pct": 0.1}
+SUBWINDOW_LENGTH = 20
+MIN_WINDOWS = 10
+DEFAULT_OUTPUT_DIR = Path("test_output") / "baseline_evaluation"
+
+# Each baseline's own classifier for metrics 3-4 (protocols.md 1.5); metric 5 is always "linear".
+BASELINE_CLASSIFIERS = {"tsfm": "linear", "lanhar": "linear", "limu-bert": "gru", "limubert": "gru",
+                        "moment": "svm_rbf", "crosshar": "transformer_ft"}
+
+
+@dataclass(frozen=True)
+class EvaluationConfig:
+    """Protocol settings recorded in the output JSON.
+
+    ``training.epochs`` is the test-size knob: 100 for the protocol, a few for tests.
+    """
+
+    classifier: str = "linear"
+    training: TrainingConfig = field(default_factory=TrainingConfig)
+    strategy: str = "proportional"
+    coarse_groups: bool = False
+    seed: int = SEED
+
+    def __post_init__(self) -> None:
+        if self.classifier not in CLASSIFIER_KINDS:
+            raise ConfigError("unknown classifier", field="classifier", expected=list(CLASSIFIER_KINDS),
+                              found=self.classifier)
+        if self.strategy not in STRATEGIES:
+            raise ConfigError("unknown subsample strategy", field="strategy", expected=list(STRATEGIES),
+                              found=self.strategy)
+
+
+def default_classifier(model: str) -> str:
+    """The classifier a known baseline uses for metrics 3-4; ``linear`` for any other model."""
+    return BASELINE_CLASSIFIERS.get(model.lower(), "linear")
+
+
+def check_embeddings(embeddings: np.ndarray, dataset: HarDataset, source: str) -> np.ndarray:
+    """Require finite ``(N, D)`` or ``(N, T, D)`` floats with one row per window of ``dataset``."""
+    array = np.asarray(embeddings)
+    if array.ndim not in (2, 3) or not np.issubdtype(array.dtype, np.number):
+        raise DataError("embeddings must be a numeric (N, D) or (N, T, D) array", file=source,
+                        field="embeddings", found=f"{array.dtype} {array.shape}")
+    if array.shape[0] != dataset.n_windows:
+        raise DataError("embeddings and windows have different row counts", file=source, field="embeddings",
+                        expected=f"{dataset.n_windows} rows (dataset {dataset.name})", found=array.shape[0])
+    if not np.isfinite(array).all():
+        raise DataError("embeddings contain NaN or infinite values", file=source, field="embeddings")
+    return array.astype(np.float64)
+
+
+def pooled(embeddings: np.ndarray) -> np.ndarray:
+    """``(N, D)`` vectors: a sequence embedding ``(N, T, D)`` is averaged over time."""
+    return embeddings.mean(axis=1) if embeddings.ndim == 3 else embeddings
+
+
+def recut_subwindows(sequences: np.ndarray, step_labels: np.ndarray,
+                     length: int = SUBWINDOW_LENGTH) -> tuple[np.ndarray, np.ndarray]:
+    """Cut ``(n, T, D)`` into ``(n * T // length, length, D)`` and keep label-pure pieces.
+
+    Returns the kept sub-windows and their labels (the single label of their steps).
+    """
+    n, steps, width = sequences.shape
+    pieces = steps // length
+    cut = sequences[:, :pieces * length].reshape(n * pieces, length, width)
+    labels = step_labels[:, :pieces * length].reshape(n * pieces, length)
+    pure = (labels == labels[:, :1]).all(axis=1)
+    return cut[pure], labels[pure, 0]
+
+
+def _rows(embeddings: np.ndarray, dataset: HarDataset, index: np.ndarray, input_kind: str):
+    if input_kind == "pooled":
+        return pooled(embeddings)[index], dataset.labels[index]
+    if embeddings.ndim != 3:
+        raise DataError(f"this classifier needs sequence embeddings (N, T, D) ({input_kind} input)",
+                        field="embeddings", expected="(N, T, D)", found=embeddings.shape)
+    if input_kind == "sequence":
+        return embeddings[index], dataset.labels[index]
+    return recut_subwindows(embeddings[index], dataset.per_step_labels()[index])
+
+
+def _supervised(embeddings: np.ndarray, dataset: HarDataset, split: WindowSplit, kind: str,
+                config: EvaluationConfig, rate: float | None, rng: np.random.RandomState) -> tuple[dict, dict]:
+    """Train ``kind`` on the (subsampled) train split, select on val, score on test."""
+    classifier = make_classifier(kind, dataset.n_classes, config.training)
+    x_train, y_train = _rows(embeddings, dataset, split.train, classifier.input_kind)
+    if rate is not None:
+        x_train, y_train = balanced_subsample(x_train, y_train, rate, rng, config.strategy)
+    x_val, y_val = _rows(embeddings, dataset, split.val, classifier.input_kind)
+    x_test, y_test = _rows(embeddings, dataset, split.test, classifier.input_kind)
+    classifier.fit(x_train, y_train, x_val, y_val)
+    scores = classification_scores(y_test, classifier.predict(x_test), range(dataset.n_classes),
+                                   len(y_train), dataset.n_classes)
+    scores.update(classifier.fit_details())
+    return scores, classifier.describe()
+
+
+def _zero_shot(window_embeddings: np.ndarray, dataset: HarDataset, label_embeddings, vocabulary) -> dict:
+    sensor = pooled(window_embeddings)
+    true_names = [dataset.activity_names[k] for k in dataset.labels]
+    return {
+        "zero_shot_open_set": score_open_set(sensor, true_names, vocabulary,
+                                             label_embeddings(vocabulary.training_labels)),
+        "zero_shot_closed_set": score_closed_set(sensor, dataset.labels, dataset.activity_names,
+                                                 label_embeddings(dataset.activity_names)),
+    }
+
+
+def evaluate_model(dataset: HarDataset, model: str, provider: EmbeddingProvider, config: EvaluationConfig,
+                   cache: EmbeddingCache | None = None, vocabulary: LabelVocabulary | None = None) -> dict:
+    """All five metrics of ``model`` (embedded by ``provider``) on ``dataset``, as the JSON document.
+
+    Parameters
+    ----------
+    dataset : HarDataset
+    model : str
+        Model name written into the result and its file name.
+    provider : EmbeddingProvider
+        ``embed`` gives one row per window; ``embed_labels`` (text-aligned only) gives label rows.
+    config : EvaluationConfig
+    cache : EmbeddingCache, optional
+        Where embeddings are cached (model + dataset hash); default: no cache.
+    vocabulary : LabelVocabulary, optional
+        Training labels and synonym groups for the open-set metric; default: the shipped table.
+    """
+    validate_name(model, "model")
+    if dataset.n_windows < MIN_WINDOWS:
+        raise DataError("too few windows for an 80/10/10 split with non-empty val and test",
+                        file=dataset.source, field="windows", expected=f">= {MIN_WINDOWS}", found=dataset.n_windows)
+    cache = cache or EmbeddingCache(None)
+    source = f"embeddings of model {model}"
+    embeddings = check_embeddings(cache.window_embeddings(
+        model, dataset, lambda: check_embeddings(provider.embed(dataset.windows), dataset, source)), dataset, source)
+    metrics = {key: not_applicable("not text-aligned") for key in METRIC_KEYS[:2]}
+    if is_text_aligned(provider):
+        vocabulary = vocabulary or load_label_vocabulary(config.coarse_groups)
+
+        def label_embeddings(texts):
+            return cache.label_embeddings(model, list(texts), lambda: provider.embed_labels(list(texts)))
+
+        metrics.update(_zero_shot(embeddings, dataset, label_embeddings, vocabulary))
+    split, rng = split_windows(dataset.n_windows, config.seed)
+    for key, rate in LABEL_RATES.items():
+        metrics[key], classifier_config = _supervised(embeddings, dataset, split, config.classifier, config, rate, rng)
+    metrics["linear_probe"], probe_config = _supervised(embeddings, dataset, split, "linear", config, None, rng)
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "dataset": dataset.name,
+        "model": model,
+        "text_aligned": is_text_aligned(provider),
+        "config": {
+            "seed": config.seed, "training_rate": TRAINING_RATE, "vali_rate": VALI_RATE,
+            "subsample_strategy": config.strategy, "label_rates": list(LABEL_RATES.values()),
+            "label_groups": "coarse" if config.coarse_groups else "fine",
+            "embedding_shape": list(embeddings.shape),
+            "classifier": classifier_config, "linear_probe": probe_config,
+        },
+        "metrics": metrics,
+    }
+
+
+def evaluation_path(output_dir: str | Path, dataset: str, model: str) -> Path:
+    """``{output_dir}/{dataset}_{model}_evaluation.json`` (names validated as path-safe)."""
+    return Path(output_dir) / f"{validate_name(dataset, 'dataset')}_{validate_name(model, 'model')}_evaluation.json"
+
+
+def write_evaluation(result: dict, output_dir: str | Path) -> Path:
+    """Write ``result`` atomically as strict, sorted JSON; return its path."""
+    return atomic_write_json(evaluation_path(output_dir, result["dataset"], result["model"]), result)
