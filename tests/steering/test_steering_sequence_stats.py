@@ -1,0 +1,126 @@
+"""Cluster bootstrap, sequence-level comparison functions, Option A, and the AR(1) calibration."""
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from pipeline.errors import DataError
+from pipeline.protocols.steering.calibration import ar1_errors, calibration_experiment
+from pipeline.protocols.steering.predictions import aggregate_per_sequence, predictions_frame
+from pipeline.protocols.steering.stats import (bootstrap_ci_sequences, cohens_d_paired_sequences,
+                                               compare_models, multi_seed_analysis,
+                                               permutation_test_sequences)
+from pipeline.stats.resampling import (cluster_resample_counts, resampled_group_means,
+                                       resampled_group_sums, summarize_replicates)
+
+
+def _model(noise_scale, n_seq=12, length=40, seed=0):
+    ids = np.repeat([f"s{i:02d}" for i in range(n_seq)], length)
+    truth = np.sin(np.arange(ids.size) / 7.0)
+    per_seq_scale = np.repeat(np.random.default_rng(99).uniform(0.5, 1.5, n_seq), length)
+    rng = np.random.default_rng(seed)
+    return predictions_frame(np.arange(ids.size), ids, truth,
+                             truth + rng.normal(0, noise_scale, ids.size) * per_seq_scale)
+
+
+def test_resample_counts_match_explicit_draws():
+    counts = cluster_resample_counts(7, 50, seed=3)
+    draws = np.random.default_rng(3).integers(0, 7, size=(50, 7))
+    assert counts.shape == (50, 7) and np.all(counts.sum(axis=1) == 7)
+    np.testing.assert_array_equal(counts[4], np.bincount(draws[4], minlength=7))
+    values = np.arange(7.0)
+    np.testing.assert_allclose(resampled_group_means(values, counts), values[draws].mean(axis=1))
+    sums = np.column_stack([np.ones(7), values])
+    np.testing.assert_allclose(resampled_group_sums(sums, counts)[:, 1], values[draws].sum(axis=1))
+
+
+def test_pooled_bootstrap_equals_recomputation_on_drawn_samples():
+    frame = _model(0.2)
+    result = bootstrap_ci_sequences(frame, n_bootstrap=30, seed=5)
+    counts = cluster_resample_counts(12, 30, seed=5)
+    groups = dict(tuple(frame.groupby("sequence_id", sort=True)))
+    names = sorted(groups)
+    replicates = []
+    for row in counts:
+        drawn = pd.concat([groups[names[g]] for g in range(12) for _ in range(row[g])])
+        replicates.append(np.sqrt(np.mean((drawn["y_pred"] - drawn["y_true"]) ** 2)))
+    pooled = result["pooled"]["rmse"]
+    assert pooled["mean"] == pytest.approx(np.mean(replicates))
+    assert pooled["std"] == pytest.approx(np.std(replicates, ddof=1))
+    assert pooled["ci_low"] == pytest.approx(np.percentile(replicates, 2.5))
+    per_seq = aggregate_per_sequence(frame)["rmse"].to_numpy()
+    assert result["per_sequence_mean"]["rmse"]["estimate"] == pytest.approx(per_seq.mean())
+    assert result["per_sequence_mean"]["rmse"]["mean"] == pytest.approx(
+        np.mean(counts @ per_seq / 12))
+
+
+def test_summarize_ignores_non_finite_replicates():
+    summary = summarize_replicates(1.0, np.array([1.0, 2.0, np.nan, 3.0]))
+    assert summary.mean == 2.0 and summary.n_resamples == 4
+
+
+def test_comparison_detects_a_real_difference_and_signs_it():
+    worse, better = _model(0.3, seed=1), _model(0.2, seed=2)
+    block = compare_models(worse, better, n_bootstrap_effect=500, n_bootstrap_ci=200,
+                           n_permutations=2000)
+    rmse = block["effect_size"]["rmse"]
+    assert rmse["mean_diff"] > 0 and rmse["g"] > 0.8 and rmse["category"] == "large"
+    assert block["permutation"]["rmse"]["p_value"] < 0.01
+    delta = block["delta_bootstrap"]["per_sequence_mean"]["rmse"]
+    assert delta["estimate"] == pytest.approx(rmse["mean_diff"])
+    assert delta["ci_low"] > 0
+    # identical models: no difference at all
+    same = compare_models(worse, worse.copy(), n_bootstrap_effect=200, n_bootstrap_ci=50,
+                          n_permutations=500)
+    assert same["effect_size"]["rmse"]["d"] == 0.0 and same["permutation"]["rmse"]["p_value"] == 1.0
+
+
+def test_per_sequence_functions_inner_join_and_validate():
+    seq_a = aggregate_per_sequence(_model(0.3, seed=1))
+    seq_b = aggregate_per_sequence(_model(0.2, seed=2))
+    sampled = permutation_test_sequences(seq_a, seq_b, n_permutations=4095)
+    assert sampled["exact"] is False and sampled["n_permutations"] == 4095
+    exact = permutation_test_sequences(seq_a, seq_b, n_permutations=4096)
+    assert exact["exact"] and exact["n_permutations"] == 2 ** 12
+    assert exact["p_value"] == pytest.approx(sampled["p_value"], abs=0.01)
+    with pytest.raises(DataError, match="lack a rmse value"):
+        cohens_d_paired_sequences(seq_a, seq_b.iloc[1:], n_bootstrap=100)
+    part = cohens_d_paired_sequences(seq_a, seq_b.iloc[1:], n_bootstrap=100, allow_missing=True)
+    assert part["n"] == 11
+    with pytest.raises(DataError, match="fewer than 2"):
+        permutation_test_sequences(seq_a.iloc[:1], seq_b.iloc[:1])
+
+
+def test_multi_seed_option_a():
+    blocks = {}
+    for seed, shift in ((1, 0.0), (2, 0.05), (3, 0.1)):
+        blocks[seed] = compare_models(_model(0.3 + shift, seed=seed), _model(0.2, seed=seed + 10),
+                                      n_bootstrap_effect=200, n_bootstrap_ci=100,
+                                      n_permutations=1000)
+    agg = multi_seed_analysis(blocks, "rmse")
+    ds = [blocks[s]["effect_size"]["rmse"]["d"] for s in (1, 2, 3)]
+    assert agg["n_seeds"] == 3 and agg["mean_d"] == pytest.approx(np.mean(ds))
+    assert agg["std_d"] == pytest.approx(np.std(ds, ddof=1))
+    assert agg["min_d"] == min(ds) and agg["max_d"] == max(ds)
+    p = [blocks[s]["permutation"]["rmse"]["p_value"] for s in (1, 2, 3)]
+    assert agg["n_significant"] == sum(v < 0.05 for v in p)
+    assert agg["median_p"] == pytest.approx(np.median(p))
+    single = multi_seed_analysis({1: blocks[1]}, "mae")
+    assert math.isnan(single["std_d"]) and single["n_seeds"] == 1
+
+
+def test_ar1_errors_have_the_stationary_variance():
+    paths = ar1_errors(np.random.default_rng(0), (400,), 200, 0.9)
+    assert paths.var() == pytest.approx(1 / (1 - 0.81), rel=0.1)
+    lag1 = np.mean([np.corrcoef(p[:-1], p[1:])[0, 1] for p in paths[:100]])
+    assert lag1 == pytest.approx(0.9, abs=0.05)
+
+
+def test_calibration_sample_level_is_anticonservative_sequence_level_is_not():
+    """Spec 2.11 test form: phi = 0.9, 30 sequences x 100 samples, 200 repeats, B = 199."""
+    result = calibration_experiment(0.9, n_sequences=30, length=100, n_repeats=200,
+                                    n_permutations=199, seed=0)
+    assert result["fpr_sample_level"] > 0.25
+    assert 0.01 <= result["fpr_sequence_level"] <= 0.10
