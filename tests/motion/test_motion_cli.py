@@ -1,0 +1,104 @@
+"""End-to-end CLI runs (spec §3.7) on small synthetic result files."""
+
+from __future__ import annotations
+
+import json
+import os
+import pickle
+
+import librosa
+import numpy as np
+import pytest
+
+from pipeline.cli import run_main
+from pipeline.protocols.motion.cli import main
+
+N, T = 80, 40  # N above the 66 kinetic dimensions: non-singular covariances
+
+
+def _features(rng, n=N):
+    """Plausible 263-d features: a walking root at 0.9 m and a jittering body."""
+    x = rng.normal(0, 0.01, (n, T, 263))
+    x[..., 1] = 0.02
+    x[..., 3] = 0.9
+    offsets = np.stack([np.linspace(-0.5, 0.5, 21), np.linspace(0.1, 1.7, 21),
+                        np.linspace(0.2, -0.2, 21)], axis=1)  # ric y is absolute height
+    x[..., 4:67] += offsets.reshape(-1)
+    return x
+
+
+def _write_results(path, with_audio=True):
+    rng = np.random.default_rng(5)
+    audio = [{"waveform": librosa.clicks(times=np.arange(0.1, T / 60, 0.25), sr=30720,
+                                          length=int(T / 60 * 30720)), "sample_rate": 30720}
+             if with_audio and i % 8 == 0 else None for i in range(N)]
+    content = {"motion": _features(rng).astype(np.float32), "gt_motion": _features(rng),
+               "lengths": np.r_[np.full(N - 1, T), T + 10], "audio_waveforms": audio}
+    np.save(path, np.array(content, dtype=object), allow_pickle=True)
+    return path
+
+
+@pytest.fixture(scope="module")
+def results_file(tmp_path_factory):
+    return _write_results(tmp_path_factory.mktemp("motion") / "gen.npy")
+
+
+def test_cli_writes_every_metric_and_the_console_block(results_file, tmp_path, capsys):
+    out = tmp_path / "metrics.json"
+    assert run_main(main, ["--external_results_file", str(results_file), "--out", str(out),
+                           "--max-frames", "30"]) == 0
+    printed = capsys.readouterr()
+    assert printed.out.startswith("=== AIST++ external eval ===\n")
+    assert "BeatAlign:" in printed.out and "Floating(mm):" in printed.out
+    assert "clamped" in printed.err
+    metrics = json.loads(out.read_text())
+    for key in ("num_samples", "FID", "FID_k", "FID_g", "Diversity", "Div_k", "Div_g", "BeatAlign",
+                "SkatingRatio", "FootSliding_mm", "Penetration_mm", "Floating_mm", "PFC", "settings"):
+        assert key in metrics
+    assert metrics["num_samples"] == N
+    assert metrics["FID"] is None and "checkpoint" in metrics["null_reasons"]["FID"]
+    assert metrics["FID_k"] > 0 and metrics["Div_k"] > 0 and 0 <= metrics["SkatingRatio"] <= 1
+    beat = metrics["BeatAlign"]
+    assert beat["n_with_audio"] == N // 8 and beat["sigma"] == 0.05 and beat["variant"] == "closd"
+    assert 0 <= beat["precision"] <= 1 and beat["mean"] == beat["precision"]
+    assert metrics["settings"]["max_frames"] == 30 and metrics["settings"]["seed"] == 10
+    assert metrics["Floating_mm"] > 50  # the lowest joint is ~0.1 m above the floor
+
+
+def test_cli_output_is_byte_identical_across_runs(results_file, tmp_path):
+    first, second = tmp_path / "a.json", tmp_path / "b.json"
+    for out in (first, second):
+        assert run_main(main, ["--external_results_file", str(results_file), "--out", str(out),
+                               "--kinematic", "bailando", "--skating-fps", "60"]) == 0
+    assert first.read_bytes() == second.read_bytes()
+    assert json.loads(first.read_text())["settings"]["skating_fps"] == 60.0
+
+
+def test_eval_gt_against_itself_has_zero_fid(results_file):
+    assert run_main(main, ["--external_results_file", str(results_file), "--eval_gt"]) == 0
+    metrics = json.loads(results_file.with_name("gen_gt_metrics.json").read_text())
+    assert metrics["settings"]["evaluated"] == "ground truth"
+    assert abs(metrics["FID_k"]) < 1e-6 and abs(metrics["FID_g"]) < 1e-6
+
+
+def test_malicious_file_exits_2_without_running_code(tmp_path, capsys):
+    marker = tmp_path / "marker"
+
+    class Payload:
+        def __reduce__(self):
+            return os.system, (f"touch {marker}",)
+
+    bad = tmp_path / "bad.pkl"
+    bad.write_bytes(pickle.dumps({"motion": Payload()}))
+    assert run_main(main, ["--external_results_file", str(bad)]) == 2
+    assert "refusing to load global" in capsys.readouterr().err
+    assert not marker.exists()
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--fps", "0"], "must be positive"),
+    (["--evaluator-ckpt", "model.tar"], "learned-embedding FID"),
+])
+def test_bad_arguments_exit_2(results_file, capsys, args, message):
+    assert run_main(main, ["--external_results_file", str(results_file), *args]) == 2
+    assert message in capsys.readouterr().err

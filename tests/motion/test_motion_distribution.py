@@ -1,0 +1,66 @@
+"""FID and diversity (spec §3.3–3.4) with known answers."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.spatial.distance import pdist
+
+from pipeline.errors import DataError
+from pipeline.protocols.motion import (frechet_distance, normalize_to_reference,
+                                       pairwise_diversity, sampled_diversity)
+
+RNG = np.random.default_rng(0)
+
+
+def test_fid_of_a_set_with_itself_is_zero():
+    features = RNG.normal(size=(300, 12)) @ RNG.normal(size=(12, 12))
+    assert abs(frechet_distance(features, features)) < 1e-8
+
+
+@pytest.mark.parametrize("shift", [0.1, 0.5, 2.0])
+def test_fid_grows_as_squared_mean_shift_for_equal_covariances(shift):
+    features = RNG.normal(size=(200, 6))
+    delta = shift * np.arange(1, 7) / 6
+    assert frechet_distance(features + delta, features) == pytest.approx(np.sum(delta ** 2), rel=1e-6)
+
+
+def test_fid_of_gaussians_with_known_covariances():
+    # Σ_X = I, Σ_Y = 4 I (exactly, by construction), equal means: FID = D (1 + 4 − 2·2) = D
+    base = RNG.normal(size=(500, 3))
+    whitened = (base - base.mean(0)) @ np.linalg.inv(np.linalg.cholesky(np.cov(base, rowvar=False))).T
+    assert frechet_distance(whitened, 2 * whitened) == pytest.approx(3.0, rel=1e-8)
+
+
+def test_fid_survives_singular_covariance_and_rejects_tiny_sets():
+    features = np.zeros((10, 4))
+    features[:, 0] = np.arange(10)
+    with pytest.warns(RuntimeWarning, match="singular"):
+        assert frechet_distance(features[:3], features[:3]) == pytest.approx(0.0, abs=1e-6)
+    assert np.isfinite(frechet_distance(features, features + 1))
+    with pytest.raises(DataError, match="at least 2 rows"):
+        frechet_distance(features[:1], features)
+
+
+def test_normalization_uses_the_reference_statistics():
+    reference = RNG.normal(3.0, 2.0, size=(1000, 2))
+    features = reference + 2.0
+    gen, ref = normalize_to_reference(features, reference)
+    np.testing.assert_allclose(ref.mean(0), 0.0, atol=1e-12)
+    np.testing.assert_allclose(ref.std(0), 1.0, atol=1e-9)
+    np.testing.assert_allclose(gen.mean(0), 2.0 / reference.std(0), rtol=1e-9)
+
+
+def test_pairwise_diversity_known_value():
+    square = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    assert pairwise_diversity(square) == pytest.approx((4 * 1 + 2 * np.sqrt(2)) / 6)
+
+
+def test_sampled_diversity_is_seeded_and_unbiased_for_large_sets():
+    embeddings = RNG.normal(size=(2000, 8))
+    first = sampled_diversity(embeddings, times=300, seed=10)
+    assert first == sampled_diversity(embeddings, times=300, seed=10)
+    assert first != sampled_diversity(embeddings, times=300, seed=11)
+    assert first == pytest.approx(np.mean(pdist(embeddings[:400])), rel=0.05)
+    # times is capped at N − 1; two motions → one pair drawn from {0, 1} twice
+    assert sampled_diversity(np.array([[0.0], [3.0]]), times=300, seed=1) in (0.0, 3.0)
