@@ -1,0 +1,152 @@
+"""``python -m pipeline.tables`` end to end on synthetic result sets (docs/results-schema.md)."""
+
+import json
+import shutil
+
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import DATASETS, METHODS, NASTY, compile_tables
+
+from pipeline.cli import run_main
+from pipeline.evaluation.grids import p_target_index
+from pipeline.report.latex import latex_escape
+from pipeline.tables import main
+
+TABLES = ["table_microf1.tex", "table_macrof1.tex", "table_hamming.tex", "table_micro_pr_auc.tex",
+          "table_macro_pr_auc.tex", "table_avg_precision.tex", "table_one_error.tex", "table_stats.tex"]
+
+
+def run_tables(results, out, *extra, capsys=None):
+    argv = ["--results-dir", str(results), "--methods", *METHODS, "--ref-method", "DAGFS",
+            "--out-dir", str(out), *extra]
+    code = run_main(main, argv)
+    err = capsys.readouterr().err if capsys else ""
+    return code, err
+
+
+def fold_values(results, method, dataset, metric, grid, p_target=0.2):
+    values = []
+    for fold in range(3):
+        obj = json.loads((results / method / f"{dataset}_fold{fold}_{grid}_metrics.json").read_text())
+        curve = np.array(obj[metric], dtype=float)
+        values.append(curve.mean() if grid == "kgrid" else curve[p_target_index(obj["p_values"], p_target)])
+    return np.array(values)
+
+
+@pytest.fixture(scope="module")
+def kgrid_out(kgrid_results, tmp_path_factory):
+    out = tmp_path_factory.mktemp("kgrid_tables")
+    display = out.parent / "display.json"
+    display.write_text(json.dumps({"LRMFS": NASTY, "emotions": "Emotions_%", "DAGFS": "DAGFS (ours)"}))
+    assert run_tables(kgrid_results, out, "--display-map", str(display), "--bayesian-rope", "0.01")[0] == 0
+    return out
+
+
+def test_kgrid_csv_is_tidy_with_sample_std(kgrid_results, kgrid_out):
+    table = pd.read_csv(kgrid_out / "benchmark_means_kgrid.csv")
+    assert list(table.columns) == ["dataset", "method", "metric", "mean", "std", "n_folds"]
+    assert len(table) == len(DATASETS) * len(METHODS) * 7 and (table["n_folds"] == 3).all()
+    row = table[(table.dataset == "yeast") & (table.method == "MIFS") & (table.metric == "hamming_loss")].iloc[0]
+    values = fold_values(kgrid_results, "MIFS", "yeast", "hamming_loss", "kgrid")
+    assert row["mean"] == pytest.approx(values.mean(), rel=1e-9)
+    assert row["std"] == pytest.approx(values.std(ddof=1), rel=1e-9)
+
+
+def test_kgrid_tables_stats_and_report(kgrid_out):
+    for name in TABLES:
+        assert (kgrid_out / name).is_file(), name
+    micro = (kgrid_out / "table_microf1.tex").read_text()
+    assert latex_escape(NASTY) in micro and "Emotions\\_\\%" in micro and "DAGFS (ours)" in micro
+    assert "Avg.\\ rank" in micro and "W/T/L vs DAGFS (ours)" in micro
+    assert "$\\downarrow$ lower is better" in (kgrid_out / "table_hamming.tex").read_text()
+    stats = json.loads((kgrid_out / "stats_kgrid.json").read_text())
+    micro_stats = stats["metrics"]["micro_f1"]
+    assert micro_stats["reference"] == "DAGFS" and set(micro_stats["holm_p"]) == {"LRMFS", "MIFS", "SCLS"}
+    assert micro_stats["datasets"] == DATASETS and micro_stats["excluded_datasets"] == []
+    report = (kgrid_out / "report.md").read_text()
+    assert report.count("### ") == 8 and "figures/curves_kgrid_mean.png" in report
+    assert "P(DAGFS (ours) better)" in report
+    for stem in ["curves_kgrid_CAL500", "curves_kgrid_mean", "cd_kgrid_hamming_loss"]:
+        for ext in ("png", "pdf"):
+            assert (kgrid_out / "figures" / f"{stem}.{ext}").stat().st_size > 1000
+
+
+def test_kgrid_tables_compile_with_pdflatex(kgrid_out, tmp_path):
+    compile_tables([kgrid_out / name for name in TABLES], tmp_path)
+
+
+def test_pgrid_uses_the_value_at_p_target_and_compiles(pgrid_results, tmp_path, capsys):
+    out = tmp_path / "out"
+    assert run_tables(pgrid_results, out, "--grid", "pgrid", "--p-target", "0.3", "--no-figures",
+                      capsys=capsys)[0] == 0
+    table = pd.read_csv(out / "benchmark_means_pgrid.csv")
+    row = table[(table.dataset == "CAL500") & (table.method == "SCLS") & (table.metric == "macro_f1")].iloc[0]
+    values = fold_values(pgrid_results, "SCLS", "CAL500", "macro_f1", "pgrid", p_target=0.3)
+    assert row["mean"] == pytest.approx(values.mean(), rel=1e-9)
+    assert "At 30\\% selected features" in (out / "table_macrof1.tex").read_text()
+    report = (out / "report.md").read_text()
+    assert "tables use the curve value at p = 0.3" in report  # the files were written for 0.2
+    compile_tables([out / name for name in TABLES], tmp_path)
+
+
+def test_missing_fold_is_an_error_unless_explicitly_allowed(kgrid_results, tmp_path, capsys):
+    results = tmp_path / "res"
+    shutil.copytree(kgrid_results, results)
+    (results / "MIFS" / "yeast_fold2_kgrid_metrics.json").unlink()
+    code, err = run_tables(results, tmp_path / "out", "--no-figures", capsys=capsys)
+    assert code == 2 and "1 result files missing" in err and "MIFS/yeast_fold2_kgrid_metrics.json" in err
+    code, _ = run_tables(results, tmp_path / "out", "--no-figures", "--allow-incomplete", capsys=capsys)
+    assert code == 0
+    table = pd.read_csv(tmp_path / "out" / "benchmark_means_kgrid.csv")
+    assert table[(table.dataset == "yeast") & (table.method == "MIFS")]["n_folds"].eq(2).all()
+    assert "$^\\dagger$" in (tmp_path / "out" / "table_microf1.tex").read_text()
+    assert "missing: MIFS/yeast\\_fold2" in (tmp_path / "out" / "report.md").read_text()
+
+
+def test_method_without_a_dataset_is_left_out_of_the_tests(kgrid_results, tmp_path, capsys):
+    results = tmp_path / "res"
+    shutil.copytree(kgrid_results, results)
+    for path in (results / "SCLS").glob("emotions_*"):
+        path.unlink()
+    assert run_tables(results, tmp_path / "out", "--no-figures", capsys=capsys)[0] == 2
+    assert run_tables(results, tmp_path / "out", "--no-figures", "--allow-incomplete", capsys=capsys)[0] == 0
+    stats = json.loads((tmp_path / "out" / "stats_kgrid.json").read_text())
+    assert stats["metrics"]["macro_f1"]["excluded_datasets"] == ["emotions"]
+    assert stats["metrics"]["macro_f1"]["n_blocks"] == 2
+    assert "left out: emotions" in (tmp_path / "out" / "table_macrof1.tex").read_text()
+    compile_tables([tmp_path / "out" / name for name in TABLES], tmp_path)
+
+
+@pytest.mark.parametrize("content, message", [
+    ('["DAGFS"]', "must be a JSON object"),
+    ('{"DAGFS": 3}', "non-empty string"),
+    ('{"DAGFS": "X", "LRMFS": "X"}', "same display name"),
+    ("{not json", "cannot read display map"),
+])
+def test_display_map_is_validated(kgrid_results, tmp_path, capsys, content, message):
+    path = tmp_path / "map.json"
+    path.write_text(content)
+    code, err = run_tables(kgrid_results, tmp_path / "out", "--display-map", str(path), "--no-figures",
+                           capsys=capsys)
+    assert code == 2 and message in err
+
+
+def test_bad_arguments_exit_with_code_2(kgrid_results, tmp_path, capsys):
+    argv = ["--results-dir", str(kgrid_results), "--methods", "DAGFS", "LRMFS", "MIFS",
+            "--ref-method", "SCLS", "--out-dir", str(tmp_path)]
+    assert run_main(main, argv) == 2 and "--ref-method" in capsys.readouterr().err
+    argv[argv.index("--ref-method") + 1] = "DAGFS"
+    argv[argv.index("--methods") + 1] = "../x"
+    assert run_main(main, argv) == 2 and "invalid method name" in capsys.readouterr().err
+
+
+def test_regeneration_is_byte_identical(kgrid_results, tmp_path):
+    outputs = []
+    for name in ("a", "b"):
+        assert run_tables(kgrid_results, tmp_path / name, "--datasets", "CAL500", "yeast")[0] == 0
+        outputs.append({p.relative_to(tmp_path / name): p.read_bytes()
+                        for p in sorted((tmp_path / name).rglob("*")) if p.is_file()})
+    assert outputs[0].keys() == outputs[1].keys() and len(outputs[0]) > 20
+    for key in outputs[0]:
+        assert outputs[0][key] == outputs[1][key], key
