@@ -32,10 +32,9 @@ function result = MLKNN_eval_kgrid(X_train, Y_train, X_test, Y_test, ranking, k_
   used = 0;
   k_done = 0;
   for g = 1:K
-    for f = ranking(k_done+1:k_values(g))
-      D_train = mlknn_add_feature(D_train, X_train(:, f), X_train(:, f));
-      D_test = mlknn_add_feature(D_test, X_train(:, f), X_test(:, f));
-    end
+    chunk = ranking(k_done+1:k_values(g));
+    D_train = mlknn_accumulate(D_train, X_train(:, chunk), X_train(:, chunk));
+    D_test = mlknn_accumulate(D_test, X_train(:, chunk), X_test(:, chunk));
     k_done = k_values(g);
     model = mlknn_fit(mlknn_neighbours(D_train, Num), Ytr, prior, Num, Smooth);
     outputs = mlknn_posteriors(model, mlknn_neighbours(D_test, Num), Ytr);

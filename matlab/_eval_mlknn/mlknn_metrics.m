@@ -1,8 +1,9 @@
 function [m, labels_used] = mlknn_metrics(outputs, Y)
 %MLKNN_METRICS  The seven metrics of one ML-kNN prediction.
-%   outputs: L × n_test posteriors; Y: L × n_test logical truth. A cell is predicted positive when
+%   outputs: L × n_test posteriors; Y: L × n_test truth (positive where > 0). A cell is predicted positive when
 %   its output is >= 0.5. labels_used: labels with both classes in Y (those macro_pr_auc averages).
 %   Conventions (identical to the native evaluator): see each metric_* function.
+  Y = Y > 0;
   pred = outputs >= 0.5;
   m.micro_f1 = metric_micro_f1(pred, Y);
   m.macro_f1 = metric_macro_f1(pred, Y);
