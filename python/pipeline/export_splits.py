@@ -21,7 +21,8 @@ from tqdm import tqdm
 
 from .cli import run_main
 from .data.export import ExportSettings, export_dataset
-from .data.registry import REAL_DATASETS, REGISTRY, default_data_root, get_spec, load_dataset
+from .data.registry import (REAL_DATASETS, REGISTRY, DatasetSpec, default_data_root, get_spec,
+                            load_dataset, require_files)
 from .data.scaling import SCALERS
 from .data.splits import SPLIT_MODES
 from .errors import ConfigError
@@ -66,20 +67,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.test_size is not None and args.split_mode == "kfold":
         raise ConfigError("--test-size applies to --split-mode holdout only", field="--test-size")
     data_root = args.data_root or default_data_root()
-    total = len(specs) * args.folds
-    with tqdm(total=total, unit="fold", disable=args.no_progress or None) as bar:
-        for spec in specs:
+    plan = [(spec, _settings(args, spec)) for spec in specs]  # fail before any work on bad input
+    for spec in specs:
+        require_files(spec.name, data_root)
+    with tqdm(total=len(specs) * args.folds, unit="fold", disable=args.no_progress or None) as bar:
+        for spec, settings in plan:
             bar.set_description(spec.name)
-            settings = ExportSettings(
-                mode=args.split_mode, n_folds=args.folds, seed=args.seed,
-                test_size=(args.test_size or spec.reference_test_size)
-                if args.split_mode == "holdout" else None,
-                scaler=args.scaler, clip_test=args.clip_test).validate()
             dataset = load_dataset(spec.name, data_root)
             paths = export_dataset(dataset, args.output_dir, settings,
                                    on_fold=lambda _index: bar.update(1))
             tqdm.write(f"{spec.name}: {len(paths)} folds in {paths[0].parent}")
     return 0
+
+
+def _settings(args: argparse.Namespace, spec: DatasetSpec) -> ExportSettings:
+    """Validated settings; a holdout without ``--test-size`` uses the dataset's ``n_test / n``."""
+    test_size = None
+    if args.split_mode == "holdout":
+        test_size = args.test_size if args.test_size is not None else spec.reference_test_size
+    return ExportSettings(mode=args.split_mode, n_folds=args.folds, seed=args.seed,
+                          test_size=test_size, scaler=args.scaler,
+                          clip_test=args.clip_test).validate()
 
 
 if __name__ == "__main__":

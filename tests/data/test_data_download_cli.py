@@ -108,6 +108,13 @@ def test_cli_user_errors_exit_2_with_one_line(module, argv, pattern, tmp_path, c
     assert err.startswith("error: ") and err.count("\n") == 1 and pattern in err
 
 
+def test_export_cli_checks_every_dataset_before_writing(tmp_path, capsys):
+    code = run_main(export_cli.main, ["--datasets", "demo", "emotions", "--data-root",
+                                      str(tmp_path / "empty"), "--output-dir", str(tmp_path / "out")])
+    assert code == 2 and "emotions-train.arff" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
+
+
 def test_export_cli_writes_demo_folds(tmp_path, capsys):
     code = run_main(export_cli.main, ["--dataset", "demo", "--split-mode", "kfold", "--folds", "3",
                                       "--output-dir", str(tmp_path), "--no-progress"])

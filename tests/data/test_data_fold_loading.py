@@ -48,6 +48,18 @@ def test_fold_path_listing_discovery_and_hash(tmp_path):
     assert sha256_file(path) == hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def test_save_fold_refuses_invalid_arrays(tmp_path):
+    arrays = _good_arrays()
+    arrays["Y_test"] = np.full((4, 2), -1)
+    with pytest.raises(DataError, match=r"bad\.mat.*field 'Y_test'"):
+        save_fold(tmp_path / "bad.mat", **arrays)
+    arrays = _good_arrays()
+    arrays["X_test"], arrays["Y_test"] = arrays["X_test"][:0], arrays["Y_test"][:0]
+    with pytest.raises(DataError, match=r"field 'X_test': no instances"):
+        save_fold(tmp_path / "bad.mat", **arrays)
+    assert not (tmp_path / "bad.mat").exists()
+
+
 def _write(tmp_path, **changes):
     arrays = _good_arrays()
     arrays.update(changes)

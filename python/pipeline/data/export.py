@@ -25,7 +25,7 @@ from ..names import validate_name
 from .folds import fold_path, save_fold, sha256_file
 from .registry import Dataset
 from .scaling import make_scaler, scale_fold
-from .splits import Split, stratified_splits
+from .splits import Split, check_split_settings, stratified_splits
 
 SIDECAR_SCHEMA = "mlfs-bench/fold-sidecar/1"
 _VERSIONED_PACKAGES = ("numpy", "scipy", "scikit-learn", "scikit-multilearn", "liac-arff", "mlfs-bench")
@@ -48,7 +48,9 @@ class ExportSettings:
     clip_test: bool = False
 
     def validate(self) -> "ExportSettings":
-        """Raise ConfigError for an invalid scaler/clip combination (splits check the rest)."""
+        """Return self, or raise ConfigError for invalid split or scaler settings."""
+        check_split_settings(self.mode, self.n_folds, self.seed,
+                             self.test_size if self.mode == "holdout" else None)
         make_scaler(self.scaler, clip_test=self.clip_test)
         return self
 

@@ -132,13 +132,7 @@ def load_fold(path: str | Path, *, dataset: str | None = None, index: int | None
         disagree on d or L; a label is not 0 or 1.
     """
     path = Path(path)
-    variables = _read_mat(path)
-    arrays = {key: _numeric_matrix(path, key, variables) for key in FOLD_KEYS}
-    _check_shapes(path, arrays)
-    for key in ("X_train", "X_test"):
-        _check_finite(path, key, arrays[key])
-    for key in ("Y_train", "Y_test"):
-        _check_binary(path, key, arrays[key])
+    arrays = _validated(path, _read_mat(path))
     if index is None:
         match = _FOLD_FILE.match(path.name)
         index = int(match.group(1)) if match else -1
@@ -154,17 +148,33 @@ def save_fold(path: str | Path, X_train: np.ndarray, Y_train: np.ndarray,
               X_test: np.ndarray, Y_test: np.ndarray) -> Path:
     """Write a fold file atomically and deterministically (X float64, Y int8, as the reference).
 
+    The arrays get the same checks as :func:`load_fold` first, so an invalid fold is never written.
+
     Parameters
     ----------
     X_train : (n_train, d), Y_train : (n_train, L), X_test : (n_test, d), Y_test : (n_test, L)
         Y in {0,1}.
     """
+    path = Path(path)
+    _validated(path, {"X_train": np.asarray(X_train), "Y_train": np.asarray(Y_train),
+                      "X_test": np.asarray(X_test), "Y_test": np.asarray(Y_test)})
     return write_mat(path, {
         "X_train": np.asarray(X_train, dtype=np.float64),
         "Y_train": np.asarray(Y_train, dtype=np.int8),
         "X_test": np.asarray(X_test, dtype=np.float64),
         "Y_test": np.asarray(Y_test, dtype=np.int8),
     })
+
+
+def _validated(path: Path, variables: dict) -> dict[str, np.ndarray]:
+    """The four fold arrays of ``variables`` after every check, or DataError naming path and field."""
+    arrays = {key: _numeric_matrix(path, key, variables) for key in FOLD_KEYS}
+    _check_shapes(path, arrays)
+    for key in ("X_train", "X_test"):
+        _check_finite(path, key, arrays[key])
+    for key in ("Y_train", "Y_test"):
+        _check_binary(path, key, arrays[key])
+    return arrays
 
 
 def _read_mat(path: Path) -> dict:

@@ -232,12 +232,7 @@ def load_dataset(name: str, data_root: str | Path | None = None) -> Dataset:
         return make_demo_dataset()[0]
     if data_root is None:
         raise ConfigError(f"dataset {name!r} needs a data root", field="data_root")
-    paths = [Path(data_root) / f.name for f in spec.files]
-    for path in paths:
-        if not path.is_file():
-            raise DataError(f"file of dataset {name!r} not found (download it with "
-                            f"`python -m pipeline.datasets fetch {name} --dest {data_root}`)",
-                            file=path)
+    paths = require_files(name, data_root)
     raw = _read_raw(spec, paths)
     _check_shape(spec, raw, paths[0])
     provenance = {"format": spec.format,
@@ -245,6 +240,20 @@ def load_dataset(name: str, data_root: str | Path | None = None) -> Dataset:
                   "source_files": [{"name": p.name, "sha256": sha256_file(p)} for p in paths]}
     return Dataset(name=name, X=raw.X, Y=raw.Y, label_names=raw.label_names,
                    provenance=provenance)
+
+
+def require_files(name: str, data_root: str | Path) -> list[Path]:
+    """Paths of dataset ``name``'s files in ``data_root``; DataError for the first missing one.
+
+    A synthetic dataset has no files and gives an empty list.
+    """
+    paths = [Path(data_root) / f.name for f in get_spec(name).files]
+    for path in paths:
+        if not path.is_file():
+            raise DataError(f"file of dataset {name!r} not found (download it with "
+                            f"`python -m pipeline.datasets fetch {name} --dest {data_root}`)",
+                            file=path)
+    return paths
 
 
 def _read_raw(spec: DatasetSpec, paths: list[Path]) -> RawData:

@@ -75,7 +75,10 @@ def stratified_splits(Y: np.ndarray, *, mode: str, n_folds: int, seed: int,
     list of Split, one per fold.
     """
     Y = np.asarray(Y)
-    _check_arguments(Y, mode, n_folds, seed, test_size)
+    check_split_settings(mode, n_folds, seed, test_size)
+    if Y.ndim != 2 or Y.shape[0] < max(2, n_folds if mode == "kfold" else 2):
+        raise ConfigError("labels must be an (n, L) matrix with at least 2 rows and a row per fold",
+                          field="Y", found=Y.shape)
     if mode == "kfold":
         return _kfold(Y, n_folds, seed)
     return [_holdout(Y, test_size, seed + f) for f in range(n_folds)]
@@ -100,15 +103,14 @@ def _holdout(Y: np.ndarray, test_size: float, seed: int) -> Split:
     return Split(train=perm[train].astype(np.int64), test=perm[test].astype(np.int64), seed=seed)
 
 
-def _check_arguments(Y, mode, n_folds, seed, test_size) -> None:
+def check_split_settings(mode: str, n_folds: int, seed: int, test_size: float | None) -> None:
+    """Raise ConfigError for an unknown mode, too few folds, a bad seed or holdout fraction."""
     if mode not in SPLIT_MODES:
         raise ConfigError("unknown split mode", field="split_mode", expected=SPLIT_MODES, found=mode)
-    if Y.ndim != 2 or Y.shape[0] < 2:
-        raise ConfigError("labels must be an (n, L) matrix with n >= 2", field="Y", found=Y.shape)
     minimum = 2 if mode == "kfold" else 1
-    if int(n_folds) < minimum or (mode == "kfold" and n_folds > Y.shape[0]):
+    if int(n_folds) < minimum:
         raise ConfigError(f"invalid number of folds for {mode}", field="folds",
-                          expected=f"{minimum}..{Y.shape[0]}", found=n_folds)
+                          expected=f">= {minimum}", found=n_folds)
     if int(seed) < 0 or int(seed) + int(n_folds) > 2**32 - 1:
         raise ConfigError("seed out of range", field="seed", expected="0 <= seed < 2**32 - folds",
                           found=seed)
