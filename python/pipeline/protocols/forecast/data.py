@@ -14,6 +14,7 @@ Nothing is ever downloaded here: a missing dataset raises :class:`DatasetNotAvai
 from __future__ import annotations
 
 import io
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -181,7 +182,15 @@ def _infer_freq(timestamps: list[np.ndarray]) -> str | None:
     longest = max(timestamps, key=len)
     if len(longest) < 3:
         return None
-    return pd.infer_freq(pd.DatetimeIndex(longest[: min(len(longest), 400)]))
+    return infer_freq(pd.DatetimeIndex(longest[: min(len(longest), 400)]))
+
+
+def infer_freq(index: pd.DatetimeIndex) -> str | None:
+    """``pd.infer_freq`` as a string on every pandas version (pandas 3 moves towards offsets)."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*infer_freq.*")
+        freq = pd.infer_freq(index)
+    return getattr(freq, "freqstr", freq)
 
 
 def write_arrow_dataset(dataset: SeriesDataset, root: str | Path) -> Path:
@@ -197,7 +206,8 @@ def write_arrow_dataset(dataset: SeriesDataset, root: str | Path) -> Path:
     columns = {"id": pa.array(dataset.item_ids, type=pa.string())}
     if dataset.freq and dataset.start and all(s is not None for s in dataset.start):
         columns[TIMESTAMP_COLUMN] = pa.array(
-            [pd.date_range(start, periods=len(values), freq=dataset.freq).to_numpy()
+            # pyarrow does not rescale nested datetime64[ns] arrays: convert to ms first
+            [pd.date_range(start, periods=len(values), freq=dataset.freq).to_numpy().astype("datetime64[ms]")
              for start, values in zip(dataset.start, dataset.series)],
             type=pa.list_(pa.timestamp("ms")))
     columns["target"] = pa.array([np.asarray(v, dtype=float) for v in dataset.series],
@@ -232,7 +242,7 @@ def read_long_csv(path: str | Path, name: str, *, id_column: str = "item_id",
         ids.append(str(item))
         starts.append(group[timestamp_column].iloc[0])
         if freq is None and len(group) >= 3:
-            freq = pd.infer_freq(pd.DatetimeIndex(group[timestamp_column]))
+            freq = infer_freq(pd.DatetimeIndex(group[timestamp_column]))
     return SeriesDataset(name, series, ids, freq, starts)
 
 

@@ -1,0 +1,116 @@
+"""Metrics of spec §4.1 on hand-computed examples, and vectorised == per-series loop."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from pipeline.errors import ConfigError
+from pipeline.protocols.forecast import metrics as M
+
+LEVELS = [0.1, 0.5, 0.9]
+
+
+def test_quantile_loss_has_the_factor_two():
+    y = np.array([[10.0]])
+    q = np.array([[[8.0], [10.0], [13.0]]])
+    # tau=0.1, under-forecast by 2: 2*2*0.1; tau=0.5 exact: 0; tau=0.9, over by 3: 2*3*0.1
+    np.testing.assert_allclose(M.quantile_loss(y, q, LEVELS)[0, :, 0], [0.4, 0.0, 0.6])
+
+
+def test_wql_pools_over_items_and_steps():
+    y = np.array([[10.0, 20.0], [5.0, np.nan]])
+    q = np.repeat(np.array([[[12.0, 18.0]], [[5.0, 99.0]]]), 3, axis=1)
+    # all quantiles equal a point forecast -> WQL = sum|y - yhat| / sum|y| over non-NaN entries
+    assert M.wql(y, q, LEVELS) == pytest.approx((2 + 2 + 0) / 35)
+    assert M.mql(y, q, LEVELS) == pytest.approx(4 / 3)
+
+
+def test_seasonal_error_gluonts_and_fev_edges():
+    contexts = [np.array([1.0, 2, 4, 7]), np.array([3.0, 3.0]), np.array([1.0, np.nan, 2.0, 5.0])]
+    gluonts = M.seasonal_error(contexts, 2, "gluonts")
+    # series 0: |4-1|, |7-2| -> 4; series 1: T=2 <= m -> lag 1: 0; series 2: |2-1| (NaN pair skipped) -> 1
+    np.testing.assert_allclose(gluonts, [4.0, 0.0, 1.0])
+    fev = M.seasonal_error(contexts, 2, "fev")
+    assert fev[0] == 4.0 and np.isnan(fev[1]) and fev[2] == 1.0
+    with pytest.raises(ConfigError):
+        M.seasonal_error(contexts, 2, "other")
+
+
+def test_mase_and_sql_skip_undefined_scales():
+    y = np.array([[2.0, 4.0], [1.0, 1.0]])
+    point = np.array([[1.0, 1.0], [0.0, 0.0]])
+    scale = np.array([2.0, np.nan])
+    assert M.mase(y, point, scale) == pytest.approx((0.5 + 1.5) / 2)
+    q = np.repeat(point[:, None, :], 3, axis=1)
+    assert M.sql(y, q, LEVELS, scale) == pytest.approx((0.5 + 1.5) / 2)
+
+
+def test_smape_conventions_and_zero_denominator():
+    y = np.array([[1.0, 0.0, 2.0]])
+    point = np.array([[3.0, 0.0, 2.0]])
+    assert M.smape(y, point, "fev") == pytest.approx((2 * 2 / 4 + 0) / 2)
+    assert M.smape(y, point, "gluonts") == pytest.approx((2 / 4 + 0) / 2)
+    with pytest.raises(ConfigError):
+        M.smape(y, point, "mape")
+
+
+def test_evaluate_window_uses_mean_for_mse_when_given():
+    y = np.array([[1.0, 3.0]])
+    q = np.array([[[0.0, 2.0], [1.0, 3.0], [2.0, 4.0]]])
+    result = M.evaluate_window(y, q, LEVELS, [np.array([0.0, 1.0, 2.0])], 1, mean_pred=np.array([[2.0, 2.0]]))
+    assert result["MSE"] == 1.0 and result["mse_forecast"] == "mean"
+    assert result["MAE"] == 0.0 and result["MASE"] == 0.0
+    assert result["crps_wql"] == result["WQL"]
+    with pytest.raises(ValueError, match=r"\(N, Q, H\)"):
+        M.evaluate_window(y, q[:, :2], LEVELS, [np.zeros(3)], 1)
+    with pytest.raises(ConfigError, match="0.5"):
+        M.evaluate_window(y, q, [0.1, 0.2, 0.9], [np.zeros(3)], 1)
+
+
+def _loop_metrics(y, q, levels, contexts, m):
+    """Per-series reference: GluonTS-style seasonal error and pooled sums, one series at a time."""
+    abs_num = scaled_sum = count = 0.0
+    loss_sum = np.zeros(len(levels))
+    abs_y = 0.0
+    for i, context in enumerate(contexts):
+        lag = m if m < len(context) else 1
+        diffs = [abs(context[t] - context[t - lag]) for t in range(lag, len(context))
+                 if not (np.isnan(context[t]) or np.isnan(context[t - lag]))]
+        s = sum(diffs) / len(diffs)
+        for h in range(y.shape[1]):
+            if np.isnan(y[i, h]):
+                continue
+            point = q[i, levels.index(0.5), h]
+            scaled_sum += abs(y[i, h] - point) / s
+            count += 1
+            abs_y += abs(y[i, h])
+            for k, tau in enumerate(levels):
+                err = y[i, h] - q[i, k, h]
+                loss_sum[k] += 2 * max(tau * err, (tau - 1) * err)
+            abs_num += abs(y[i, h] - point)
+    return scaled_sum / count, float(np.mean(loss_sum / abs_y))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 6), st.integers(1, 5), st.integers(1, 4), st.integers(0, 10_000))
+def test_vectorised_metrics_equal_a_per_series_loop(n, h, m, seed):
+    rng = np.random.default_rng(seed)
+    contexts = [rng.normal(5, 2, size=rng.integers(2, 12)) for _ in range(n)]
+    y = rng.normal(5, 2, size=(n, h))
+    y[rng.random((n, h)) < 0.2] = np.nan
+    y[:, 0] = rng.uniform(0.1, 9.0, size=n)  # at least one valid target per item
+    q = np.sort(rng.normal(5, 2, size=(n, len(M.DEFAULT_QUANTILES), h)), axis=1)
+    levels = list(M.DEFAULT_QUANTILES)
+    expected_mase, expected_wql = _loop_metrics(y, q, levels, contexts, m)
+    scale = M.seasonal_error(contexts, m)
+    assert M.mase(y, q[:, 4], scale) == pytest.approx(expected_mase, rel=1e-12)
+    assert M.wql(y, q, levels) == pytest.approx(expected_wql, rel=1e-12)
+
+
+def test_average_windows_means_numeric_metrics():
+    first = {name: 1.0 for name in M.NUMERIC_METRICS} | {"mase_edge": "fev"}
+    second = {name: 3.0 for name in M.NUMERIC_METRICS} | {"mase_edge": "fev"}
+    merged = M.average_windows([first, second])
+    assert merged["MASE"] == 2.0 and merged["n_windows"] == 2 and merged["mase_edge"] == "fev"
