@@ -1,6 +1,6 @@
 """List, describe and download the registered multi-label datasets.
 
-Examples::
+Examples:
 
     python -m pipeline.datasets list
     python -m pipeline.datasets info emotions --data-root ../shared/data/mlc
@@ -25,8 +25,8 @@ _TABLE_HEADER = ("dataset", "format", "n", "train", "test", "d", "L", "card.")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m pipeline.datasets",
-                                     description=__doc__.split("\n\n")[0],
+    parser = argparse.ArgumentParser(prog="python -m pipeline.datasets", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter,
                                      epilog="Details: docs/data.md.")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     commands.add_parser("list", help="print the registry as a shape table")

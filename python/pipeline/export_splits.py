@@ -1,13 +1,13 @@
-"""Export stratified, train-only-scaled folds of registered datasets as MATLAB ``.mat`` files.
+"""Export stratified, train-only-scaled folds of registered datasets as MATLAB .mat files.
 
-Example::
+Examples:
 
     python -m pipeline.export_splits --datasets emotions yeast --split-mode holdout --folds 5
     python -m pipeline.export_splits --dataset demo --split-mode kfold --folds 5 \\
         --output-dir data/paper_matlab_minmax
 
-Writes ``<output-dir>/<DATASET>/fold<i>.mat`` (X_train, Y_train, X_test, Y_test) and a JSON
-sidecar ``fold<i>.json`` per fold (seed, split settings, row indices, SHA-256 of the sources and of
+Writes <output-dir>/<DATASET>/fold<i>.mat (X_train, Y_train, X_test, Y_test) and a JSON
+sidecar fold<i>.json per fold (seed, split settings, row indices, SHA-256 of the sources and of
 the fold file, library versions). The same arguments give byte-identical files on every run.
 """
 
@@ -33,7 +33,7 @@ DEFAULT_OUTPUT_DIR = Path("data/paper_matlab_minmax")
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m pipeline.export_splits",
-        description=__doc__.split("\n\n")[0],
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="Datasets: " + ", ".join(REGISTRY) + ". Details: docs/data.md.")
     parser.add_argument("--datasets", "--dataset", nargs="+", metavar="NAME",
                         help="datasets to export (default: the 15 real datasets)")
