@@ -13,11 +13,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Sequence
 
-from statsmodels.stats.multitest import multipletests
-
 from ...errors import ConfigError, DataError
 from ...fileio import atomic_write_json, atomic_write_text, dumps_json
 from ...report.latex import latex_environment
+from ...stats.multiple import holm_adjust
 from ...stats.paired import effect_category
 from .models import MODEL_SPECS
 from .predictions import DEFAULT_EPS, find_predictions, pooled_metrics, read_predictions, run_dir
@@ -121,7 +120,7 @@ def _add_holm(per_comparison: dict, seed: int) -> None:
     blocks = [per_comparison[key][seed] for key in per_comparison]
     for metric in (PRIMARY_METRIC, APPENDIX_METRIC):
         raw = [blk["permutation"][metric]["p_value"] for blk in blocks]
-        adjusted = multipletests(raw, method="holm")[1]
+        adjusted = holm_adjust(raw)
         for blk, p in zip(blocks, adjusted):
             blk["permutation"][metric]["p_holm"] = float(p)
 
