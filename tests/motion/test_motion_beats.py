@@ -8,6 +8,7 @@ import pytest
 
 from pipeline.errors import ConfigError
 from pipeline.protocols.motion import beat_alignment, kinematic_beat_times, music_beat_times
+from pipeline.protocols.motion.beats import music_beat_times_batch
 from pipeline.protocols.motion.evaluate import EvalSettings, score_motion_beats
 from pipeline.protocols.motion.loading import Audio
 
@@ -62,12 +63,27 @@ def test_kinematic_beats_are_the_planted_speed_minima():
 
 def test_motion_on_the_click_beats_scores_about_one_and_shifted_motion_less(click_track):
     settings = EvalSettings(beat_sigma=0.05)
-    on_beat = score_motion_beats(dancing_body(CLICK_FRAMES[1:-1]), click_track, settings)
-    shifted = score_motion_beats(dancing_body(CLICK_FRAMES[1:-1] + 9), click_track, settings)
+    music = music_beat_times(click_track.waveform, click_track.sample_rate)
+    on_beat = score_motion_beats(dancing_body(CLICK_FRAMES[1:-1]), music, settings)
+    shifted = score_motion_beats(dancing_body(CLICK_FRAMES[1:-1] + 9), music, settings)
     # exact placement up to librosa's one-frame lag: exp(−(1/60)² / (2·0.05²)) = 0.946
     assert on_beat.precision >= 0.94
     assert on_beat.f1 >= 0.85
     assert shifted.precision < 0.1 and shifted.recall < 0.1
+
+
+def test_batched_music_beats_equal_one_beat_track_call_per_clip(click_track):
+    rng = np.random.default_rng(0)
+    noisy = [Audio(click_track.waveform + rng.normal(0, 0.05, click_track.waveform.size), SAMPLE_RATE)
+             for _ in range(3)]
+    shorter = Audio(click_track.waveform[: SAMPLE_RATE * 3], SAMPLE_RATE)
+    clips = [noisy[0], None, shorter, noisy[1], noisy[2]]
+    batched = music_beat_times_batch(clips)
+    assert batched[1] is None
+    for clip, times in zip(clips, batched):
+        if clip is not None:
+            _, frames = librosa.beat.beat_track(y=clip.waveform.astype(np.float32), sr=clip.sample_rate)
+            np.testing.assert_allclose(times, librosa.frames_to_time(frames, sr=clip.sample_rate))
 
 
 def test_scores_with_known_answers():

@@ -7,7 +7,6 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from . import beats, distribution, features, ground
-from .loading import Audio
 
 LEARNED_FID_REASON = ("learned-embedding FID needs the HumanML3D T2M evaluator checkpoint "
                       "(--evaluator-ckpt); none was given")
@@ -104,10 +103,11 @@ class MotionEvaluator:
 
     def _beat_alignment(self, motions: MotionSet) -> dict:
         s = self.settings
-        scores = []
-        for joints, length, clip in zip(motions.joints, motions.lengths, motions.audio or []):
-            if clip is not None:
-                scores.append(score_motion_beats(joints[:length], clip, s))
+        clips = motions.audio or [None] * len(motions.lengths)
+        music = beats.music_beat_times_batch(clips)
+        scores = [score_motion_beats(joints[:length], times, s)
+                  for joints, length, times in zip(motions.joints, motions.lengths, music)
+                  if times is not None]
         block = {"sigma": s.beat_sigma, "variant": s.kinematic, "smooth": s.smooth_kinematic,
                  "n_with_audio": len(scores)}
         if not scores:
@@ -134,11 +134,11 @@ class MotionEvaluator:
         }
 
 
-def score_motion_beats(joints: np.ndarray, clip: Audio, settings: EvalSettings) -> beats.BeatScores:
-    """Beat alignment of one motion (L, J, 3) with its music, using beats inside [0, L/fps)."""
+def score_motion_beats(joints: np.ndarray, music_times: np.ndarray,
+                       settings: EvalSettings) -> beats.BeatScores:
+    """Beat alignment of one motion (L, J, 3) with its music beats (s), using those in [0, L/fps)."""
     duration = joints.shape[0] / settings.fps
-    music = beats.music_beat_times(clip.waveform, clip.sample_rate)
-    music = music[(music >= 0) & (music < duration)]
+    music = music_times[(music_times >= 0) & (music_times < duration)]
     dance = beats.kinematic_beat_times(joints, settings.fps, settings.kinematic,
                                        settings.smooth_kinematic)
     return beats.beat_alignment(dance, music, settings.beat_sigma)
