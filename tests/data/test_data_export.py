@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from skmultilearn.model_selection import iterative_train_test_split
 
 from pipeline.data.export import ExportSettings, export_dataset
 from pipeline.data.folds import load_fold, sha256_file
@@ -64,6 +65,21 @@ def test_splits_are_seeded_and_leave_the_global_rng_alone():
     c = stratified_splits(Y, mode="kfold", n_folds=5, seed=4)
     assert all(np.array_equal(x.test, y.test) for x, y in zip(a, b))
     assert not all(np.array_equal(x.test, y.test) for x, y in zip(a, c))
+
+
+def test_holdout_reproduces_the_reference_procedure_once_seeded(real_datasets):
+    """Reference: shuffle with RandomState(seed+f), then iterative_train_test_split (order 2)."""
+    dataset = real_datasets["emotions"]
+    seed, test_size = 5, 202 / 593
+    splits = stratified_splits(dataset.Y, mode="holdout", n_folds=2, seed=seed, test_size=test_size)
+    for f, split in enumerate(splits):
+        perm = np.random.RandomState(seed + f).permutation(dataset.n_samples)
+        np.random.seed(seed + f)
+        X_train, Y_train, X_test, Y_test = iterative_train_test_split(
+            dataset.X[perm], dataset.Y[perm], test_size)
+        np.testing.assert_array_equal(dataset.X[split.train], X_train)
+        np.testing.assert_array_equal(dataset.Y[split.test], Y_test)
+        np.testing.assert_array_equal(dataset.X[split.test], X_test)
 
 
 @pytest.mark.parametrize("mode, folds, tolerance", [("kfold", 5, 0.06), ("holdout", 3, 0.03)])
