@@ -97,7 +97,7 @@ def build_table(results: dict[tuple[str, str], dict]) -> ResultTable:
     mean_rows = []
     for model in models:
         per_dataset = [results.get((dataset, model)) for dataset in datasets]
-        mean_rows.append([f"mean over datasets", model] + [
+        mean_rows.append(["mean over datasets", model] + [
             _mean_cell([None if m is None else m.get(metric) for m in per_dataset], score)
             for metric in METRIC_KEYS for score, _ in SCORES])
     return ResultTable(columns=columns, rows=rows, mean_rows=mean_rows)

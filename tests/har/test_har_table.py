@@ -1,0 +1,95 @@
+"""The combined comparison table (protocols.md 1.8): order, N/A, missing, means, malformed files."""
+
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+import subprocess
+
+import pytest
+
+from pipeline.cli import run_main
+from pipeline.fileio import atomic_write_json
+from pipeline.protocols.har.cli import main
+from pipeline.protocols.har.table import build_table, read_results, to_latex, write_tables
+
+NA = {"applicable": False, "reason": "not text-aligned"}
+
+
+def _entry(acc):
+    return {"applicable": True, "accuracy": acc, "f1_macro": acc - 10, "f1_weighted": acc - 5,
+            "n_samples": 100, "n_train_samples": 10, "n_classes": 6}
+
+
+def _write(folder, dataset, model, metrics):
+    atomic_write_json(folder / f"{dataset}_{model}_evaluation.json",
+                      {"schema_version": 1, "dataset": dataset, "model": model, "metrics": metrics})
+
+
+@pytest.fixture
+def results_dir(tmp_path):
+    full = {"zero_shot_open_set": _entry(40), "zero_shot_closed_set": _entry(50), "supervised_1pct": _entry(60),
+            "supervised_10pct": _entry(70), "linear_probe": _entry(80)}
+    _write(tmp_path, "VTT_ConIoT", "tsfm", full)
+    _write(tmp_path, "motionsense", "tsfm", {**full, "linear_probe": _entry(90)})
+    _write(tmp_path, "MobiAct", "my_model", {"zero_shot_open_set": NA, "zero_shot_closed_set": NA,
+                                             "1pct_supervised": _entry(33.33), "10pct_supervised": _entry(44.44),
+                                             "linear_probe": _entry(55.55)})
+    _write(tmp_path, "motionsense", "moment", {"zero_shot_open_set": NA, "zero_shot_closed_set": NA,
+                                               "supervised_1pct": _entry(61.25)})
+    (tmp_path / "broken_x_evaluation.json").write_text("{not json")
+    (tmp_path / "other_y_evaluation.json").write_text(json.dumps({"dataset": "d", "model": "m", "metrics": [1]}))
+    return tmp_path
+
+
+def test_rows_follow_protocol_order_with_na_and_missing(results_dir):
+    results, warnings = read_results(results_dir)
+    assert len(warnings) == 2 and all("skipped malformed" in w for w in warnings)
+    table = build_table(results)
+    assert [row[:2] for row in table.rows] == [
+        ["motionsense", "tsfm"], ["motionsense", "moment"], ["motionsense", "my_model"],
+        ["MobiAct", "tsfm"], ["MobiAct", "moment"], ["MobiAct", "my_model"],
+        ["VTT_ConIoT", "tsfm"], ["VTT_ConIoT", "moment"], ["VTT_ConIoT", "my_model"]]
+    columns = table.columns
+    cell = {tuple(row[:2]): dict(zip(columns, row)) for row in table.rows}
+    assert cell[("motionsense", "moment")]["zero_shot_open_set_acc"] == "N/A"
+    assert cell[("motionsense", "moment")]["supervised_1pct_acc"] == "61.2"
+    assert cell[("motionsense", "moment")]["linear_probe_acc"] == "—"
+    assert cell[("MobiAct", "tsfm")]["linear_probe_f1w"] == "—"
+    assert cell[("MobiAct", "my_model")]["supervised_1pct_acc"] == "33.3"     # upstream key spelling
+    assert cell[("MobiAct", "my_model")]["supervised_10pct_f1m"] == "34.4"
+    means = {row[1]: dict(zip(columns, row)) for row in table.mean_rows}
+    assert means["tsfm"]["linear_probe_acc"] == "85.0 (2)"
+    assert means["moment"]["zero_shot_closed_set_acc"] == "N/A"
+    assert means["moment"]["linear_probe_acc"] == "—"
+
+
+def test_cli_writes_markdown_csv_latex(results_dir, tmp_path, capsys):
+    out = tmp_path / "tables"
+    assert run_main(main, ["table", "--input-dir", str(results_dir), "--output-dir", str(out)]) == 0
+    assert capsys.readouterr().err.count("warning:") == 2
+    markdown = (out / "results_table.md").read_text()
+    assert markdown.splitlines()[0].startswith("| dataset | model | zero_shot_open_set_acc |")
+    rows = list(csv.reader((out / "results_table.csv").open()))
+    assert len(rows) == 1 + 9 + 3 and len(rows[0]) == 17
+    latex = (out / "results_table.tex").read_text()
+    assert r"VTT\_ConIoT & tsfm" in latex and r"my\_model" in latex and "VTT_ConIoT" not in latex
+    assert r"1\% labels" in latex and "---" in latex and "—" not in latex
+
+
+def test_latex_table_compiles(results_dir, tmp_path):
+    if shutil.which("pdflatex") is None:
+        pytest.fail("pdflatex is missing (the Makefile installs TeX Live)")
+    body = to_latex(build_table(read_results(results_dir)[0]))
+    document = "\\documentclass{article}\n\\usepackage{booktabs}\n\\begin{document}\n" + body + "\\end{document}\n"
+    (tmp_path / "t.tex").write_text(document)
+    run = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "t.tex"], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stdout[-2000:]
+
+
+def test_empty_folder_gives_header_only_tables(tmp_path):
+    paths, warnings = write_tables(tmp_path)
+    assert warnings == [] and len(paths) == 3
+    assert len((tmp_path / "results_table.md").read_text().splitlines()) == 2
