@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Sequence
 
@@ -27,7 +28,6 @@ from .errors import ConfigError
 from .evaluation_keys import METRIC_KEYS
 from .fileio import atomic_write_json, atomic_write_text
 from .names import validate_name
-from .report.figures import CurvePanel, plot_cd_diagram, plot_curve_panels
 from .report.tables import (ScoreTable, StatsBlock, StatsRow, StatsTable, markdown_escape,
                             render_score_table_latex, render_score_table_markdown,
                             render_stats_table_latex, render_stats_table_markdown)
@@ -76,6 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--bayesian-rope", type=float, default=None,
                    help="add the Bayesian signed-rank P(ref better) column with this rope")
     p.add_argument("--no-figures", action="store_true", help="skip curves and CD diagrams")
+    p.add_argument("--jobs", type=int, default=1, help="processes drawing the figures in parallel")
     p.add_argument("--all-curve-metrics", action="store_true",
                    help="plot all seven metrics in the curve figures (default: the three main ones)")
     return p
@@ -215,12 +216,30 @@ class TableJob:
         return "\n".join(lines)
 
     def figures(self) -> list[Path]:
-        folder = self.out / "figures"
-        grid = self.args.grid
+        """Curves per dataset, the mean curve and one CD diagram per metric (PNG + PDF each)."""
+        from .report import figures as fig
+
+        tasks = self._curve_tasks(fig.CurvePanel)
+        for metric, c in self.comparisons.items():
+            tasks.append((fig.plot_cd_diagram, (
+                {self.name(m): r for m, r in zip(c.methods, c.avg_ranks)}, c.nemenyi_cd[SIG_ALPHA],
+                self.out / "figures" / f"cd_{self.args.grid}_{metric}"), {
+                "alpha": SIG_ALPHA, "cliques": [[self.name(m) for m in g] for g in c.cliques[SIG_ALPHA]],
+                "title": f"{agg.METRIC_DISPLAY[metric]} ({len(c.blocks)} datasets)"}))
+        if self.args.jobs > 1:
+            with ProcessPoolExecutor(self.args.jobs) as pool:
+                done = [pool.submit(func, *a, **kw) for func, a, kw in tasks]
+                return [path for future in done for path in future.result()]
+        return [path for func, a, kw in tasks for path in func(*a, **kw)]
+
+    def _curve_tasks(self, panel_type) -> list[tuple]:
+        from .report.figures import plot_curve_panels
+
+        grid, folder = self.args.grid, self.out / "figures"
         metrics = METRIC_KEYS if self.args.all_curve_metrics else agg.MAIN_METRICS
         curves = {m: agg.mean_curves(self.results, m) for m in metrics}
         scale, xlabel = (1.0, "number of selected features k") if grid == "kgrid" else (100.0, "% selected features")
-        written = []
+        tasks = []
         for dataset in self.results.datasets:
             panels, x = [], None
             for m in metrics:
@@ -229,19 +248,10 @@ class TableJob:
                     x = xs if x is None else x
                     if xs.shape == x.shape and np.allclose(xs, x, atol=agg.GRID_TOLERANCE):
                         series[self.name(method)] = (mean, std)
-                panels.append(CurvePanel(agg.METRIC_DISPLAY[m], self._ylabel(m), series))
+                panels.append(panel_type(agg.METRIC_DISPLAY[m], self._ylabel(m), series))
             if x is not None:
-                written += plot_curve_panels(x * scale, panels, folder / f"curves_{grid}_{dataset}", xlabel=xlabel,
-                                             suptitle=f"{self.name(dataset)}: mean over folds, band = ±1 std")
-        written += self._mean_curve_figure(curves, metrics, folder, scale, xlabel)
-        for metric, c in self.comparisons.items():
-            written += plot_cd_diagram({self.name(m): r for m, r in zip(c.methods, c.avg_ranks)},
-                                       c.nemenyi_cd[SIG_ALPHA], folder / f"cd_{grid}_{metric}", alpha=SIG_ALPHA,
-                                       cliques=[[self.name(m) for m in g] for g in c.cliques[SIG_ALPHA]],
-                                       title=f"{agg.METRIC_DISPLAY[metric]} ({len(c.blocks)} datasets)")
-        return written
-
-    def _mean_curve_figure(self, curves, metrics, folder, scale, xlabel) -> list[Path]:
+                tasks.append((plot_curve_panels, (x * scale, panels, folder / f"curves_{grid}_{dataset}"),
+                              {"xlabel": xlabel, "suptitle": f"{self.name(dataset)}: mean over folds, band = ±1 std"}))
         panels, x = [], None
         for m in metrics:
             series = {}
@@ -250,12 +260,13 @@ class TableJob:
                 if xs.size and (x is None or (xs.shape == x.shape and np.allclose(xs, x))):
                     x = xs
                     series[self.name(method)] = (mean, None)
-            panels.append(CurvePanel(agg.METRIC_DISPLAY[m], self._ylabel(m), series))
+            panels.append(panel_type(agg.METRIC_DISPLAY[m], self._ylabel(m), series))
         if x is None:
             self.notes.append("no grid point is shared by all datasets: mean curve figure skipped")
-            return []
-        return plot_curve_panels(x * scale, panels, folder / f"curves_{self.args.grid}_mean", xlabel=xlabel,
-                                 suptitle=f"Unweighted mean over {len(self.results.datasets)} datasets")
+        else:
+            tasks.append((plot_curve_panels, (x * scale, panels, folder / f"curves_{grid}_mean"),
+                          {"xlabel": xlabel, "suptitle": f"Unweighted mean over {len(self.results.datasets)} datasets"}))
+        return tasks
 
     @staticmethod
     def _ylabel(metric: str) -> str:
