@@ -1,0 +1,213 @@
+"""run_suite / run_baseline / eval_rankings_matlab in a real Octave: the results layout, the
+parity of its files with the Python front door, failures that stay local, and skip/overwrite."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conftest import FIXTURES
+from pipeline.engines.octave import from_engine_value
+from pipeline.errors import EngineError
+from pipeline.fileio import dumps_json
+from pipeline.methods.base import MethodSpec
+from pipeline.runner.executors import run_all
+from pipeline.runner.manifest import write_failures
+from pipeline.runner.run import RunSettings
+from pipeline.runner.tasks import GridSpec, Task
+
+pytestmark = pytest.mark.octave
+
+REPO = Path(__file__).resolve().parents[2]
+DATA = REPO / "data" / "paper_matlab_minmax"
+METRICS = ("micro_f1", "macro_f1", "hamming_loss", "micro_pr_auc", "macro_pr_auc", "avg_precision",
+           "one_error")
+NOT_COMPARED = ("time_eval_seconds", "provenance")
+K_ARGS = ["--k-min", "10", "--k-max", "60", "--k-step", "10"]
+
+
+def run_octave_suite(octave, function, results, methods, *options):
+    options = list(options)
+    if function == "run_suite":
+        args = (str(results), str(DATA), ["demo"], methods)
+    else:
+        args = (str(results), str(DATA), methods, ["demo"])
+    (summary,) = octave.call(function, *args, "folds", 2.0, "verbose", False, *options, nout=1)
+    return summary
+
+
+def run_cli(module, results, *args):
+    command = [sys.executable, "-m", module, "--datasets", "demo", "--folds", "2", "--data-dir", str(DATA),
+               "--results-dir", str(results), "--no-progress", *args]
+    return subprocess.run(command, capture_output=True, text=True, cwd=REPO, timeout=300)
+
+
+def comparable(path: Path) -> dict:
+    record = json.loads(path.read_text())
+    for key in NOT_COMPARED:
+        record.pop(key)
+    return record
+
+
+def result_files(root: Path) -> list[Path]:
+    return sorted(p.relative_to(root) for p in root.glob("*/*") if not p.name.startswith("."))
+
+
+def test_run_suite_writes_the_same_files_as_the_python_cli(octave, tmp_path):
+    octave_dir, cli_dir, native_dir = tmp_path / "octave", tmp_path / "cli", tmp_path / "native"
+    summary = run_octave_suite(octave, "run_suite", octave_dir, ["VARIANCE", "LABELCORR"],
+                               "k_min", 10.0, "k_max", 60.0, "k_step", 10.0)
+    assert summary["done"] == 4 and summary["failed"] == 0
+    done = run_cli("pipeline.kgrid", cli_dir, "--engine", "octave", "--evaluator", "octave",
+                   "--methods", "VARIANCE", "LABELCORR", *K_ARGS)
+    assert done.returncode == 0, done.stderr
+    done = run_cli("pipeline.kgrid", native_dir, "--engine", "octave", "--methods", "VARIANCE", "LABELCORR",
+                   *K_ARGS)
+    assert done.returncode == 0, done.stderr
+
+    files = result_files(octave_dir)
+    assert files == result_files(cli_dir) == result_files(native_dir)
+    assert sorted(str(f) for f in files) == sorted(
+        f"{m}/demo_fold{i}_{kind}" for m in ("VARIANCE", "LABELCORR") for i in (0, 1)
+        for kind in ("ranking.csv", "time.txt", "kgrid_metrics.json"))
+    for rel in files:
+        if rel.suffix == ".csv":
+            assert (octave_dir / rel).read_text() == (cli_dir / rel).read_text() == (native_dir / rel).read_text()
+        elif rel.suffix == ".json":
+            ours, theirs = comparable(octave_dir / rel), comparable(cli_dir / rel)
+            assert ours == theirs, rel                      # same evaluator: equal to the bit
+            native = comparable(native_dir / rel)
+            assert set(native) == set(ours)
+            for key, value in ours.items():
+                if key in METRICS or key.endswith("_mean"):
+                    np.testing.assert_allclose(native[key], value, rtol=0, atol=1e-12, err_msg=f"{rel}: {key}")
+                else:
+                    assert native[key] == value, f"{rel}: {key}"
+        else:
+            assert float((octave_dir / rel).read_text()) >= 0
+    raw = (octave_dir / files[0].with_name("demo_fold0_kgrid_metrics.json")).read_text()
+    assert raw == dumps_json(json.loads(raw))           # strict, sorted, indented like the Python writer
+
+
+def test_pgrid_and_external_rankings_match_the_python_cli(octave, tmp_path):
+    ours, theirs = tmp_path / "octave", tmp_path / "cli"
+    for root in (ours, theirs):
+        for fold in (0, 1):
+            ranking = np.random.default_rng(fold).permutation(120) + 1
+            target = root / "EXTERNAL" / f"demo_fold{fold}_ranking.csv"
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text("".join(f"{v}\n" for v in ranking))
+    summary = run_octave_suite(octave, "eval_rankings_matlab", ours, ["EXTERNAL"], "grid", "pgrid")
+    assert summary["done"] == 2
+    done = run_cli("pipeline.evaluate", theirs, "--grid", "pgrid", "--evaluator", "octave", "--methods", "EXTERNAL")
+    assert done.returncode == 0, done.stderr
+    for fold in (0, 1):
+        rel = Path("EXTERNAL") / f"demo_fold{fold}_pgrid_metrics.json"
+        mine = comparable(ours / rel)
+        assert mine == comparable(theirs / rel)
+        assert mine["k_values"] == [6, 12, 18, 24, 30, 36, 42, 48, 54, 60]
+        assert mine["p_values"][2] == 0.15000000000000002 and mine["p_target_used"] == 0.2
+
+
+def test_a_failing_method_fails_alone_with_a_readable_report(octave, tmp_path):
+    results = tmp_path / "run"
+    summary = run_octave_suite(octave, "run_suite", results, ["MLFS_TEST_ERROR", "VARIANCE", "MLFS_TEST_BADRANK"],
+                               "k_max", 30.0)
+    assert (summary["done"], summary["failed"]) == (2, 4)
+    report = json.loads((results / "failures.json").read_text())["failed"]
+    by_task = {entry["task"]: entry for entry in report}
+    assert sorted(by_task) == ["MLFS_TEST_BADRANK/demo/fold0", "MLFS_TEST_BADRANK/demo/fold1",
+                               "MLFS_TEST_ERROR/demo/fold0", "MLFS_TEST_ERROR/demo/fold1"]
+    error = by_task["MLFS_TEST_ERROR/demo/fold1"]
+    assert error["error_type"] == "mlfs:task:methodFailed" and error["fold"] == 1
+    assert "deliberate failure on a 320x120 training set" in error["message"]
+    assert "[mlfs_test:boom]" in error["message"]
+    assert by_task["MLFS_TEST_BADRANK/demo/fold0"]["error_type"] == "mlfs:ranking:zeroBased"
+    assert (results / "VARIANCE" / "demo_fold1_kgrid_metrics.json").is_file()
+    assert not (results / "MLFS_TEST_BADRANK" / "demo_fold0_ranking.csv").exists()
+    assert not list(results.rglob("*.tmp"))
+    manifest = json.loads((results / "config.json").read_text())
+    assert manifest["summary"] == {"done": 2, "failed": 4, "locked": 0, "skipped": 0}
+    assert manifest["finished"] is not None and manifest["arguments"]["methods"][1] == "VARIANCE"
+
+
+def test_skip_existing_keeps_only_complete_files(octave, tmp_path):
+    results = tmp_path / "run"
+    assert run_octave_suite(octave, "run_suite", results, ["VARIANCE"], "k_max", 30.0)["done"] == 2
+    metrics = results / "VARIANCE" / "demo_fold0_kgrid_metrics.json"
+    first = metrics.read_text()
+    again = run_octave_suite(octave, "run_suite", results, ["VARIANCE"], "k_max", 30.0, "skip_existing", True)
+    assert (again["skipped"], again["done"]) == (2, 0) and metrics.read_text() == first
+    metrics.write_text(first[: len(first) // 2])                      # a truncated file is not complete
+    again = run_octave_suite(octave, "run_suite", results, ["VARIANCE"], "k_max", 30.0, "skip_existing", True)
+    assert (again["skipped"], again["done"]) == (1, 1)
+    recomputed, original = comparable(metrics), json.loads(first)
+    for record in (original,):
+        for key in NOT_COMPARED:
+            record.pop(key)
+    assert recomputed == original
+    assert not list(results.rglob("*.tmp"))
+
+
+def test_changed_settings_need_overwrite(octave, tmp_path):
+    results = tmp_path / "run"
+    run_octave_suite(octave, "run_suite", results, ["VARIANCE"], "k_max", 30.0)
+    changed = run_octave_suite(octave, "run_suite", results, ["VARIANCE"], "k_max", 30.0, "mlknn_k", 5.0)
+    assert changed["failed"] == 2
+    assert from_engine_value(changed["failures"])[0]["error_type"] == "mlfs:task:differentSettings"
+    replaced = run_octave_suite(octave, "run_suite", results, ["VARIANCE"], "k_max", 30.0, "mlknn_k", 5.0,
+                                "overwrite", True)
+    assert replaced["done"] == 2 and not (results / "failures.json").exists()
+    record = json.loads((results / "VARIANCE" / "demo_fold0_kgrid_metrics.json").read_text())
+    assert record["mlknn"] == {"num": 5, "smooth": 1.0}
+
+
+@pytest.mark.parametrize("args,identifier", [
+    (("fold", 2.0), "mlfs:run_suite:unknownOption"),
+    (("k_min", -1.0), "mlfs:run_suite:badValue"),
+    (("grid", "xgrid"), "mlfs:run_suite:badValue"),
+    (("k_min", 50.0, "k_max", 20.0), "mlfs:run_suite:badValue"),
+    (("skip_existing",), "mlfs:run_suite:oddArguments"),
+    (("folds", 9.0), "mlfs:fold:missing"),
+])
+def test_run_suite_option_errors(octave, tmp_path, args, identifier):
+    with pytest.raises(EngineError, match=identifier):
+        octave.call("run_suite", str(tmp_path), str(DATA), ["demo"], ["VARIANCE"], *args, nout=1)
+
+
+def test_unsafe_names_and_missing_folders_are_rejected(octave, tmp_path):
+    with pytest.raises(EngineError, match="mlfs:badName"):
+        octave.call("run_suite", str(tmp_path), str(DATA), ["demo"], ["../VARIANCE"], nout=1)
+    with pytest.raises(EngineError, match="mlfs:badName"):
+        octave.call("run_baseline", str(tmp_path), str(DATA), "VARIANCE", "de/mo", 0.0, nout=1)
+    with pytest.raises(EngineError, match="mlfs:run_suite:missingFolder"):
+        octave.call("run_suite", str(tmp_path), str(tmp_path / "nope"), ["demo"], ["VARIANCE"], nout=1)
+    with pytest.raises(EngineError, match="mlfs:eval_rankings_matlab:missingFolder"):
+        octave.call("eval_rankings_matlab", str(tmp_path), str(DATA), ["NOPE"], ["demo"], nout=1)
+
+
+def test_python_front_door_survives_a_hanging_octave_method(tmp_path, monkeypatch):
+    """With --engine octave a hanging method times out, fails its task only, and the run goes on."""
+    import pipeline.runner.run as run_module
+
+    hang = MethodSpec(name="HANG", matlab_function="MLFS_TEST_HANG")
+    real_get_method = run_module.get_method
+    monkeypatch.setattr(run_module, "get_method", lambda name: hang if name == "HANG" else real_get_method(name))
+    settings = RunSettings(data_dir=str(DATA), results_dir=str(tmp_path), grid=GridSpec("kgrid", k_max=30),
+                           engine="octave", evaluator="native",
+                           engine_options={"timeout": 3.0, "extra_paths": [str(FIXTURES)]})
+    tasks = [Task("HANG", "demo", 0), Task("VARIANCE", "demo", 0)]
+    outcomes = {o.task.key: o for o in run_all(tasks, settings, "serial", 1, progress=False)}
+    assert outcomes["HANG/demo/fold0"].status == "failed"
+    assert "HANG/demo/fold0: MLFS_TEST_HANG timed out in Octave" in outcomes["HANG/demo/fold0"].message
+    assert outcomes["VARIANCE/demo/fold0"].status == "done"
+    write_failures(tmp_path, list(outcomes.values()))
+    report = json.loads((tmp_path / "failures.json").read_text())["failed"]
+    assert [entry["task"] for entry in report] == ["HANG/demo/fold0"]
+    assert (tmp_path / "VARIANCE" / "demo_fold0_kgrid_metrics.json").is_file()
