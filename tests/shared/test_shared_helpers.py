@@ -83,3 +83,12 @@ def test_latex_escape_and_environment(tmp_path):
     (tmp_path / "t.tex.j2").write_text(r"\BLOCK{for n in names}\VAR{n|latex} \\ \BLOCK{endfor}")
     env = latex_environment(tmp_path)
     assert env.get_template("t.tex.j2").render(names=["a_b", "c&d"]) == r"a\_b \\ c\&d \\ "
+
+
+def test_atomic_files_get_normal_permissions(tmp_path):
+    old = os.umask(0o022)
+    try:
+        path = atomic_write_text(tmp_path / "p.txt", "x")
+    finally:
+        os.umask(old)
+    assert path.stat().st_mode & 0o777 == 0o644
