@@ -112,3 +112,14 @@ def test_basic_motions_from_aeon_wheel(basic_motions):
     energy = basic_motions.windows[:, :, :3].std(axis=1).mean(axis=1)
     labels = basic_motions.labels
     assert energy[labels == 1].mean() > 5 * energy[labels == 2].mean()
+
+
+def test_npz_with_limu_bert_step_labels(tmp_path):
+    steps = np.zeros((4, 120, 2), dtype=int) + 3
+    steps[2:, :, 0] = 4
+    steps[3, :10, 0] = 3                       # impure window, majority 4
+    path = tmp_path / "limu.npz"
+    np.savez(path, windows=_windows(4), labels=steps, activity_names=np.array(["sit", "walk"]))
+    data = load_npz_dataset(path)
+    assert data.labels.tolist() == [0, 0, 1, 1]
+    assert data.per_step_labels()[3, :10].tolist() == [0] * 10

@@ -186,8 +186,12 @@ def dataset_from_names(name: str, windows: np.ndarray, label_names: Sequence[str
 
 
 def load_npz_dataset(path: str | Path, name: str | None = None) -> HarDataset:
-    """Read a dataset from ``.npz`` (arrays ``windows``, ``labels``, ``activity_names``; optional
-    ``step_labels``). Loading never unpickles: object arrays are rejected."""
+    """Read a dataset from ``.npz``; loading never unpickles (object arrays are rejected).
+
+    Arrays: ``windows`` (N, 120, 6); ``labels`` either (N,) class indices or LiMU-BERT per-step
+    labels (N, 120, L) with the activity in column ``label_index`` (default 0); ``activity_names``
+    (C,) strings; optional ``step_labels`` (N, 120).
+    """
     path = Path(path)
     try:
         with np.load(path, allow_pickle=False) as archive:
@@ -198,9 +202,12 @@ def load_npz_dataset(path: str | Path, name: str | None = None) -> HarDataset:
     if missing:
         raise DataError("dataset archive lacks arrays", file=path, expected="windows, labels, activity_names",
                         found=sorted(arrays))
-    return HarDataset(name=name or path.stem, windows=arrays["windows"], labels=arrays["labels"],
+    labels, step_labels = arrays["labels"], arrays.get("step_labels")
+    if labels.ndim == 3:  # LiMU-BERT layout (N, 120, L): majority vote per window
+        labels, step_labels = window_labels_from_steps(labels, int(arrays.get("label_index", 0)))
+    return HarDataset(name=name or path.stem, windows=arrays["windows"], labels=labels,
                       activity_names=tuple(arrays["activity_names"].tolist()),
-                      step_labels=arrays.get("step_labels"), source=str(path))
+                      step_labels=step_labels, source=str(path))
 
 
 def to_har_windows(series: np.ndarray, source_rate_hz: float) -> np.ndarray:
