@@ -72,7 +72,11 @@ function text = encode_number(value)
     text = 'null';
   else
     value = double(value);
-    for digits = 15:17
+    first = 15;                 % %g drops trailing zeros, so 15..17 gives the shortest repr ...
+    if abs(value) < realmin
+      first = 1;                % ... except for subnormals, which may need fewer digits
+    end
+    for digits = first:17
       text = sprintf('%.*g', digits, value);
       if str2double(text) == value
         break
