@@ -2,6 +2,7 @@
 
 import json
 import shutil
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -11,7 +12,7 @@ from conftest import DATASETS, METHODS, NASTY, compile_tables
 from pipeline.cli import run_main
 from pipeline.evaluation.grids import p_target_index
 from pipeline.report.latex import latex_escape
-from pipeline.tables import main
+from pipeline.tables import main, read_display_map
 
 TABLES = ["table_microf1.tex", "table_macrof1.tex", "table_hamming.tex", "table_micro_pr_auc.tex",
           "table_macro_pr_auc.tex", "table_avg_precision.tex", "table_one_error.tex", "table_stats.tex"]
@@ -150,3 +151,9 @@ def test_regeneration_is_byte_identical(kgrid_results, tmp_path):
     assert outputs[0].keys() == outputs[1].keys() and len(outputs[0]) > 20
     for key in outputs[0]:
         assert outputs[0][key] == outputs[1][key], key
+
+
+def test_shipped_paper_display_map_is_valid():
+    repo = Path(__file__).resolve().parents[2]
+    mapping = read_display_map(repo / "paper" / "tables" / "display_map_paper.json")
+    assert mapping["DAGFS"] == "DAGFS" and mapping["corel5k"] == "Corel5k"
