@@ -1,0 +1,183 @@
+"""Multi-label metrics with the reference evaluator's exact conventions (spec §3.3).
+
+Every function takes ``Y_true`` of shape (n, L) with values in {0, 1} (bool and {-1, +1} are
+accepted too; +1 / 1 / True mean relevant) and either hard predictions of the same shape and
+encoding or real-valued scores (n, L). Instances are rows, labels are columns.
+
+Tie handling is part of the definition: ML-kNN outputs take only Num + 1 distinct values per label,
+so ties are everywhere. The average-precision variants are **order based**: scores are sorted with
+a stable descending sort, tied scores keep their original order, and ``AP = (1/P) Σ_k k / r_k``
+over the 1-based positions ``r_1 < ... < r_P`` of the P positives. This is not scikit-learn's
+``average_precision_score`` (which groups ties).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import DataError
+
+METRICS = ("micro_f1", "macro_f1", "hamming_loss", "micro_pr_auc", "macro_pr_auc",
+           "avg_precision", "one_error")
+
+HIGHER_IS_BETTER = {"micro_f1": True, "macro_f1": True, "hamming_loss": False,
+                    "micro_pr_auc": True, "macro_pr_auc": True, "avg_precision": True,
+                    "one_error": False}
+
+METRIC_CONVENTIONS = {
+    "micro_f1": "2TP/(2TP+FP+FN) over all label-instance cells; 0 when the denominator is 0",
+    "macro_f1": "per-label 2TP/(2TP+FP+FN) averaged over all L labels; a label with a zero "
+                "denominator contributes 0",
+    "hamming_loss": "share of the L*n_test cells where prediction != truth",
+    "micro_pr_auc": "order-based AP (stable descending sort, ties keep flattened order) of scores "
+                    "flattened label-major (index = label*n_test + instance); NaN if no positive",
+    "macro_pr_auc": "order-based AP per label (ties keep instance order), mean over labels with "
+                    "both classes in the test part; NaN if no label qualifies",
+    "avg_precision": "example-based AP: labels by stable descending score (ties to the lower "
+                     "label index), sum over instances with >= 1 positive, divided by n_test "
+                     "(instances without positives add 0)",
+    "one_error": "top label = first argmax (ties to the lowest label index); error if not "
+                 "relevant; instances without positives always count as errors; divided by n_test",
+}
+
+
+def as_binary_labels(Y, name: str = "Y") -> np.ndarray:
+    """Return a boolean (n, L) array from {0, 1}, {-1, +1} or bool labels.
+
+    Raises
+    ------
+    DataError
+        If Y is not 2-D, is empty, or holds other values (or mixes -1 with 0).
+    """
+    arr = np.asarray(Y)
+    if arr.ndim != 2 or arr.size == 0:
+        raise DataError("labels must be a non-empty 2-D array", field=name,
+                        expected="shape (n, L)", found=f"shape {arr.shape}")
+    if arr.dtype == bool:
+        return arr.copy()
+    if arr.dtype.kind not in "iuf":
+        raise DataError("labels must be numeric", field=name, found=f"dtype {arr.dtype}")
+    values = np.unique(arr)
+    if not (np.isin(values, (0, 1)).all() or np.isin(values, (-1, 1)).all()):
+        raise DataError("labels must be {0,1} or {-1,+1}", field=name,
+                        expected="values in {0,1} or {-1,+1}",
+                        found=f"values {np.array2string(values[:6])}")
+    return arr > 0
+
+
+def _scores(S, shape, name: str = "scores") -> np.ndarray:
+    arr = np.asarray(S, dtype=np.float64)
+    if arr.shape != shape:
+        raise DataError("scores do not match the labels", field=name, expected=f"shape {shape}",
+                        found=f"shape {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        raise DataError("scores must be finite", field=name)
+    return arr
+
+
+def _pair(Y_true, Y_pred) -> tuple[np.ndarray, np.ndarray]:
+    y = as_binary_labels(Y_true, "Y_true")
+    p = as_binary_labels(Y_pred, "Y_pred")
+    if p.shape != y.shape:
+        raise DataError("predictions do not match the labels", field="Y_pred",
+                        expected=f"shape {y.shape}", found=f"shape {p.shape}")
+    return y, p
+
+
+def _f1(tp, fp, fn) -> np.ndarray:
+    denom = 2 * tp + fp + fn
+    return np.where(denom > 0, 2 * tp / np.maximum(denom, 1), 0.0)
+
+
+def micro_f1(Y_true, Y_pred) -> float:
+    """Micro-F1 ``2TP/(2TP+FP+FN)`` over all cells; 0 when there is no positive anywhere."""
+    y, p = _pair(Y_true, Y_pred)
+    tp, fp, fn = np.sum(y & p), np.sum(~y & p), np.sum(y & ~p)
+    return float(_f1(tp, fp, fn))
+
+
+def macro_f1(Y_true, Y_pred) -> float:
+    """Macro-F1: per-label F1 averaged over **all** L labels; 0/0 labels contribute 0."""
+    y, p = _pair(Y_true, Y_pred)
+    tp, fp, fn = np.sum(y & p, axis=0), np.sum(~y & p, axis=0), np.sum(y & ~p, axis=0)
+    return float(np.mean(_f1(tp, fp, fn)))
+
+
+def hamming_loss(Y_true, Y_pred) -> float:
+    """Share of the n·L cells where the prediction differs from the truth."""
+    y, p = _pair(Y_true, Y_pred)
+    return float(np.mean(y != p))
+
+
+def _order_ap(sorted_truth: np.ndarray) -> np.ndarray:
+    """Order-based AP of each row of an already ordered boolean array (NaN for rows without positives)."""
+    hits = np.cumsum(sorted_truth, axis=-1)
+    ranks = np.arange(1, sorted_truth.shape[-1] + 1)
+    total = hits[..., -1]
+    precision_sum = np.sum(np.where(sorted_truth, hits / ranks, 0.0), axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(total > 0, precision_sum / np.maximum(total, 1), np.nan)
+
+
+def _descending(scores: np.ndarray) -> np.ndarray:
+    """Stable descending order along the last axis (ties keep their original order)."""
+    return np.argsort(-scores, axis=-1, kind="stable")
+
+
+def micro_pr_auc(Y_true, scores) -> float:
+    """Order-based AP of the scores flattened label-major (index ``label·n + instance``).
+
+    NaN when there is no positive cell at all.
+    """
+    y = as_binary_labels(Y_true, "Y_true")
+    s = _scores(scores, y.shape)
+    flat_y, flat_s = y.T.reshape(-1), s.T.reshape(-1)
+    return float(_order_ap(flat_y[_descending(flat_s)]))
+
+
+def macro_pr_auc_labels_used(Y_true) -> int:
+    """Number of labels with both classes among the instances (those macro PR-AUC averages)."""
+    y = as_binary_labels(Y_true, "Y_true")
+    positives = y.sum(axis=0)
+    return int(np.sum((positives > 0) & (positives < y.shape[0])))
+
+
+def macro_pr_auc(Y_true, scores) -> float:
+    """Mean order-based AP per label, over labels with both classes present; NaN if none."""
+    y = as_binary_labels(Y_true, "Y_true")
+    s = _scores(scores, y.shape)
+    positives = y.sum(axis=0)
+    used = (positives > 0) & (positives < y.shape[0])
+    if not used.any():
+        return float("nan")
+    yt, st = y.T[used], s.T[used]
+    ap = _order_ap(np.take_along_axis(yt, _descending(st), axis=1))
+    return float(np.mean(ap))
+
+
+def avg_precision(Y_true, scores) -> float:
+    """Example-based AP: per instance over its labels (stable descending score), sum / n.
+
+    Instances without a relevant label add 0 but still count in the denominator.
+    """
+    y = as_binary_labels(Y_true, "Y_true")
+    s = _scores(scores, y.shape)
+    ap = _order_ap(np.take_along_axis(y, _descending(s), axis=1))
+    return float(np.sum(np.nan_to_num(ap, nan=0.0)) / y.shape[0])
+
+
+def one_error(Y_true, scores) -> float:
+    """Share of instances whose top-scored label (first argmax) is not relevant."""
+    y = as_binary_labels(Y_true, "Y_true")
+    s = _scores(scores, y.shape)
+    top = np.argmax(s, axis=1)
+    return float(np.mean(~y[np.arange(y.shape[0]), top]))
+
+
+def compute_all(Y_true, Y_pred, scores) -> dict[str, float]:
+    """All seven metrics (keys of :data:`METRICS`) for one prediction."""
+    return {"micro_f1": micro_f1(Y_true, Y_pred), "macro_f1": macro_f1(Y_true, Y_pred),
+            "hamming_loss": hamming_loss(Y_true, Y_pred),
+            "micro_pr_auc": micro_pr_auc(Y_true, scores),
+            "macro_pr_auc": macro_pr_auc(Y_true, scores),
+            "avg_precision": avg_precision(Y_true, scores), "one_error": one_error(Y_true, scores)}

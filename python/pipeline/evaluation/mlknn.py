@@ -1,0 +1,240 @@
+"""Zhang & Zhou's ML-kNN, evaluated over a whole grid of feature counts.
+
+Semantics (spec ``dagfs-and-pipeline.md`` §3.2, ``baselines-part2.md`` Part B), with s = ``smooth``
+and Num = ``num``:
+
+- prior ``P_j = (s + c_j) / (2s + n_train)``, ``PN_j = 1 - P_j`` (c_j = training positives);
+- neighbours by the exact (canonical squared distance, training index) rule of
+  :mod:`pipeline.evaluation.neighbours`: a training point is never its own neighbour, exact
+  duplicates are;
+- ``Cond_j[c] = (s + a_j[c]) / (s(Num+1) + Σ a_j + eps)`` over the positive training instances of
+  label j whose Num neighbours hold c positives, ``CondN_j`` the same over the negatives
+  (eps = 2**-52, kept for parity);
+- ``Output = P_j Cond_j[t] / (P_j Cond_j[t] + PN_j CondN_j[t])`` (``P_j`` if the sum is 0) for a test
+  point with t positive neighbours; relevant iff ``Output >= 0.5`` (0.5 counts as relevant).
+
+:func:`evaluate_grid` adds the ranked features chunk by chunk along the grid (distances are never
+recomputed from scratch) and scores every grid point with :mod:`pipeline.evaluation.metrics`.
+"""
+
+from __future__ import annotations
+
+from numbers import Integral, Real
+
+import numpy as np
+
+from ..errors import ConfigError, DataError
+from ..rankings import validate_ranking
+from .metrics import METRICS, as_binary_labels, compute_all, macro_pr_auc_labels_used
+from .neighbours import IncrementalNeighbours
+
+_EPS = np.finfo(np.float64).eps
+
+
+def label_priors(Y_train: np.ndarray, smooth: float) -> tuple[np.ndarray, np.ndarray]:
+    """Smoothed priors ``(P, PN)``, each of shape (L,), from boolean training labels (n, L)."""
+    n = Y_train.shape[0]
+    prior = (smooth + Y_train.sum(axis=0)) / (2 * smooth + n)
+    return prior, 1.0 - prior
+
+
+def neighbour_label_counts(Y_train: np.ndarray, neighbours: np.ndarray) -> np.ndarray:
+    """Counts (n_query, L): how many of each query's neighbours are positive for each label."""
+    return Y_train[neighbours].sum(axis=1, dtype=np.int64)
+
+
+def conditionals(Y_train: np.ndarray, train_counts: np.ndarray, num: int,
+                 smooth: float) -> tuple[np.ndarray, np.ndarray]:
+    """Smoothed conditionals ``(Cond, CondN)``, each (L, num+1): P(count = c | label on/off)."""
+    L = Y_train.shape[1]
+    cell = np.arange(L)[None, :] * (num + 1) + train_counts
+    pos = np.bincount(cell[Y_train], minlength=L * (num + 1)).reshape(L, num + 1)
+    neg = np.bincount(cell[~Y_train], minlength=L * (num + 1)).reshape(L, num + 1)
+
+    def smoothed(hist):
+        return (smooth + hist) / (smooth * (num + 1) + hist.sum(axis=1, keepdims=True) + _EPS)
+
+    return smoothed(pos), smoothed(neg)
+
+
+def posteriors(prior, prior_n, cond, cond_n, query_counts) -> np.ndarray:
+    """ML-kNN outputs (n_query, L) from the statistics and the queries' neighbour counts."""
+    labels = np.arange(cond.shape[0])[None, :]
+    p1 = prior[None, :] * cond[labels, query_counts]
+    p0 = prior_n[None, :] * cond_n[labels, query_counts]
+    total = p1 + p0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(total == 0, prior[None, :], p1 / total)
+
+
+def _check_num_smooth(num, smooth, n_train: int) -> tuple[int, float]:
+    if isinstance(num, bool) or not isinstance(num, Integral) or num < 1:
+        raise ConfigError("the number of ML-kNN neighbours must be a positive integer",
+                          field="num", found=repr(num))
+    if num >= n_train:
+        raise ConfigError("ML-kNN needs more training instances than neighbours", field="num",
+                          expected=f"num < n_train = {n_train}", found=str(num))
+    if isinstance(smooth, bool) or not isinstance(smooth, Real) or not np.isfinite(smooth) \
+            or smooth <= 0:
+        raise ConfigError("the ML-kNN smoothing must be a positive finite number",
+                          field="smooth", found=repr(smooth))
+    return int(num), float(smooth)
+
+
+def _features(X, name: str) -> np.ndarray:
+    arr = np.asarray(X)
+    if arr.ndim != 2 or arr.shape[0] == 0 or arr.shape[1] == 0:
+        raise DataError("features must be a non-empty 2-D array", field=name,
+                        expected="shape (n, d)", found=f"shape {arr.shape}")
+    if arr.dtype.kind not in "iufb":
+        raise DataError("features must be numeric", field=name, found=f"dtype {arr.dtype}")
+    arr = arr.astype(np.float64)
+    if not np.all(np.isfinite(arr)):
+        raise DataError("features hold NaN or infinite values", field=name)
+    return arr
+
+
+def _labels_for(X: np.ndarray, Y, name: str, n_labels: int | None = None) -> np.ndarray:
+    y = as_binary_labels(Y, name)
+    if y.shape[0] != X.shape[0] or (n_labels is not None and y.shape[1] != n_labels):
+        expected_l = "L" if n_labels is None else str(n_labels)
+        raise DataError("labels do not match the features", field=name,
+                        expected=f"shape ({X.shape[0]}, {expected_l})", found=f"shape {y.shape}")
+    return y
+
+
+def clean_k_values(k_values, d: int) -> list[int]:
+    """The spec's k-list cleaning: integers, drop < 1 and > d, unique, ascending.
+
+    Raises
+    ------
+    ConfigError
+        If a value is not an integer or nothing is left.
+    """
+    arr = np.asarray(k_values, dtype=np.float64).reshape(-1)
+    if not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr)):
+        raise ConfigError("k values must be integers", field="k_values",
+                          found=np.array2string(arr[:10]))
+    ks = sorted({int(v) for v in arr if 1 <= v <= d})
+    if not ks:
+        raise ConfigError("the k-grid is empty after cleaning", field="k_values",
+                          expected=f"at least one integer in 1..{d}",
+                          found=np.array2string(arr[:10]))
+    return ks
+
+
+def evaluate_grid(X_train, Y_train, X_test, Y_test, ranking, k_values, *, num: int = 10,
+                  smooth: float = 1.0, block_rows: int = 256, n_threads: int | None = None) -> dict:
+    """Evaluate one fold with ML-kNN on the top-k ranked features for every k of a grid.
+
+    Parameters
+    ----------
+    X_train, X_test : array-like of shape (n_train, d) and (n_test, d)
+    Y_train, Y_test : array-like of shape (n_train, L) and (n_test, L), {0,1} or {-1,+1}
+    ranking : array-like of shape (d,)
+        1-based permutation of 1..d, most important feature first.
+    k_values : iterable of int
+        Feature counts; cleaned as the spec says (integers, 1 <= k <= d, unique, ascending).
+    num, smooth : ML-kNN's Num (1 <= num < n_train) and Laplace smoothing s (> 0).
+    block_rows, n_threads : performance knobs only; results do not depend on them.
+
+    Returns
+    -------
+    dict
+        ``k_values`` (cleaned), one list per metric of :data:`~pipeline.evaluation.metrics.METRICS`
+        aligned with it (floats, NaN where a metric is undefined), ``macro_pr_auc_labels_used``
+        and ``macro_pr_auc_labels_total``.
+    """
+    Xtr, Xte = _features(X_train, "X_train"), _features(X_test, "X_test")
+    if Xte.shape[1] != Xtr.shape[1]:
+        raise DataError("train and test have different feature counts", field="X_test",
+                        expected=f"{Xtr.shape[1]} columns", found=f"{Xte.shape[1]}")
+    Ytr = _labels_for(Xtr, Y_train, "Y_train")
+    Yte = _labels_for(Xte, Y_test, "Y_test", Ytr.shape[1])
+    num, smooth = _check_num_smooth(num, smooth, Xtr.shape[0])
+    order = validate_ranking(ranking, Xtr.shape[1]) - 1
+    ks = clean_k_values(k_values, Xtr.shape[1])
+    prefix = order[:ks[-1]]
+    search = IncrementalNeighbours(Xtr[:, prefix], Xte[:, prefix], num=num,
+                                   block_rows=block_rows, n_threads=n_threads)
+    prior, prior_n = label_priors(Ytr, smooth)
+    curves = {name: [] for name in METRICS}
+    for k in ks:
+        sets = search.advance(k)
+        cond, cond_n = conditionals(Ytr, neighbour_label_counts(Ytr, sets.train), num, smooth)
+        outputs = posteriors(prior, prior_n, cond, cond_n, neighbour_label_counts(Ytr, sets.test))
+        for name, value in compute_all(Yte, outputs >= 0.5, outputs).items():
+            curves[name].append(value)
+    return {"k_values": ks, **curves,
+            "macro_pr_auc_labels_used": macro_pr_auc_labels_used(Yte),
+            "macro_pr_auc_labels_total": int(Yte.shape[1])}
+
+
+def align_to_grid(result: dict, k_per_entry) -> dict:
+    """Repeat :func:`evaluate_grid`'s curves for a grid whose entries map to (possibly repeated) k.
+
+    Used by the p-grid: entry i gets the metrics of ``k_per_entry[i]``.
+    """
+    position = {k: i for i, k in enumerate(result["k_values"])}
+    missing = [k for k in k_per_entry if k not in position]
+    if missing:
+        raise ConfigError("grid entry has no evaluated k", field="k_values",
+                          expected=f"values among {result['k_values']}", found=str(missing[:5]))
+    idx = [position[k] for k in k_per_entry]
+    aligned = {name: [result[name][i] for i in idx] for name in METRICS}
+    return {**result, "k_values": [int(k) for k in k_per_entry], **aligned}
+
+
+class MLkNN:
+    """ML-kNN on one feature set, scikit-learn style (exact neighbour rule, ``fit``/``predict``).
+
+    Parameters
+    ----------
+    num : int, default 10
+        Number of neighbours (must be < n_train).
+    smooth : float, default 1.0
+        Laplace smoothing s (> 0).
+
+    Attributes (after ``fit``)
+    --------------------------
+    prior_, prior_n_ : ndarray (L,)
+    cond_, cond_n_ : ndarray (L, num + 1)
+    train_neighbours_ : ndarray (n_train, num), ascending training indices
+    """
+
+    def __init__(self, num: int = 10, smooth: float = 1.0):
+        self.num = num
+        self.smooth = smooth
+
+    def fit(self, X, Y) -> "MLkNN":
+        """Learn priors and conditionals from X (n, d) and Y (n, L) in {0,1} or {-1,+1}."""
+        X = _features(X, "X")
+        Y = _labels_for(X, Y, "Y")
+        num, smooth = _check_num_smooth(self.num, self.smooth, X.shape[0])
+        search = IncrementalNeighbours(X, None, num=num)
+        self.train_neighbours_ = search.advance(X.shape[1]).train
+        self.prior_, self.prior_n_ = label_priors(Y, smooth)
+        self.cond_, self.cond_n_ = conditionals(
+            Y, neighbour_label_counts(Y, self.train_neighbours_), num, smooth)
+        self._X, self._Y = X, Y
+        return self
+
+    def kneighbors(self, X) -> np.ndarray:
+        """Neighbour sets (n_query, num) of query points among the training points."""
+        if not hasattr(self, "_X"):
+            raise ConfigError("MLkNN is not fitted; call fit(X, Y) first")
+        X = _features(X, "X")
+        if X.shape[1] != self._X.shape[1]:
+            raise DataError("query has a different feature count", field="X",
+                            expected=f"{self._X.shape[1]} columns", found=f"{X.shape[1]}")
+        search = IncrementalNeighbours(self._X, X, num=self.num, train_neighbours=False)
+        return search.advance(X.shape[1]).test
+
+    def predict_proba(self, X) -> np.ndarray:
+        """Posterior ``P(label relevant | neighbour count)`` of shape (n_query, L)."""
+        counts = neighbour_label_counts(self._Y, self.kneighbors(X))
+        return posteriors(self.prior_, self.prior_n_, self.cond_, self.cond_n_, counts)
+
+    def predict(self, X) -> np.ndarray:
+        """Hard predictions (n_query, L) in {0, 1}: relevant iff the posterior is >= 0.5."""
+        return (self.predict_proba(X) >= 0.5).astype(np.int8)
