@@ -95,7 +95,7 @@ def render_report(config: dict, runs: Sequence[BenchmarkRun], total_seconds: flo
     lines += ["", "## Per-benchmark results", ""]
     summary_rows = [{"benchmark": run.name, **{k: v for k, v in run.summary.items()
                                                if not isinstance(v, (dict, list))}} for run in runs]
-    lines += [markdown_table(pd.DataFrame(summary_rows).fillna("")), ""]
+    lines += [markdown_table(pd.DataFrame(summary_rows).astype(object).fillna("")), ""]
     lines += ["## Per-dataset results", ""]
     for run in runs:
         columns = ["dataset", "status", "MASE", "WQL", "SQL", "relative_MASE", "relative_WQL", "n_series"]
