@@ -137,10 +137,15 @@ class TableJob:
         complete, excluded = agg.complete_rows(mean)
         self.excluded[metric] = excluded
         lower = metric in agg.LOWER_IS_BETTER
-        comparison = compare_methods(complete.to_numpy(), self.methods, blocks=complete.index,
-                                     lower_is_better=lower, reference=self.args.ref_method,
-                                     bayesian_rope=self.args.bayesian_rope)
-        self.comparisons[metric] = comparison
+        comparison = None
+        if len(complete):
+            comparison = compare_methods(complete.to_numpy(), self.methods, blocks=complete.index,
+                                         lower_is_better=lower, reference=self.args.ref_method,
+                                         bayesian_rope=self.args.bayesian_rope)
+            self.comparisons[metric] = comparison
+        else:
+            self.notes.append(f"{agg.METRIC_DISPLAY[metric]}: no dataset has a value for every method; "
+                              "no ranks or tests")
         expected = np.array([[len(self.results.expected_folds[d])] * len(self.methods) for d in datasets])
         short = np.argwhere(n.fillna(0).to_numpy() < expected)
         flagged = {(int(i), int(j)) for i, j in short if np.isfinite(mean.iloc[i, j])}
@@ -148,11 +153,12 @@ class TableJob:
         if excluded:
             caption += (f" Ranks and W/T/L use the {len(complete)} datasets with a value for every "
                         f"method (left out: {', '.join(self.name(d) for d in excluded)}).")
-        wtl = {self.name(p.method): (p.wins, p.ties, p.losses) for p in comparison.pairwise}
+        wtl = None if comparison is None else {
+            self.name(p.method): (p.wins, p.ties, p.losses) for p in comparison.pairwise}
         return ScoreTable(title=agg.METRIC_DISPLAY[metric], row_names=[self.name(d) for d in datasets],
                           column_names=[self.name(m) for m in self.methods], means=mean.to_numpy(float),
                           stds=std.to_numpy(float), lower_is_better=lower, caption=self.caption(caption),
-                          label=self.label(agg.METRIC_TABLE_STEM[metric]), avg_ranks=comparison.avg_ranks,
+                          label=self.label(agg.METRIC_TABLE_STEM[metric]), avg_ranks=None if comparison is None else comparison.avg_ranks,
                           win_tie_loss=wtl, reference=self.name(self.args.ref_method), flagged=flagged,
                           flag_note="averaged over fewer folds than expected (see report.md)",
                           spread_over=self.fold_counts())
@@ -160,7 +166,11 @@ class TableJob:
     def stats_table(self) -> StatsTable:
         blocks = []
         for metric in METRIC_KEYS:
-            c = self.comparisons[metric]
+            c = self.comparisons.get(metric)
+            if c is None:
+                blocks.append(StatsBlock(agg.METRIC_DISPLAY[metric], metric in agg.LOWER_IS_BETTER, 0,
+                                         None, None, None, None, None, []))
+                continue
             fr = c.friedman
             rows = [StatsRow(self.name(p.method), p.gain, p.wins, p.ties, p.losses, p.wilcoxon.p_value,
                              p.holm_p, None if p.bayesian is None else p.bayesian.p_x_better)

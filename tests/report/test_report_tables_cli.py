@@ -157,3 +157,22 @@ def test_shipped_paper_display_map_is_valid():
     repo = Path(__file__).resolve().parents[2]
     mapping = read_display_map(repo / "paper" / "tables" / "display_map_paper.json")
     assert mapping["DAGFS"] == "DAGFS" and mapping["corel5k"] == "Corel5k"
+
+
+def test_metric_without_any_complete_dataset_keeps_the_other_tables(kgrid_results, tmp_path, capsys):
+    from pipeline.fileio import atomic_write_json
+
+    results = tmp_path / "res"
+    shutil.copytree(kgrid_results, results)
+    for path in (results / "MIFS").glob("*_kgrid_metrics.json"):
+        obj = json.loads(path.read_text())
+        obj["macro_pr_auc"] = [None] * len(obj["k_values"])
+        atomic_write_json(path, obj)
+    assert run_tables(results, tmp_path / "out", "--no-figures", capsys=capsys)[0] == 0
+    table = (tmp_path / "out" / "table_macro_pr_auc.tex").read_text()
+    assert "Avg.\\ rank" not in table and "left out: CAL500, emotions, yeast" in table
+    report = (tmp_path / "out" / "report.md").read_text()
+    assert "Macro PR-AUC: no dataset has a value for every method" in report
+    stats = json.loads((tmp_path / "out" / "stats_kgrid.json").read_text())
+    assert "macro_pr_auc" not in stats["metrics"] and stats["metrics"]["micro_f1"]["n_blocks"] == 3
+    compile_tables([tmp_path / "out" / name for name in TABLES], tmp_path)

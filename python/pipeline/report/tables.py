@@ -234,6 +234,8 @@ def render_stats_table_markdown(table: StatsTable) -> str:
                    f"{format_number(block.friedman_chi2, 2)} ({format_p(block.friedman_p)})",
                    f"{format_number(block.iman_davenport_f, 2)} ({format_p(block.iman_davenport_p)})",
                    format_number(block.nemenyi_cd, 3)]
+        if not block.rows:
+            rows.append(omnibus + [MISSING] + [""] * (len(header) - 5))
         for i, row in enumerate(block.rows):
             cells = (omnibus if i == 0 else [""] * 4) + [
                 markdown_escape(row.method), format_number(row.gain), f"{row.wins}/{row.ties}/{row.losses}",
