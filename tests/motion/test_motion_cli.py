@@ -102,3 +102,19 @@ def test_malicious_file_exits_2_without_running_code(tmp_path, capsys):
 def test_bad_arguments_exit_2(results_file, capsys, args, message):
     assert run_main(main, ["--external_results_file", str(results_file), *args]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_converter_writes_an_npz_that_evaluates_identically(results_file, tmp_path):
+    from pipeline.protocols.motion.convert import main as convert
+
+    target = tmp_path / "gen.npz"
+    assert run_main(convert, [str(results_file), str(target)]) == 0
+    outs = [tmp_path / "from_npy.json", tmp_path / "from_npz.json"]
+    for source, out in zip((results_file, target), outs):
+        assert run_main(main, ["--external_results_file", str(source), "--out", str(out)]) == 0
+    first, second = (json.loads(p.read_text()) for p in outs)
+    for metrics in (first, second):
+        metrics["settings"].pop("input_file")
+        metrics.pop("warnings")  # the .npz stores lengths already clamped
+    assert first == second
+    assert run_main(convert, [str(results_file), str(tmp_path / "x.npy")]) == 2

@@ -21,6 +21,7 @@ import pickle
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 from numpy._core import multiarray as _multiarray
@@ -83,8 +84,13 @@ class RestrictedUnpickler(pickle.Unpickler):
 
 def restricted_loads(data: bytes, file: str | Path = "<bytes>"):
     """Unpickle ``data`` with :class:`RestrictedUnpickler`; refusals become :class:`DataError`."""
+    return restricted_load(io.BytesIO(data), file)
+
+
+def restricted_load(handle: BinaryIO, file: str | Path = "<stream>"):
+    """Unpickle from an open binary ``handle`` with :class:`RestrictedUnpickler` (streamed)."""
     try:
-        return RestrictedUnpickler(io.BytesIO(data)).load()
+        return RestrictedUnpickler(handle).load()
     except pickle.UnpicklingError as exc:
         raise DataError(f"unsafe or unreadable pickle: {exc}", file=file) from exc
     except (EOFError, ValueError, TypeError, AttributeError, IndexError) as exc:
@@ -151,7 +157,7 @@ def _read_npy(path: Path) -> dict:
         except ValueError as exc:
             raise DataError(f"not a valid .npy file ({exc})", file=path) from exc
         if dtype.hasobject:
-            content = restricted_loads(handle.read(), path)
+            content = restricted_load(handle, path)
             if isinstance(content, np.ndarray) and content.dtype.hasobject and content.shape == ():
                 content = content.item()
             return content if isinstance(content, dict) else {"motion": content}
@@ -159,7 +165,8 @@ def _read_npy(path: Path) -> dict:
 
 
 def _read_pickle(path: Path) -> dict:
-    content = restricted_loads(path.read_bytes(), path)
+    with path.open("rb") as handle:
+        content = restricted_load(handle, path)
     if not isinstance(content, dict):
         raise DataError("pickle must hold a dict", file=path, expected="dict with 'motion'",
                         found=type(content).__name__)
