@@ -243,7 +243,7 @@ class TableJob:
         return [path for func, a, kw in tasks for path in func(*a, **kw)]
 
     def _curve_tasks(self, panel_type) -> list[tuple]:
-        from .report.figures import plot_curve_panels
+        from .report.figures import mpl_escape, plot_curve_panels
 
         grid, folder = self.args.grid, self.out / "figures"
         metrics = METRIC_KEYS if self.args.all_curve_metrics else agg.MAIN_METRICS
@@ -261,7 +261,8 @@ class TableJob:
                 panels.append(panel_type(agg.METRIC_DISPLAY[m], self._ylabel(m), series))
             if x is not None:
                 tasks.append((plot_curve_panels, (x * scale, panels, folder / f"curves_{grid}_{dataset}"),
-                              {"xlabel": xlabel, "suptitle": f"{self.name(dataset)}: mean over folds, band = ±1 std"}))
+                              {"xlabel": xlabel,
+                               "suptitle": f"{mpl_escape(self.name(dataset))}: mean over folds, band = ±1 std"}))
         panels, x = [], None
         for m in metrics:
             series = {}

@@ -25,6 +25,11 @@ MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*", "<", ">", "h", "8")
 LINESTYLES = ("-", "--", "-.", ":")
 
 
+def mpl_escape(text: object) -> str:
+    """Make a data-derived string print literally in matplotlib (no mathtext between ``$``)."""
+    return str(text).replace("$", r"\$")
+
+
 def save_figure(fig, stem: str | Path, *, dpi: int = 120, tight: bool = False) -> list[Path]:
     """Write ``fig`` to ``stem.png`` and ``stem.pdf`` atomically and close it; return the paths.
 
@@ -64,6 +69,9 @@ def plot_curve_panels(x, panels: Sequence[CurvePanel], stem: str | Path, *, xlab
                       suptitle: str | None = None, ncols: int = 3) -> list[Path]:
     """Draw mean lines with +-std bands, one panel per entry, and save PNG + PDF.
 
+    Series names are printed literally; ``title``, ``ylabel``, ``xlabel`` and ``suptitle`` are
+    matplotlib text (pass data-derived parts through :func:`mpl_escape`).
+
     Parameters
     ----------
     x : array-like, shape (n_points,)
@@ -89,7 +97,7 @@ def plot_curve_panels(x, panels: Sequence[CurvePanel], stem: str | Path, *, xlab
     handles = {}
     for ax, panel in zip(axes.flat, panels):
         for index, (name, (mean, std)) in enumerate(panel.series.items()):
-            (line,) = ax.plot(x, mean, label=name, **series_style(index))
+            (line,) = ax.plot(x, mean, label=mpl_escape(name), **series_style(index))
             handles.setdefault(name, line)
             if std is not None:
                 ax.fill_between(x, np.asarray(mean) - std, np.asarray(mean) + std,
@@ -100,7 +108,7 @@ def plot_curve_panels(x, panels: Sequence[CurvePanel], stem: str | Path, *, xlab
         ax.grid(True, alpha=0.3)
     if suptitle:
         fig.suptitle(suptitle)
-    fig.legend(list(handles.values()), list(handles), loc="lower center",
+    fig.legend(list(handles.values()), [mpl_escape(n) for n in handles], loc="lower center",
                ncol=min(4, max(1, len(handles))), frameon=False)
     return save_figure(fig, stem)
 
@@ -153,7 +161,7 @@ def plot_cd_diagram(avg_ranks: Mapping[str, float], cd: float, stem: str | Path,
         x_text = 0.4 if left else k + 0.6
         ax.plot([rank, rank, x_text + (0.05 if left else -0.05)], [axis_y, y, y],
                 color="black", linewidth=0.8)
-        ax.text(x_text, y, f"{name} ({rank:.2f})", ha="right" if left else "left", va="center",
+        ax.text(x_text, y, f"{mpl_escape(name)} ({rank:.2f})", ha="right" if left else "left", va="center",
                 fontsize=9)
     if title:
         ax.set_title(title, fontsize=10)
