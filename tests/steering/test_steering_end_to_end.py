@@ -2,6 +2,7 @@
 
 import json
 import shutil
+import subprocess
 
 import numpy as np
 import pandas as pd
@@ -66,6 +67,13 @@ def test_analyze_is_byte_reproducible_and_escapes_names(demo_dir, tmp_path):
         assert (tmp_path / "first" / name).read_bytes() == (tmp_path / "second" / name).read_bytes()
     tex = (tmp_path / "first" / "sequence_level_table.tex").read_text()
     assert "M\\_1 vs M3" in tex
+    document = tmp_path / "first" / "doc.tex"
+    document.write_text("\\documentclass{article}\\usepackage{booktabs}\\begin{document}\n"
+                        "\\input{sequence_level_table}\\input{sequence_level_table_mae}\n"
+                        "\\end{document}\n")
+    compiled = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "doc.tex"],
+                              cwd=document.parent, capture_output=True, text=True, timeout=120)
+    assert compiled.returncode == 0, compiled.stdout[-2000:]
 
 
 def test_analyze_reports_bad_prediction_file_in_one_line(demo_dir, tmp_path, capsys):

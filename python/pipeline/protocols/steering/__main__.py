@@ -67,14 +67,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     demo = sub.add_parser("demo", help="end to end on synthetic driving-like sequences")
     demo.add_argument("--out", required=True, type=Path)
-    demo.add_argument("--sequences", type=int, default=60)
-    demo.add_argument("--length", type=int, default=300, help="mean samples per sequence")
+    demo.add_argument("--sequences", type=int, default=100)
+    demo.add_argument("--length", type=int, default=150, help="mean samples per sequence")
     demo.add_argument("--data-seed", type=int, default=0)
     demo.add_argument("--split-seed", type=int, default=0)
     demo.add_argument("--models", nargs="+", default=["M1", "M2", "M3", "M4"])
     demo.add_argument("--seeds", type=int, nargs="+", default=[42, 94, 123])
-    demo.add_argument("--epochs", type=int, default=3)
-    demo.add_argument("--train-stride", type=int, default=2,
+    demo.add_argument("--epochs", type=int, default=2)
+    demo.add_argument("--train-stride", type=int, default=4,
                       help="keep every k-th training window (speed)")
     demo.add_argument("--latency-calls", type=int, default=1000)
     demo.add_argument("--format", choices=("csv", "parquet"), default="csv")

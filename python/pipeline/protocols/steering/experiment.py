@@ -98,7 +98,7 @@ def _evaluate_run(model, model_id, seed, dataset, indices, losses, results_dir, 
     return path
 
 
-def run_demo(out_dir: str | Path, *, n_sequences: int = 60, length: int = 300, data_seed: int = 0,
+def run_demo(out_dir: str | Path, *, n_sequences: int = 100, length: int = 150, data_seed: int = 0,
              split_seed: int = 0, plan: TrainingPlan = TrainingPlan(),
              settings: AnalysisSettings = AnalysisSettings(), variant: str = "synthetic",
              progress: Callable[[str], None] = lambda message: None) -> RunLog:
