@@ -219,10 +219,13 @@ class MLkNN:
         self._X, self._Y = X, Y
         return self
 
-    def kneighbors(self, X) -> np.ndarray:
-        """Neighbour sets (n_query, num) of query points among the training points."""
+    def _check_fitted(self) -> None:
         if not hasattr(self, "_X"):
             raise ConfigError("MLkNN is not fitted; call fit(X, Y) first")
+
+    def kneighbors(self, X) -> np.ndarray:
+        """Neighbour sets (n_query, num) of query points among the training points."""
+        self._check_fitted()
         X = _features(X, "X")
         if X.shape[1] != self._X.shape[1]:
             raise DataError("query has a different feature count", field="X",
@@ -232,6 +235,7 @@ class MLkNN:
 
     def predict_proba(self, X) -> np.ndarray:
         """Posterior ``P(label relevant | neighbour count)`` of shape (n_query, L)."""
+        self._check_fitted()
         counts = neighbour_label_counts(self._Y, self.kneighbors(X))
         return posteriors(self.prior_, self.prior_n_, self.cond_, self.cond_n_, counts)
 
