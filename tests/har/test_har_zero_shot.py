@@ -146,3 +146,17 @@ def test_real_minilm_label_embeddings_offline(minilm, basic_motions):
     oracle = minilm.encode(names)[basic_motions.labels]
     scores = score_closed_set(oracle, basic_motions.labels, names, minilm.encode(names))
     assert scores["accuracy"] == 100.0
+
+
+def test_bad_label_embeddings_are_rejected():
+    class NanLabels:
+        name = "nan_labels"
+
+        def embed(self, windows):
+            return np.ones((len(windows), 4))
+
+        def embed_labels(self, texts):
+            return np.full((len(texts), 4), np.nan)
+
+    with pytest.raises(DataError, match="label embeddings contain NaN"):
+        evaluate_model(_dataset(5), "nan_labels", NanLabels(), EvaluationConfig(), vocabulary=_vocabulary())

@@ -76,6 +76,17 @@ def check_embeddings(embeddings: np.ndarray, dataset: HarDataset, source: str) -
     return array.astype(np.float64)
 
 
+def check_label_embeddings(embeddings: np.ndarray, n_texts: int, source: str) -> np.ndarray:
+    """Require a finite ``(K, D)`` float array with one row per label text."""
+    array = np.asarray(embeddings)
+    if array.ndim != 2 or array.shape[0] != n_texts or not np.issubdtype(array.dtype, np.number):
+        raise DataError("one label embedding row per label text is required", file=source,
+                        field="label_embeddings", expected=f"({n_texts}, D)", found=f"{array.dtype} {array.shape}")
+    if not np.isfinite(array).all():
+        raise DataError("label embeddings contain NaN or infinite values", file=source, field="label_embeddings")
+    return array.astype(np.float64)
+
+
 def pooled(embeddings: np.ndarray) -> np.ndarray:
     """``(N, D)`` vectors: a sequence embedding ``(N, T, D)`` is averaged over time."""
     return embeddings.mean(axis=1) if embeddings.ndim == 3 else embeddings
@@ -163,7 +174,9 @@ def evaluate_model(dataset: HarDataset, model: str, provider: EmbeddingProvider,
         vocabulary = vocabulary or load_label_vocabulary(config.coarse_groups)
 
         def label_embeddings(texts):
-            return cache.label_embeddings(model, list(texts), lambda: provider.embed_labels(list(texts)))
+            texts = list(texts)
+            return cache.label_embeddings(model, texts, lambda: check_label_embeddings(
+                provider.embed_labels(texts), len(texts), f"label embeddings of model {model}"))
 
         metrics.update(_zero_shot(embeddings, dataset, label_embeddings, vocabulary))
     split, rng = split_windows(dataset.n_windows, config.seed)
