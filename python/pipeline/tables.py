@@ -5,6 +5,8 @@ From one results directory (k-grid or p-grid metrics files) it writes into ``--o
 * ``table_microf1.tex``, ``table_macrof1.tex``, ``table_hamming.tex``, ``table_micro_pr_auc.tex``,
   ``table_macro_pr_auc.tex``, ``table_avg_precision.tex``, ``table_one_error.tex``: datasets x
   methods, mean +- sample std over folds, best bold, second underlined, average-rank and W/T/L rows;
+* ``table_ranks.tex``: average rank of every method per metric, with the Friedman and
+  Iman–Davenport p values;
 * ``table_stats.tex``: Friedman / Iman–Davenport / Nemenyi CD per metric, Wilcoxon + Holm per
   method against the reference;
 * ``benchmark_means_<grid>.csv`` (tidy: dataset, method, metric, mean, std, n_folds),
@@ -28,8 +30,9 @@ from .errors import ConfigError
 from .evaluation_keys import METRIC_KEYS
 from .fileio import atomic_write_json, atomic_write_text
 from .names import validate_name
-from .report.tables import (ScoreTable, StatsBlock, StatsRow, StatsTable, markdown_escape,
+from .report.tables import (RankTable, ScoreTable, StatsBlock, StatsRow, StatsTable, markdown_escape,
                             render_score_table_latex, render_score_table_markdown,
+                            render_rank_table_latex, render_rank_table_markdown,
                             render_stats_table_latex, render_stats_table_markdown)
 from .stats.compare import Comparison, compare_methods
 
@@ -183,6 +186,20 @@ class TableJob:
         return StatsTable(blocks, self.name(self.args.ref_method), self.caption(caption), self.label("stats"),
                           alpha=SIG_ALPHA, cd_alpha=SIG_ALPHA, bayesian=self.args.bayesian_rope is not None)
 
+    def rank_table(self) -> RankTable:
+        ranks = np.full((len(self.methods), len(METRIC_KEYS)), np.nan)
+        friedman, iman = [], []
+        for j, metric in enumerate(METRIC_KEYS):
+            c = self.comparisons.get(metric)
+            fr = None if c is None else c.friedman
+            if c is not None:
+                ranks[:, j] = c.avg_ranks
+            friedman.append(None if fr is None else fr.chi2_p)
+            iman.append(None if fr is None else fr.iman_davenport_p)
+        return RankTable([self.name(m) for m in self.methods], [agg.METRIC_DISPLAY[m] for m in METRIC_KEYS],
+                         ranks, self.caption(self.operating_point()), self.label("ranks"),
+                         {"Friedman p": friedman, "Iman-Davenport p": iman})
+
     # -- outputs ------------------------------------------------------------------------------
     def write(self) -> list[Path]:
         written = []
@@ -194,12 +211,14 @@ class TableJob:
         for metric, table in tables.items():
             path = self.out / f"table_{agg.METRIC_TABLE_STEM[metric]}.tex"
             written.append(atomic_write_text(path, render_score_table_latex(table)))
-        stats_table = self.stats_table()
+        stats_table, rank_table = self.stats_table(), self.rank_table()
         written.append(atomic_write_text(self.out / "table_stats.tex", render_stats_table_latex(stats_table)))
+        written.append(atomic_write_text(self.out / "table_ranks.tex", render_rank_table_latex(rank_table)))
         written.append(atomic_write_json(self.out / f"stats_{self.args.grid}.json", self.stats_json()))
         figures = [] if self.args.no_figures else self.figures()
         written += figures
-        written.append(atomic_write_text(self.out / "report.md", self.report(tables, stats_table, figures)))
+        written.append(atomic_write_text(self.out / "report.md",
+                                         self.report(tables, stats_table, rank_table, figures)))
         return written
 
     def stats_json(self) -> dict:
@@ -208,7 +227,8 @@ class TableJob:
                 "metrics": {m: {**c.to_dict(), "datasets": list(c.blocks), "excluded_datasets": self.excluded[m]}
                             for m, c in self.comparisons.items()}}
 
-    def report(self, tables: dict[str, ScoreTable], stats_table: StatsTable, figures: list[Path]) -> str:
+    def report(self, tables: dict[str, ScoreTable], stats_table: StatsTable, rank_table: RankTable,
+               figures: list[Path]) -> str:
         a = self.args
         lines = [f"# Benchmark report ({a.grid})", "",
                  f"- results: `{Path(a.results_dir).name}`; methods: "
@@ -219,6 +239,7 @@ class TableJob:
         if self.notes:
             lines += ["## Notes", ""] + [f"- {markdown_escape(n)}" for n in self.notes] + [""]
         lines += ["## Tables", ""] + [render_score_table_markdown(t) for t in tables.values()]
+        lines.append(render_rank_table_markdown(rank_table))
         lines.append(render_stats_table_markdown(stats_table))
         pngs = [f for f in figures if f.suffix == ".png"]
         if pngs:

@@ -5,8 +5,9 @@ import pytest
 from conftest import NASTY, compile_tables
 
 from pipeline.report.latex import latex_escape
-from pipeline.report.tables import (ScoreTable, StatsBlock, StatsRow, StatsTable, cell_marks,
-                                    markdown_escape, render_score_table_latex,
+from pipeline.report.tables import (RankTable, ScoreTable, StatsBlock, StatsRow, StatsTable, cell_marks,
+                                    markdown_escape, render_rank_table_latex,
+                                    render_rank_table_markdown, render_score_table_latex,
                                     render_score_table_markdown, render_stats_table_latex,
                                     render_stats_table_markdown)
 
@@ -73,9 +74,24 @@ def test_stats_table_latex_and_markdown():
     assert "| Hamming Loss ↓ (N=15) | 9.28 (0.025) | 3.69 (0.0198) | 1.250 |" in md
 
 
+def make_rank_table():
+    ranks = np.array([[1.0, 2.5], [2.0, np.nan], [3.0, 1.5]])
+    return RankTable([NASTY, "b", "c"], ["Micro-F1", "Hamming_Loss"], ranks, "At 20% features.",
+                     "tab:ranks_pgrid", {"Friedman p": [0.012, None]})
+
+
+def test_rank_table_latex_and_markdown():
+    text = render_rank_table_latex(make_rank_table())
+    assert f"{latex_escape(NASTY)} & \\textbf{{1.00}} & \\underline{{2.50}} \\\\" in text
+    assert "b & \\underline{2.00} & -- \\\\" in text and "c & 3.00 & \\textbf{1.50} \\\\" in text
+    assert "Friedman p & 0.012 & -- \\\\" in text and "Hamming\\_Loss" in text
+    md = render_rank_table_markdown(make_rank_table())
+    assert "| b | <u>2.00</u> | -- |" in md and "| Friedman p | 0.012 | -- |" in md
+
+
 def test_every_table_compiles_with_pdflatex(tmp_path):
     files = []
-    for i, text in enumerate([render_score_table_latex(make_score_table(names=(NASTY, "b_c", "x<y>|z"))),
+    for i, text in enumerate([render_rank_table_latex(make_rank_table()),render_score_table_latex(make_score_table(names=(NASTY, "b_c", "x<y>|z"))),
                               render_stats_table_latex(make_stats_table()),
                               render_stats_table_latex(make_stats_table(bayesian=False))]):
         files.append(tmp_path / f"t{i}.tex")

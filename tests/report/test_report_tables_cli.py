@@ -15,7 +15,8 @@ from pipeline.report.latex import latex_escape
 from pipeline.tables import main, read_display_map
 
 TABLES = ["table_microf1.tex", "table_macrof1.tex", "table_hamming.tex", "table_micro_pr_auc.tex",
-          "table_macro_pr_auc.tex", "table_avg_precision.tex", "table_one_error.tex", "table_stats.tex"]
+          "table_macro_pr_auc.tex", "table_avg_precision.tex", "table_one_error.tex", "table_stats.tex",
+          "table_ranks.tex"]
 
 
 def run_tables(results, out, *extra, capsys=None):
@@ -62,11 +63,15 @@ def test_kgrid_tables_stats_and_report(kgrid_out):
     assert "Avg.\\ rank" in micro and "W/T/L vs DAGFS (ours)" in micro
     assert "$\\downarrow$ lower is better" in (kgrid_out / "table_hamming.tex").read_text()
     stats = json.loads((kgrid_out / "stats_kgrid.json").read_text())
+    ranks = (kgrid_out / "table_ranks.tex").read_text()
     micro_stats = stats["metrics"]["micro_f1"]
+    first_rank = f"{micro_stats['avg_ranks']['DAGFS']:.2f}"
+    assert f"DAGFS (ours) & " in ranks and first_rank in ranks.split("DAGFS (ours) & ")[1].split("&")[0]
+    assert "Friedman p & " + f"{micro_stats['friedman_p']:.3g}" in ranks and "\\label{tab:ranks_kgrid}" in ranks
     assert micro_stats["reference"] == "DAGFS" and set(micro_stats["holm_p"]) == {"LRMFS", "MIFS", "SCLS"}
     assert micro_stats["datasets"] == DATASETS and micro_stats["excluded_datasets"] == []
     report = (kgrid_out / "report.md").read_text()
-    assert report.count("### ") == 8 and "figures/curves_kgrid_mean.png" in report
+    assert report.count("### ") == 9 and "figures/curves_kgrid_mean.png" in report
     assert "P(DAGFS (ours) better)" in report
     for stem in ["curves_kgrid_CAL500", "curves_kgrid_mean", "cd_kgrid_hamming_loss"]:
         for ext in ("png", "pdf"):

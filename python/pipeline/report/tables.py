@@ -117,6 +117,28 @@ class ScoreTable:
 
 
 @dataclass
+class RankTable:
+    """Average ranks: one row per method, one column per score, plus omnibus p-value rows.
+
+    ``ranks`` has shape (n_methods, n_scores) with NaN for "not computed"; the lowest rank of each
+    column is bold, the second lowest underlined. ``summary_rows`` maps a row title (LaTeX-escaped
+    when rendered) to one p value per column.
+    """
+
+    row_names: list[str]
+    column_names: list[str]
+    ranks: np.ndarray
+    caption: str
+    label: str
+    summary_rows: dict[str, list[float | None]] = field(default_factory=dict)
+
+    def cells(self) -> list[list[tuple[str, str]]]:
+        marks = [cell_marks(col, lower_is_better=True) for col in self.ranks.T]
+        return [[(format_number(r, 2), marks[j][i]) for j, r in enumerate(row)]
+                for i, row in enumerate(self.ranks)]
+
+
+@dataclass
 class StatsRow:
     """The reference against one other method (all numbers already computed)."""
 
@@ -182,6 +204,22 @@ def render_stats_table_latex(table: StatsTable, template: str = "stats_table.tex
     """LaTeX (booktabs) source of a statistics table; needs ``booktabs`` and ``amssymb``."""
     env = _latex_filters(latex_environment())
     return env.get_template(template).render(t=table)
+
+
+def render_rank_table_latex(table: RankTable, template: str = "rank_table.tex.j2") -> str:
+    """LaTeX (booktabs) source of an average-rank table; needs ``booktabs``."""
+    env = _latex_filters(latex_environment())
+    return env.get_template(template).render(t=table, cells=table.cells())
+
+
+def render_rank_table_markdown(table: RankTable) -> str:
+    """The same content as the LaTeX rank table, as a GitHub Markdown section."""
+    header = ["Method"] + [markdown_escape(c) for c in table.column_names]
+    rows = [[markdown_escape(name)] + [_md_mark(t, m) for t, m in row]
+            for name, row in zip(table.row_names, table.cells())]
+    rows += [[markdown_escape(title)] + [format_p(v) for v in values] for title, values in table.summary_rows.items()]
+    text = f"### Average ranks\n\n{markdown_escape(table.caption)} Lowest rank in bold, second underlined.\n\n"
+    return text + _md_table(header, rows, ":--") + "\n"
 
 
 def markdown_escape(text: object) -> str:
