@@ -6,6 +6,8 @@ import json
 import numpy as np
 import pytest
 import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from torch.utils.data import DataLoader
 
 from pipeline.errors import DataError
@@ -124,3 +126,14 @@ def test_synthetic_sequences_are_seeded_and_bounded():
     assert np.all(np.abs(first.targets) <= 1) and first.targets.std() > 0.05
     lag1 = np.corrcoef(first.targets[:-1], first.targets[1:])[0, 1]
     assert lag1 > 0.5  # driving-like: strongly autocorrelated within a sequence
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.integers(1, 30), min_size=5, max_size=60), st.integers(0, 2 ** 31))
+def test_any_split_is_disjoint_complete_and_whole(lengths, seed):
+    ids = np.repeat([f"q{i}" for i in range(len(lengths))], lengths)
+    split = make_sequence_split(ids, split_seed=seed)
+    indices = validate_split(split, ids)
+    assert np.array_equal(np.sort(np.concatenate(list(indices.values()))), np.arange(ids.size))
+    n = len(lengths)
+    assert (len(split.train), len(split.val)) == (int(n * 0.7), int(n * 0.2))
