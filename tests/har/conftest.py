@@ -8,7 +8,14 @@ import torch
 from pipeline.protocols.har.data import load_basic_motions
 from pipeline.protocols.har.providers import SentenceLabelEncoder
 
-torch.set_num_threads(1)
+
+@pytest.fixture(autouse=True)
+def one_torch_thread():
+    """Train on one thread inside this folder only; restore the setting for other test folders."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
 
 
 @pytest.fixture(scope="session")

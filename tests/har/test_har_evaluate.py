@@ -154,3 +154,11 @@ def test_cli_bad_input_exits_2_and_writes_nothing(basic_motions, tmp_path, capsy
                 "model_name": "invalid model name", "label_texts": "label embeddings lack texts"}[case]
     assert expected in message and message.count("\n") == 1
     assert not (tmp_path / "out").exists()
+
+
+def test_cli_rejects_mixed_embedding_sources(tmp_path, capsys):
+    args = ["evaluate", "--model", "m", "--dataset", "basicmotions", "--embedder", "summary_stats",
+            "--label-embeddings", str(tmp_path / "labels.npz"), "--output-dir", str(tmp_path / "out")]
+    assert run_main(main, args) == 2
+    assert "--label-embeddings goes with --embeddings" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()

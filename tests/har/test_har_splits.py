@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pipeline.errors import ConfigError
+from pipeline.protocols.har.classifiers import SvmRbfClassifier
 from pipeline.protocols.har.splits import balanced_subsample, split_windows
 
 
@@ -68,10 +69,14 @@ def test_subsample_on_real_basic_motions_train_split(basic_motions):
     assert set(one[0].tolist()) <= set(split.train.tolist())
 
 
-def test_mobiact_like_equal_rule_counts():
-    y = np.repeat(np.arange(13), 267)[:3476]
-    _, sy = balanced_subsample(np.arange(len(y)), y, 0.01, np.random.RandomState(3431), "equal")
-    assert len(sy) == 13 * max(1, int(3476 * 0.01) // 13) < 50
+@pytest.mark.parametrize("strategy, per_class", [("proportional", 2), ("equal", 2)])
+def test_mobiact_one_percent_takes_the_single_svc_branch(strategy, per_class):
+    """MobiAct: 13 classes, 3,476 training windows -> fewer than 50 at 1 % under either rule."""
+    y = np.repeat(np.arange(13), 268)[:3476]
+    x = np.random.RandomState(0).standard_normal((len(y), 4)) + y[:, None]
+    sx, sy = balanced_subsample(x, y, 0.01, np.random.RandomState(3431), strategy)
+    assert np.bincount(sy).tolist() == [per_class] * 13 and len(sy) < 50
+    assert SvmRbfClassifier(13).fit(sx, sy).fit_details() == {"svm_branch": "single_svc"}
 
 
 def test_bad_rate_and_strategy_are_rejected():
