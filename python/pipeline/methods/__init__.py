@@ -7,7 +7,7 @@ adding its spec to ``_SPECS`` below.
 from __future__ import annotations
 
 from ..errors import ConfigError
-from . import anchors, dagfs
+from . import anchors, dagfs, grro, lrmfs, scnmf, srfs
 from .base import MethodSpec
 
 _SPECS: tuple[MethodSpec, ...] = (
@@ -15,6 +15,10 @@ _SPECS: tuple[MethodSpec, ...] = (
     anchors.RANDOM,
     anchors.VARIANCE,
     anchors.LABELCORR,
+    lrmfs.SPEC,
+    grro.SPEC,
+    srfs.SPEC,
+    scnmf.SPEC,
 )
 _REGISTRY = {spec.name: spec for spec in _SPECS}
 

@@ -1,0 +1,46 @@
+function [ranking, info] = SCNMF(X, Y, params, init) %#ok<INUSD>
+%SCNMF  Similarity constraints with non-negative matrix factorisation (He, Lin, Lin, Wang, KBS 2024).
+%   [ranking, info] = SCNMF(X, Y, params, init)
+%   X: n×d training features in [0,1]; Y: n×L labels in {0,1}; init: unused (W starts at 0.5).
+%   params: lambda1 1e-3 (|H - WW'|^2), lambda2 1 (tr(LL W'W)), max_iter 1001, tol 1e-2 (absolute).
+%   Multiplicative updates (spec baselines-part1 §4.3), eps = 1e-20:
+%     R = 1 ./ max(|w_j|, eps);  W = W .* (X'Y + 2 lambda1 H W) ./
+%         max(X'XW + R.*W/2 + 2 lambda1 W(W'W) + lambda2 W LL, eps)
+%     obj = |XW - Y|^2 + sum_j |w_j| + lambda1 |H - WW'|^2 + lambda2 tr(LL W'W)
+%   until t >= 2 and |obj_t - obj_{t-1}| <= tol, or t = max_iter. H: Gaussian kernel of the feature
+%   columns with sigma = mean pairwise distance (mlfs_feature_kernel); LL: label cosine distance,
+%   NaN -> 0. ranking: by the row sum of W. info: iterations, objective (trace), sigma, seconds, params.
+%   Twin of pipeline.methods.scnmf.
+  started = tic;
+  [X, Y] = mlfs_check_training_data(X, Y, 'SCNMF');
+  defaults = struct('lambda1', 1e-3, 'lambda2', 1, 'max_iter', 1001, 'tol', 1e-2);
+  p = mlfs_method_params('SCNMF', defaults, params);
+  mlfs_require(p.max_iter >= 1, 'mlfs:SCNMF:badParams', 'SCNMF: max_iter must be >= 1');
+  tiny = 1e-20;
+  XtX = X.' * X;
+  XtY = X.' * Y;
+  [H, sigma] = mlfs_feature_kernel(XtX);
+  H_norm2 = sum(sum(H .* H));
+  LL = mlfs_label_cosine_distance(Y);
+  W = 0.5 * ones(size(X, 2), size(Y, 2));
+  HW = H * W;
+  objective = zeros(1, 0);
+  for t = 1:p.max_iter
+    R = 1 ./ max(sqrt(sum(W .* W, 2)), tiny);
+    numerator = XtY + 2 * p.lambda1 * HW;
+    denominator = XtX * W + 0.5 * (R .* W) + 2 * p.lambda1 * (W * (W.' * W)) + p.lambda2 * (W * LL);
+    W = W .* numerator ./ max(denominator, tiny);
+    HW = H * W;
+    residual = X * W - Y;
+    WtW = W.' * W;
+    factor = H_norm2 - 2 * sum(sum(W .* HW)) + sum(sum(WtW .* WtW));
+    objective(end+1) = sum(sum(residual .* residual)) + sum(sqrt(sum(W .* W, 2))) ...
+                       + p.lambda1 * factor + p.lambda2 * sum(sum(LL .* WtW));
+    if t >= 2 && abs(objective(end) - objective(end-1)) <= p.tol
+      break
+    end
+  end
+  ranking = mlfs_rank_scores(sum(W, 2), 'SCNMF');
+  info = struct('iterations', numel(objective), 'objective', objective, 'sigma', sigma, ...
+                'seconds', toc(started), 'params', p);
+end

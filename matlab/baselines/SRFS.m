@@ -1,0 +1,63 @@
+function [ranking, info] = SRFS(X, Y, params, init)
+%SRFS  Sparse-supplementation regularised MLFS (Li, Wang, Yang, Gao, Ding, Li, Inf. Fusion 117, 2025).
+%   [ranking, info] = SRFS(X, Y, params, init)
+%   X: n×d training features in [0,1]; Y: n×L labels in {0,1}.
+%   params: alpha 0.1 (label graph), beta 0.1 (l2,1), gamma 0.1 (inner product), max_iter 30,
+%     tol 0 (off; > 0 stops at a relative objective change <= tol), seed 0.
+%   init: W0 (d×L, >= 0), drawn by the Python harness from numpy default_rng(seed); without it,
+%     mlfs_seeded_uniform(seed).
+%   Multiplicative updates of min_{W>=0} |XW-Y|^2 + alpha tr(W L_Y W') + beta |W|_21
+%   + gamma (|WW'|_1 - |W|_F^2) (spec baselines-part1 §3), eps = 2^-23, float64:
+%     D = 1 ./ (2 |w_j| + eps);  W = W .* (X'Y + alpha W S + gamma W) ./
+%         max(X'XW + alpha W A_S + beta D.*W + gamma colsum(W), eps)
+%   with S the label cosine similarity (0 for an all-zero column), A_S = diag(S 1).
+%   ranking: by the row l2 norm of W. info: iterations, objective (trace), seconds, params.
+%   Twin of pipeline.methods.srfs.
+  started = tic;
+  [X, Y] = mlfs_check_training_data(X, Y, 'SRFS');
+  defaults = struct('alpha', 0.1, 'beta', 0.1, 'gamma', 0.1, 'max_iter', 30, 'tol', 0, 'seed', 0);
+  p = mlfs_method_params('SRFS', defaults, params);
+  mlfs_require(p.max_iter >= 1, 'mlfs:SRFS:badParams', 'SRFS: max_iter must be >= 1');
+  [n, d] = size(X);
+  L = size(Y, 2);
+  if isstruct(init) && isfield(init, 'W0')
+    mlfs_require(isequal(size(init.W0), [d, L]) && all(init.W0(:) >= 0), 'mlfs:SRFS:badInit', ...
+      'SRFS: init.W0 must be a non-negative %d×%d matrix', d, L);
+    W = double(init.W0);
+  else
+    W = mlfs_seeded_uniform(p.seed, [d, L]);
+  end
+  epsilon = 2^-23;
+  S = mlfs_label_cosine_similarity(Y);
+  A_S = diag(sum(S, 2));
+  XtY = X.' * Y;
+  use_gram = d <= n;
+  if use_gram
+    XtX = X.' * X;
+  end
+  objective = zeros(1, 0);
+  for t = 1:p.max_iter
+    D = 1 ./ (2 * sqrt(sum(W .* W, 2)) + epsilon);
+    if use_gram
+      gram_w = XtX * W;
+    else
+      gram_w = X.' * (X * W);
+    end
+    numerator = XtY + p.alpha * (W * S) + p.gamma * W;
+    denominator = gram_w + p.alpha * (W * A_S) + p.beta * (D .* W) + p.gamma * sum(W, 1);
+    W = W .* numerator ./ max(denominator, epsilon);
+    objective(end+1) = srfs_objective(X, Y, W, S, A_S, p);
+    if p.tol > 0 && t > 1 && abs(objective(end-1) - objective(end)) <= p.tol * abs(objective(end-1))
+      break
+    end
+  end
+  ranking = mlfs_rank_scores(sqrt(sum(W .* W, 2)), 'SRFS');
+  info = struct('iterations', numel(objective), 'objective', objective, 'seconds', toc(started), 'params', p);
+end
+
+function value = srfs_objective(X, Y, W, S, A_S, p)
+  residual = X * W - Y;
+  column_sums = sum(W, 1);
+  value = sum(sum(residual .* residual)) + p.alpha * sum(sum((W * (A_S - S)) .* W)) ...
+        + p.beta * sum(sqrt(sum(W .* W, 2))) + p.gamma * (sum(column_sums .* column_sums) - sum(sum(W .* W)));
+end

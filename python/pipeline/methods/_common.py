@@ -1,0 +1,125 @@
+"""Helpers shared by the NumPy baselines LRMFS, GRRO, SRFS and SCNMF.
+
+Each helper has a MATLAB/Octave twin under ``matlab/util/`` doing the same operations in the same
+order (named in the docstrings), so the two engines agree to rounding level.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.spatial.distance import cdist
+
+from ..errors import DataError, RankingError
+
+MATLAB_EPS = float(np.finfo(np.float64).eps)
+#: Scores closer than this fraction of max|score| are ties (broken by feature index).
+SCORE_RESOLUTION = 1e-10
+
+
+def check_training_data(X, Y, method: str) -> tuple[np.ndarray, np.ndarray]:
+    """Validate a training fold and return it as float64 arrays.
+
+    Parameters
+    ----------
+    X : array-like of shape (n, d)
+        Finite, non-negative training features (min-max scaled in the benchmark).
+    Y : array-like of shape (n, L)
+        Labels in {0, 1}.
+    method : str
+        Named in the error messages.
+
+    Raises
+    ------
+    DataError
+        For non-2-D inputs, mismatched rows, non-finite or negative features, or other labels.
+    """
+    X = np.asarray(X, dtype=np.float64)
+    Y = np.asarray(Y)
+    if X.ndim != 2 or Y.ndim != 2:
+        raise DataError(f"{method} needs 2-D X (n, d) and Y (n, L)", field="X_train/Y_train",
+                        found=f"X {X.shape}, Y {Y.shape}")
+    if X.shape[0] != Y.shape[0]:
+        raise DataError(f"{method}: X and Y have different row counts", field="Y_train",
+                        expected=f"{X.shape[0]} rows", found=f"{Y.shape[0]} rows")
+    if not np.all(np.isfinite(X)):
+        raise DataError(f"{method} needs finite training features", field="X_train",
+                        found=f"{int(np.sum(~np.isfinite(X)))} non-finite values")
+    if X.size and X.min() < 0:
+        raise DataError(f"{method} needs non-negative (min-max scaled) features", field="X_train",
+                        found=f"minimum {X.min():g}")
+    if not np.isin(Y, (0, 1)).all():
+        raise DataError(f"{method} needs labels in {{0,1}}", field="Y_train",
+                        found=f"values {np.unique(Y)[:5]}")
+    return X, Y.astype(np.float64)
+
+
+def rank_scores(scores, method: str) -> np.ndarray:
+    """1-based ranking by decreasing score, ties (within the resolution) to the lower index.
+
+    Scores are snapped to multiples of ``SCORE_RESOLUTION * max|score|`` first, so features whose
+    scores differ only by rounding noise (duplicate columns, solver round-off) are ordered by
+    index in every engine. Twin: ``mlfs_rank_scores.m``.
+
+    Raises
+    ------
+    RankingError
+        If a score is NaN or infinite (a failed fit must not yield a ranking).
+    """
+    s = np.asarray(scores, dtype=np.float64).reshape(-1)
+    if not np.all(np.isfinite(s)):
+        raise RankingError(f"{method} produced non-finite feature scores",
+                           found=f"{int(np.sum(~np.isfinite(s)))} of {s.size}")
+    scale = np.max(np.abs(s)) if s.size else 0.0
+    key = np.zeros_like(s) if scale == 0 else np.floor(s / (scale * SCORE_RESOLUTION) + 0.5)
+    return np.argsort(-key, kind="stable").astype(np.int64) + 1
+
+
+def column_distances(X: np.ndarray) -> np.ndarray:
+    """Euclidean distances between the columns of X (n, d) -> (d, d), computed directly.
+
+    Direct differences (not the |a|^2+|b|^2-2ab expansion) give exact zeros for identical
+    columns, as MATLAB's pdist2 does. Twin: ``mlfs_pdist2(X', X', 'euclidean')``.
+    """
+    return cdist(X.T, X.T, metric="euclidean")
+
+
+def label_cosine_similarity(Y: np.ndarray) -> np.ndarray:
+    """Cosine similarity of the label columns of Y (n, L) -> (L, L); an all-zero column gives 0.
+
+    Twin: ``1 - mlfs_pdist2(Y', Y', 'cosine')`` with NaN set to 0.
+    """
+    norms = np.sqrt(np.sum(Y * Y, axis=0))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        similarity = (Y.T @ Y) / np.outer(norms, norms)
+    return np.where(np.isfinite(similarity), similarity, 0.0)
+
+
+def label_cosine_distance(Y: np.ndarray) -> np.ndarray:
+    """Cosine distance 1 - cos of the label columns (L, L), with 0 where a column is all zero.
+
+    This is MATLAB's ``pdist2(Y', Y', 'cosine')`` with NaN replaced by 0 (the GRRO and SCNMF code's
+    convention; scikit-learn would give distance 1). Twin: ``mlfs_label_cosine_distance.m``.
+    """
+    norms = np.sqrt(np.sum(Y * Y, axis=0))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        distance = 1.0 - (Y.T @ Y) / np.outer(norms, norms)
+    return np.where(np.isfinite(distance), distance, 0.0)
+
+
+def knn_binary_laplacian(points: np.ndarray, k: int) -> np.ndarray:
+    """Unnormalised Laplacian of the symmetrised binary k-NN graph of the columns of ``points``.
+
+    For each column, sort its distance row ascending (stable), skip the first entry (assumed to be
+    itself) and link the next k with weight 1; then G = (G + G') / 2 and L = diag(G 1) - G.
+    Twin: ``mlfs_knn_laplacian.m``. Needs more than k columns.
+    """
+    distances = column_distances(points)
+    m = distances.shape[0]
+    if m <= k:
+        raise DataError("the k-NN graph needs more points than neighbours", field="X_train",
+                        expected=f"at least {k + 1} columns", found=m)
+    order = np.argsort(distances, axis=1, kind="stable")[:, 1:k + 1]
+    graph = np.zeros((m, m))
+    np.put_along_axis(graph, order, 1.0, axis=1)
+    graph = (graph + graph.T) / 2.0
+    return np.diag(graph.sum(axis=1)) - graph

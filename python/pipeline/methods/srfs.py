@@ -1,0 +1,100 @@
+"""SRFS: sparse-supplementation regularised multi-label feature selection.
+
+Li, Wang, Yang, Gao, Ding, Li, *Fusion-enhanced multi-label feature selection with sparse
+supplementation*, Information Fusion 117 (2025). No authors' code is public; this follows
+``../shared/specs/baselines-part1.md`` §3 (the paper's objective, minimised by the standard
+multiplicative update, as in the third-party notebook ``FarajiMohammad/MLFS-SRFS``):
+
+    min_{W>=0} |XW - Y|_F² + α tr(W L_Y W') + β |W|_2,1 + γ (|WW'|_1 - |W|_F²)
+
+with S the cosine similarity of the label columns (0 for an all-zero column), A_S = diag(S1),
+L_Y = A_S - S. Each of ``max_iter`` iterations (default 30, no convergence test unless ``tol`` > 0):
+
+    D = diag(1 / (2|w_j| + ε))
+    W ← W ⊙ (X'Y + αWS + γW) ⊘ max(X'XW + αWA_S + βDW + γ 1(1'W), ε)
+
+with ε = 2⁻²³ (float32 machine epsilon, as the notebook) and float64 arithmetic. Features are
+ranked by the row l2 norm of W (stable, ties to the lower index). ``tol`` > 0 stops when the
+relative objective change is at most ``tol``.
+
+Deviations from the notebook: float64 instead of float32; the objective trace uses the correct
+objective above (the notebook's monitor uses W'W and 1 - S); the ranking is a stable descending
+sort (the notebook reads an ascending argsort backwards, which reverses ties); 1(1'W) is a
+broadcast of the column sums, not a product with a d×d all-ones matrix; W0 comes from the harness.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import ConfigError
+from ._common import check_training_data, label_cosine_similarity, rank_scores
+from .base import MethodSpec
+
+EPSILON = 2.0 ** -23
+DEFAULTS = {"alpha": 0.1, "beta": 0.1, "gamma": 0.1, "max_iter": 30, "tol": 0.0, "seed": 0}
+
+
+def make_init(n: int, d: int, n_labels: int, rng: np.random.Generator, params: dict) -> dict:
+    """Initial W0 (d, L) ~ U(0,1)."""
+    return {"W0": rng.random((d, n_labels))}
+
+
+def objective(X, Y, W, S, A_S, alpha, beta, gamma) -> float:
+    """The SRFS objective of §3.2 at W (d, L) >= 0."""
+    residual = X @ W - Y
+    column_sums = W.sum(axis=0)
+    frobenius = np.sum(W * W)
+    return float(np.sum(residual * residual) + alpha * np.sum((W @ (A_S - S)) * W)
+                 + beta * np.sum(np.sqrt(np.sum(W * W, axis=1)))
+                 + gamma * (np.sum(column_sums * column_sums) - frobenius))
+
+
+def srfs(X: np.ndarray, Y: np.ndarray, params: dict, W0: np.ndarray) -> tuple[np.ndarray, dict]:
+    """Run the multiplicative updates; return W (d, L) and info (iterations, objective trace)."""
+    alpha, beta, gamma = (float(params[k]) for k in ("alpha", "beta", "gamma"))
+    S = label_cosine_similarity(Y)
+    A_S = np.diag(S.sum(axis=1))
+    n, d = X.shape
+    XtY = X.T @ Y
+    XtX = X.T @ X if d <= n else None
+    W = np.array(W0, dtype=np.float64)
+    trace = []
+    for _ in range(int(params["max_iter"])):
+        D = 1.0 / (2.0 * np.sqrt(np.sum(W * W, axis=1)) + EPSILON)
+        gram_w = XtX @ W if XtX is not None else X.T @ (X @ W)
+        numerator = XtY + alpha * (W @ S) + gamma * W
+        denominator = gram_w + alpha * (W @ A_S) + beta * (D[:, None] * W) + gamma * W.sum(axis=0)[None, :]
+        W = W * numerator / np.maximum(denominator, EPSILON)
+        trace.append(objective(X, Y, W, S, A_S, alpha, beta, gamma))
+        if params["tol"] > 0 and len(trace) > 1 and abs(trace[-2] - trace[-1]) <= params["tol"] * abs(trace[-2]):
+            break
+    return W, {"iterations": len(trace), "objective": trace}
+
+
+def rank(X, Y, params: dict, init: dict | None = None) -> tuple[np.ndarray, dict]:
+    """Benchmark entry point (see :mod:`pipeline.methods.base`).
+
+    ``init['W0']`` (d, L) is the start; when ``init`` is None it is drawn as the harness does,
+    from ``default_rng(params['seed'])``. info: iterations, objective trace.
+    """
+    X, Y = check_training_data(X, Y, "SRFS")
+    params = {**DEFAULTS, **params}
+    for key in ("alpha", "beta", "gamma", "tol"):
+        if not float(params[key]) >= 0:
+            raise ConfigError("SRFS parameter must be >= 0", field=key, found=params[key])
+    if int(params["max_iter"]) < 1:
+        raise ConfigError("SRFS needs at least one iteration", field="max_iter", found=params["max_iter"])
+    n, d = X.shape
+    if init is None:
+        init = SPEC.initial_matrices(n, d, Y.shape[1], params)
+    if "W0" not in init or np.shape(init["W0"]) != (d, Y.shape[1]) or np.min(init["W0"]) < 0:
+        raise ConfigError("SRFS initial matrix missing, of the wrong shape or negative", field="init.W0",
+                          expected=f"non-negative {(d, Y.shape[1])}",
+                          found=np.shape(init["W0"]) if "W0" in init else "missing")
+    W, info = srfs(X, Y, params, init["W0"])
+    return rank_scores(np.sqrt(np.sum(W * W, axis=1)), "SRFS"), info
+
+
+SPEC = MethodSpec(name="SRFS", defaults=DEFAULTS, python=rank, matlab_function="SRFS",
+                  make_init=make_init, summary="sparse supplementation, multiplicative updates (Li et al. 2025)")
