@@ -250,6 +250,33 @@ class IncrementalNeighbours:
             out[~direct] = self._general_neighbours(q, rows[~direct])
         return out
 
+    def _screen(self, W: np.ndarray, margin: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Candidate (row, column) pairs: every entry with ``W <= kth + 4 margin``.
+
+        ``kth`` is the (Num+1)-th smallest entry of the row, the query's own entry included: an
+        upper bound of the Num-th smallest over the other training points. To avoid partitioning
+        whole rows, a column sample gives a first (larger) bound; the exact kth is then taken among
+        the sample's candidates, which contain the row's Num+1 smallest entries. Rows whose sample
+        bound leaves too many candidates (massive ties) are partitioned whole.
+        """
+        num, n = self.num, W.shape[1]
+        stride = max(1, min(4, n // (4 * (num + 1))))
+        sample = np.partition(W[:, ::stride], num, axis=1)[:, num]
+        rows, cols = np.divmod(np.flatnonzero(W <= (sample + 4.0 * margin)[:, None]), n)
+        counts = np.bincount(rows, minlength=W.shape[0])
+        width = 8 * stride * (num + 1)
+        starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+        position = np.arange(rows.size) - starts[rows]
+        fits = position < width
+        padded = np.full((W.shape[0], min(width, int(counts.max()))), np.inf)
+        padded[rows[fits], position[fits]] = W[rows[fits], cols[fits]]
+        kth = np.partition(padded, num, axis=1)[:, num]
+        crowded = np.flatnonzero(counts > width)
+        if crowded.size:
+            kth[crowded] = np.partition(W[crowded], num, axis=1)[:, num]
+        keep = W[rows, cols] <= (kth + 4.0 * margin)[rows]
+        return rows[keep], cols[keep]
+
     def _zero_query_neighbours(self, queries, zero_hits, exclude_self) -> np.ndarray:
         # A query that is exactly zero on the selected features has canonical distance
         # sum(fl(b_f^2)) to training row b: exactly 0 iff tn_b == 0 (a sum of non-negative
@@ -269,8 +296,7 @@ class IncrementalNeighbours:
         # points, hence the Num-th canonical distance: every possible neighbour has
         # W <= kth + 2 margin (4 margins leave room for the rounding of this test itself).
         W = q.state[queries[0]:queries[-1] + 1] if _contiguous(queries) else q.state[queries]
-        kth = np.partition(W, num, axis=1)[:, num]
-        rows, cols = np.divmod(np.flatnonzero(W <= (kth + 4.0 * margin)[:, None]), W.shape[1])
+        rows, cols = self._screen(W, margin)
         if q.exclude_self:
             keep = cols != queries[rows]
             rows, cols = rows[keep], cols[keep]
