@@ -8,7 +8,7 @@ import time
 import numpy as np
 import pytest
 
-from conftest import FIXTURES
+from engine_test_data import FIXTURES
 from pipeline.data.folds import load_fold
 from pipeline.engines import make_engine, make_evaluator
 from pipeline.engines.octave import OctaveEngine, OctaveEvaluator, OctaveSession

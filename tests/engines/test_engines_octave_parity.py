@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from conftest import real_fold
+from engine_test_data import real_fold
 from pipeline.engines.octave import OctaveEvaluator
 from pipeline.evaluation.grids import k_grid
 from pipeline.evaluation.mlknn import evaluate_grid

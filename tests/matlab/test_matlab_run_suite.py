@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import FIXTURES
+from matlab_test_paths import FIXTURES, REPO
 from pipeline.engines.octave import from_engine_value
 from pipeline.errors import EngineError
 from pipeline.fileio import dumps_json
@@ -24,7 +24,6 @@ from pipeline.runner.tasks import GridSpec, Task
 
 pytestmark = pytest.mark.octave
 
-REPO = Path(__file__).resolve().parents[2]
 DATA = REPO / "data" / "paper_matlab_minmax"
 METRICS = ("micro_f1", "macro_f1", "hamming_loss", "micro_pr_auc", "macro_pr_auc", "avg_precision",
            "one_error")
