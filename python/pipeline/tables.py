@@ -98,6 +98,10 @@ class TableJob:
         if args.ref_method not in self.methods:
             raise ConfigError("--ref-method is not among the methods", field="--ref-method",
                               expected=f"one of {self.methods}", found=args.ref_method)
+        if args.bayesian_rope is not None and not args.bayesian_rope >= 0:
+            raise ConfigError("--bayesian-rope must be >= 0", field="--bayesian-rope", found=args.bayesian_rope)
+        if args.jobs < 1:
+            raise ConfigError("--jobs must be at least 1", field="--jobs", found=args.jobs)
         self.display = read_display_map(args.display_map)
         shown = [self.name(m) for m in self.methods]
         if len(set(shown)) != len(shown):

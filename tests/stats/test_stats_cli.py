@@ -69,3 +69,11 @@ def test_cli_rejects_unknown_reference(tmp_path, capsys):
     write_scores(tmp_path / "scores.csv")
     code, _, err = run_cli(["--scores", str(tmp_path / "scores.csv"), "--ref", "Z"], capsys)
     assert code == 2 and "reference" in err
+
+
+@pytest.mark.parametrize("extra, message", [(["--alpha", "1.5"], "--alpha"),
+                                            (["--bayesian-rope", "-1"], "--bayesian-rope")])
+def test_cli_rejects_bad_options(tmp_path, capsys, extra, message):
+    write_scores(tmp_path / "scores.csv")
+    code, _, err = run_cli(["--scores", str(tmp_path / "scores.csv"), *extra], capsys)
+    assert code == 2 and message in err

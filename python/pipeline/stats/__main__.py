@@ -15,7 +15,7 @@ from typing import Sequence
 import pandas as pd
 
 from ..cli import run_main
-from ..errors import DataError
+from ..errors import ConfigError, DataError
 from ..fileio import dumps_json
 from .compare import compare_methods
 from .ranks import average_ranks, check_score_matrix
@@ -56,6 +56,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if not all(0 < a < 1 for a in args.alpha):
+        raise ConfigError("every --alpha must lie in (0, 1)", field="--alpha", found=args.alpha)
+    if args.bayesian_rope is not None and not args.bayesian_rope >= 0:
+        raise ConfigError("--bayesian-rope must be >= 0", field="--bayesian-rope", found=args.bayesian_rope)
     table = read_score_csv(args.scores)
     if args.ref is None:
         ranks = average_ranks(table.to_numpy(), lower_is_better=args.lower_is_better)

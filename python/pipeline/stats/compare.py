@@ -23,6 +23,11 @@ DEFAULT_ALPHAS = (0.05, 0.10)
 TIE_TOLERANCE = 1e-12
 
 
+def alpha_key(alpha: float) -> str:
+    """JSON key of a level: two decimals ("0.05", "0.10") unless that would round it."""
+    return f"{alpha:.2f}" if round(alpha, 2) == alpha else f"{alpha:g}"
+
+
 def win_tie_loss(reference, other, *, lower_is_better: bool = False,
                  tol: float = TIE_TOLERANCE) -> tuple[int, int, int]:
     """Count blocks where ``reference`` beats, ties (|difference| <= tol) or loses to ``other``."""
@@ -84,8 +89,8 @@ class Comparison:
             "friedman_p": None if fr is None else fr.chi2_p,
             "iman_davenport_f": None if fr is None else fr.iman_davenport_f,
             "iman_davenport_p": None if fr is None else fr.iman_davenport_p,
-            "nemenyi_cd": {f"{a:.2f}": cd for a, cd in self.nemenyi_cd.items()},
-            "nemenyi_groups": {f"{a:.2f}": [list(c) for c in cl] for a, cl in self.cliques.items()},
+            "nemenyi_cd": {alpha_key(a): cd for a, cd in self.nemenyi_cd.items()},
+            "nemenyi_groups": {alpha_key(a): [list(c) for c in cl] for a, cl in self.cliques.items()},
             "reference": self.reference,
             "wilcoxon_p": {p.method: p.wilcoxon.p_value for p in self.pairwise},
             "holm_p": {p.method: p.holm_p for p in self.pairwise},
