@@ -20,39 +20,45 @@ BLAS, the thread count, the row block size or how the k-grid is cut into chunks.
 
 The fast path (what is actually computed)
 -----------------------------------------
-Running squared norms ``tn`` and ``N = -2·(running dot products)`` are updated chunk by chunk as
-the grid grows (one BLAS ``dgemm`` per chunk, §3.2.1 of the spec), so the fast squared distance
-``f_ij = (tn_i + tn_j) + N_ij`` costs O(1) per pair and grid point. It differs from the canonical
-value ``c_ij`` by rounding only. With ``u = 2**-53``, ``m = k + (number of chunks)`` and the
-standard summation bounds (|error of a sum of m non-negative terms| <= gamma_m · sum, Cauchy–Schwarz
-for the dot product, and ``e_ij <= 2(s_i + s_j)`` for the exact value), one gets
+Running squared norms ``tn`` (training) and ``qn`` (queries) and, per query row i and training row
+j, ``W_ij = tn_j - 2·(running dot product)`` are updated chunk by chunk as the grid grows (one
+in-place BLAS ``dgemm`` per chunk and row block, §3.2.1 of the spec), so the fast squared distance
+``f_ij = max(qn_i + W_ij, 0)`` costs O(1) per pair and grid point. It differs from the canonical
+value ``c_ij`` by rounding only. With ``u = 2**-53``, ``m = k + 2·(number of chunks)``, the
+standard bounds for sums of m terms (|error| <= gamma_m · sum of |terms|, any summation order, with
+or without FMA), Cauchy–Schwarz for the dot products and ``e_ij <= 2(s_i + s_j)`` for the exact
+value ``e_ij`` (``s`` the exact squared norms), one gets
 
-    |f_ij - c_ij| <= (4·gamma_(m+2) + 4u) · (s_i + s_j)
+    |f_ij - c_ij| <= (4·gamma_(m+2) + 3u) · (s_i + s_j)
 
-for any summation order inside the BLAS (with or without FMA). We use the safe bound
+We use the safe bound
 
-    delta_ij = 8·(m + 3)·u · (tn_i + tn_j) + m·2**-1000
+    delta_ij = 8·(m + 3)·u · (qn_i + tn_j) + m·2**-1000
 
-(a factor ~2 above the derivation, plus an absolute term that covers underflow of tiny values).
+(about twice the derivation, plus an absolute term that covers underflow of tiny values), and the
+per-row margin ``margin_i = 8·(m + 3)·u · (qn_i + max_j tn_j) + m·2**-1000`` for W itself.
 
 For each query row i and grid point k:
 
-1. A guess G of Num training points is taken: the row's neighbours at the previous grid point (or an
-   ``argpartition`` of the fast row at the first grid point). ``U_i = max_G (f + delta)`` is an upper
-   bound of the true Num-th smallest canonical distance.
-2. Candidates are all j with fast value within the bound of U_i (a single vectorised comparison over
-   the row with a per-row margin). Every j whose canonical distance can be <= U_i is a candidate;
-   the others are certainly not neighbours.
-3. The candidates are sorted by (f, index); the first Num form a tentative set ``T``. With
+1. Screen: the (Num+1)-th smallest entry of row i of W (its own entry included) bounds the Num-th
+   smallest W over the other training points, so every possible neighbour has
+   ``W_ij <= kth_i + 2·margin_i``; we keep ``W_ij <= kth_i + 4·margin_i`` (one vectorised comparison
+   per row block). kth is found cheaply: a column sample gives a larger bound, the exact value is
+   then taken among that bound's candidates.
+2. The candidates are sorted by (f, index); the first Num form a tentative set ``T``. With
    ``hi = max_T (f + delta)`` and ``lo = min_(not T) (f - delta)``: a candidate with
    ``f + delta < lo`` is certainly in, one with ``f - delta > hi`` certainly out. Only the rest
    (the boundary near-ties) get their canonical distance recomputed (vectorised over the pairs, a
    loop over the features), and they fill the remaining places by (canonical distance, index).
    Pairs of two rows that are all zero on the selected features have canonical distance exactly 0
-   and are not recomputed (this settles the massive zero ties of the sparse Yahoo sets for free).
+   and are not recomputed.
+3. A query row that is exactly zero on the selected features has canonical distance
+   ``sum fl(b_f^2)`` to training row b, which is 0 iff ``tn_b == 0``; with at least Num such rows
+   its neighbours are the lowest-index ones, taken directly. This settles the massive zero ties of
+   the sparse Yahoo sets (~93 % zeros) for free.
 
-No n x n matrix is sorted; the work per grid point is one pass over the fast distances plus work
-proportional to the number of boundary ties.
+No n x n matrix is sorted; the work per grid point is a few passes over the row blocks of W plus
+work proportional to the number of boundary ties.
 """
 
 from __future__ import annotations
@@ -145,7 +151,7 @@ class IncrementalNeighbours:
     """
 
     def __init__(self, X_train, X_test=None, *, num: int, train_neighbours: bool = True,
-                 block_rows: int = 64, n_threads: int | None = None):
+                 block_rows: int = 256, n_threads: int | None = None):
         self._xtr = np.asfortranarray(X_train, dtype=np.float64)
         n = self._xtr.shape[0]
         if not 1 <= num < n:
@@ -181,7 +187,8 @@ class IncrementalNeighbours:
         start = self._k
         if k > start:
             A = self._xtr[:, start:k]
-            self._tn += np.einsum("ij,ij->i", A, A)
+            chunk_norms = np.einsum("ij,ij->i", A, A)
+            self._tn += chunk_norms
             self._tr_zero &= ~np.any(A != 0, axis=1)
             for q in self._queries.values():
                 if q.X is not self._xtr:
@@ -192,7 +199,7 @@ class IncrementalNeighbours:
                     q.norms, q.all_zero = self._tn, self._tr_zero
             # Train side of the augmented product: [A | Δtn], so that one dgemm per block adds
             # Δtn_j - 2·b·a_j to the running state (see _update_state).
-            self._train_chunk = np.asfortranarray(np.column_stack([A, np.einsum("ij,ij->i", A, A)]))
+            self._train_chunk = np.asfortranarray(np.column_stack([A, chunk_norms]))
             self._k = k
             self._chunks += 1
         sets = {name: self._select(q, start) for name, q in self._queries.items()}
