@@ -83,28 +83,41 @@ def seasonal_error(contexts: Sequence[np.ndarray], m: int, edge: str = "gluonts"
         raise ConfigError("seasonality must be >= 1", field="seasonality", found=m)
     lengths = np.array([len(c) for c in contexts], dtype=np.int64)
     flat = np.concatenate([np.asarray(c, dtype=float) for c in contexts]) if len(contexts) else np.zeros(0)
-    series_of = np.repeat(np.arange(len(lengths)), lengths)
-    seasonal = _mean_lagged_abs_diff(flat, series_of, len(lengths), m)
+    seasonal = _mean_lagged_abs_diff(flat, lengths, m)
     if edge == "fev":
         undefined = (lengths <= m) | ~np.isfinite(seasonal) | (seasonal == 0)
         return np.where(undefined, np.nan, seasonal)
     short = lengths <= m
     if short.any():
-        seasonal = np.where(short, _mean_lagged_abs_diff(flat, series_of, len(lengths), 1), seasonal)
+        seasonal = np.where(short, _mean_lagged_abs_diff(flat, lengths, 1), seasonal)
     return seasonal
 
 
-def _mean_lagged_abs_diff(flat: np.ndarray, series_of: np.ndarray, n_series: int, lag: int) -> np.ndarray:
+def _mean_lagged_abs_diff(flat: np.ndarray, lengths: np.ndarray, lag: int) -> np.ndarray:
+    """Per-series mean of ``|x_t - x_{t-lag}|`` on the concatenated series, NaN pairs skipped.
+
+    ``diff[j]`` pairs ``flat[j + lag]`` with ``flat[j]``; series i owns ``diff[start_i : end_i - lag]``
+    and the ``lag`` entries after that straddle the boundary, so they are zeroed before summing
+    each series' segment with ``np.add.reduceat``.
+    """
+    result = np.full(len(lengths), np.nan)
     if flat.size <= lag:
-        return np.full(n_series, np.nan)
-    diff = np.abs(flat[lag:] - flat[:-lag])
-    same_series = series_of[lag:] == series_of[:-lag]
-    usable = same_series & ~np.isnan(diff)
-    owner = series_of[lag:][usable]
-    total = np.bincount(owner, weights=diff[usable], minlength=n_series)
-    count = np.bincount(owner, minlength=n_series)
+        return result
+    diff = flat[lag:] - flat[:-lag]
+    np.abs(diff, out=diff)
+    usable = ~np.isnan(diff)
+    ends = np.cumsum(lengths)
+    starts = ends - lengths
+    straddling = (ends[:, None] - lag + np.arange(lag)[None, :]).ravel()
+    usable[straddling[(straddling >= 0) & (straddling < diff.size)]] = False
+    np.copyto(diff, 0.0, where=~usable)
+    owned = lengths > lag
+    segment_starts = starts[owned]
+    totals = np.add.reduceat(diff, segment_starts)
+    counts = np.add.reduceat(usable, segment_starts, dtype=np.int64)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(count > 0, total / np.maximum(count, 1), np.nan)
+        result[owned] = np.where(counts > 0, totals / np.maximum(counts, 1), np.nan)
+    return result
 
 
 def mase(y_true: np.ndarray, point: np.ndarray, scale: np.ndarray) -> float:
