@@ -97,7 +97,7 @@ def test_malicious_file_exits_2_without_running_code(tmp_path, capsys):
 
 @pytest.mark.parametrize("args, message", [
     (["--fps", "0"], "must be positive"),
-    (["--evaluator-ckpt", "model.tar"], "learned-embedding FID"),
+    (["--evaluator-ckpt", "model.tar"], "needs --evaluator-mean"),
 ])
 def test_bad_arguments_exit_2(results_file, capsys, args, message):
     assert run_main(main, ["--external_results_file", str(results_file), *args]) == 2

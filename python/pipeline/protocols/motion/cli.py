@@ -27,7 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help=".npy dict, .pkl (CLoSD) or .npz with motion (N, T, 263) and lengths")
     parser.add_argument("--eval_gt", action="store_true",
                         help="evaluate gt_motion instead of motion (.npy/.npz only)")
-    parser.add_argument("--device", default="cpu", help="recorded; all metrics here run on the CPU")
+    parser.add_argument("--device", default="cpu", help="torch device of the learned evaluator (the other metrics use NumPy)")
     parser.add_argument("--seed", type=int, default=10, help="seed of the sampled Diversity")
     parser.add_argument("--fps", type=float, default=60.0, help="motion frame rate")
     parser.add_argument("--beat_sigma", type=float, default=0.05, help="beat tolerance σ (s)")
@@ -42,7 +42,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--mean", type=Path, help="263-d mean (.npy) to de-normalise features")
     parser.add_argument("--std", type=Path, help="263-d std (.npy) to de-normalise features")
     parser.add_argument("--evaluator-ckpt", "--evaluator_ckpt", dest="evaluator_ckpt", type=Path,
-                        help="HumanML3D T2M evaluator checkpoint for learned-embedding FID")
+                        help="HumanML3D T2M evaluator checkpoint (finest.tar) for learned FID")
+    parser.add_argument("--evaluator-mean", dest="evaluator_mean", type=Path,
+                        help="the evaluator's 263-d mean (.npy), required with --evaluator-ckpt")
+    parser.add_argument("--evaluator-std", dest="evaluator_std", type=Path,
+                        help="the evaluator's 263-d std (.npy), required with --evaluator-ckpt")
     parser.add_argument("--out", type=Path,
                         help="metrics JSON (default: <input>_metrics.json or <input>_gt_metrics.json)")
     return parser
@@ -73,6 +77,28 @@ def _motion_sets(results: MotionResults, eval_gt: bool,
     evaluated = (reference.joints if eval_gt and reference is not None
                  else motion_to_joints(results.motion, denormalizer))
     return MotionSet(evaluated, results.lengths, results.audio), reference
+
+
+def _learned_embeddings(args: argparse.Namespace, results: MotionResults,
+                        denormalizer: FeatureDenormalizer | None):
+    """(generated, reference or None) T2M embeddings, or None without --evaluator-ckpt."""
+    if args.evaluator_ckpt is None:
+        return None
+    if args.evaluator_mean is None or args.evaluator_std is None:
+        raise ConfigError("--evaluator-ckpt needs --evaluator-mean and --evaluator-std "
+                          "(the evaluator's own normalisation)", field="--evaluator-ckpt")
+    if results.kind != "features":
+        raise ConfigError("learned-embedding FID needs 263-d features, not joint positions",
+                          field="--evaluator-ckpt")
+    from .evaluator import T2MEmbedder
+
+    stats = FeatureDenormalizer(args.evaluator_mean, args.evaluator_std)
+    embedder = T2MEmbedder(args.evaluator_ckpt, stats.mean, stats.std, device=args.device)
+    sets = [denormalizer.transform(m) for m in (results.motion, results.gt_motion) if m is not None]
+    embedded = [embedder.transform(features, results.lengths) for features in sets]
+    if args.eval_gt and len(embedded) == 2:
+        return embedded[1], embedded[1]
+    return embedded[0], (embedded[1] if len(embedded) == 2 else None)
 
 
 def _fmt(value) -> str:
@@ -106,22 +132,21 @@ def console_block(metrics: dict, label: str) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     settings = _settings(args)
-    if args.evaluator_ckpt is not None:
-        raise ConfigError("learned-embedding FID is not available in this version; remove "
-                          "--evaluator-ckpt (FID_k/FID_g are computed without it)",
-                          field="--evaluator-ckpt", found=str(args.evaluator_ckpt))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         results = load_motion_results(args.external_results_file)
         denormalizer = FeatureDenormalizer(args.mean, args.std) if results.kind == "features" else None
         evaluated, reference = _motion_sets(results, args.eval_gt, denormalizer)
-        metrics = MotionEvaluator(settings).evaluate(evaluated, reference)
+        embeddings = _learned_embeddings(args, results, denormalizer)
+        metrics = MotionEvaluator(settings).evaluate(evaluated, reference, embeddings)
     notes = sorted({str(w.message) for w in caught})
     for note in notes:
         print(f"warning: {note}", file=sys.stderr)
     label = "ground truth" if args.eval_gt and reference is not None else "generated"
     metrics["settings"].update(input_file=str(args.external_results_file), evaluated=label,
                                device=args.device, input_kind=results.kind,
+                               evaluator_ckpt=None if args.evaluator_ckpt is None
+                               else str(args.evaluator_ckpt),
                                mean=None if args.mean is None else str(args.mean),
                                std=None if args.std is None else str(args.std))
     metrics["warnings"] = notes

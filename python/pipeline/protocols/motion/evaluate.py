@@ -45,14 +45,14 @@ class MotionEvaluator:
 
     ``reference`` (ground truth) anchors FID and the z-scoring of kinetic/geometric features;
     without it those metrics are null with a reason. Learned-embedding FID/Diversity are null
-    unless embeddings of both sets are supplied.
+    unless learned embeddings are supplied (generated, reference or None).
     """
 
     def __init__(self, settings: EvalSettings = EvalSettings()):
         self.settings = settings
 
     def evaluate(self, generated: MotionSet, reference: MotionSet | None = None,
-                 embeddings: tuple[np.ndarray, np.ndarray] | None = None) -> dict:
+                 embeddings: tuple[np.ndarray, np.ndarray | None] | None = None) -> dict:
         """Return the metrics dict (keys of spec §3.7, plus ``null_reasons``)."""
         self.reasons: dict[str, str] = {}
         metrics = {"num_samples": int(generated.joints.shape[0])}
@@ -69,9 +69,13 @@ class MotionEvaluator:
             self.reasons["FID"] = self.reasons["Diversity"] = LEARNED_FID_REASON
             return {"FID": None, "Diversity": None}
         generated, reference = embeddings
-        return {"FID": distribution.frechet_distance(generated, reference),
-                "Diversity": distribution.sampled_diversity(
-                    generated, self.settings.diversity_times, self.settings.seed)}
+        out = {"Diversity": distribution.sampled_diversity(
+            generated, self.settings.diversity_times, self.settings.seed), "FID": None}
+        if reference is None:
+            self.reasons["FID"] = "no ground-truth motions to embed as reference (gt_motion)"
+        else:
+            out["FID"] = distribution.frechet_distance(generated, reference)
+        return out
 
     def feature_sets(self, motions: MotionSet) -> dict[str, np.ndarray | None]:
         """Kinetic (N, 3J) and geometric (N, 32) features; geometric is None without 22 joints."""
