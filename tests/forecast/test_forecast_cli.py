@@ -79,7 +79,10 @@ def test_dry_run_reports_availability(arrow_root, tmp_path, capsys):
     assert "model " in capsys.readouterr().out
 
 
-def test_chronos_model_through_the_cli_and_compare_with(arrow_root, tiny_models, lite_run, tmp_path):
+def test_chronos_model_through_the_cli_and_compare_with(arrow_root, tiny_models, lite_run, tmp_path, monkeypatch):
+    import torch
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     tasks = tmp_path / "fx.yaml"
     tasks.write_text(yaml.safe_dump([{"name": "exchange_rate", "prediction_length": 30}]))
     with pytest.warns(UserWarning, match="falling back to CPU"):
