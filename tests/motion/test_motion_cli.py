@@ -118,3 +118,28 @@ def test_converter_writes_an_npz_that_evaluates_identically(results_file, tmp_pa
         metrics.pop("warnings")  # the .npz stores lengths already clamped
     assert first == second
     assert run_main(convert, [str(results_file), str(tmp_path / "x.npy")]) == 2
+
+
+def test_eval_gt_on_a_pkl_without_ground_truth_warns_and_falls_back(tmp_path, capsys):
+    rng = np.random.default_rng(9)
+    path = tmp_path / "closd.pkl"
+    path.write_bytes(pickle.dumps({"motion": _features(rng, n=6), "length": [T] * 6}))
+    assert run_main(main, ["--external_results_file", str(path), "--eval_gt"]) == 0
+    assert "no gt_motion" in capsys.readouterr().err
+    metrics = json.loads((tmp_path / "closd_metrics.json").read_text())
+    assert metrics["settings"]["evaluated"] == "generated"
+    assert metrics["FID_k"] is None and "reference" in metrics["null_reasons"]["FID_k"]
+    assert metrics["SkatingRatio"] is not None
+
+
+def test_21_joint_input_gets_kinetic_metrics_and_reasons_for_the_rest():
+    from pipeline.protocols.motion import EvalSettings, MotionEvaluator, MotionSet
+
+    rng = np.random.default_rng(4)
+    joints = np.cumsum(rng.normal(0, 0.01, (2, 30, T, 21, 3)), axis=2)
+    lengths = np.full(30, T)
+    metrics = MotionEvaluator(EvalSettings()).evaluate(MotionSet(joints[0], lengths),
+                                                       MotionSet(joints[1], lengths))
+    assert metrics["FID_k"] > 0 and metrics["Div_k"] > 0
+    for key in ("FID_g", "Div_g", "SkatingRatio", "Penetration_mm", "PFC"):
+        assert metrics[key] is None and "22-joint" in metrics["null_reasons"][key]
