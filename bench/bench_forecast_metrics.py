@@ -14,6 +14,7 @@ and run this script with that interpreter. Without fev the fev column is reporte
 
 from __future__ import annotations
 
+import importlib.util
 import sys
 import time
 from pathlib import Path
@@ -69,11 +70,7 @@ def with_fev(y, q, contexts, m):
 
 
 def fev_available() -> bool:
-    try:
-        import fev  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    return importlib.util.find_spec("fev") is not None
 
 
 def timed(function, *args):

@@ -168,3 +168,25 @@ def test_fev_and_gift_eval_task_lists(arrow_root, tmp_path):
     assert gift.loc["nn5/long", ["prediction_length", "n_windows"]].tolist() == [450, 1]
     assert cli("run_benchmark", "--model-path", "seasonal_naive", "--benchmarks", "fev_bench",
                "--datasets-root", arrow_root, "--dry-run") == 2
+
+
+@pytest.mark.parametrize("policy, code", [("error", 1), ("impute", 0)])
+def test_failed_task_policies(arrow_root, tmp_path, policy, code):
+    tasks = tmp_path / "fev.yaml"
+    tasks.write_text(yaml.safe_dump({"tasks": [
+        {"dataset_config": "nn5", "horizon": 14},
+        {"dataset_config": "exchange_rate", "horizon": 10, "initial_cutoff": "2016-01-01"}]}))
+    assert cli("run_benchmark", "--model-path", "seasonal_naive_point", "--benchmarks", f"fev_bench={tasks}",
+               "--datasets-root", arrow_root, "--output-dir", tmp_path, "--experiment-name", policy,
+               "--on-missing", policy, "--no-progress") == code
+    summary = json.loads((tmp_path / policy / "fev_bench_summary.json").read_text())
+    assert "initial_cutoff" in summary["failed_tasks"]["exchange_rate"]
+    if policy == "error":
+        assert summary["status"] == "failed" and "avg_mase" not in summary
+        assert "FAILED" in (tmp_path / policy / "report.md").read_text()
+    else:
+        assert summary["status"] == "ok" and summary["imputed_tasks"] == ["exchange_rate"]
+        nn5 = pd.read_csv(tmp_path / policy / "fev_bench.csv").set_index("dataset").loc["nn5"]
+        # point quantiles vs the Gaussian fev baseline: WQL differs; gmean over nn5 and the imputed 1.0
+        assert nn5["relative_WQL"] != pytest.approx(1.0, rel=1e-3)
+        assert summary["gmean_relative_wql"] == pytest.approx(nn5["relative_WQL"] ** 0.5)
