@@ -123,6 +123,8 @@ def test_factory_builds_octave_engine_and_evaluator_with_timeout():
     assert isinstance(engine, OctaveEngine) and engine.session.timeout == 12.5
     assert isinstance(evaluator, OctaveEvaluator) and evaluator.session.timeout == 7.0
     assert not engine.session.running          # Octave starts lazily, at the first call
+    # A worker's engine and evaluator with the same settings share one Octave process.
+    assert make_evaluator("octave", timeout=12.5).session is engine.session
     assert engine.supports(get_method("VARIANCE")) and not engine.supports(get_method("DAGFS"))
     with pytest.raises(EngineError, match="positive number of seconds"):
         OctaveSession(timeout=0)

@@ -1,8 +1,8 @@
 """GNU Octave engine and evaluator through oct2py.
 
-One long-lived Octave process per engine object (so one per worker): started on first use with
-``matlab/`` (and its sub-folders) on its path, reused across tasks, and restarted after a crash or a
-timeout. Arrays travel as binary MAT files on a RAM disk (oct2py's exchange), never as text.
+One long-lived Octave process per worker: an engine and an evaluator built with the same settings
+share it (:func:`shared_session`). It starts on first use with ``matlab/`` (and its sub-folders) on
+its path, is reused across tasks, and is replaced after a crash or a timeout. Arrays travel as binary MAT files on a RAM disk (oct2py's exchange), never as text.
 
 Every call goes through ``matlab/util/mlfs_engine_call.m``, which catches the Octave error and
 returns its identifier, message and call stack; they are raised here as
@@ -237,6 +237,20 @@ class OctaveSession:
                 _LOG.debug("ignoring error while stopping Octave: %s", exc)
 
 
+_SHARED: dict[tuple, OctaveSession] = {}
+
+
+def shared_session(timeout: float = DEFAULT_TIMEOUT, matlab_dir: str | Path | None = None,
+                   extra_paths: Sequence[str | Path] = ()) -> OctaveSession:
+    """The process-wide session for these settings, so a worker's engine and evaluator share one
+    Octave process (created lazily; a closed session starts again at its next call)."""
+    key = (float(timeout), str(Path(matlab_dir) if matlab_dir is not None else MATLAB_DIR),
+           tuple(str(Path(p)) for p in extra_paths))
+    if key not in _SHARED:
+        _SHARED[key] = OctaveSession(timeout, matlab_dir, extra_paths)
+    return _SHARED[key]
+
+
 class OctaveEngine(Engine):
     """Runs a method's MATLAB twin (``spec.matlab_function``) in GNU Octave.
 
@@ -247,7 +261,7 @@ class OctaveEngine(Engine):
 
     def __init__(self, timeout: float = DEFAULT_TIMEOUT, matlab_dir: str | Path | None = None,
                  extra_paths: Sequence[str | Path] = (), session: OctaveSession | None = None):
-        self.session = session or OctaveSession(timeout, matlab_dir, extra_paths)
+        self.session = session or shared_session(timeout, matlab_dir, extra_paths)
 
     def supports(self, spec: MethodSpec) -> bool:
         return spec.matlab_function is not None
@@ -277,7 +291,7 @@ class OctaveEvaluator(Evaluator):
 
     def __init__(self, timeout: float = DEFAULT_TIMEOUT, matlab_dir: str | Path | None = None,
                  extra_paths: Sequence[str | Path] = (), session: OctaveSession | None = None):
-        self.session = session or OctaveSession(timeout, matlab_dir, extra_paths)
+        self.session = session or shared_session(timeout, matlab_dir, extra_paths)
 
     def evaluate(self, X_train, Y_train, X_test, Y_test, ranking, k_values: Sequence[int], *,
                  num: int, smooth: float, context: str = "") -> dict:
