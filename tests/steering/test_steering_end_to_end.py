@@ -67,6 +67,7 @@ def test_analyze_is_byte_reproducible_and_escapes_names(demo_dir, tmp_path):
         assert (tmp_path / "first" / name).read_bytes() == (tmp_path / "second" / name).read_bytes()
     tex = (tmp_path / "first" / "sequence_level_table.tex").read_text()
     assert "M\\_1 vs M3" in tex
+    assert tex.index("M\\_1 vs M3") < tex.index("M3 vs M4")   # the order asked for, not sorted
     document = tmp_path / "first" / "doc.tex"
     document.write_text("\\documentclass{article}\\usepackage{booktabs}\\begin{document}\n"
                         "\\input{sequence_level_table}\\input{sequence_level_table_mae}\n"

@@ -16,6 +16,7 @@ from typing import Sequence
 from ...errors import ConfigError, DataError
 from ...fileio import atomic_write_json, atomic_write_text, dumps_json
 from ...report.latex import latex_environment
+from ...report.tables import check_label, markdown_escape
 from ...stats.multiple import holm_adjust
 from ...stats.paired import effect_category
 from .models import MODEL_SPECS
@@ -105,6 +106,7 @@ def analyze_runs(results_dir: str | Path, variant: str, seeds: Sequence[int],
     return {
         "variant": variant, "seeds": [int(s) for s in seeds], "settings": asdict(settings),
         "sign_convention": "differences are A - B; positive for an error metric means B is better",
+        "comparison_order": list(per_comparison),  # the JSON sorts keys; tables keep this order
         "models": models,
         "comparisons": {key: {"model_a": a, "model_b": b,
                               "per_seed": {str(s): blk for s, blk in per_comparison[key].items()},
@@ -143,7 +145,8 @@ def format_p(value: float, latex: bool) -> str:
 def table_rows(results: dict, metric: str) -> list[dict]:
     """Pre-formatted table cells of each comparison for ``metric`` (seed-averaged, Option A)."""
     rows = []
-    for entry in results["comparisons"].values():
+    for key in results["comparison_order"]:
+        entry = results["comparisons"][key]
         agg = entry["option_a"][metric]
         lo, hi = agg["delta_ci_mean"]
         g_lo, g_hi = agg["g_ci_mean"]
@@ -159,10 +162,6 @@ def table_rows(results: dict, metric: str) -> list[dict]:
     return rows
 
 
-def _markdown_cell(text: object) -> str:
-    return str(text).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
-
-
 _CAPTIONS = {
     PRIMARY_METRIC: "Sequence-level comparison, RMSE (differences A - B; mean over seeds)",
     APPENDIX_METRIC: "Appendix: sequence-level comparison, MAE (differences A - B; mean over seeds)",
@@ -172,7 +171,8 @@ _CAPTIONS = {
 def render_tables(results: dict) -> dict[str, str]:
     """``{file name: text}`` of the LaTeX (RMSE, MAE appendix) and Markdown tables."""
     env = latex_environment(TEMPLATE_DIR)
-    env.filters["md"] = _markdown_cell
+    env.filters["md"] = markdown_escape
+    env.filters["label"] = check_label
     tables = [{"metric_label": metric.upper(), "caption": _CAPTIONS[metric],
                "label": f"tab:sequence-level-{metric}", "rows": table_rows(results, metric)}
               for metric in (PRIMARY_METRIC, APPENDIX_METRIC)]
