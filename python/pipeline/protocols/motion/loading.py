@@ -39,11 +39,6 @@ class MotionDataWarning(UserWarning):
 
 
 _BUILTINS = (dict, list, tuple, set, int, float, complex, str, bytes, bool, slice)
-_NUMPY = {
-    "_reconstruct": _multiarray._reconstruct,
-    "scalar": _multiarray.scalar,
-    "_frombuffer": _numeric._frombuffer,
-}
 _ALLOWED = {("builtins", cls.__name__): cls for cls in _BUILTINS}
 _ALLOWED.update({
     ("numpy", "ndarray"): np.ndarray,
@@ -52,11 +47,11 @@ _ALLOWED.update({
     # protocol 2 stores bytes as _codecs.encode(text, "latin1"): a pure string conversion
     ("_codecs", "encode"): _codecs.encode,
 })
-for _package in ("numpy.core", "numpy._core"):
-    _ALLOWED[(f"{_package}.multiarray", "_reconstruct")] = _NUMPY["_reconstruct"]
-    _ALLOWED[(f"{_package}.multiarray", "scalar")] = _NUMPY["scalar"]
-    # pickle protocol 5 rebuilds contiguous arrays from a raw buffer
-    _ALLOWED[(f"{_package}.numeric", "_frombuffer")] = _NUMPY["_frombuffer"]
+for _package in ("numpy.core", "numpy._core"):  # files written by NumPy 1.x and 2.x
+    _ALLOWED[(f"{_package}.multiarray", "_reconstruct")] = _multiarray._reconstruct
+    _ALLOWED[(f"{_package}.multiarray", "scalar")] = _multiarray.scalar
+    # pickle protocol 5 (pickle.dump's default) rebuilds contiguous arrays from a raw buffer
+    _ALLOWED[(f"{_package}.numeric", "_frombuffer")] = _numeric._frombuffer
 
 
 class RestrictedUnpickler(pickle.Unpickler):
