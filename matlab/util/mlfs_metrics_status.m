@@ -1,30 +1,39 @@
-function status = mlfs_metrics_status(path, mode, expected)
+function [status, record] = mlfs_metrics_status(path, mode, expected)
 %MLFS_METRICS_STATUS  'missing', 'invalid', 'different' or 'ok', as the Python store decides.
 %   A file is complete when it parses, grid_mode equals mode, the grid axis (k_values or p_values)
-%   is a non-empty list and the seven metric lists have its length. It is 'different' when one of
-%   the fields of expected (mlknn, params, grid) differs from the file's.
+%   is a non-empty list and the seven metric lists have its length. It is 'different' when mlknn or
+%   grid differ from expected's, or when a parameter given in expected.params differs from the
+%   file's (the file also holds the method's defaults, which MATLAB/Octave learns only from the
+%   method's info.params). record: the parsed file ([] unless complete).
+  record = [];
   if ~exist(path, 'file')
     status = 'missing';
     return
   end
   try
-    record = jsondecode(fileread(path));
+    parsed = jsondecode(fileread(path));
   catch
     status = 'invalid';
     return
   end
-  if ~is_complete(record, mode)
+  if ~is_complete(parsed, mode)
     status = 'invalid';
     return
   end
+  record = parsed;
+  status = 'ok';
   keys = fieldnames(expected);
   for i = 1:numel(keys)
-    if ~isfield(record, keys{i}) || ~same_value(record.(keys{i}), expected.(keys{i}))
+    if ~isfield(record, keys{i})
       status = 'different';
-      return
+    elseif strcmp(keys{i}, 'params')
+      if ~is_subset(expected.params, record.params)
+        status = 'different';
+      end
+    elseif ~same_value(record.(keys{i}), expected.(keys{i}))
+      status = 'different';
     end
   end
-  status = 'ok';
 end
 
 function ok = is_complete(record, mode)
@@ -55,5 +64,13 @@ function same = same_value(a, b)
     same = isequal(double(a(:)), double(b(:)));
   else
     same = isequal(a, b);
+  end
+end
+
+function ok = is_subset(given, stored)
+  ok = isstruct(stored) && isscalar(stored);
+  keys = fieldnames(given);
+  for i = 1:numel(keys)
+    ok = ok && isfield(stored, keys{i}) && same_value(stored.(keys{i}), given.(keys{i}));
   end
 end

@@ -4,6 +4,8 @@ function status = mlfs_run_task(results_dir, data_dir, method, dataset, fold, op
 %   ranking unless overwrite), write _ranking.csv then _time.txt; rank = false: read the ranking.
 %   Then score it with MLKNN_eval_kgrid on the grid and write _kgrid/_pgrid_metrics.json.
 %   Returns 'done' or 'skipped'; errors are thrown (the suite records them as failures).
+%   The "params" key records the method's info.params when it reports them (its defaults merged
+%   with the given params, what the Python front door records), else the given params.
   files = mlfs_task_files(results_dir, method, dataset, fold);
   metrics_path = files.(opts.grid);
   params = struct();
@@ -12,7 +14,7 @@ function status = mlfs_run_task(results_dir, data_dir, method, dataset, fold, op
   end
   mlknn = struct('num', int64(opts.mlknn_k), 'smooth', double(opts.mlknn_smooth));
   expected = struct('mlknn', mlknn, 'params', params, 'grid', mlfs_grid_struct(opts));
-  existing = mlfs_metrics_status(metrics_path, opts.grid, expected);
+  [existing, previous] = mlfs_metrics_status(metrics_path, opts.grid, expected);
   if opts.skip_existing && ~opts.overwrite && strcmp(existing, 'ok')
     status = 'skipped';
     return
@@ -34,12 +36,18 @@ function status = mlfs_run_task(results_dir, data_dir, method, dataset, fold, op
     [p_values, k_entries] = mlfs_pgrid_values(d, opts.p_min, opts.p_max, opts.p_step);
   end
 
-  ranking = obtain_ranking(files, method, data, params, opts, rank, dataset, fold);
+  [ranking, used_params] = obtain_ranking(files, method, data, params, opts, rank, dataset, fold);
+  if isempty(used_params) && strcmp(existing, 'ok')
+    used_params = previous.params;      % reused ranking: keep the resolved parameters on record
+  end
+  if isempty(used_params)
+    used_params = params;
+  end
   started = tic;
   curves = MLKNN_eval_kgrid(data.X_train, data.Y_train, data.X_test, data.Y_test, ranking, ...
                             unique(k_entries), opts.mlknn_k, opts.mlknn_smooth);
   seconds = toc(started);
-  record = mlfs_metrics_record(curves, k_entries, p_values, opts, method, dataset, fold, data, params, seconds);
+  record = mlfs_metrics_record(curves, k_entries, p_values, opts, method, dataset, fold, data, used_params, seconds);
   engine = 'external';
   if rank
     engine = ifelse(mlfs_is_octave(), 'octave', 'matlab');
@@ -52,8 +60,11 @@ function status = mlfs_run_task(results_dir, data_dir, method, dataset, fold, op
   status = 'done';
 end
 
-function ranking = obtain_ranking(files, method, data, params, opts, rank, dataset, fold)
+function [ranking, used_params] = obtain_ranking(files, method, data, params, opts, rank, dataset, fold)
+%OBTAIN_RANKING  Read or compute the ranking; used_params: the method's info.params (its defaults
+%   merged with params, as the Python side records them) when it ran and reported them, else [].
   d = size(data.X_train, 2);
+  used_params = [];
   if ~rank || (~opts.overwrite && has_ranking(files, d))
     ranking = mlfs_read_ranking(files.ranking, d);
     return
@@ -66,12 +77,15 @@ function ranking = obtain_ranking(files, method, data, params, opts, rank, datas
   end
   started = tic;
   try
-    [ranking, ~] = feval(method, data.X_train, data.Y_train, params, init);
+    [ranking, info] = feval(method, data.X_train, data.Y_train, params, init);
   catch err
     error('mlfs:task:methodFailed', '%s/%s/fold%d: %s failed: %s [%s]', method, dataset, fold, ...
           method, err.message, err.identifier);
   end
   seconds = toc(started);
+  if isstruct(info) && isscalar(info) && isfield(info, 'params') && isstruct(info.params)
+    used_params = info.params;
+  end
   ranking = mlfs_validate_ranking(ranking, d, sprintf('%s output for %s/%s/fold%d', method, method, dataset, fold));
   mlfs_write_text_atomic(files.ranking, sprintf('%d\n', ranking));
   mlfs_write_text_atomic(files.time, sprintf('%.6f\n', seconds));

@@ -210,3 +210,23 @@ def test_python_front_door_survives_a_hanging_octave_method(tmp_path, monkeypatc
     report = json.loads((tmp_path / "failures.json").read_text())["failed"]
     assert [entry["task"] for entry in report] == ["HANG/demo/fold0"]
     assert (tmp_path / "VARIANCE" / "demo_fold0_kgrid_metrics.json").is_file()
+
+
+def test_resolved_parameters_are_recorded_and_checked(octave, tmp_path):
+    """A method's info.params (defaults merged with the given ones) is what "params" records, as in
+    Python; a rerun compares the given parameters with it."""
+    results = tmp_path / "run"
+    given = {"MLFS_TEST_DEFAULTS": {"alpha": 0.25}}
+    metrics = results / "MLFS_TEST_DEFAULTS" / "demo_fold0_kgrid_metrics.json"
+    run_octave_suite(octave, "run_suite", results, ["MLFS_TEST_DEFAULTS"], "k_max", 20.0, "params", given)
+    assert json.loads(metrics.read_text())["params"] == {"alpha": 0.25, "max_iter": 40}
+    skipped = run_octave_suite(octave, "run_suite", results, ["MLFS_TEST_DEFAULTS"], "k_max", 20.0,
+                               "params", given, "skip_existing", True)
+    assert skipped["skipped"] == 2
+    reused = run_octave_suite(octave, "run_suite", results, ["MLFS_TEST_DEFAULTS"], "k_max", 20.0, "params", given)
+    assert reused["done"] == 2                                  # ranking reused, metrics recomputed
+    assert json.loads(metrics.read_text())["params"] == {"alpha": 0.25, "max_iter": 40}
+    changed = run_octave_suite(octave, "run_suite", results, ["MLFS_TEST_DEFAULTS"], "k_max", 20.0,
+                               "params", {"MLFS_TEST_DEFAULTS": {"alpha": 0.75}})
+    assert changed["failed"] == 2
+    assert from_engine_value(changed["failures"])[0]["error_type"] == "mlfs:task:differentSettings"
