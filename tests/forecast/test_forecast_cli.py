@@ -57,6 +57,14 @@ def test_run_benchmark_writes_every_output(lite_run):
     assert "run_benchmark --model-path seasonal_naive" in report
 
 
+def test_same_inputs_give_byte_identical_tables(lite_run, arrow_root, tmp_path):
+    assert cli("run_benchmark", "--model-path", "seasonal_naive", "--benchmarks", "lite", "chronos_ii",
+               "--datasets-root", arrow_root, "--output-dir", tmp_path, "--experiment-name", "again",
+               "--on-missing", "drop", "--no-progress") == 0
+    for name in ("lite.csv", "lite_summary.json", "chronos_ii.csv", "chronos_ii_summary.json"):
+        assert (tmp_path / "again" / name).read_bytes() == (lite_run[1] / name).read_bytes()
+
+
 def test_missing_data_under_error_policy_stops_before_any_work(arrow_root, tmp_path, capsys):
     assert cli("run_benchmark", "--model-path", "seasonal_naive", "--benchmarks", "lite",
                "--datasets-root", arrow_root, "--output-dir", tmp_path, "--no-progress") == 2
@@ -65,7 +73,7 @@ def test_missing_data_under_error_policy_stops_before_any_work(arrow_root, tmp_p
     assert not any(tmp_path.iterdir())
 
 
-def test_dry_run_reports_availability(arrow_root, tmp_path, capsys):
+def test_dry_run_reports_availability(arrow_root, tiny_models, tmp_path, capsys):
     code = cli("run_benchmark", "--model-path", "seasonal_naive", "--benchmarks", "lite",
                "--datasets-root", arrow_root, "--dry-run")
     out = capsys.readouterr().out
@@ -74,6 +82,9 @@ def test_dry_run_reports_availability(arrow_root, tmp_path, capsys):
     only_local.write_text(yaml.safe_dump([{"name": n, "prediction_length": 4} for n in ("nn5", "exchange_rate")]))
     assert cli("run_benchmark", "--model-path", "seasonal_naive", "--benchmarks", f"lite={only_local}",
                "--datasets-root", arrow_root, "--dry-run") == 0
+    assert cli("run_benchmark", "--model-path", tiny_models["chronos2"], "--benchmarks", f"lite={only_local}",
+               "--datasets-root", arrow_root, "--dry-run") == 0
+    assert "(chronos2, " in capsys.readouterr().out
     assert cli("run_benchmark", "--model-path", tmp_path / "no_model", "--benchmarks", f"lite={only_local}",
                "--datasets-root", arrow_root, "--dry-run") == 1
     assert "model " in capsys.readouterr().out

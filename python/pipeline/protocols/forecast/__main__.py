@@ -76,7 +76,9 @@ def dry_run(model_path: str, benchmarks, root: Path) -> int:
     """Print the availability of the model and of every dataset; 0 when all are present."""
     ok = True
     try:
-        print(f"model {model_path}: available ({detect_model_type(model_path)})")
+        kind = detect_model_type(model_path)
+        size = f", {_folder_size(Path(model_path)) / 1e6:.2f} MB" if Path(model_path).is_dir() else ""
+        print(f"model {model_path}: available ({kind}{size})")
     except PipelineError as exc:
         ok = False
         print(f"model {model_path}: MISSING ({exc})")

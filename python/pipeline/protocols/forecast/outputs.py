@@ -93,9 +93,9 @@ def render_report(config: dict, runs: Sequence[BenchmarkRun], total_seconds: flo
                      f"mean WQL {_fmt(s['avg_wql'])}, gmean relative MASE {_fmt(s['gmean_relative_mase'])} "
                      f"and WQL {_fmt(s['gmean_relative_wql'])} vs {config['baseline'][run.name]} (< 1 beats it)")
     lines += ["", "## Per-benchmark results", ""]
-    summary_rows = [{"benchmark": run.name, **{k: v for k, v in run.summary.items()
-                                               if not isinstance(v, (dict, list))}} for run in runs]
-    lines += [markdown_table(pd.DataFrame(summary_rows).astype(object).fillna("")), ""]
+    scalar_keys = sorted({k for run in runs for k, v in run.summary.items() if not isinstance(v, (dict, list))})
+    summary_rows = [[run.name, *(run.summary.get(k, "") for k in scalar_keys)] for run in runs]
+    lines += [markdown_table(pd.DataFrame(summary_rows, columns=["benchmark", *scalar_keys], dtype=object)), ""]
     lines += ["## Per-dataset results", ""]
     for run in runs:
         columns = ["dataset", "status", "MASE", "WQL", "SQL", "relative_MASE", "relative_WQL", "n_series"]
