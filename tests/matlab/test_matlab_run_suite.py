@@ -60,20 +60,21 @@ def result_files(root: Path) -> list[Path]:
 
 def test_run_suite_writes_the_same_files_as_the_python_cli(octave, tmp_path):
     octave_dir, cli_dir, native_dir = tmp_path / "octave", tmp_path / "cli", tmp_path / "native"
-    summary = run_octave_suite(octave, "run_suite", octave_dir, ["VARIANCE", "LABELCORR"],
-                               "k_min", 10.0, "k_max", 60.0, "k_step", 10.0)
-    assert summary["done"] == 4 and summary["failed"] == 0
+    # GRRO (a real baseline with defaults) checks that the resolved parameters agree too.
+    methods = ["VARIANCE", "LABELCORR", "GRRO"]
+    summary = run_octave_suite(octave, "run_suite", octave_dir, methods, "k_min", 10.0, "k_max", 60.0,
+                               "k_step", 10.0)
+    assert summary["done"] == 6 and summary["failed"] == 0
     done = run_cli("pipeline.kgrid", cli_dir, "--engine", "octave", "--evaluator", "octave",
-                   "--methods", "VARIANCE", "LABELCORR", *K_ARGS)
+                   "--methods", *methods, *K_ARGS)
     assert done.returncode == 0, done.stderr
-    done = run_cli("pipeline.kgrid", native_dir, "--engine", "octave", "--methods", "VARIANCE", "LABELCORR",
-                   *K_ARGS)
+    done = run_cli("pipeline.kgrid", native_dir, "--engine", "octave", "--methods", *methods, *K_ARGS)
     assert done.returncode == 0, done.stderr
 
     files = result_files(octave_dir)
     assert files == result_files(cli_dir) == result_files(native_dir)
     assert sorted(str(f) for f in files) == sorted(
-        f"{m}/demo_fold{i}_{kind}" for m in ("VARIANCE", "LABELCORR") for i in (0, 1)
+        f"{m}/demo_fold{i}_{kind}" for m in methods for i in (0, 1)
         for kind in ("ranking.csv", "time.txt", "kgrid_metrics.json"))
     for rel in files:
         if rel.suffix == ".csv":
