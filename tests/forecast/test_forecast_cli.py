@@ -197,6 +197,7 @@ def test_failed_task_policies(arrow_root, tmp_path, policy, code):
         assert "FAILED" in (tmp_path / policy / "report.md").read_text()
     else:
         assert summary["status"] == "ok" and summary["imputed_tasks"] == ["exchange_rate"]
+        assert summary["n_datasets"] == 1 and summary["n_relative_scores"] == 2
         nn5 = pd.read_csv(tmp_path / policy / "fev_bench.csv").set_index("dataset").loc["nn5"]
         # point quantiles vs the Gaussian fev baseline: WQL differs; gmean over nn5 and the imputed 1.0
         assert nn5["relative_WQL"] != pytest.approx(1.0, rel=1e-3)

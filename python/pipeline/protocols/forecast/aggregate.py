@@ -41,9 +41,13 @@ def apply_missing_policy(errors: pd.DataFrame, baseline: str, policy: str = "err
 
 
 def mean_summary(table: pd.DataFrame) -> dict:
-    """``avg_mase``, ``avg_wql`` and ``n_datasets`` over the rows of a per-dataset table."""
-    return {"avg_mase": float(table["MASE"].mean()), "avg_wql": float(table["WQL"].mean()),
-            "n_datasets": int(len(table))}
+    """``avg_mase``, ``avg_wql`` and ``n_datasets`` over the scored rows of a per-dataset table.
+
+    Imputed rows (no absolute score, only a relative one) do not enter these means.
+    """
+    scored = table[table["MASE"].notna()]
+    return {"avg_mase": float(scored["MASE"].mean()), "avg_wql": float(scored["WQL"].mean()),
+            "n_datasets": int(len(scored))}
 
 
 def geometric_mean(values: np.ndarray, axis: int = 0) -> np.ndarray:

@@ -131,6 +131,7 @@ def mean_and_relative(table: pd.DataFrame) -> dict:
     for metric in ("MASE", "WQL"):
         relative = table[f"relative_{metric}"].to_numpy(dtype=float)
         summary[f"gmean_relative_{metric.lower()}"] = float(geometric_mean(relative)) if len(relative) else None
+    summary["n_relative_scores"] = int(len(table))
     return summary
 
 
