@@ -6,5 +6,5 @@ function D = mlknn_canonical_distances(ref, query, exclude_self)
   if exclude_self
     D(1:size(ref, 1)+1:end) = Inf;
   end
-  D = mlknn_accumulate(D, ref, query);
+  D = mlknn_accumulate(D, ref, query, exclude_self);
 end
