@@ -10,6 +10,8 @@ nothing else. Printed: absolute wall times and their ratio to that floor.
 from __future__ import annotations
 
 import json
+import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -33,6 +35,18 @@ def timed(func) -> float:
     return time.perf_counter() - start
 
 
+def child_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def timed_cli(*args) -> tuple[float, float]:
+    """Wall and CPU seconds of one ``python -m pipeline.tables`` run (CPU is load-independent)."""
+    cpu = child_cpu()
+    wall = timed(lambda: run_cli(*args))
+    return wall, child_cpu() - cpu
+
+
 def parse_only(results: Path) -> None:
     for path in sorted(results.glob("*/*_kgrid_metrics.json")):
         json.loads(path.read_text())
@@ -48,14 +62,19 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         results = write_result_set(Path(tmp) / "results", METHODS, DATASETS, folds=5, n_features=DIMS)
         floor = min(timed(lambda: parse_only(results)) for _ in range(3))
+        cpu = child_cpu()
         startup = timed(lambda: subprocess.run([sys.executable, "-c", "import pipeline.tables"], check=True))
-        tables = timed(lambda: run_cli(results, Path(tmp) / "t", "--no-figures"))
-        full = timed(lambda: run_cli(results, Path(tmp) / "f"))
-    print(f"result set: {len(DATASETS)} datasets x 5 folds x {len(METHODS)} methods (600 files)")
-    print(f"peer  parse 600 JSON files only        : {floor:7.2f} s")
-    print(f"      interpreter + imports            : {startup:7.2f} s")
-    print(f"      pipeline.tables --no-figures     : {tables:7.2f} s  ({tables / floor:6.1f} x peer)")
-    print(f"      pipeline.tables (all outputs)    : {full:7.2f} s  ({full / floor:6.1f} x peer)")
+        startup_cpu = child_cpu() - cpu
+        tables = timed_cli(results, Path(tmp) / "t", "--no-figures")
+        full = timed_cli(results, Path(tmp) / "f")
+        parallel = timed_cli(results, Path(tmp) / "p", "--jobs", "2")
+    print(f"result set: {len(DATASETS)} datasets x 5 folds x {len(METHODS)} methods (600 files); "
+          f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+    print(f"peer  parse 600 JSON files only        : {floor:7.2f} s wall")
+    print(f"      interpreter + imports            : {startup:7.2f} s wall {startup_cpu:7.2f} s CPU")
+    for name, (wall, cpu_s) in (("pipeline.tables --no-figures", tables), ("pipeline.tables (all outputs)", full),
+                                ("pipeline.tables --jobs 2", parallel)):
+        print(f"      {name:<33}: {wall:7.2f} s wall {cpu_s:7.2f} s CPU  ({wall / floor:6.1f} x peer)")
 
 
 if __name__ == "__main__":

@@ -18,6 +18,15 @@ def test_curve_panels_write_png_and_pdf_with_literal_names(tmp_path):
     assert not list(tmp_path.glob(".*.tmp"))
 
 
+def test_curve_figures_are_byte_identical_across_runs(tmp_path):
+    x = np.arange(5.0)
+    panels = [CurvePanel("m", "y", {n: (x / 10 + i, x / 100) for i, n in enumerate(NAMES)})]
+    first = plot_curve_panels(x, panels, tmp_path / "a", xlabel="k")
+    second = plot_curve_panels(x, panels, tmp_path / "b", xlabel="k")
+    for p, q in zip(first, second):
+        assert p.read_bytes() == q.read_bytes()
+
+
 def test_cd_diagram_is_deterministic(tmp_path):
     ranks = {n: r for n, r in zip(NAMES + ["d"], [1.2, 2.0, 2.9, 3.9])}
     first = plot_cd_diagram(ranks, 1.1, tmp_path / "a", cliques=[(NAMES[0], NAMES[1]), (NAMES[1], NAMES[2])])

@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from conftest import NASTY, compile_tables
+from report_helpers import NASTY, compile_tables
 
 from pipeline.report.latex import latex_escape
 from pipeline.report.tables import (RankTable, ScoreTable, StatsBlock, StatsRow, StatsTable, cell_marks,

@@ -147,3 +147,16 @@ def test_ranks_are_a_permutation_and_direction_reverses_them(k, n, seed, lower):
     ranks = rank_matrix(table, lower_is_better=lower)
     np.testing.assert_allclose(ranks.sum(axis=1), k * (k + 1) / 2)
     np.testing.assert_allclose(rank_matrix(table, lower_is_better=not lower), k + 1 - ranks)
+
+
+def test_bayesian_signed_rank_is_seeded_and_oriented():
+    from pipeline.stats.bayesian import bayesian_signed_rank
+
+    rng = np.random.default_rng(0)
+    x = rng.random(12)
+    y = x - 0.05 + rng.normal(0, 0.01, 12)
+    first = bayesian_signed_rank(x, y, rope=0.01, nsamples=2000, seed=3)
+    assert first == bayesian_signed_rank(x, y, rope=0.01, nsamples=2000, seed=3)
+    assert first.p_x_better > 0.9 and abs(first.p_x_better + first.p_rope + first.p_y_better - 1) < 1e-12
+    flipped = bayesian_signed_rank(x, y, rope=0.01, nsamples=2000, seed=3, lower_is_better=True)
+    assert (flipped.p_y_better, flipped.p_x_better) == (first.p_x_better, first.p_y_better)
