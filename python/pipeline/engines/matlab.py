@@ -114,9 +114,10 @@ class MatlabEngine(Engine):
                 to_matlab_value(m, to_engine_value(dict(init or {}), "init")))
         where = f"{context}: " if context else ""
         future = session.mlfs_engine_call(spec.matlab_function, 2.0, *args, nargout=2, background=True)
+        timeout_errors = (TimeoutError, getattr(m.engine, "TimeoutError", TimeoutError))
         try:
             outputs, failure = future.result(timeout=self.timeout)
-        except TimeoutError:
+        except timeout_errors:
             future.cancel()
             self.close()
             raise EngineError(f"{where}{spec.matlab_function} timed out in MATLAB after {self.timeout:g} s; "
