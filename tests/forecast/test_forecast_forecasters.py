@@ -1,4 +1,4 @@
-"""Seasonal Naive (§4.6), AutoETS (statsmodels) and the (N, Q, H) contract of BaseForecaster."""
+"""Seasonal Naive (§4.6), AutoETS (StatsForecast) and the (N, Q, H) contract of BaseForecaster."""
 
 from __future__ import annotations
 
@@ -75,6 +75,8 @@ def test_auto_ets_runs_on_real_exchange_rates(arrow_root):
     quantiles, mean = AutoETSForecaster(5, max_context=200).predict(window.contexts, 30, LEVELS)
     assert quantiles.shape == (3, 9, 30) and np.all(np.isfinite(quantiles))
     assert np.all(np.diff(quantiles, axis=1) > 0)  # Gaussian quantiles increase with the level
+    np.testing.assert_allclose(quantiles[:, 0] + quantiles[:, 8], 2 * quantiles[:, 4])  # symmetric
+    np.testing.assert_allclose(quantiles[:, 4], mean)
     scores = evaluate_window(window.targets, quantiles, LEVELS, window.contexts, 5, mean_pred=mean)
     assert scores["mse_forecast"] == "mean" and 0.1 < scores["MASE"] < 5
 
@@ -88,6 +90,17 @@ def test_auto_ets_follows_a_trend_that_seasonal_naive_cannot():
     ets_mase = evaluate_window(window.targets, ets, LEVELS, window.contexts, 1)["MASE"]
     naive_mase = evaluate_window(window.targets, naive, LEVELS, window.contexts, 1)["MASE"]
     assert ets_mase < 0.3 * naive_mase
+
+
+def test_auto_ets_quantiles_are_the_statsforecast_interval_bounds():
+    from statsforecast.models import AutoETS
+
+    rng = np.random.default_rng(5)
+    context = 20 + np.sin(np.arange(96) * 2 * np.pi / 12) + rng.normal(0, 0.3, 96)
+    ours = AutoETSForecaster(12).predict_quantiles([context], 6, [0.1, 0.25, 0.5, 0.9])[0]
+    reference = AutoETS(season_length=12).forecast(y=context, h=6, level=[50, 80])
+    np.testing.assert_allclose(ours, [reference["lo-80"], reference["lo-50"], reference["mean"],
+                                      reference["hi-80"]])
 
 
 def test_auto_ets_falls_back_loudly_on_unfittable_series():

@@ -3,7 +3,7 @@
 :class:`BaseForecaster` validates the inputs and asserts the output shape, so an adapter only
 implements ``_predict`` (quantiles and, optionally, the mean forecast). Built-in models that run
 here without weights: :class:`SeasonalNaiveForecaster` (spec §4.6, the reference baseline) and
-:class:`AutoETSForecaster` (statsmodels ETS with AICc model selection).
+:class:`AutoETSForecaster` (StatsForecast ``AutoETS``).
 """
 
 from __future__ import annotations
@@ -147,12 +147,14 @@ class SeasonalNaiveForecaster(BaseForecaster):
 
 
 class AutoETSForecaster(BaseForecaster):
-    """Additive-error ETS from statsmodels, chosen per series by AICc; Gaussian quantiles.
+    """StatsForecast ``AutoETS`` (automatic ETS model selection by AICc) per series.
 
-    Candidates: level only, damped additive trend, each with and without additive seasonality
-    (seasonal models only when the context holds at least two seasons). A series whose fits all
-    fail gets the seasonal naive forecast; such fallbacks are counted in ``n_fallbacks`` and
-    reported with a warning.
+    Quantile ``tau`` is read from the model's central prediction interval of level
+    ``100 |2 tau - 1|`` (lower bound below the median, upper above; ``tau = 0.5`` is the mean, the
+    forecast distribution being Gaussian). NaNs are forward-filled (then 0) and only the last
+    ``max_context`` points are used, as for the seasonal naive baseline. A series AutoETS cannot
+    fit (e.g. fewer than three points) gets the seasonal naive forecast; such fallbacks are counted
+    in ``n_fallbacks`` and reported with a warning.
     """
 
     name = "auto_ets"
@@ -164,52 +166,36 @@ class AutoETSForecaster(BaseForecaster):
 
     def describe(self) -> dict:
         return {"name": self.name, "seasonality": self.seasonality, "max_context": self.max_context,
-                "library": "statsmodels ETSModel"}
+                "library": "statsforecast AutoETS"}
 
     def _predict(self, contexts, horizon, levels):
-        z = norm.ppf(np.asarray(levels))
+        from statsforecast.models import AutoETS
+
+        interval_levels = sorted({_interval_level(tau) for tau in levels if tau != 0.5})
         quantiles = np.empty((len(contexts), len(levels), horizon))
         means = np.empty((len(contexts), horizon))
         fallback = SeasonalNaiveForecaster(self.seasonality, max_context=self.max_context)
         failed_before = self.n_fallbacks
         for i, context in enumerate(contexts):
-            fit = self._fit_best(_fill_missing(context[-self.max_context:]), horizon)
-            if fit is None:
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    forecast = AutoETS(season_length=self.seasonality).forecast(
+                        y=_fill_missing(context[-self.max_context:]), h=horizon, level=interval_levels or None)
+            except (NotImplementedError, IndexError, ValueError, np.linalg.LinAlgError):
                 self.n_fallbacks += 1
                 quantiles[i], means[i] = (a[0] for a in fallback.predict([context], horizon, levels))
                 continue
-            mean, variance = fit
-            means[i] = mean
-            quantiles[i] = mean[None, :] + z[:, None] * np.sqrt(np.maximum(variance, 0.0))[None, :]
+            means[i] = forecast["mean"]
+            quantiles[i] = [forecast["mean"] if tau == 0.5 else
+                            forecast[f"{'lo' if tau < 0.5 else 'hi'}-{_interval_level(tau)}"] for tau in levels]
         if self.n_fallbacks > failed_before:
             warnings.warn(f"auto_ets: {self.n_fallbacks - failed_before} series could not be fitted "
                           "and use the seasonal naive forecast", stacklevel=2)
         return quantiles, means
 
-    def _fit_best(self, y: np.ndarray, horizon: int) -> tuple[np.ndarray, np.ndarray] | None:
-        from statsmodels.tsa.exponential_smoothing.ets import ETSModel
 
-        series = pd.Series(y)
-        seasonal_options = [None, "add"] if self.seasonality > 1 and len(y) >= 2 * self.seasonality else [None]
-        best, best_aicc = None, np.inf
-        for trend in (None, "add"):
-            for seasonal in seasonal_options:
-                try:
-                    with warnings.catch_warnings():
-                        warnings.simplefilter("ignore")
-                        result = ETSModel(series, error="add", trend=trend, damped_trend=trend is not None,
-                                          seasonal=seasonal,
-                                          seasonal_periods=self.seasonality if seasonal else None
-                                          ).fit(disp=False)
-                except (ValueError, np.linalg.LinAlgError):
-                    continue
-                if np.isfinite(result.aicc) and result.aicc < best_aicc:
-                    best, best_aicc = result, result.aicc
-        if best is None:
-            return None
-        prediction = best.get_prediction(start=len(y), end=len(y) + horizon - 1)
-        mean = np.asarray(prediction.predicted_mean, dtype=float)
-        variance = np.asarray(prediction.forecast_variance, dtype=float)
-        if not (np.all(np.isfinite(mean)) and np.all(np.isfinite(variance))):
-            return None
-        return mean, variance
+def _interval_level(tau: float) -> int | float:
+    """Central interval level (in %) whose bounds are the tau and 1 - tau quantiles."""
+    level = round(abs(200.0 * tau - 100.0), 10)
+    return int(level) if level.is_integer() else level

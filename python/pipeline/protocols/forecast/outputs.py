@@ -21,7 +21,7 @@ from pipeline.names import validate_name
 
 from .runner import BenchmarkRun
 
-PACKAGES = ("numpy", "pandas", "scipy", "statsmodels", "pyarrow", "torch", "transformers",
+PACKAGES = ("numpy", "pandas", "scipy", "statsforecast", "pyarrow", "torch", "transformers",
             "chronos-forecasting", "mlfs-bench")
 CSV_COLUMNS = ("dataset", "model", "MASE", "WQL")
 
