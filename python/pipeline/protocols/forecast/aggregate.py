@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from pipeline.errors import ConfigError, DataError
+from pipeline.stats.resampling import cluster_resample_counts
 
 MISSING_POLICIES = ("error", "drop", "impute")
 CLIP_RANGE = (0.01, 100.0)
@@ -100,11 +101,8 @@ def leaderboard(errors: pd.DataFrame, baseline: str, *, policy: str = "error", n
         return skill, win_rate
 
     skill, win_rate = statistics(np.ones((1, n_tasks)))
-    rng = np.random.default_rng(seed)
-    draws = rng.integers(0, n_tasks, size=(n_resamples, n_tasks))
-    counts = np.zeros((n_resamples, n_tasks))
-    np.add.at(counts, (np.arange(n_resamples)[:, None], draws), 1.0)
-    boot_skill, boot_win = statistics(counts)
+    # tasks drawn with replacement, as multiplicities (same draws as rng.integers(0, T, (B, T)))
+    boot_skill, boot_win = statistics(cluster_resample_counts(n_tasks, n_resamples, seed).astype(float))
     skill_ci = np.quantile(boot_skill, [0.025, 0.975], axis=0)
     win_ci = np.quantile(boot_win, [0.025, 0.975], axis=0)
     base = models.index(baseline)
