@@ -18,7 +18,8 @@ function [ranking, info] = LRMFS(X, Y, params, init)
 %   The Q equation is homogeneous: Q = 0 whenever the operator is non-singular, so beta and gamma
 %   never change the ranking. 'faithful' solves it (20-NN feature graph, complete label graph, error
 %   mlfs:LRMFS:singularSylvester if singular); 'fast' sets Q = 0 and skips it (same W, same trace).
-%   Deviations from the public code: Dz is a vector, not a dense n×n matrix; systems are solved
+%   Deviations from the public code: Dz is a vector, not a dense n×n matrix, and X'DzX is formed
+%   as Xs'Xs with Xs = sqrt(Dz).*X (symmetric rank-k product); systems are solved
 %   instead of explicit inverses; the starts come from init. Twin of pipeline.methods.lrmfs.
   started = tic;
   [X, Y] = mlfs_check_training_data(X, Y, 'LRMFS');
@@ -50,7 +51,8 @@ function [ranking, info] = LRMFS(X, Y, params, init)
   while err > p.tol && t <= p.max_iter
     F = Y + B .* S;
     A = Q.' * W;
-    C = X.' * (dz .* X) + p.alpha * eye(d) + p.lambda * diag(D);
+    Xs = sqrt(dz) .* X;
+    C = Xs.' * Xs + p.alpha * eye(d) + p.lambda * diag(D);
     W = (C - p.alpha * (Q * Q.')) \ (X.' * (dz .* F));
     if faithful
       Q = subspace_step(X, dz, F, C, L_X, L_Y, p.alpha, p.beta, p.gamma);

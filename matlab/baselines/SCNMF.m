@@ -9,7 +9,8 @@ function [ranking, info] = SCNMF(X, Y, params, init) %#ok<INUSD>
 %     obj = |XW - Y|^2 + sum_j |w_j| + lambda1 |H - WW'|^2 + lambda2 tr(LL W'W)
 %   until t >= 2 and |obj_t - obj_{t-1}| <= tol, or t = max_iter. H: Gaussian kernel of the feature
 %   columns with sigma = mean pairwise distance (mlfs_feature_kernel); LL: label cosine distance,
-%   NaN -> 0. ranking: by the row sum of W. info: iterations, objective (trace), sigma, seconds, params.
+%   NaN -> 0. H*W and X'X*W are shared by the objective (|XW-Y|^2 = <W,X'XW> - 2<W,X'Y> + |Y|^2,
+%   |H-WW'|^2 = |H|^2 - 2<W,HW> + |W'W|^2) and the next update. ranking: by the row sum of W. info: iterations, objective (trace), sigma, seconds, params.
 %   Twin of pipeline.methods.scnmf.
   started = tic;
   [X, Y] = mlfs_check_training_data(X, Y, 'SCNMF');
@@ -19,23 +20,25 @@ function [ranking, info] = SCNMF(X, Y, params, init) %#ok<INUSD>
   tiny = 1e-20;
   XtX = X.' * X;
   XtY = X.' * Y;
+  Y_norm2 = sum(sum(Y .* Y));
   [H, sigma] = mlfs_feature_kernel(XtX);
   H_norm2 = sum(sum(H .* H));
   LL = mlfs_label_cosine_distance(Y);
   W = 0.5 * ones(size(X, 2), size(Y, 2));
   HW = H * W;
+  XtXW = XtX * W;
   objective = zeros(1, 0);
   for t = 1:p.max_iter
     R = 1 ./ max(sqrt(sum(W .* W, 2)), tiny);
     numerator = XtY + 2 * p.lambda1 * HW;
-    denominator = XtX * W + 0.5 * (R .* W) + 2 * p.lambda1 * (W * (W.' * W)) + p.lambda2 * (W * LL);
+    denominator = XtXW + 0.5 * (R .* W) + 2 * p.lambda1 * (W * (W.' * W)) + p.lambda2 * (W * LL);
     W = W .* numerator ./ max(denominator, tiny);
     HW = H * W;
-    residual = X * W - Y;
+    XtXW = XtX * W;
     WtW = W.' * W;
+    fit = sum(sum(W .* XtXW)) - 2 * sum(sum(W .* XtY)) + Y_norm2;
     factor = H_norm2 - 2 * sum(sum(W .* HW)) + sum(sum(WtW .* WtW));
-    objective(end+1) = sum(sum(residual .* residual)) + sum(sqrt(sum(W .* W, 2))) ...
-                       + p.lambda1 * factor + p.lambda2 * sum(sum(LL .* WtW));
+    objective(end+1) = fit + sum(sqrt(sum(W .* W, 2))) + p.lambda1 * factor + p.lambda2 * sum(sum(LL .* WtW));
     if t >= 2 && abs(objective(end) - objective(end-1)) <= p.tol
       break
     end

@@ -11,6 +11,8 @@ function [ranking, info] = SRFS(X, Y, params, init)
 %     D = 1 ./ (2 |w_j| + eps);  W = W .* (X'Y + alpha W S + gamma W) ./
 %         max(X'XW + alpha W A_S + beta D.*W + gamma colsum(W), eps)
 %   with S the label cosine similarity (0 for an all-zero column), A_S = diag(S 1).
+%   X'XW is shared by the update and the objective (fit term <W,X'XW> - 2<W,X'Y> + |Y|^2 when
+%   d <= n, else X'(XW) with no d×d memory).
 %   ranking: by the row l2 norm of W. info: iterations, objective (trace), seconds, params.
 %   Twin of pipeline.methods.srfs.
   started = tic;
@@ -31,22 +33,29 @@ function [ranking, info] = SRFS(X, Y, params, init)
   S = mlfs_label_cosine_similarity(Y);
   A_S = diag(sum(S, 2));
   XtY = X.' * Y;
+  Y_norm2 = sum(sum(Y .* Y));
   use_gram = d <= n;
   if use_gram
     XtX = X.' * X;
+    gram_w = XtX * W;
+  else
+    gram_w = X.' * (X * W);
   end
   objective = zeros(1, 0);
   for t = 1:p.max_iter
     D = 1 ./ (2 * sqrt(sum(W .* W, 2)) + epsilon);
-    if use_gram
-      gram_w = XtX * W;
-    else
-      gram_w = X.' * (X * W);
-    end
     numerator = XtY + p.alpha * (W * S) + p.gamma * W;
     denominator = gram_w + p.alpha * (W * A_S) + p.beta * (D .* W) + p.gamma * sum(W, 1);
     W = W .* numerator ./ max(denominator, epsilon);
-    objective(end+1) = srfs_objective(X, Y, W, S, A_S, p);
+    if use_gram
+      gram_w = XtX * W;
+      fit = sum(sum(W .* gram_w)) - 2 * sum(sum(W .* XtY)) + Y_norm2;
+    else
+      XW = X * W;
+      gram_w = X.' * XW;
+      fit = sum(sum((XW - Y) .^ 2));
+    end
+    objective(end+1) = fit + penalties(W, S, A_S, p);
     if p.tol > 0 && t > 1 && abs(objective(end-1) - objective(end)) <= p.tol * abs(objective(end-1))
       break
     end
@@ -55,9 +64,8 @@ function [ranking, info] = SRFS(X, Y, params, init)
   info = struct('iterations', numel(objective), 'objective', objective, 'seconds', toc(started), 'params', p);
 end
 
-function value = srfs_objective(X, Y, W, S, A_S, p)
-  residual = X * W - Y;
+function value = penalties(W, S, A_S, p)
   column_sums = sum(W, 1);
-  value = sum(sum(residual .* residual)) + p.alpha * sum(sum((W * (A_S - S)) .* W)) ...
-        + p.beta * sum(sqrt(sum(W .* W, 2))) + p.gamma * (sum(column_sums .* column_sums) - sum(sum(W .* W)));
+  value = p.alpha * sum(sum((W * (A_S - S)) .* W)) + p.beta * sum(sqrt(sum(W .* W, 2))) ...
+        + p.gamma * (sum(column_sums .* column_sums) - sum(sum(W .* W)));
 end

@@ -215,6 +215,17 @@ def test_srfs_nonnegative_and_monotone(alpha, beta, gamma):
     trace = np.array([srfs.objective(X, Y, W0, *_label_graph(Y), alpha, beta, gamma)] + info["objective"])
     assert np.all(np.diff(trace) <= 1e-10 * np.abs(trace[:-1]))
     assert info["iterations"] == 30
+    assert trace[-1] == pytest.approx(srfs.objective(X, Y, W, *_label_graph(Y), alpha, beta, gamma), rel=1e-12)
+
+
+def test_srfs_wide_data_path_matches_the_gram_path():
+    X, Y = recipe(2, n=60, d=100)                              # d > n: X'(XW), no d×d matrix
+    W0 = np.random.default_rng(1).random((100, 5))
+    W, info = srfs.srfs(X, Y, srfs.DEFAULTS, W0)
+    W_gram, info_gram = srfs.srfs(np.vstack([X, np.zeros((50, 100))]), np.vstack([Y, np.zeros((50, 5))]),
+                                  srfs.DEFAULTS, W0)           # zero rows: same problem, d <= n
+    np.testing.assert_allclose(W, W_gram, rtol=1e-10)
+    np.testing.assert_allclose(info["objective"], info_gram["objective"], rtol=1e-10)
 
 
 def _label_graph(Y):
@@ -237,6 +248,9 @@ def test_scnmf_nonnegative_and_monotone(lambda1, lambda2):
     trace = np.array(info["objective"])
     assert np.all(np.diff(trace) <= 1e-10 * np.abs(trace[:-1]))
     assert abs(trace[-1] - trace[-2]) <= 1e-2 and info["iterations"] < 1001
+    H, _ = scnmf.gaussian_feature_kernel(X.T @ X)
+    direct = scnmf.objective(X, Y, W, H, label_cosine_distance(Y), lambda1, lambda2)
+    assert trace[-1] == pytest.approx(direct, rel=1e-12)
 
 
 def test_scnmf_kernel_width_is_the_mean_pairwise_distance():

@@ -19,8 +19,9 @@ stopping when t >= 2 and |obj_t - obj_{t-1}| <= ``tol`` (absolute, 1e-2) or afte
 Deviations from the public code, all at rounding level: X'X is computed once; W W' W is evaluated
 as W (W'W); the kernel's squared distances come from the |a|²+|b|²-2a'b expansion with the cached
 X'X (as ``kernelmatrix`` does) and σ from the same distances (the code uses ``pdist``), clamped at
-0 with an exact zero diagonal; |H - WW'|² is evaluated as |H|² - 2 tr(W'HW) + |W'W|² without
-d×d temporaries; nothing is printed.
+0 with an exact zero diagonal; |H - WW'|² is evaluated as |H|² - 2 tr(W'HW) + |W'W|² and
+|XW - Y|² as <W, X'XW> - 2<W, X'Y> + |Y|², reusing the products of the update (no n×L or d×d
+temporaries per iteration); nothing is printed.
 """
 
 from __future__ import annotations
@@ -50,34 +51,44 @@ def gaussian_feature_kernel(XtX: np.ndarray) -> tuple[np.ndarray, float]:
     return np.exp(-squared / (2.0 * sigma * sigma)), sigma
 
 
-def objective(X, Y, W, HW, H_norm2, LL, lambda1, lambda2) -> float:
-    """obj_t of the module docstring; ``HW`` = H @ W, ``H_norm2`` = |H|_F² (no d×d temporary)."""
+def objective(X, Y, W, H, LL, lambda1, lambda2) -> float:
+    """obj_t of the module docstring, computed directly (reference for the tests)."""
     residual = X @ W - Y
     WtW = W.T @ W
-    factor = H_norm2 - 2.0 * np.sum(W * HW) + np.sum(WtW * WtW)
     return float(np.sum(residual * residual) + np.sum(np.sqrt(np.sum(W * W, axis=1)))
-                 + lambda1 * factor + lambda2 * np.sum(LL * WtW))
+                 + lambda1 * np.sum((H - W @ W.T) ** 2) + lambda2 * np.sum(LL * WtW))
 
 
 def scnmf(X: np.ndarray, Y: np.ndarray, params: dict) -> tuple[np.ndarray, dict]:
-    """Run the multiplicative updates; return W (d, L) and info (iterations, objective, sigma)."""
+    """Run the multiplicative updates; return W (d, L) and info (iterations, objective, sigma).
+
+    HW = H W and X'XW are computed once per iteration and shared by the objective and the next
+    update; the objective uses |XW - Y|² = <W, X'XW> - 2<W, X'Y> + |Y|² and
+    |H - WW'|² = |H|² - 2<W, HW> + |W'W|², so no n×L or d×d temporary is formed per iteration.
+    """
     lambda1, lambda2 = float(params["lambda1"]), float(params["lambda2"])
     XtX = X.T @ X
     XtY = X.T @ Y
+    Y_norm2 = float(np.sum(Y * Y))
     H, sigma = gaussian_feature_kernel(XtX)
     H_norm2 = float(np.sum(H * H))
     LL = label_cosine_distance(Y)
     W = np.full((X.shape[1], Y.shape[1]), 0.5)
     HW = H @ W
+    XtXW = XtX @ W
     trace = []
     for t in range(1, int(params["max_iter"]) + 1):
         R = 1.0 / np.maximum(np.sqrt(np.sum(W * W, axis=1)), SCNMF_EPS)
         numerator = XtY + 2.0 * lambda1 * HW
-        denominator = (XtX @ W + 0.5 * (R[:, None] * W) + 2.0 * lambda1 * (W @ (W.T @ W))
-                       + lambda2 * (W @ LL))
+        denominator = XtXW + 0.5 * (R[:, None] * W) + 2.0 * lambda1 * (W @ (W.T @ W)) + lambda2 * (W @ LL)
         W = W * numerator / np.maximum(denominator, SCNMF_EPS)
         HW = H @ W
-        trace.append(objective(X, Y, W, HW, H_norm2, LL, lambda1, lambda2))
+        XtXW = XtX @ W
+        WtW = W.T @ W
+        fit = np.sum(W * XtXW) - 2.0 * np.sum(W * XtY) + Y_norm2
+        factor = H_norm2 - 2.0 * np.sum(W * HW) + np.sum(WtW * WtW)
+        trace.append(float(fit + np.sum(np.sqrt(np.sum(W * W, axis=1))) + lambda1 * factor
+                           + lambda2 * np.sum(LL * WtW)))
         if t >= 2 and abs(trace[-1] - trace[-2]) <= float(params["tol"]):
             break
     return W, {"iterations": len(trace), "objective": trace, "sigma": sigma}

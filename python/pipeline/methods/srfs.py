@@ -40,33 +40,49 @@ def make_init(n: int, d: int, n_labels: int, rng: np.random.Generator, params: d
     return {"W0": rng.random((d, n_labels))}
 
 
-def objective(X, Y, W, S, A_S, alpha, beta, gamma) -> float:
-    """The SRFS objective of §3.2 at W (d, L) >= 0."""
-    residual = X @ W - Y
+def penalties(W, S, A_S, alpha, beta, gamma) -> float:
+    """α tr(W L_Y W') + β |W|_2,1 + γ (|WW'|_1 - |W|_F²) for W >= 0 (no d×d temporary)."""
     column_sums = W.sum(axis=0)
-    frobenius = np.sum(W * W)
-    return float(np.sum(residual * residual) + alpha * np.sum((W @ (A_S - S)) * W)
-                 + beta * np.sum(np.sqrt(np.sum(W * W, axis=1)))
-                 + gamma * (np.sum(column_sums * column_sums) - frobenius))
+    return float(alpha * np.sum((W @ (A_S - S)) * W) + beta * np.sum(np.sqrt(np.sum(W * W, axis=1)))
+                 + gamma * (np.sum(column_sums * column_sums) - np.sum(W * W)))
+
+
+def objective(X, Y, W, S, A_S, alpha, beta, gamma) -> float:
+    """The SRFS objective of §3.2 at W (d, L) >= 0, with the fit term computed directly."""
+    residual = X @ W - Y
+    return float(np.sum(residual * residual)) + penalties(W, S, A_S, alpha, beta, gamma)
 
 
 def srfs(X: np.ndarray, Y: np.ndarray, params: dict, W0: np.ndarray) -> tuple[np.ndarray, dict]:
-    """Run the multiplicative updates; return W (d, L) and info (iterations, objective trace)."""
+    """Run the multiplicative updates; return W (d, L) and info (iterations, objective trace).
+
+    X'XW is computed once per iteration and shared by the update and the objective: from the
+    cached X'X when d <= n (the fit term is then |XW-Y|² = <W, X'XW> - 2<W, X'Y> + |Y|²), else as
+    X'(XW) with no d×d memory.
+    """
     alpha, beta, gamma = (float(params[k]) for k in ("alpha", "beta", "gamma"))
     S = label_cosine_similarity(Y)
     A_S = np.diag(S.sum(axis=1))
     n, d = X.shape
     XtY = X.T @ Y
+    Y_norm2 = float(np.sum(Y * Y))
     XtX = X.T @ X if d <= n else None
     W = np.array(W0, dtype=np.float64)
+    gram_w = XtX @ W if XtX is not None else X.T @ (X @ W)
     trace = []
     for _ in range(int(params["max_iter"])):
         D = 1.0 / (2.0 * np.sqrt(np.sum(W * W, axis=1)) + EPSILON)
-        gram_w = XtX @ W if XtX is not None else X.T @ (X @ W)
         numerator = XtY + alpha * (W @ S) + gamma * W
         denominator = gram_w + alpha * (W @ A_S) + beta * (D[:, None] * W) + gamma * W.sum(axis=0)[None, :]
         W = W * numerator / np.maximum(denominator, EPSILON)
-        trace.append(objective(X, Y, W, S, A_S, alpha, beta, gamma))
+        if XtX is not None:
+            gram_w = XtX @ W
+            fit = float(np.sum(W * gram_w) - 2.0 * np.sum(W * XtY) + Y_norm2)
+        else:
+            XW = X @ W
+            gram_w = X.T @ XW
+            fit = float(np.sum((XW - Y) ** 2))
+        trace.append(fit + penalties(W, S, A_S, alpha, beta, gamma))
         if params["tol"] > 0 and len(trace) > 1 and abs(trace[-2] - trace[-1]) <= params["tol"] * abs(trace[-2]):
             break
     return W, {"iterations": len(trace), "objective": trace}
