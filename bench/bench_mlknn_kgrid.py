@@ -37,15 +37,19 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def yahoo_like_fold(seed: int = 0, n_train: int = 4000, n_test: int = 1000, d: int = 600,
-                    n_labels: int = 25, density: float = 0.07):
-    """Sparse non-negative features (~93 % zeros, values in [0, 1]) with a weak label signal."""
+                    n_labels: int = 25, topic_size: int = 30):
+    """Sparse non-negative features (~92 % zeros, values in [0, 1]), about 1.6 labels per
+    instance; each label switches on half of its own block of ``topic_size`` features, so the
+    labels are learnable (as on the Yahoo sets, where ML-kNN reaches micro-F1 around 0.3-0.6)."""
     rng = np.random.default_rng(seed)
     n = n_train + n_test
-    topics = rng.random((n_labels, d)) < 0.15
-    Y = rng.random((n, n_labels)) < 1.5 / n_labels
+    Y = rng.random((n, n_labels)) < 0.6 / n_labels
     Y[np.arange(n), rng.integers(0, n_labels, n)] = True
-    boost = (Y.astype(float) @ topics.astype(float)) > 0
-    mask = rng.random((n, d)) < np.where(boost, 2.0 * density, 0.6 * density)
+    topics = np.zeros((n_labels, d), dtype=bool)
+    for label, block in enumerate(np.array_split(rng.permutation(d), n_labels)):
+        topics[label, block[:topic_size]] = True
+    in_topic = (Y.astype(float) @ topics.astype(float)) > 0
+    mask = rng.random((n, d)) < np.where(in_topic, 0.5, 0.045)
     X = rng.random((n, d)) * mask
     return X[:n_train], Y[:n_train].astype(np.int8), X[n_train:], Y[n_train:].astype(np.int8)
 

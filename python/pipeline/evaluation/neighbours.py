@@ -73,6 +73,7 @@ from threadpoolctl import threadpool_limits
 
 _UNIT_ROUNDOFF = 2.0 ** -53
 _TINY_SLACK = 2.0 ** -1000
+_PAIR_CHUNK_VALUES = 1 << 21  # scratch of the canonical recomputation: 16 MiB
 
 
 def canonical_sq_distances(A: np.ndarray, B: np.ndarray, rows_a, rows_b, k: int) -> np.ndarray:
@@ -95,11 +96,15 @@ def canonical_sq_distances(A: np.ndarray, B: np.ndarray, rows_a, rows_b, k: int)
     rows_a = np.asarray(rows_a, dtype=np.intp)
     rows_b = np.asarray(rows_b, dtype=np.intp)
     acc = np.zeros(rows_a.shape[0], dtype=np.float64)
-    diff = np.empty_like(acc)
-    for f in range(k):
-        np.subtract(A[:, f].take(rows_a), B[:, f].take(rows_b), out=diff)
+    step = max(1, _PAIR_CHUNK_VALUES // max(k, 1))
+    for lo in range(0, rows_a.size, step):
+        pairs = slice(lo, lo + step)
+        # gather once per chunk, then add the columns one by one (Fortran order: contiguous)
+        diff = np.asfortranarray(A[rows_a[pairs], :k] - B[rows_b[pairs], :k])
         np.multiply(diff, diff, out=diff)
-        np.add(acc, diff, out=acc)
+        part = acc[pairs]
+        for f in range(k):
+            np.add(part, diff[:, f], out=part)
     return acc
 
 
