@@ -26,9 +26,13 @@ latex:
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends \
 	  texlive-latex-base texlive-latex-recommended texlive-latex-extra; }
 
+DEMO_METHODS := DAGFS LABELCORR VARIANCE RANDOM
+
 demo: setup
-	$(PY) -m pipeline.kgrid --engine python --datasets demo --methods DAGFS VARIANCE RANDOM \
+	$(PY) -m pipeline.kgrid --engine python --datasets demo --methods $(DEMO_METHODS) \
 	  --results-dir results/demo_kgrid --skip-existing
+	$(PY) -m pipeline.tables --results-dir results/demo_kgrid --methods $(DEMO_METHODS) \
+	  --ref-method DAGFS --out-dir results/demo_kgrid/tables
 
 test: setup octave latex
 	$(PY) -m pytest -q
