@@ -202,3 +202,20 @@ def test_failed_task_policies(arrow_root, tmp_path, policy, code):
         # point quantiles vs the Gaussian fev baseline: WQL differs; gmean over nn5 and the imputed 1.0
         assert nn5["relative_WQL"] != pytest.approx(1.0, rel=1e-3)
         assert summary["gmean_relative_wql"] == pytest.approx(nn5["relative_WQL"] ** 0.5)
+
+
+def test_a_crashing_model_is_a_recorded_failure(arrow_root, tmp_path, monkeypatch, capsys):
+    from pipeline.protocols.forecast.forecasters import SeasonalNaiveForecaster
+
+    def crash(self, contexts, horizon, levels):
+        raise RuntimeError("model exploded")
+
+    monkeypatch.setattr(SeasonalNaiveForecaster, "_predict", crash)
+    tasks = tmp_path / "one.yaml"
+    tasks.write_text(yaml.safe_dump([{"name": "nn5", "prediction_length": 56}]))
+    assert cli("run_benchmark", "--model-path", "seasonal_naive", "--benchmarks", f"lite={tasks}",
+               "--datasets-root", arrow_root, "--output-dir", tmp_path, "--experiment-name", "crash",
+               "--no-progress") == 1
+    assert "nn5: FAILED (RuntimeError: model exploded)" in capsys.readouterr().err
+    table = pd.read_csv(tmp_path / "crash" / "lite.csv")
+    assert table.loc[0, "status"] == "failed" and table.loc[0, "error"] == "RuntimeError: model exploded"

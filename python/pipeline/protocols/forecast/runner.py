@@ -9,6 +9,7 @@ summary does with it (``error``: the benchmark fails, ``drop``, ``impute``: rela
 
 from __future__ import annotations
 
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -126,8 +127,10 @@ def run_benchmark(factory: ModelFactory, benchmark: Benchmark, datasets_root: st
             continue
         try:
             row, timing = run_task(factory, task, benchmark, root, levels)
-        except PipelineError as exc:
-            rows.append(_failed_row(task, factory.model_name, "failed", str(exc)))
+        except Exception as exc:  # a model or data failure on one task is recorded, never swallowed
+            message = str(exc) if isinstance(exc, PipelineError) else f"{type(exc).__name__}: {exc}"
+            rows.append(_failed_row(task, factory.model_name, "failed", message))
+            tqdm.write(f"{benchmark.name}/{task.label}: FAILED ({message})", file=sys.stderr)
             continue
         rows.append(row)
         timings[task.label] = timing
