@@ -1,1 +1,6 @@
-"""report layer."""
+"""Rendering of results for readers; no MLFS knowledge.
+
+Modules: ``latex`` (Jinja2 environment with LaTeX-safe delimiters and the ``latex`` filter),
+``tables`` (score, rank and statistics tables to LaTeX and Markdown), ``figures`` (curve panels and
+critical-difference diagrams, PNG + PDF, deterministic), ``templates/`` (``*.tex.j2``).
+"""
