@@ -76,3 +76,23 @@ def test_missing_policies(errors):
 def test_mean_summary():
     table = pd.DataFrame({"MASE": [1.0, 3.0], "WQL": [0.1, 0.3]})
     assert mean_summary(table) == {"avg_mase": 2.0, "avg_wql": pytest.approx(0.2), "n_datasets": 2}
+
+
+def test_leaderboard_reproduces_fev_0_10_including_bootstrap_bounds():
+    """Reference values: fev 0.10.0 ``fev.analysis.leaderboard(..., n_resamples=1000, seed=123)`` run
+    (in a separate venv) on exactly this error table."""
+    rng = np.random.default_rng(0)
+    tasks = [f"t{i}" for i in range(12)]
+    errors = pd.DataFrame(rng.lognormal(0, 0.5, (12, 4)), index=tasks, columns=["seasonal_naive", "a", "b", "c"])
+    errors.loc["t3", "b"] = errors.loc["t3", "a"]
+    fev = {  # model: win_rate, lower, upper, skill_score, lower, upper
+        "seasonal_naive": (0.750000, 0.583333, 0.916667, 0.0, 0.0, 0.0),
+        "a": (0.458333, 0.250000, 0.694444, -0.349538, -0.852323, -0.016414),
+        "b": (0.430556, 0.250000, 0.611111, -0.417391, -0.996207, -0.036422),
+        "c": (0.361111, 0.166667, 0.555556, -0.561007, -1.081158, -0.130143),
+    }
+    board = leaderboard(errors, "seasonal_naive").set_index("model")
+    columns = ["win_rate", "win_rate_lower", "win_rate_upper", "skill_score", "skill_score_lower",
+               "skill_score_upper"]
+    for model, expected in fev.items():
+        np.testing.assert_allclose(board.loc[model, columns].to_numpy(dtype=float), expected, atol=1e-6)
