@@ -302,3 +302,21 @@ def test_feature_permutation_permutes_the_ranking(method):
     ranking, _ = spec.python(X, Y, params, init)
     permuted, _ = spec.python(X[:, perm], Y, params, permuted_init)
     np.testing.assert_array_equal(perm[permuted[:10] - 1] + 1, ranking[:10])
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_no_n_by_n_matrix(method):
+    """Memory grows with n·d, never n² (LRMFS keeps Dz as a vector; the others work in d×d)."""
+    import tracemalloc
+
+    X, Y = recipe(1, n=3000, d=25)
+    spec = get_method(method)
+    params = spec.resolve_params(RECIPE_SETTINGS[method])
+    init = spec.initial_matrices(*X.shape, Y.shape[1], params)
+    tracemalloc.start()
+    try:
+        spec.python(X, Y, params, init)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 0.1 * 3000 * 3000 * 8

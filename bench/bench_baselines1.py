@@ -1,0 +1,101 @@
+"""Benchmark of the Baselines I (LRMFS, GRRO, SRFS, SCNMF) on a Yahoo-sized fold, Octave vs NumPy.
+
+    python3 bench/bench_baselines1.py [--dataset Science] [--rows 4000] [--threads 1]
+
+The fold is the training part of fold 0 of a stratified 5-fold split of a real Yahoo dataset
+(n ≈ 4000, its full d), min-max scaled. For each method (LRMFS in its fast and faithful modes)
+it prints the ranking time in NumPy and in Octave (the method's own timer, without the bridge),
+the ratio Octave / NumPy, the NumPy peak of traced allocations (tracemalloc) and the Octave
+process's peak resident memory above its baseline (VmHWM, reset before each call), and checks
+that the two rankings agree on the top 50. Defaults: the spec's hyper-parameters.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+import tracemalloc
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def training_fold(name: str, rows: int, seed: int = 0):
+    from pipeline.data.registry import load_dataset
+    from pipeline.data.scaling import scale_fold
+    from pipeline.data.splits import stratified_splits
+
+    env = os.environ.get("MLFS_SHARED_DATA")
+    mlc = Path(env) / "mlc" if env else REPO.parent / "shared" / "data" / "mlc"
+    data = load_dataset(name, mlc)
+    split = stratified_splits(data.Y, mode="kfold", n_folds=5, seed=seed)[0]
+    train = np.sort(split.train)[:rows]
+    X_train, _ = scale_fold(data.X[train], data.X[train[:1]], "minmax")
+    return X_train, data.Y[train].astype(np.float64)
+
+
+def octave_peak_kib(oc) -> float:
+    status = oc.eval("fileread('/proc/self/status')", nout=1)
+    for line in status.splitlines():
+        if line.startswith("VmHWM:"):
+            return float(line.split()[1])
+    return float("nan")
+
+
+def reset_octave_peak(oc) -> float:
+    oc.eval("fid = fopen('/proc/self/clear_refs', 'w'); fprintf(fid, '5'); fclose(fid);", nout=0)
+    status = oc.eval("fileread('/proc/self/status')", nout=1)
+    return next(float(l.split()[1]) for l in status.splitlines() if l.startswith("VmRSS:"))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--dataset", default="Science")
+    parser.add_argument("--rows", type=int, default=4000)
+    parser.add_argument("--threads", type=int, default=1, help="BLAS threads on both sides")
+    args = parser.parse_args()
+    os.environ["OMP_NUM_THREADS"] = os.environ["OPENBLAS_NUM_THREADS"] = str(args.threads)
+    from threadpoolctl import threadpool_limits
+
+    from pipeline.engines.octave import OctaveEngine
+    from pipeline.methods import get_method
+
+    X, Y = training_fold(args.dataset, args.rows)
+    n, d = X.shape
+    print(f"{args.dataset}: n = {n}, d = {d}, L = {Y.shape[1]}, zeros {100 * np.mean(X == 0):.1f} %, "
+          f"BLAS threads {args.threads}; a dense n×n float64 matrix would take {n * n * 8 / 2**20:.0f} MiB")
+    engine = OctaveEngine(timeout=7200)
+    oc = engine.session.start()
+    runs = [("LRMFS", {}), ("LRMFS", {"mode": "faithful"}), ("GRRO", {}), ("SRFS", {}), ("SCNMF", {})]
+    print(f"{'method':16s} {'numpy s':>9s} {'octave s':>9s} {'oct/np':>7s} {'np peak MiB':>12s} "
+          f"{'oct peak MiB':>13s} {'iters':>6s} top50")
+    with threadpool_limits(limits=args.threads):
+        for method, overrides in runs:
+            spec = get_method(method)
+            params = spec.resolve_params(overrides)
+            init = spec.initial_matrices(n, d, Y.shape[1], params)
+            tracemalloc.start()
+            start = time.perf_counter()
+            py_ranking, py_info = spec.python(X, Y, params, init)
+            py_seconds = time.perf_counter() - start
+            py_peak = tracemalloc.get_traced_memory()[1] / 2**20
+            tracemalloc.stop()
+            baseline = reset_octave_peak(oc)
+            oc_ranking, oc_info = engine.rank(spec, X, Y, params, init, context=method)
+            oc_peak = (octave_peak_kib(oc) - baseline) / 1024
+            oc_seconds = float(oc_info["seconds"])
+            label = method + ("/" + overrides["mode"] if overrides else "")
+            same = np.array_equal(np.asarray(oc_ranking, dtype=np.int64)[:50], py_ranking[:50])
+            print(f"{label:16s} {py_seconds:9.2f} {oc_seconds:9.2f} {oc_seconds / py_seconds:7.2f} "
+                  f"{py_peak:12.1f} {oc_peak:13.1f} {str(py_info.get('iterations', '-')):>6s} {same}")
+            sys.stdout.flush()
+    engine.close()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
