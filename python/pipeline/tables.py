@@ -210,7 +210,7 @@ class TableJob:
         means = self.means.sort_values(["dataset", "method", "metric"], kind="mergesort")
         csv_path = self.out / f"benchmark_means_{self.args.grid}.csv"
         written.append(atomic_write_text(csv_path, means[["dataset", "method", "metric", "mean", "std", "n_folds"]]
-                                         .to_csv(index=False, float_format="%.10g", lineterminator="\n")))
+                                         .to_csv(index=False, lineterminator="\n")))
         tables = {m: self.metric_table(m) for m in METRIC_KEYS}
         for metric, table in tables.items():
             path = self.out / f"table_{agg.METRIC_TABLE_STEM[metric]}.tex"
