@@ -219,3 +219,31 @@ def test_a_crashing_model_is_a_recorded_failure(arrow_root, tmp_path, monkeypatc
     assert "nn5: FAILED (RuntimeError: model exploded)" in capsys.readouterr().err
     table = pd.read_csv(tmp_path / "crash" / "lite.csv")
     assert table.loc[0, "status"] == "failed" and table.loc[0, "error"] == "RuntimeError: model exploded"
+
+
+def test_fev_multivariate_task_averages_target_dimensions(tmp_path):
+    import numpy as np
+    import pyarrow as pa
+
+    rng = np.random.default_rng(2)
+    load = [rng.normal(10, 1, 60), rng.normal(50, 5, 60)]
+    stamps = pd.date_range("2022-01-03", periods=60, freq="D").to_numpy().astype("datetime64[ms]")
+    table = pa.table({"id": ["u", "v"], "timestamp": pa.array([stamps, stamps], type=pa.list_(pa.timestamp("ms"))),
+                      "load": pa.array(load), "price": pa.array([3 * s for s in load])})
+    root = tmp_path / "root"
+    (root / "both").mkdir(parents=True)
+    with pa.OSFile(str(root / "both" / "data-00000-of-00001.arrow"), "wb") as sink, \
+            pa.ipc.new_file(sink, table.schema) as writer:
+        writer.write_table(table)
+    tasks = tmp_path / "fev.yaml"
+    tasks.write_text(yaml.safe_dump({"tasks": [
+        {"dataset_config": "both", "horizon": 7, "target": ["load", "price"]},
+        {"dataset_config": "both", "horizon": 7, "target": "load", "task_name": "load_only"},
+        {"dataset_config": "both", "horizon": 7, "target": "price", "task_name": "price_only"}]}))
+    assert cli("run_benchmark", "--model-path", "seasonal_naive", "--benchmarks", f"fev_bench={tasks}",
+               "--datasets-root", root, "--output-dir", tmp_path, "--experiment-name", "mv", "--no-progress") == 0
+    table = pd.read_csv(tmp_path / "mv" / "fev_bench.csv").set_index("dataset")
+    for metric in ("MASE", "WQL", "SQL", "MAE"):
+        assert table.loc["both", metric] == pytest.approx(
+            (table.loc["load_only", metric] + table.loc["price_only", metric]) / 2)
+    assert table.loc["price_only", "MAE"] == pytest.approx(3 * table.loc["load_only", "MAE"])

@@ -79,29 +79,46 @@ def _failed_row(task: TaskSpec, model: str, status: str, message: str) -> dict:
 
 def run_task(factory: ModelFactory, task: TaskSpec, benchmark: Benchmark, root: Path,
              levels: Sequence[float]) -> tuple[dict, dict]:
-    """Score one task for the model and the seasonal naive baseline; returns (row, timings)."""
+    """Score one task for the model and the seasonal naive baseline; returns (row, timings).
+
+    A task with several target columns (fev's multivariate tasks) is scored per target dimension
+    and the metrics are averaged over dimensions (fev convention).
+    """
     started = time.perf_counter()
-    dataset = load_dataset(root, task.name, task.target)
-    task = benchmark.resolve(task, np.array([len(s) for s in dataset.series]), dataset.freq)
-    if task.seasonality is None and dataset.freq is None:
-        raise PipelineError("dataset has no frequency; set 'seasonality' in the benchmark config",
-                            field=task.label)
-    seasonality = task.seasonality or seasonality_from_freq(dataset.freq)
-    loaded = time.perf_counter()
-    model_scores = score_task(factory.for_seasonality(seasonality), task, dataset.series, seasonality, levels)
-    predicted = time.perf_counter()
-    baseline_scores = (model_scores if factory.model_type == benchmark.baseline_model else
-                       score_task(BUILTIN_MODELS[benchmark.baseline_model](seasonality), task, dataset.series,
-                                  seasonality, levels))
+    targets = task.target if isinstance(task.target, tuple) else (task.target,)
+    model_dims, baseline_dims, predict_seconds = [], [], 0.0
+    for target in targets:
+        dataset = load_dataset(root, task.name, target)
+        task = benchmark.resolve(task, np.array([len(s) for s in dataset.series]), dataset.freq)
+        if task.seasonality is None and dataset.freq is None:
+            raise PipelineError("dataset has no frequency; set 'seasonality' in the benchmark config",
+                                field=task.label)
+        seasonality = task.seasonality or seasonality_from_freq(dataset.freq)
+        predict_started = time.perf_counter()
+        model_dims.append(score_task(factory.for_seasonality(seasonality), task, dataset.series, seasonality,
+                                     levels))
+        predict_seconds += time.perf_counter() - predict_started
+        baseline_dims.append(model_dims[-1] if factory.model_type == benchmark.baseline_model else
+                             score_task(BUILTIN_MODELS[benchmark.baseline_model](seasonality), task,
+                                        dataset.series, seasonality, levels))
+    model_scores, baseline_scores = _average_dimensions(model_dims), _average_dimensions(baseline_dims)
     row = {"dataset": task.label, "model": factory.model_name, "status": "ok", "error": "",
            **model_scores, "seasonality": seasonality, "freq": dataset.freq,
            "prediction_length": task.prediction_length}
     for metric in ("MASE", "WQL", "SQL"):
         row[f"baseline_{metric}"] = baseline_scores[metric]
         row[f"relative_{metric}"] = model_scores[metric] / baseline_scores[metric]
-    timings = {"load_seconds": loaded - started, "predict_seconds": predicted - loaded,
-               "total_seconds": time.perf_counter() - started}
+    total = time.perf_counter() - started
+    timings = {"load_seconds": total - predict_seconds, "predict_seconds": predict_seconds, "total_seconds": total}
     return row, timings
+
+
+def _average_dimensions(per_dimension: list[dict]) -> dict:
+    """Mean of each numeric metric over target dimensions; counts and conventions of the first."""
+    merged = dict(per_dimension[0])
+    for name in NUMERIC_METRICS:
+        merged[name] = float(np.mean([d[name] for d in per_dimension]))
+    return merged
 
 
 def run_benchmark(factory: ModelFactory, benchmark: Benchmark, datasets_root: str | Path, *,

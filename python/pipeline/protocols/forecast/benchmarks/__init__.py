@@ -41,7 +41,7 @@ class TaskSpec:
     seasonality: int | None = None
     mase_edge: str = "gluonts"
     task_name: str | None = None
-    target: str | None = None
+    target: str | tuple[str, ...] | None = None  # None: every sequence column is a series
     term: str | None = None
 
     @property

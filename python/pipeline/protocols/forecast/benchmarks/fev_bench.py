@@ -2,7 +2,7 @@
 
 Mapping per fev task: ``dataset_config`` -> dataset name, ``horizon`` -> H, ``num_windows`` -> W,
 ``window_step_size`` -> step (default H), integer ``initial_cutoff`` -> offset (default
-``-H - (W-1)*step``), ``seasonality``, ``target``. MASE/SQL use fev's edge rule. Tasks with a date
+``-H - (W-1)*step``), ``seasonality``, ``target`` (a list = one score per column, averaged). MASE/SQL use fev's edge rule. Tasks with a date
 ``initial_cutoff`` are not supported and fail with a clear message (handled by ``--on-missing``).
 Summary: skill score and win rate against seasonal naive on SQL (fev-bench's main metric).
 """
@@ -41,11 +41,13 @@ class FevBenchmark(Benchmark):
         windows = int(entry.get("num_windows", 1))
         step = int(entry.get("window_step_size") or horizon)
         cutoff = entry.get("initial_cutoff")
+        target = entry.get("target")
         offset = cutoff if isinstance(cutoff, int) else -horizon - (windows - 1) * step
         return TaskSpec(name=validate_dataset_name(str(name)), prediction_length=horizon, offset=offset,
                         num_rolls=windows, hf_repo=str(entry.get("dataset_path", "autogluon/fev_datasets")),
                         step=step, seasonality=entry.get("seasonality"), mase_edge="fev",
-                        task_name=str(entry.get("task_name") or name), target=entry.get("target"),
+                        task_name=str(entry.get("task_name") or name),
+                        target=tuple(target) if isinstance(target, list) else target,
                         term=None if cutoff is None or isinstance(cutoff, int) else str(cutoff))
 
     def resolve(self, task: TaskSpec, series_lengths: np.ndarray, freq: str | None) -> TaskSpec:
