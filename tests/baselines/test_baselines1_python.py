@@ -39,6 +39,15 @@ def test_registered_with_documented_defaults():
     assert get_method("GRRO").make_init is None and get_method("SCNMF").make_init is None
 
 
+@pytest.mark.parametrize("module", [lrmfs, grro, srfs, scnmf])
+def test_documented_grids_are_valid_parameter_values(module):
+    spec = module.SPEC
+    for key, values in module.GRID.items():
+        assert key in spec.defaults and spec.defaults[key] in values
+        for value in values:
+            assert spec.resolve_params({key: value})[key] == value
+
+
 @pytest.mark.parametrize("seed", [1, 2, 3, 4, 5])
 @pytest.mark.parametrize("method", METHODS)
 def test_planted_features_rank_on_top(method, seed):

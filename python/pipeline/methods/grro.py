@@ -29,6 +29,8 @@ from ..errors import ConfigError, DataError
 from ._common import check_training_data, label_cosine_distance, rank_scores
 from .base import MethodSpec
 
+#: Suggested sweep (spec §2.4; the paper's grid is unverified): α, β over 10^-3..10^3.
+GRID = {"alpha": [1e-3, 1e-2, 1e-1, 1.0, 10.0, 100.0, 1e3], "beta": [1e-3, 1e-2, 1e-1, 1.0, 10.0, 100.0, 1e3]}
 DEFAULTS = {"alpha": 100.0, "beta": 0.1, "num_bins": 2}
 
 

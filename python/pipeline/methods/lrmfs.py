@@ -43,6 +43,8 @@ from .base import MethodSpec
 
 FEATURE_GRAPH_K = 20
 MODES = ("fast", "faithful")
+#: Suggested sweep (spec §1.6): α, λ over 10^-3..10^3; β and γ are inert and stay at 1.
+GRID = {"alpha": [1e-3, 1e-2, 1e-1, 1.0, 10.0, 100.0, 1e3], "lambda": [1e-3, 1e-2, 1e-1, 1.0, 10.0, 100.0, 1e3]}
 DEFAULTS = {"alpha": 0.1, "beta": 1.0, "gamma": 1.0, "lambda": 1.0, "max_iter": 10, "tol": 1e-3,
             "mode": "fast", "seed": 0}
 

@@ -33,6 +33,8 @@ from ._common import check_training_data, label_cosine_distance, rank_scores
 from .base import MethodSpec
 
 SCNMF_EPS = 1e-20
+#: The authors' 5×5 sweep (spec §4.4).
+GRID = {"lambda1": [1e-4, 1e-3, 5e-3, 1e-2, 5e-2], "lambda2": [1e-2, 1e-1, 1.0, 10.0, 100.0]}
 DEFAULTS = {"lambda1": 1e-3, "lambda2": 1.0, "max_iter": 1001, "tol": 1e-2}
 
 

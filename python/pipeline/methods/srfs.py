@@ -32,6 +32,8 @@ from ._common import check_training_data, label_cosine_similarity, rank_scores
 from .base import MethodSpec
 
 EPSILON = 2.0 ** -23
+#: The notebook's commented-out grid (spec §3.4), for each of α, β, γ.
+GRID = {key: [0.01, 0.1, 0.3, 0.5, 0.7, 0.9, 1.0] for key in ("alpha", "beta", "gamma")}
 DEFAULTS = {"alpha": 0.1, "beta": 0.1, "gamma": 0.1, "max_iter": 30, "tol": 0.0, "seed": 0}
 
 
