@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import sys
 from pathlib import Path
@@ -44,7 +45,8 @@ def build_parser(prog: str, mode: str | None, rank: bool) -> argparse.ArgumentPa
         parser.add_argument("--engine", choices=ENGINES, default="octave",
                             help="where baselines run; Python-only methods (DAGFS, RANDOM) always run in Python")
         parser.add_argument("--params", type=Path, default=None,
-                            help="JSON/YAML file {METHOD: {param: value}} overriding defaults")
+                            help="JSON/YAML file {METHOD: {param: value}} overriding defaults; a list of "
+                                 "values sweeps that parameter (one result folder per combination)")
     else:
         parser.add_argument("--methods", nargs="+", required=True,
                             help="method folders under --results-dir holding *_ranking.csv files")
@@ -135,7 +137,8 @@ def _load_params(path: Path | None) -> dict[str, dict]:
         raise ConfigError("parameter file must map method names to parameter objects", file=path,
                           expected='{"DAGFS": {"alpha": 0.2}}')
     for method, params in data.items():
-        get_method(method).resolve_params(params)
+        for _, variant in parameter_variants(method, params):
+            get_method(method).resolve_params(variant)
     return data
 
 
@@ -148,13 +151,34 @@ def _make_tasks(args, datasets: list[str], overrides: dict[str, dict], rank: boo
         for method in methods:
             if not (args.results_dir / method).is_dir():
                 raise ConfigError("method folder not found", file=args.results_dir / method)
+    variants = {method: parameter_variants(method, overrides.get(method, {})) for method in methods}
     tasks = []
     for dataset in datasets:
         folds = _fold_indices(args.data_dir, dataset, args.folds)
         for method in methods:
-            params = canonical_params(overrides.get(method, {}))
-            tasks.extend(Task(method, dataset, fold, params) for fold in folds)
+            for label, params in variants[method]:
+                tasks.extend(Task(method, dataset, fold, canonical_params(params), label) for fold in folds)
     return tasks
+
+
+def parameter_variants(method: str, overrides: dict) -> list[tuple[str, dict]]:
+    """Expand list-valued parameters into their Cartesian product.
+
+    Returns ``(results folder, parameters)`` pairs. Without lists there is one variant stored under
+    the method's own name; with lists each combination gets its own folder
+    ``METHOD__name_value__name_value`` (swept names in sorted order), e.g. ``LRMFS__alpha_0.1``.
+    """
+    swept = sorted(name for name, value in overrides.items() if isinstance(value, list))
+    if not swept:
+        return [(method, dict(overrides))]
+    if any(len(overrides[name]) == 0 for name in swept):
+        raise ConfigError(f"empty value list in the parameter sweep of {method}", field=swept[0])
+    variants = []
+    for combination in itertools.product(*(overrides[name] for name in swept)):
+        params = {**overrides, **dict(zip(swept, combination))}
+        label = "__".join([method, *(f"{name}_{value}" for name, value in zip(swept, combination))])
+        variants.append((validate_name(label, "parameter-sweep folder"), params))
+    return variants
 
 
 def _fold_indices(data_dir: Path, dataset: str, n_folds: int | None) -> list[int]:

@@ -145,3 +145,35 @@ def test_help_explains(capsys):
     assert info.value.code == 0
     text = capsys.readouterr().out
     assert "--skip-existing" in text and "Exit codes" in text and "--engine" in text
+
+
+def test_params_file_overrides_and_sweeps(fold_dir, tmp_path, capsys):
+    params = tmp_path / "params.yaml"
+    params.write_text("DAGFS:\n  alpha: [0.05, 0.2]\n  max_iter: 5\nRANDOM:\n  seed: 3\n")
+    results = tmp_path / "res"
+    code = run_main(kgrid.main, [*BASE, "--data-dir", str(fold_dir), "--results-dir", str(results),
+                                 "--methods", "DAGFS", "RANDOM", "--folds", "1", "--params", str(params)])
+    assert code == 0
+    assert sorted(p.name for p in results.iterdir() if p.is_dir()) == [
+        "DAGFS__alpha_0.05", "DAGFS__alpha_0.2", "RANDOM"]
+    record = json.loads((results / "DAGFS__alpha_0.2" / "toy_fold0_kgrid_metrics.json").read_text())
+    assert record["params"]["alpha"] == 0.2 and record["params"]["max_iter"] == 5
+    assert record["method"] == "DAGFS__alpha_0.2"
+    assert json.loads((results / "RANDOM" / "toy_fold0_kgrid_metrics.json").read_text())["params"] == {"seed": 3}
+
+
+@pytest.mark.parametrize("text,message", [
+    ('{"DAGFS": {"alpah": 1}}', "unknown parameter"),
+    ('{"NOPE": {}}', "unknown method"),
+    ('[1, 2]', "must map method names"),
+    ('{"DAGFS": {"alpha": []}}', "empty value list"),
+    ('{"DAGFS": ', "cannot parse"),
+])
+def test_bad_params_files(fold_dir, tmp_path, capsys, text, message):
+    params = tmp_path / "p.json"
+    params.write_text(text)
+    code = run_main(kgrid.main, [*BASE, "--data-dir", str(fold_dir), "--results-dir", str(tmp_path / "r"),
+                                 "--methods", "DAGFS", "--params", str(params)])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
