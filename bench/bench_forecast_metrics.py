@@ -1,4 +1,4 @@
-"""Benchmark: vectorised forecast metrics vs a per-series Python loop and vs fev's metric classes.
+"""Benchmark: vectorised forecast metrics vs a per-series loop and vs fev's and GluonTS's metrics.
 
 Scores MASE, WQL and SQL of Gaussian seasonal-naive forecasts on (a) the real M4 hourly data
 (414 series, H = 48, Chronos window; staged in ../shared/data/forecast) and (b) a synthetic set of
@@ -6,10 +6,13 @@ Scores MASE, WQL and SQL of Gaussian seasonal-naive forecasts on (a) the real M4
 speed-up of ``pipeline.protocols.forecast.metrics`` over the peers measured in the same run, and
 the largest relative difference between the implementations.
 
-Peer requirement (optional): ``fev==0.10.0``. It pins ``huggingface_hub<2``, which conflicts with
-the project's transformers, so install it in a separate environment, e.g.
-``python3 -m venv --system-site-packages /tmp/benchvenv && /tmp/benchvenv/bin/pip install fev==0.10.0``
-and run this script with that interpreter. Without fev the fev column is reported as unavailable.
+Peer requirements (optional): ``fev==0.10.0`` and ``gluonts==0.17.0``. fev pins
+``huggingface_hub<2``, which conflicts with the project's transformers, so install both in a
+separate environment, e.g. ``python3 -m venv --system-site-packages /tmp/benchvenv &&
+/tmp/benchvenv/bin/pip install fev==0.10.0 gluonts==0.17.0``, and run this script with that
+interpreter. A peer that is not installed is reported as unavailable. The GluonTS peer computes the
+seasonal errors one series at a time with ``gluonts.ev.ts_stats.seasonal_error`` (as its
+``evaluate_forecasts`` does) and the metrics with ``gluonts.ev.metrics``.
 """
 
 from __future__ import annotations
@@ -33,8 +36,8 @@ LEVELS = list(M.DEFAULT_QUANTILES)
 REPEATS = 3
 
 
-def vectorised(y, q, contexts, m):
-    scale = M.seasonal_error(contexts, m, "fev")
+def vectorised(y, q, contexts, m, edge="fev"):
+    scale = M.seasonal_error(contexts, m, edge)
     return {"MASE": M.mase(y, q[:, 4], scale), "WQL": M.wql(y, q, LEVELS), "SQL": M.sql(y, q, LEVELS, scale)}
 
 
@@ -69,8 +72,24 @@ def with_fev(y, q, contexts, m):
     return {name: get_metric(name).compute(**arguments) for name in ("MASE", "WQL", "SQL")}
 
 
-def fev_available() -> bool:
-    return importlib.util.find_spec("fev") is not None
+def with_gluonts(y, q, contexts, m):
+    from gluonts.ev.metrics import MASE, AverageMeanScaledQuantileLoss, MeanWeightedSumQuantileLoss
+    from gluonts.ev.ts_stats import seasonal_error
+
+    data = {"label": np.ma.masked_invalid(y),
+            "seasonal_error": np.stack([seasonal_error(np.ma.masked_invalid(c), m) for c in contexts])}
+    data.update({str(level): q[:, k] for k, level in enumerate(LEVELS)})
+    scores = {}
+    for name, definition in (("MASE", MASE()), ("WQL", MeanWeightedSumQuantileLoss(LEVELS)),
+                             ("SQL", AverageMeanScaledQuantileLoss(LEVELS))):
+        evaluator = definition(axis=None)
+        evaluator.update(data)
+        scores[name] = float(evaluator.get())
+    return scores
+
+
+def available(module: str) -> bool:
+    return importlib.util.find_spec(module) is not None
 
 
 def timed(function, *args):
@@ -110,12 +129,15 @@ def run_case(name, y, contexts, m):
     print(f"  vectorised (ours)   {t_vec * 1e3:9.1f} ms")
     print(f"  per-series loop     {t_loop * 1e3:9.1f} ms   ratio loop/ours = {t_loop / t_vec:6.1f}x   "
           f"max rel diff = {max(abs(ours[k] / loop[k] - 1) for k in ours):.1e}")
-    if fev_available():
-        t_fev, fev_scores = timed(with_fev, y, q, contexts, m)
-        print(f"  fev 0.10 metrics    {t_fev * 1e3:9.1f} ms   ratio fev/ours  = {t_fev / t_vec:6.1f}x   "
-              f"max rel diff = {max(abs(ours[k] / fev_scores[k] - 1) for k in ours):.1e}")
-    else:
-        print("  fev metrics         unavailable (pip install fev==0.10.0 in a separate venv, see docstring)")
+    peers = (("fev 0.10 metrics", "fev", with_fev, "fev"), ("GluonTS 0.17 ev", "gluonts", with_gluonts, "gluonts"))
+    for label, module, function, edge in peers:
+        if not available(module):
+            print(f"  {label:<19} unavailable (see the docstring)")
+            continue
+        t_peer, peer = timed(function, y, q, contexts, m)
+        reference = vectorised(y, q, contexts, m, edge)
+        print(f"  {label:<19} {t_peer * 1e3:9.1f} ms   ratio peer/ours = {t_peer / t_vec:6.1f}x   "
+              f"max rel diff = {max(abs(reference[k] / peer[k] - 1) for k in reference):.1e}")
     print("  scores: " + ", ".join(f"{k}={v:.6f}" for k, v in ours.items()))
 
 
