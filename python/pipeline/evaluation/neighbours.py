@@ -108,6 +108,18 @@ def canonical_sq_distances(A: np.ndarray, B: np.ndarray, rows_a, rows_b, k: int)
     return acc
 
 
+def _integer_arithmetic_is_exact(X_train: np.ndarray, X_test) -> bool:
+    """True when every feature is an integer and every sum the fast path and the canonical
+    recurrence form stays below 2**53 in magnitude: then both are exact, so they are equal and
+    no tie ever needs a recomputation (binary data such as medical, enron, genbase)."""
+    parts = [X_train] if X_test is None else [X_train, np.asarray(X_test, dtype=np.float64)]
+    largest = max(float(np.max(np.abs(p), initial=0.0)) for p in parts)
+    k_max = X_train.shape[1]
+    if largest == 0.0 or 4.0 * largest * largest * (k_max + 2) * 3 >= 2.0 ** 53:
+        return largest == 0.0
+    return all(np.array_equal(p, np.round(p)) for p in parts)
+
+
 def _contiguous(idx: np.ndarray) -> bool:
     return idx.size > 0 and idx[-1] - idx[0] + 1 == idx.size
 
@@ -168,6 +180,7 @@ class IncrementalNeighbours:
         self._chunks = 0
         self._tn = np.zeros(n)
         self._tr_zero = np.ones(n, dtype=bool)
+        self._exact = _integer_arithmetic_is_exact(self._xtr, X_test)
         self._queries: dict[str, _QuerySet] = {}
         if train_neighbours:
             self._queries["train"] = self._query_set(self._xtr, exclude_self=True)
@@ -245,6 +258,8 @@ class IncrementalNeighbours:
             target[...] = res.T
 
     def _margin(self, qn: np.ndarray) -> tuple[np.ndarray, float, float]:
+        if self._exact:
+            return np.zeros_like(qn), 0.0, 0.0
         m = self._k + 2 * self._chunks
         coef, abs_slack = 8.0 * (m + 3) * _UNIT_ROUNDOFF, m * _TINY_SLACK
         return coef * (qn + self._tn.max()) + abs_slack, coef, abs_slack
@@ -326,7 +341,7 @@ class IncrementalNeighbours:
         sure_out = f - delta > hi[rows]
         key = np.where(sure_in, -np.inf, np.where(sure_out, np.inf, f))
         recompute = ~(sure_in | sure_out) & ~(q.all_zero[queries[rows]] & self._tr_zero[cols])
-        if np.any(recompute):
+        if np.any(recompute) and not self._exact:
             key[recompute] = canonical_sq_distances(q.X, self._xtr, queries[rows[recompute]],
                                                     cols[recompute], self._k)
         final = np.lexsort((cols, key, rows))
