@@ -114,3 +114,25 @@ def test_average_windows_means_numeric_metrics():
     second = {name: 3.0 for name in M.NUMERIC_METRICS} | {"mase_edge": "fev"}
     merged = M.average_windows([first, second])
     assert merged["MASE"] == 2.0 and merged["n_windows"] == 2 and merged["mase_edge"] == "fev"
+
+
+def test_metrics_match_fev_0_10_on_a_fixed_input():
+    """Reference values: fev 0.10.0 ``get_metric(name).compute(...)`` (run in a separate venv) on
+    exactly these arrays: NaN targets, a NaN in a context, one context shorter than m = 4."""
+    rng = np.random.default_rng(11)
+    lengths = [3, 10, 15, 8, 12]
+    contexts = [rng.normal(5, 2, n) for n in lengths]
+    contexts[2][4] = np.nan
+    y = rng.normal(5, 2, (5, 6))
+    y[1, 2] = y[3, 0] = np.nan
+    q = np.sort(rng.normal(5, 2, (5, 9, 6)), axis=1)
+    levels = list(M.DEFAULT_QUANTILES)
+    scale = M.seasonal_error(contexts, 4, "fev")
+    ours = {"MASE": M.mase(y, q[:, 4], scale), "WQL": M.wql(y, q, levels), "SQL": M.sql(y, q, levels, scale),
+            "MQL": M.mql(y, q, levels), "MAE": M.mae(y, q[:, 4]), "MSE": M.mse(y, q[:, 4]),
+            "SMAPE": M.smape(y, q[:, 4], "fev")}
+    fev = {"MASE": 1.0399046282548274, "WQL": 0.21195318554883083, "SQL": 0.8666817331414133,
+           "MQL": 1.1467172858254324, "MAE": 1.390719593863763, "MSE": 3.0199227102156105,
+           "SMAPE": 0.2892844718722126}
+    for name, value in fev.items():
+        assert ours[name] == pytest.approx(value, rel=1e-12), name
