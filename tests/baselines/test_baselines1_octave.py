@@ -8,7 +8,7 @@ import pytest
 from scipy.linalg import solve_sylvester
 from scipy.spatial.distance import cdist
 
-from conftest import PLANTED, RECIPE_SETTINGS, recipe
+from baselines1_data import PLANTED, RECIPE_SETTINGS, recipe
 from pipeline.errors import EngineError
 from pipeline.methods import get_method, grro, scnmf
 from pipeline.methods._common import (knn_binary_laplacian, label_cosine_distance, label_cosine_similarity,

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from scipy.stats import spearmanr
 
-from conftest import real_training_fold
+from baselines1_data import real_training_fold
 from pipeline.methods import get_method
 from pipeline.rankings import validate_ranking
 

@@ -8,7 +8,7 @@ from hypothesis import given, settings, strategies as st
 from scipy.linalg import solve_sylvester
 from sklearn.metrics import mutual_info_score
 
-from conftest import PLANTED, RECIPE_SETTINGS, real_training_fold, recipe
+from baselines1_data import PLANTED, RECIPE_SETTINGS, real_training_fold, recipe
 from pipeline.errors import ConfigError, DataError, RankingError
 from pipeline.methods import available_methods, get_method
 from pipeline.methods import grro, lrmfs, scnmf, srfs
