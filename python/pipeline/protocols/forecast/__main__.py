@@ -31,7 +31,7 @@ PROG = "python -m pipeline.protocols.forecast"
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog=PROG, description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog=PROG, description="Time-series forecasting benchmark (local data only).")
     commands = parser.add_subparsers(dest="command", required=True)
 
     run = commands.add_parser("run_benchmark", help="evaluate one model on benchmark suites")
