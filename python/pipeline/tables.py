@@ -78,6 +78,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--caption-note", default="", help="sentence appended to every caption")
     p.add_argument("--bayesian-rope", type=float, default=None,
                    help="add the Bayesian signed-rank P(ref better) column with this rope")
+    p.add_argument("--fit-width", action="store_true",
+                   help=r"shrink wide tables to \textwidth (the paper then needs \usepackage{graphicx})")
     p.add_argument("--no-figures", action="store_true", help="skip curves and CD diagrams")
     p.add_argument("--jobs", type=int, default=1, help="processes drawing the figures in parallel")
     p.add_argument("--all-curve-metrics", action="store_true",
@@ -168,7 +170,7 @@ class TableJob:
                           label=self.label(agg.METRIC_TABLE_STEM[metric]), avg_ranks=None if comparison is None else comparison.avg_ranks,
                           win_tie_loss=wtl, reference=self.name(self.args.ref_method), flagged=flagged,
                           flag_note="averaged over fewer folds than expected (see report.md)",
-                          spread_over=self.fold_counts())
+                          spread_over=self.fold_counts(), fit_width=self.args.fit_width)
 
     def stats_table(self) -> StatsTable:
         blocks = []
@@ -188,7 +190,8 @@ class TableJob:
                                      None if fr is None else fr.iman_davenport_p, c.nemenyi_cd[SIG_ALPHA], rows))
         caption = f"Statistical comparison over datasets. {self.operating_point()}"
         return StatsTable(blocks, self.name(self.args.ref_method), self.caption(caption), self.label("stats"),
-                          alpha=SIG_ALPHA, cd_alpha=SIG_ALPHA, bayesian=self.args.bayesian_rope is not None)
+                          alpha=SIG_ALPHA, cd_alpha=SIG_ALPHA, bayesian=self.args.bayesian_rope is not None,
+                          fit_width=self.args.fit_width)
 
     def rank_table(self) -> RankTable:
         ranks = np.full((len(self.methods), len(METRIC_KEYS)), np.nan)
@@ -202,7 +205,7 @@ class TableJob:
             iman.append(None if fr is None else fr.iman_davenport_p)
         return RankTable([self.name(m) for m in self.methods], [agg.METRIC_DISPLAY[m] for m in METRIC_KEYS],
                          ranks, self.caption(self.operating_point()), self.label("ranks"),
-                         {"Friedman p": friedman, "Iman-Davenport p": iman})
+                         {"Friedman p": friedman, "Iman-Davenport p": iman}, fit_width=self.args.fit_width)
 
     # -- outputs ------------------------------------------------------------------------------
     def write(self) -> list[Path]:

@@ -22,7 +22,7 @@ def compile_tables(tex_files, workdir: Path) -> Path:
                     "-recommended, -extra)")
     body = "\n".join(f"\\input{{{Path(f).resolve().as_posix()}}}\n\\clearpage" for f in tex_files)
     doc = workdir / "doc.tex"
-    doc.write_text("\\documentclass{article}\n\\usepackage{booktabs}\n\\usepackage{amssymb}\n"
+    doc.write_text("\\documentclass{article}\n\\usepackage{booktabs}\n\\usepackage{amssymb}\n\\usepackage{graphicx}\n"
                    "\\begin{document}\n" + body + "\n\\end{document}\n")
     proc = subprocess.run([pdflatex, "-interaction=nonstopmode", "-halt-on-error", "-no-shell-escape",
                            "doc.tex"], cwd=workdir, capture_output=True, text=True, timeout=180)

@@ -1,5 +1,7 @@
 """Score and statistics tables: marks, escaping, Markdown, and compilation with pdflatex."""
 
+import dataclasses
+
 import numpy as np
 import pytest
 from report_helpers import NASTY, compile_tables
@@ -60,16 +62,18 @@ def test_markdown_has_the_same_content():
 def make_stats_table(name=NASTY, bayesian=True):
     rows = [StatsRow(name, 0.012, 10, 2, 3, 6.1e-5, 1.2e-4, 0.97), StatsRow("M3", -0.1, 1, 1, 13, 0.2, 0.2, 0.01)]
     block = StatsBlock("Hamming Loss", True, 15, 9.28, 0.025, 3.69, 0.0198, 1.25, rows)
-    return StatsTable([block, block], "DAGFS", "Over datasets.", "tab:stats_kgrid", bayesian=bayesian)
+    return StatsTable([block, dataclasses.replace(block, rows=list(rows))], "DAGFS", "Over datasets.", "tab:stats_kgrid", bayesian=bayesian)
 
 
 def test_stats_table_latex_and_markdown():
     text = render_stats_table_latex(make_stats_table())
-    assert "Friedman $\\chi^2_F$=9.28, $p$=0.025" in text and "$F_F$=3.69" in text
-    assert "CD$_{0.05}$=1.250" in text and "two-sided Wilcoxon" in text
-    assert f"{latex_escape(NASTY)} & 0.0120 & 10/2/3 & 6.1e-05 & 0.00012 & $\\checkmark$ & 0.970 \\\\" in text
-    assert "M3 & -0.1000 & 1/1/13 & 0.2 & 0.2 &  & 0.010 \\\\" in text
-    assert "\\multicolumn{7}{l}" in text and "{lcccccc}" in text
+    omnibus = "\\textbf{Hamming Loss} $\\downarrow$ ($N$=15) & 9.28 (0.025) & 3.69 (0.0198) & 1.250"
+    assert f"{omnibus} & {latex_escape(NASTY)} & 0.0120 & 10/2/3 & 6.1e-05 & 0.00012 & $\\checkmark$ & 0.970 \\\\" in text
+    assert " & & &  & M3 & -0.1000 & 1/1/13 & 0.2 & 0.2 &  & 0.010 \\\\" in text
+    assert "{lccclccccc" + "c}" in text and "two-sided Wilcoxon" in text and "resizebox" not in text
+    empty = make_stats_table(bayesian=False)
+    empty.blocks[1].rows = []
+    assert f"($N$=15) & 9.28 (0.025) & 3.69 (0.0198) & 1.250 & -- & & & & & \\\\" in render_stats_table_latex(empty)
     md = render_stats_table_markdown(make_stats_table())
     assert "| Hamming Loss ↓ (N=15) | 9.28 (0.025) | 3.69 (0.0198) | 1.250 |" in md
 
@@ -89,11 +93,26 @@ def test_rank_table_latex_and_markdown():
     assert "| b | <u>2.00</u> | -- |" in md and "| Friedman p | 0.012 | -- |" in md
 
 
+def render_wide_tables() -> str:
+    names = [f"Method{i}_{NASTY}" for i in range(8)]
+    wide = ScoreTable("Wide", ["a", "b"], names, np.full((2, 8), 0.5), np.full((2, 8), 0.01), False, "Wide.",
+                      "tab:wide", fit_width=True)
+    stats, ranks = make_stats_table(), make_rank_table()
+    stats.fit_width = ranks.fit_width = True
+    return render_score_table_latex(wide) + render_stats_table_latex(stats) + render_rank_table_latex(ranks)
+
+
+def test_fit_width_wraps_the_tabular():
+    text = render_wide_tables()
+    assert text.count("\\resizebox{\\ifdim\\width>\\textwidth\\textwidth\\else\\width\\fi}{!}{%") == 3
+
+
 def test_every_table_compiles_with_pdflatex(tmp_path):
     files = []
     for i, text in enumerate([render_rank_table_latex(make_rank_table()),render_score_table_latex(make_score_table(names=(NASTY, "b_c", "x<y>|z"))),
                               render_stats_table_latex(make_stats_table()),
-                              render_stats_table_latex(make_stats_table(bayesian=False))]):
+                              render_stats_table_latex(make_stats_table(bayesian=False)),
+                              render_wide_tables()]):
         files.append(tmp_path / f"t{i}.tex")
         files[-1].write_text(text)
     assert compile_tables(files, tmp_path).stat().st_size > 1000

@@ -74,6 +74,10 @@ class ScoreTable:
         Column name of the reference method.
     flagged : set of (row, column)
         Cells shown with a dagger (e.g. averaged over fewer folds); explained by ``flag_note``.
+    spread_over : str
+        What the std is taken over, for the caption (e.g. "5 folds").
+    fit_width : bool
+        Shrink the tabular to ``\\textwidth`` when it is wider (needs ``graphicx``).
     """
 
     title: str
@@ -91,6 +95,7 @@ class ScoreTable:
     flag_note: str = ""
     spread_over: str = "folds"
     digits: int = 4
+    fit_width: bool = False
 
     def cells(self) -> list[list[tuple[str, str | None, str, bool]]]:
         """Per row, per column: (mean text, std text or None if missing, mark, flagged)."""
@@ -122,7 +127,7 @@ class RankTable:
 
     ``ranks`` has shape (n_methods, n_scores) with NaN for "not computed"; the lowest rank of each
     column is bold, the second lowest underlined. ``summary_rows`` maps a row title (LaTeX-escaped
-    when rendered) to one p value per column.
+    when rendered) to one p value per column. ``fit_width`` as in :class:`ScoreTable`.
     """
 
     row_names: list[str]
@@ -131,6 +136,7 @@ class RankTable:
     caption: str
     label: str
     summary_rows: dict[str, list[float | None]] = field(default_factory=dict)
+    fit_width: bool = False
 
     def cells(self) -> list[list[tuple[str, str]]]:
         marks = [cell_marks(col, lower_is_better=True) for col in self.ranks.T]
@@ -169,7 +175,10 @@ class StatsBlock:
 
 @dataclass
 class StatsTable:
-    """Several ``StatsBlock`` in one table; ``alpha`` decides the significance mark."""
+    """Several ``StatsBlock`` in one table; ``alpha`` decides the significance mark.
+
+    ``fit_width`` shrinks the tabular to ``\\textwidth`` when it is wider (needs ``graphicx``).
+    """
 
     blocks: list[StatsBlock]
     reference: str
@@ -178,6 +187,7 @@ class StatsTable:
     alpha: float = 0.05
     cd_alpha: float = 0.05
     bayesian: bool = False
+    fit_width: bool = False
 
 
 def check_label(label: str) -> str:
