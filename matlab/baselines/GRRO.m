@@ -1,6 +1,7 @@
 function [ranking, info] = GRRO(X, Y, params, init) %#ok<INUSD>
 %GRRO  Global relevance and redundancy optimisation (Zhang, Lin, Jiang, Li, Tang, Tan, IJCAI 2020).
 %   [ranking, info] = GRRO(X, Y, params, init)
+%   defaults = GRRO()  returns the default parameter struct (no arguments).
 %   X: n×d training features; Y: n×L labels in {0,1}; init: unused (deterministic).
 %   params: alpha 100 (redundancy), beta 0.1 (label dissimilarity), num_bins 2 (equal frequency).
 %   Closed form (spec baselines-part1 §2.3): discretise each feature (mlfs_discretize_efi);
@@ -9,9 +10,15 @@ function [ranking, info] = GRRO(X, Y, params, init) %#ok<INUSD>
 %   beta LL, -FL), i.e. (I + alpha FF) W + W (beta LL) = FL. ranking: by the signed row sum of W.
 %   info: sylvester_residual |(I+alpha FF)W + beta W LL - FL| / |FL|, seconds, params.
 %   Twin of pipeline.methods.grro.
+  defaults = struct('alpha', 100, 'beta', 0.1, 'num_bins', 2);
+  if nargin == 0
+    ranking = defaults;
+    info = struct();
+    return
+  end
   started = tic;
   [X, Y] = mlfs_check_training_data(X, Y, 'GRRO');
-  p = mlfs_method_params('GRRO', struct('alpha', 100, 'beta', 0.1, 'num_bins', 2), params);
+  p = mlfs_method_params('GRRO', defaults, params);
   mlfs_require(p.num_bins >= 2 && p.num_bins == fix(p.num_bins), 'mlfs:GRRO:badParams', ...
     'GRRO: num_bins must be an integer >= 2');
   mlfs_require(size(X, 1) >= p.num_bins, 'mlfs:GRRO:badInput', 'GRRO: needs at least num_bins training rows');

@@ -1,6 +1,7 @@
 function [ranking, info] = LRMFS(X, Y, params, init)
 %LRMFS  Multi-label feature selection via label relaxation (Fan, Liu, Liu, ASOC 175, 2025).
 %   [ranking, info] = LRMFS(X, Y, params, init)
+%   defaults = LRMFS()  returns the default parameter struct (no arguments).
 %   X: n×d training features in [0,1]; Y: n×L labels in {0,1}.
 %   params (struct, missing fields take the defaults):
 %     alpha 0.1 (ridge), beta 1, gamma 1 (graph terms; inert, see below), lambda 1 (l2,1 rows),
@@ -21,10 +22,15 @@ function [ranking, info] = LRMFS(X, Y, params, init)
 %   Deviations from the public code: Dz is a vector, not a dense n×n matrix, and X'DzX is formed
 %   as Xs'Xs with Xs = sqrt(Dz).*X (symmetric rank-k product); systems are solved
 %   instead of explicit inverses; the starts come from init. Twin of pipeline.methods.lrmfs.
-  started = tic;
-  [X, Y] = mlfs_check_training_data(X, Y, 'LRMFS');
   defaults = struct('alpha', 0.1, 'beta', 1, 'gamma', 1, 'lambda', 1, 'max_iter', 10, 'tol', 1e-3, ...
                     'mode', 'fast', 'seed', 0);
+  if nargin == 0
+    ranking = defaults;
+    info = struct();
+    return
+  end
+  started = tic;
+  [X, Y] = mlfs_check_training_data(X, Y, 'LRMFS');
   p = mlfs_method_params('LRMFS', defaults, params);
   [n, d] = size(X);
   L = size(Y, 2);

@@ -1,6 +1,7 @@
 function [ranking, info] = SCNMF(X, Y, params, init) %#ok<INUSD>
 %SCNMF  Similarity constraints with non-negative matrix factorisation (He, Lin, Lin, Wang, KBS 2024).
 %   [ranking, info] = SCNMF(X, Y, params, init)
+%   defaults = SCNMF()  returns the default parameter struct (no arguments).
 %   X: n×d training features in [0,1]; Y: n×L labels in {0,1}; init: unused (W starts at 0.5).
 %   params: lambda1 1e-3 (|H - WW'|^2), lambda2 1 (tr(LL W'W)), max_iter 1001, tol 1e-2 (absolute).
 %   Multiplicative updates (spec baselines-part1 §4.3), eps = 1e-20:
@@ -12,9 +13,14 @@ function [ranking, info] = SCNMF(X, Y, params, init) %#ok<INUSD>
 %   NaN -> 0. H*W and X'X*W are shared by the objective (|XW-Y|^2 = <W,X'XW> - 2<W,X'Y> + |Y|^2,
 %   |H-WW'|^2 = |H|^2 - 2<W,HW> + |W'W|^2) and the next update. ranking: by the row sum of W. info: iterations, objective (trace), sigma, seconds, params.
 %   Twin of pipeline.methods.scnmf.
+  defaults = struct('lambda1', 1e-3, 'lambda2', 1, 'max_iter', 1001, 'tol', 1e-2);
+  if nargin == 0
+    ranking = defaults;
+    info = struct();
+    return
+  end
   started = tic;
   [X, Y] = mlfs_check_training_data(X, Y, 'SCNMF');
-  defaults = struct('lambda1', 1e-3, 'lambda2', 1, 'max_iter', 1001, 'tol', 1e-2);
   p = mlfs_method_params('SCNMF', defaults, params);
   mlfs_require(p.max_iter >= 1, 'mlfs:SCNMF:badParams', 'SCNMF: max_iter must be >= 1');
   tiny = 1e-20;

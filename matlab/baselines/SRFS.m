@@ -1,6 +1,7 @@
 function [ranking, info] = SRFS(X, Y, params, init)
 %SRFS  Sparse-supplementation regularised MLFS (Li, Wang, Yang, Gao, Ding, Li, Inf. Fusion 117, 2025).
 %   [ranking, info] = SRFS(X, Y, params, init)
+%   defaults = SRFS()  returns the default parameter struct (no arguments).
 %   X: n×d training features in [0,1]; Y: n×L labels in {0,1}.
 %   params: alpha 0.1 (label graph), beta 0.1 (l2,1), gamma 0.1 (inner product), max_iter 30,
 %     tol 0 (off; > 0 stops at a relative objective change <= tol), seed 0.
@@ -15,9 +16,14 @@ function [ranking, info] = SRFS(X, Y, params, init)
 %   d <= n, else X'(XW) with no d×d memory).
 %   ranking: by the row l2 norm of W. info: iterations, objective (trace), seconds, params.
 %   Twin of pipeline.methods.srfs.
+  defaults = struct('alpha', 0.1, 'beta', 0.1, 'gamma', 0.1, 'max_iter', 30, 'tol', 0, 'seed', 0);
+  if nargin == 0
+    ranking = defaults;
+    info = struct();
+    return
+  end
   started = tic;
   [X, Y] = mlfs_check_training_data(X, Y, 'SRFS');
-  defaults = struct('alpha', 0.1, 'beta', 0.1, 'gamma', 0.1, 'max_iter', 30, 'tol', 0, 'seed', 0);
   p = mlfs_method_params('SRFS', defaults, params);
   mlfs_require(p.max_iter >= 1, 'mlfs:SRFS:badParams', 'SRFS: max_iter must be >= 1');
   [n, d] = size(X);

@@ -184,3 +184,12 @@ def test_info_records_the_resolved_parameters(octave_engine):
     _, info = octave_engine.session.call("SCNMF", X, Y, {"lambda2": 10.0}, {}, nout=2)
     assert float(info["params"]["lambda2"]) == 10.0 and float(info["params"]["lambda1"]) == 1e-3
     assert float(info["params"]["max_iter"]) == 1001
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_called_without_arguments_returns_the_python_defaults(octave_engine, method):
+    (defaults,) = octave_engine.session.call(method, nout=1)
+    python_defaults = get_method(method).defaults
+    assert set(defaults) == set(python_defaults)
+    for key, value in python_defaults.items():
+        assert (defaults[key] == value) if isinstance(value, str) else float(defaults[key]) == float(value)
