@@ -7,7 +7,7 @@ adding its spec to ``_SPECS`` below.
 from __future__ import annotations
 
 from ..errors import ConfigError
-from . import anchors, dagfs, grro, lrmfs, scnmf, srfs
+from . import anchors, dagfs, grro, lrdg, lrmfs, lsmfs, rfsfs, scnmf, srfs
 from .base import MethodSpec
 
 _SPECS: tuple[MethodSpec, ...] = (
@@ -19,6 +19,9 @@ _SPECS: tuple[MethodSpec, ...] = (
     grro.SPEC,
     srfs.SPEC,
     scnmf.SPEC,
+    lsmfs.SPEC,
+    lrdg.SPEC,
+    rfsfs.SPEC,
 )
 _REGISTRY = {spec.name: spec for spec in _SPECS}
 

@@ -1,0 +1,83 @@
+function [ranking, info] = LRDG(X, Y, params, init)
+%LRDG  Latent representation learning and dynamic graph constraints (Zhang, Huo, Tang, PR 151, 2024).
+%   [ranking, info] = LRDG(X, Y, params, init)   (authors' code yunbao520/LRDG; spec baselines-part2 §A2)
+%   X: n×d training features in [0,1]; Y: n×m labels in {0,1}; needs n >= 6 and m >= 4.
+%   params: alpha 1, beta 1, gamma 1 (the demo's), max_iter 50 (fixed, no convergence test),
+%     divergence_limit 1e100, seed 0.
+%   init (struct): S0 (d×m) and V0 (n×m), drawn by the Python harness from numpy default_rng(seed)
+%     in the demo's order; without them mlfs_seeded_uniform(seed).
+%   Graphs (mlfs_knn_heat_graph): A_X = graph(X, 5), (P_Y, A_Y) = graph(Y, 5), and every iteration
+%   the dynamic label graph (P_V, A_V) = graph(V', 3). Each iteration, with H = I - 11'/n:
+%     V = V .* (HXS + alpha Y + 2 beta A_X V + gamma A_Y V) ./ (HV + alpha V + 2 beta (VV')V + gamma P_Y V)
+%     S = S .* (X'HV + gamma S A_V) ./ (X'HXS + gamma S P_V)
+%     J = (|H(V - XS)|^2 + alpha |Y - V|^2 + beta |A_X - VV'|^2 + gamma (tr(S L_V S') + tr(V' L_Y V))) / (mn)
+%   H is never formed: HXS = Xc S with Xc the column-centred X, X'HV = Xc'V, X'HXS = (Xc'Xc) S with
+%   Xc'Xc cached (d <= n), HV = V - mean(V); (VV')V = V(V'V). The iteration is chaotic: Octave and
+%   NumPy agree over one or two iterations, not over 50 (rankings are engine-specific).
+%   A non-finite iterate or one above divergence_limit throws mlfs:LRDG:diverged.
+%   ranking: by the squared row norm of S. info: iterations, objective (J), S, V, seconds, params.
+%   Twin of pipeline.methods.lrdg.
+  started = tic;
+  [X, Y] = mlfs_check_training_data(X, Y, 'LRDG');
+  defaults = struct('alpha', 1, 'beta', 1, 'gamma', 1, 'max_iter', 50, 'divergence_limit', 1e100, 'seed', 0);
+  p = mlfs_method_params('LRDG', defaults, params);
+  for name = {'alpha', 'beta', 'gamma'}
+    mlfs_require(p.(name{1}) >= 0, 'mlfs:LRDG:badParams', 'LRDG: %s must be >= 0', name{1});
+  end
+  mlfs_require(p.max_iter >= 1, 'mlfs:LRDG:badParams', 'LRDG: max_iter must be >= 1');
+  mlfs_require(p.divergence_limit > 0, 'mlfs:LRDG:badParams', 'LRDG: divergence_limit must be > 0');
+  [n, d] = size(X);
+  m = size(Y, 2);
+  mlfs_require(n >= 6 && m >= 4, 'mlfs:LRDG:tooSmall', ...
+    'LRDG needs at least 6 training rows and 4 labels (its k-NN graphs), found n = %d, m = %d', n, m);
+  [S, V] = initial_matrices(init, p.seed, n, d, m);
+  A_X = mlfs_knn_heat_graph(X, 5);
+  A_Y = mlfs_knn_heat_graph(Y, 5);
+  p_Y = full(sum(A_Y, 2));
+  Xc = X - mean(X, 1);
+  use_gram = d <= n;
+  if use_gram
+    gram_X = Xc.' * Xc;
+  end
+  objective = zeros(1, 0);
+  for iteration = 1:p.max_iter
+    A_V = full(mlfs_knn_heat_graph(V.', 3));
+    p_V = sum(A_V, 2);
+    numerator = Xc * S + p.alpha * Y + 2 * p.beta * (A_X * V) + p.gamma * (A_Y * V);
+    denominator = (V - mean(V, 1)) + p.alpha * V + 2 * p.beta * (V * (V.' * V)) + p.gamma * (p_Y .* V);
+    V = V .* (numerator ./ denominator);
+    if use_gram
+      gram_S = gram_X * S;
+    else
+      gram_S = Xc.' * (Xc * S);
+    end
+    S = S .* ((Xc.' * V + p.gamma * (S * A_V)) ./ (gram_S + p.gamma * (S .* p_V.')));
+    mlfs_check_iterates('LRDG', iteration, p.divergence_limit, 'V', V, 'S', S);
+    objective(end+1) = objective_value(Xc, Y, V, S, A_X, A_Y, p_Y, A_V, p_V, p);
+  end
+  ranking = mlfs_rank_scores(sum(S .* S, 2), 'LRDG');
+  info = struct('iterations', numel(objective), 'objective', objective, 'S', S, 'V', V, ...
+                'seconds', toc(started), 'params', p);
+end
+
+function value = objective_value(Xc, Y, V, S, A_X, A_Y, p_Y, A_V, p_V, p)
+  [n, m] = size(Y);
+  residual = (V - mean(V, 1)) - Xc * S;
+  gram = V.' * V;
+  affinity = full(sum(sum(A_X .* A_X))) - 2 * sum(sum(V .* (A_X * V))) + sum(sum(gram .* gram));
+  label_smooth = sum(sum((S .* p_V.') .* S)) - sum(sum((S * A_V) .* S));
+  sample_smooth = sum(sum(p_Y .* V .* V)) - sum(sum(V .* (A_Y * V)));
+  value = (sum(sum(residual .^ 2)) + p.alpha * sum(sum((Y - V) .^ 2)) + p.beta * affinity ...
+           + p.gamma * (label_smooth + sample_smooth)) / (m * n);
+end
+
+function [S, V] = initial_matrices(init, seed, n, d, m)
+  if isstruct(init) && isfield(init, 'S0')
+    mlfs_require(isfield(init, 'V0') && isequal(size(init.S0), [d, m]) && isequal(size(init.V0), [n, m]), ...
+      'mlfs:LRDG:badInit', 'LRDG: init must hold S0 (%d×%d) and V0 (%d×%d)', d, m, n, m);
+    S = double(init.S0);
+    V = double(init.V0);
+  else
+    [S, V] = mlfs_seeded_uniform(seed, [d, m], [n, m]);
+  end
+end

@@ -1,0 +1,96 @@
+function [ranking, info] = LSMFS(X, Y, params, init)
+%LSMFS  Embedded MLFS of the public code HQUF/LSMFS (paper not identified; spec baselines-part2 §A1).
+%   [ranking, info] = LSMFS(X, Y, params, init)
+%   X: n×d training features in [0,1]; Y: n×L labels in {0,1}.
+%   params (struct, missing fields take the defaults of the sibling driver HQUF/LRMFS LRMFSKNN.m):
+%     alpha 0.1, beta 1, gamma 1 (> 0), lambda 1, max_iter 20, tol 1e-6 (|obj_{t-1} - obj_t|, in [0, 1)),
+%     divergence_limit 1e100, seed 0.
+%   init (struct): W0 (d×L), V0 and S0 (n×L), drawn by the Python harness from numpy
+%     default_rng(seed); without them mlfs_seeded_uniform(seed).
+%   With B = 2Y - 1 and L_y the binary (L-1)-NN label-column Laplacian (= L I - 11' for distinct
+%   label columns), while err > tol and t <= max_iter:
+%     M = Y + B.*S;  [U,~,P] = svd(W,'econ');  W = (X'X + gamma D) \ (X'V - lambda U P');
+%     V = (XW + beta M) / (alpha I + beta L_y' + beta L_y);  S = max(B.*(V - Y), 0);
+%     D = diag(0.5 ./ (|w_i| + eps));
+%     obj = |XW - V|^2 + alpha |V - M|^2 + beta tr(V L_y V') + gamma tr(W'DW) + lambda sum_i |w_i|.
+%   The V-step is the code's, not the objective's minimiser: for alpha <~ 1 + beta V grows by up to
+%   (1+beta)/alpha per iteration (the defaults grow; kept on purpose). An iterate that becomes
+%   non-finite or exceeds divergence_limit throws mlfs:LSMFS:diverged naming the iteration.
+%   ranking: by the squared row norm of W. info: iterations, objective, V, W, seconds, params.
+%   Deviations from the public code: solves instead of inv, the W-step in the equivalent scaled form
+%   E (E X'X E + gamma I) \ (E rhs) with E = D^(-1/2) by Cholesky, a W-step system singular to
+%   working precision (growing rows of W on rank-deficient data) is a divergence (see weight_step),
+%   X'X cached, starts from init, label distances computed directly. Twin of pipeline.methods.lsmfs.
+  started = tic;
+  [X, Y] = mlfs_check_training_data(X, Y, 'LSMFS');
+  defaults = struct('alpha', 0.1, 'beta', 1, 'gamma', 1, 'lambda', 1, 'max_iter', 20, 'tol', 1e-6, ...
+                    'divergence_limit', 1e100, 'seed', 0);
+  p = mlfs_method_params('LSMFS', defaults, params);
+  for name = {'alpha', 'beta', 'lambda', 'tol'}
+    mlfs_require(p.(name{1}) >= 0, 'mlfs:LSMFS:badParams', 'LSMFS: %s must be >= 0', name{1});
+  end
+  mlfs_require(p.gamma > 0, 'mlfs:LSMFS:badParams', 'LSMFS: gamma must be > 0 (it keeps the W-step system non-singular)');
+  mlfs_require(p.tol < 1, 'mlfs:LSMFS:badParams', ...
+    'LSMFS: tol must be below 1 (the code starts with err = 1, so no iteration would run)');
+  mlfs_require(p.max_iter >= 1, 'mlfs:LSMFS:badParams', 'LSMFS: max_iter must be >= 1');
+  mlfs_require(p.divergence_limit > 0, 'mlfs:LSMFS:badParams', 'LSMFS: divergence_limit must be > 0');
+  [n, d] = size(X);
+  L = size(Y, 2);
+  [W, V, S] = initial_matrices(init, p.seed, n, d, L);
+  L_y = mlfs_knn_laplacian(Y, L - 1);
+  B = 2 * Y - 1;
+  XtX = X.' * X;
+  label_system = p.alpha * eye(L) + p.beta * L_y.' + p.beta * L_y;
+  D = ones(d, 1);
+  objective = zeros(1, 0);
+  err = 1;
+  t = 1;
+  while err > p.tol && t <= p.max_iter
+    M = Y + B .* S;
+    [U, ~, P] = svd(W, 'econ');
+    W = weight_step(XtX, D, p.gamma, X.' * V - p.lambda * (U * P.'), t);
+    V = (X * W + p.beta * M) / label_system;
+    S = max(B .* (V - Y), 0);
+    D = 0.5 ./ (sqrt(sum(W .* W, 2)) + eps);
+    mlfs_check_iterates('LSMFS', t, p.divergence_limit, 'W', W, 'V', V);
+    row_norm2 = sum(W .* W, 2);
+    objective(end+1) = sum(sum((X * W - V) .^ 2)) + p.alpha * sum(sum((V - M) .^ 2)) ...
+        + p.beta * sum(sum((V * L_y) .* V)) + p.gamma * sum(D .* row_norm2) + p.lambda * sum(sqrt(row_norm2));
+    if t > 1
+      err = abs(objective(end-1) - objective(end));
+    end
+    t = t + 1;
+  end
+  ranking = mlfs_rank_scores(sum(W .* W, 2), 'LSMFS');
+  info = struct('iterations', numel(objective), 'objective', objective, 'V', V, 'W', W, ...
+                'seconds', toc(started), 'params', p);
+end
+
+function W = weight_step(XtX, D, gamma, rhs, iteration)
+%WEIGHT_STEP  (X'X + gamma D) \ rhs as E ((E X'X E + gamma I) \ (E rhs)), E = D^(-1/2), by Cholesky;
+%   mlfs:LSMFS:diverged when the factorisation fails or (min/max pivot)^2 < 1e-14 (rows of W grew
+%   without bound on rank-deficient data and the system is singular to working precision).
+  scale = 1 ./ sqrt(D);
+  [R, failed] = chol(scale .* XtX .* scale.' + gamma * eye(numel(D)));
+  ratio = 0;
+  if ~failed && max(abs(diag(R))) > 0
+    ratio = (min(abs(diag(R))) / max(abs(diag(R))))^2;
+  end
+  mlfs_require(ratio >= 1e-14, 'mlfs:LSMFS:diverged', ['LSMFS diverged at iteration %d: the W-step ' ...
+    'system X''X + gamma D is singular to working precision (rows of W grew without bound; squared ' ...
+    'Cholesky pivot ratio %.3g < 1e-14)'], iteration, ratio);
+  W = scale .* (R \ (R.' \ (scale .* rhs)));
+end
+
+function [W, V, S] = initial_matrices(init, seed, n, d, L)
+  if isstruct(init) && isfield(init, 'W0')
+    mlfs_require(isfield(init, 'V0') && isfield(init, 'S0') && isequal(size(init.W0), [d, L]) && ...
+      isequal(size(init.V0), [n, L]) && isequal(size(init.S0), [n, L]), 'mlfs:LSMFS:badInit', ...
+      'LSMFS: init must hold W0 (%d×%d), V0 and S0 (%d×%d)', d, L, n, L);
+    W = double(init.W0);
+    V = double(init.V0);
+    S = double(init.S0);
+  else
+    [W, V, S] = mlfs_seeded_uniform(seed, [d, L], [n, L], [n, L]);
+  end
+end

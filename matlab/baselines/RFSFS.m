@@ -1,0 +1,64 @@
+function [ranking, info] = RFSFS(X, Y, params, init)
+%RFSFS  Robust flexible sparse regularised MLFS (Li, Hu, Gao, Pattern Recognition 134, 2023).
+%   [ranking, info] = RFSFS(X, Y, params, init)   (third-party code FarajiMohammad/MLFS-RFSFS;
+%   spec baselines-part2 §A3)
+%   X: n×d training features in [0,1]; Y: n×L labels in {0,1}.
+%   params: alpha 0.1 (label graph), beta 0.1 (l1), gamma 0.1 (row inner products), max_iter 50,
+%     divergence_limit 1e100, seed 0.
+%   init: W0 (d×L, >= 0) from the Python harness (numpy default_rng(seed)); without it
+%     mlfs_seeded_uniform(seed).
+%   With C the label cosine similarity (0 for an all-zero column), D_C = diag(C 1), eps = 2^-23:
+%     Q = 1 ./ max(2|W|, eps);
+%     W = W .* (X'Y + alpha W C + gamma W) ./ max(X'XW + alpha W D_C + beta Q.*W + gamma 1_{d×d} W, eps)
+%   minimising F(W) = |XW - Y|^2 + alpha tr(W L_C W') + beta |W|_1 + gamma (|1'W|^2 - |W|_F^2) over
+%   W >= 0 (W stays >= 0, F does not increase). 1_{d×d} W is the broadcast column sums; X'X is
+%   cached when d <= n. Non-finite W or |W| above divergence_limit throws mlfs:RFSFS:diverged.
+%   ranking: by the squared row norm of W. info: iterations, objective (F), W, seconds, params.
+%   Twin of pipeline.methods.rfsfs.
+  started = tic;
+  [X, Y] = mlfs_check_training_data(X, Y, 'RFSFS');
+  defaults = struct('alpha', 0.1, 'beta', 0.1, 'gamma', 0.1, 'max_iter', 50, 'divergence_limit', 1e100, 'seed', 0);
+  p = mlfs_method_params('RFSFS', defaults, params);
+  for name = {'alpha', 'beta', 'gamma'}
+    mlfs_require(p.(name{1}) >= 0, 'mlfs:RFSFS:badParams', 'RFSFS: %s must be >= 0', name{1});
+  end
+  mlfs_require(p.max_iter >= 1, 'mlfs:RFSFS:badParams', 'RFSFS: max_iter must be >= 1');
+  mlfs_require(p.divergence_limit > 0, 'mlfs:RFSFS:badParams', 'RFSFS: divergence_limit must be > 0');
+  [n, d] = size(X);
+  L = size(Y, 2);
+  if isstruct(init) && isfield(init, 'W0')
+    mlfs_require(isequal(size(init.W0), [d, L]) && all(init.W0(:) >= 0), 'mlfs:RFSFS:badInit', ...
+      'RFSFS: init.W0 must be a non-negative %d×%d matrix', d, L);
+    W = double(init.W0);
+  else
+    W = mlfs_seeded_uniform(p.seed, [d, L]);
+  end
+  epsilon = 2^-23;
+  C = mlfs_label_cosine_similarity(Y);
+  degrees = sum(C, 2).';
+  XtY = X.' * Y;
+  use_gram = d <= n;
+  if use_gram
+    XtX = X.' * X;
+  end
+  objective = zeros(1, 0);
+  for iteration = 1:p.max_iter
+    Q = 1 ./ max(2 * abs(W), epsilon);
+    if use_gram
+      gram_w = XtX * W;
+    else
+      gram_w = X.' * (X * W);
+    end
+    numerator = XtY + p.alpha * (W * C) + p.gamma * W;
+    denominator = gram_w + p.alpha * (W .* degrees) + p.beta * (Q .* W) + p.gamma * sum(W, 1);
+    W = W .* (numerator ./ max(denominator, epsilon));
+    mlfs_check_iterates('RFSFS', iteration, p.divergence_limit, 'W', W);
+    column_sums = sum(W, 1);
+    objective(end+1) = sum(sum((X * W - Y) .^ 2)) ...
+        + p.alpha * (sum(sum((W .* degrees) .* W)) - sum(sum((W * C) .* W))) + p.beta * sum(abs(W(:))) ...
+        + p.gamma * (sum(column_sums .* column_sums) - sum(sum(W .* W)));
+  end
+  ranking = mlfs_rank_scores(sum(W .* W, 2), 'RFSFS');
+  info = struct('iterations', numel(objective), 'objective', objective, 'W', W, 'seconds', toc(started), ...
+                'params', p);
+end

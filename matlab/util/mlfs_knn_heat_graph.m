@@ -1,0 +1,35 @@
+function A = mlfs_knn_heat_graph(F, k)
+%MLFS_KNN_HEAT_GRAPH  Heat-kernel k-NN affinity of the ROWS of F (N×p) -> sparse N×N (LRDG's cLLR_k).
+%   Squared distances |a|^2 + |b|^2 - 2a.b (absolute value); each row keeps its k+1 nearest rows
+%   (itself normally first) with weight exp(-dist/2), ranked by the distance snapped to 1e-10 of the
+%   largest squared row norm with ties to the lower index (exact duplicates, whose expanded
+%   distances carry BLAS-dependent noise, tie exactly); then A = max(A, A'). Rows are processed in
+%   blocks of 512 (memory only). Twin of pipeline.methods.lrdg.heat_knn_graph.
+  resolution = 1e-10;
+  block_rows = 512;
+  N = size(F, 1);
+  mlfs_require(N >= k + 1, 'mlfs:knn_heat_graph:tooFewPoints', ...
+    'the k-NN graph needs at least k+1 points (k = %d, %d rows)', k, N);
+  norms = sum(F .* F, 2);
+  grid = resolution * max(norms);
+  rows = zeros(N * (k + 1), 1);
+  cols = rows;
+  weights = rows;
+  for start = 1:block_rows:N
+    block = start:min(start + block_rows - 1, N);
+    dist = abs(norms(block) + norms.' - 2 * (F(block, :) * F.'));
+    if grid > 0
+      key = floor(dist / grid + 0.5);
+    else
+      key = zeros(size(dist));
+    end
+    [~, order] = sort(key, 2);
+    nearest = order(:, 1:k+1);
+    at = (start - 1) * (k + 1) + (1:numel(block) * (k + 1));
+    rows(at) = reshape(repmat(block(:), 1, k + 1).', [], 1);
+    cols(at) = reshape(nearest.', [], 1);
+    weights(at) = reshape(exp(-dist(sub2ind(size(dist), repmat((1:numel(block)).', 1, k + 1), nearest)) / 2).', [], 1);
+  end
+  A = sparse(rows, cols, weights, N, N);
+  A = max(A, A.');
+end

@@ -1,0 +1,104 @@
+"""RFSFS: multi-label feature selection via robust flexible sparse regularization.
+
+Li, Hu, Gao, Pattern Recognition 134 (2023) 109074. No authors' code is public; this follows the
+third-party re-implementation ``FarajiMohammad/MLFS-RFSFS`` as described in
+``../shared/specs/baselines-part2.md`` §A3. With X (n, d) >= 0, Y (n, L), C the cosine similarity of
+the label columns (0 for an all-zero column), D_C = diag(C1), ε = 2⁻²³ (float32 machine epsilon, as
+the code) and ``max_iter`` (50) iterations from a fresh W0 >= 0:
+
+    Q = 1 ⊘ max(2|W|, ε)
+    W ← W ⊙ [X'Y + αWC + γW] ⊘ max([X'XW + αWD_C + βQ⊙W + γ 1_{d×d}W], ε)
+
+the multiplicative rule of  F(W) = |XW - Y|² + α tr(W L_C W') + β|W|_1 + γ(|1'W|² - |W|_F²),
+L_C = D_C - C, under W >= 0 (all factors are non-negative, so W stays >= 0 and F decreases).
+Features are ranked by the squared row norm of W (stable, ties to the lower index).
+
+Deviations from the third-party code (also in ``paper/protocol_kgrid_baselines.md``): float64
+throughout; a stable descending sort instead of reading an ascending non-stable argsort backwards
+(same order except ties); 1_{d×d}W is a broadcast of the column sums and X'X is cached (d ≤ n),
+rounding-level changes; every (fold, setting) starts from a fresh seeded W0 drawn by the harness
+(the code carries one W across repetitions and settings, so its r-th evaluation has run 50·r
+iterations); a divergence guard (non-finite or above ``divergence_limit``) as in the other ports.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import ConfigError
+from ._common import check_training_data, label_cosine_similarity, rank_scores
+from ._divergence import DEFAULT_LIMIT, check_iterates, check_limit
+from .base import MethodSpec
+
+EPSILON = float(np.finfo(np.float32).eps)
+DEFAULTS = {"alpha": 0.1, "beta": 0.1, "gamma": 0.1, "max_iter": 50, "divergence_limit": DEFAULT_LIMIT,
+            "seed": 0}
+
+
+def make_init(n: int, d: int, n_labels: int, rng: np.random.Generator, params: dict) -> dict:
+    """Initial W0 (d, L) ~ U(0,1)."""
+    return {"W0": rng.random((d, n_labels))}
+
+
+def objective(X, Y, W, C, degrees, alpha, beta, gamma) -> float:
+    """F(W) above, for W >= 0 (no d×d temporary)."""
+    column_sums = W.sum(axis=0)
+    label_term = np.sum((W * degrees[None, :]) * W) - np.sum((W @ C) * W)
+    return float(np.sum((X @ W - Y) ** 2) + alpha * label_term + beta * np.sum(np.abs(W))
+                 + gamma * (np.sum(column_sums * column_sums) - np.sum(W * W)))
+
+
+def rfsfs(X: np.ndarray, Y: np.ndarray, params: dict, W0: np.ndarray) -> tuple[np.ndarray, dict]:
+    """Run the multiplicative updates on validated X (n, d), Y (n, L); return W (d, L) and info."""
+    alpha, beta, gamma = (float(params[k]) for k in ("alpha", "beta", "gamma"))
+    limit = check_limit("RFSFS", params["divergence_limit"])
+    n, d = X.shape
+    C = label_cosine_similarity(Y)
+    degrees = C.sum(axis=1)
+    XtY = X.T @ Y
+    XtX = X.T @ X if d <= n else None
+    W = np.array(W0, dtype=np.float64)
+    trace = []
+    for iteration in range(1, int(params["max_iter"]) + 1):
+        Q = 1.0 / np.maximum(2.0 * np.abs(W), EPSILON)
+        gram_w = XtX @ W if XtX is not None else X.T @ (X @ W)
+        numerator = XtY + alpha * (W @ C) + gamma * W
+        denominator = gram_w + alpha * (W * degrees[None, :]) + beta * (Q * W) + gamma * W.sum(axis=0)[None, :]
+        W = W * (numerator / np.maximum(denominator, EPSILON))
+        check_iterates("RFSFS", iteration, limit, W=W)
+        trace.append(objective(X, Y, W, C, degrees, alpha, beta, gamma))
+    return W, {"iterations": len(trace), "objective": trace}
+
+
+def rank(X, Y, params: dict, init: dict | None = None) -> tuple[np.ndarray, dict]:
+    """Benchmark entry point (see :mod:`pipeline.methods.base`).
+
+    ``init['W0']`` (d, L), non-negative, is the start; when ``init`` is None it is drawn as the
+    harness does, from ``default_rng(params['seed'])``. info: iterations, objective trace, W.
+
+    Raises
+    ------
+    EngineError
+        When W becomes non-finite or exceeds ``divergence_limit``, naming the iteration.
+    """
+    X, Y = check_training_data(X, Y, "RFSFS")
+    params = {**DEFAULTS, **params}
+    for key in ("alpha", "beta", "gamma"):
+        if not float(params[key]) >= 0:
+            raise ConfigError("RFSFS parameter must be >= 0", field=key, found=params[key])
+    if int(params["max_iter"]) < 1:
+        raise ConfigError("RFSFS needs at least one iteration", field="max_iter", found=params["max_iter"])
+    n, d = X.shape
+    if init is None:
+        init = SPEC.initial_matrices(n, d, Y.shape[1], params)
+    if "W0" not in init or np.shape(init["W0"]) != (d, Y.shape[1]) or np.min(init["W0"]) < 0:
+        raise ConfigError("RFSFS initial matrix missing, of the wrong shape or negative", field="init.W0",
+                          expected=f"non-negative {(d, Y.shape[1])}",
+                          found=np.shape(init["W0"]) if "W0" in init else "missing")
+    W, info = rfsfs(X, Y, params, init["W0"])
+    info["W"] = W.tolist()
+    return rank_scores(np.sum(W * W, axis=1), "RFSFS"), info
+
+
+SPEC = MethodSpec(name="RFSFS", defaults=DEFAULTS, python=rank, matlab_function="RFSFS", make_init=make_init,
+                  summary="robust flexible sparse regularisation, multiplicative updates (Li et al. 2023)")

@@ -1,0 +1,198 @@
+"""Sanity properties of the NumPy ports of LSMFS, LRDG and RFSFS (spec baselines-part2 §A1–A3),
+and their divergence guard."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from baselines2_data import planted, start
+from pipeline.errors import ConfigError, DataError, EngineError
+from pipeline.methods import get_method, lrdg, lsmfs, rfsfs
+from pipeline.rankings import validate_ranking
+
+
+def run(method, X, Y, **overrides):
+    params, init = start(method, X, Y, overrides)
+    ranking, info = get_method(method).python(X, Y, params, init)
+    return validate_ranking(ranking, X.shape[1]), info, init
+
+
+# -- LSMFS -----------------------------------------------------------------------------------------
+@settings(max_examples=25, deadline=None)
+@given(n=st.integers(8, 40), n_labels=st.integers(2, 7), seed=st.integers(0, 10_000))
+def test_lsmfs_label_laplacian_ignores_the_data(n, n_labels, seed):
+    rng = np.random.default_rng(seed)
+    Y = (rng.random((n, n_labels)) < 0.5).astype(float)
+    Y[:n_labels, :] = np.eye(n_labels)                        # pairwise-distinct label columns
+    np.testing.assert_array_equal(lsmfs.label_laplacian(Y), n_labels * np.eye(n_labels) - 1.0)
+
+
+def test_lsmfs_label_laplacian_with_twin_columns_follows_the_stable_sort():
+    Y = np.array([[1, 1, 0], [0, 0, 1], [1, 1, 1], [0, 0, 0]], dtype=float)   # columns 1 and 2 equal
+    L = lsmfs.label_laplacian(Y)
+    # rows 1 and 2 both sort as [1, 2, 3]: node 1 links to 2 and 3, node 2 to itself and 3 (a
+    # self-loop, which cancels in L, and a lost edge to node 1); node 3 links to 1 and 2
+    np.testing.assert_array_equal(L, [[1.5, -0.5, -1.0], [-0.5, 1.5, -1.0], [-1.0, -1.0, 2.0]])
+
+
+def test_lsmfs_first_iteration_is_the_code_literally():
+    X, Y = planted(1, n=80, d=30)
+    params, init = start("LSMFS", X, Y, {"alpha": 0.7, "beta": 0.3, "gamma": 2.0, "lambda": 0.5, "max_iter": 1})
+    _, info = get_method("LSMFS").python(X, Y, params, init)
+    W0, V0, S0 = init["W0"], init["V0"], init["S0"]
+    U, _, Pt = np.linalg.svd(W0, full_matrices=False)
+    W = np.linalg.inv(X.T @ X + 2.0 * np.eye(30)) @ (X.T @ V0 - 0.5 * U @ Pt)
+    L_y = lsmfs.label_laplacian(Y)
+    M = Y + (2 * Y - 1) * S0
+    V = (X @ W + 0.3 * M) @ np.linalg.inv(0.7 * np.eye(5) + 0.3 * L_y.T + 0.3 * L_y)
+    np.testing.assert_allclose(info["W"], W, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(info["V"], V, rtol=1e-10, atol=1e-12)
+
+
+def test_lsmfs_latent_labels_grow_with_unit_parameters():
+    """The faithful V-step grows |V|_F every iteration for α = β = γ = λ = 1 (a "fixed" port would not)."""
+    for seed in range(3):
+        X, Y = planted(seed, n=120, d=40)
+        norms = [np.linalg.norm(run("LSMFS", X, Y, alpha=1.0, beta=1.0, max_iter=t)[1]["V"]) for t in range(1, 9)]
+        assert np.all(np.diff(norms) > 0), norms
+        assert norms[-1] > 10 * norms[0]
+
+
+def test_lsmfs_settles_for_large_alpha_and_stops_on_the_absolute_change():
+    X, Y = planted(2, n=120, d=40)
+    first = np.linalg.norm(run("LSMFS", X, Y, alpha=10.0, beta=0.1, max_iter=1)[1]["V"])
+    _, info, _ = run("LSMFS", X, Y, alpha=10.0, beta=0.1)
+    assert np.linalg.norm(info["V"]) < first                  # V shrinks instead of growing
+    _, info, _ = run("LSMFS", X, Y, alpha=10.0, beta=0.1, gamma=0.01, tol=1e-4, **{"lambda": 0.0})
+    changes = np.abs(np.diff(info["objective"]))
+    assert 2 <= info["iterations"] < 20 and changes[-1] <= 1e-4 and np.all(changes[:-1] > 1e-4)
+    with pytest.raises(ConfigError, match="tol"):             # the code starts with err = 1
+        run("LSMFS", X, Y, tol=1.0)
+
+
+def test_lsmfs_divergence_guard_names_method_and_iteration():
+    X, Y = planted(3, n=120, d=40)
+    with pytest.raises(EngineError, match=r"LSMFS diverged at iteration 1[0-9]: an entry of [WV] exceeds divergence_limit"):
+        run("LSMFS", X, Y, alpha=1e-6, beta=1.0)
+    with pytest.raises(EngineError, match=r"LSMFS diverged at iteration 3:"):
+        run("LSMFS", X, Y, alpha=0.1, beta=1.0, divergence_limit=1e3)
+    run("LSMFS", X, Y, alpha=0.1, beta=1.0)                   # the defaults grow but stay below 1e100
+
+
+def test_lsmfs_rejects_bad_parameters_and_starts():
+    X, Y = planted(4, n=40, d=12)
+    with pytest.raises(ConfigError, match="gamma"):
+        run("LSMFS", X, Y, gamma=0.0)
+    with pytest.raises(ConfigError, match="divergence_limit"):
+        run("LSMFS", X, Y, divergence_limit=0.0)
+    with pytest.raises(ConfigError, match="init.V0"):
+        get_method("LSMFS").python(X, Y, get_method("LSMFS").resolve_params({}), {"W0": np.ones((12, 5))})
+
+
+# -- LRDG ------------------------------------------------------------------------------------------
+def test_lrdg_graph_is_symmetric_non_negative_with_unit_diagonal():
+    rng = np.random.default_rng(5)
+    F = rng.random((40, 6))
+    A = lrdg.heat_knn_graph(F, 5).toarray()
+    np.testing.assert_array_equal(A, A.T)
+    assert A.min() >= 0
+    np.testing.assert_allclose(np.diag(A), 1.0, rtol=0, atol=1e-15)   # exp(-rounding noise / 2)
+    assert np.all((A > 0).sum(axis=1) >= 6)
+    squared = ((F[:, None, :] - F[None, :, :]) ** 2).sum(axis=2)
+    nearest = np.argsort(squared, axis=1, kind="stable")[:, :6]
+    for i in range(40):                                        # the k+1 nearest carry exp(-dist/2)
+        np.testing.assert_allclose(A[i, nearest[i]], np.maximum(np.exp(-squared[i, nearest[i]] / 2),
+                                                                A[nearest[i], i]), rtol=1e-12)
+
+
+def test_lrdg_graph_breaks_ties_by_index():
+    F = np.array([[0.0, 0], [1, 0], [0, 0], [1, 0], [5, 5], [0, 0], [1, 0]])
+    A = lrdg.heat_knn_graph(F, 1).toarray()
+    # rows 0, 2 and 5 are equal: each takes the two lowest indices among them, so row 5 links to
+    # rows 0 and 2 and not to itself (as MATLAB's stable sort does)
+    assert A[5, 0] == 1.0 and A[5, 2] == 1.0 and A[5, 5] == 0.0
+    assert A[2, 0] == 1.0 and A[2, 2] == 1.0
+    assert A[4, 4] == 1.0 and A[4, 1] == np.exp(-41 / 2)     # (5,5)'s nearest: itself, then row 1
+
+
+def test_lrdg_one_iteration_is_translation_invariant():
+    X, Y = planted(6, n=90, d=25)
+    shift = np.random.default_rng(0).random(25) * 3
+    params, init = start("LRDG", X, Y, {"max_iter": 1})
+    _, plain = get_method("LRDG").python(X, Y, params, init)
+    _, shifted = get_method("LRDG").python(X + shift, Y, params, init)
+    np.testing.assert_allclose(shifted["S"], plain["S"], rtol=1e-8, atol=1e-10 * np.max(np.abs(plain["S"])))
+
+
+def test_lrdg_updates_can_change_sign_as_the_code_does():
+    X, Y = planted(7, n=90, d=25)
+    _, info, _ = run("LRDG", X, Y)
+    assert info["iterations"] == 50 and len(info["objective"]) == 50
+    assert np.min(info["S"]) < 0 or np.min(info["V"]) < 0    # not a sign-preserving scheme
+    assert np.any(np.diff(info["objective"]) > 0)             # J is not monotone
+
+
+def test_lrdg_needs_enough_rows_and_labels_and_guards_divergence():
+    X, Y = planted(8, n=30, d=10, n_labels=3)
+    with pytest.raises(DataError, match="4 labels"):
+        run("LRDG", X, Y)
+    X, Y = planted(8, n=60, d=10)
+    with pytest.raises(EngineError, match=r"LRDG diverged at iteration 1: (V|S) has non-finite entries"):
+        run("LRDG", X * 1e160, Y)
+
+
+# -- RFSFS -----------------------------------------------------------------------------------------
+@settings(max_examples=12, deadline=None)
+@given(alpha=st.sampled_from([0.0, 0.01, 0.1, 1.0, 10.0]), beta=st.sampled_from([0.0, 0.01, 0.1, 1.0, 10.0]),
+       gamma=st.sampled_from([0.0, 0.01, 0.1, 1.0, 10.0]), seed=st.integers(0, 1000))
+def test_rfsfs_stays_non_negative_and_descends(alpha, beta, gamma, seed):
+    X, Y = planted(seed, n=60, d=20, n_labels=4)
+    Y[:, 3] = 0                                               # an empty label column
+    params, init = start("RFSFS", X, Y, {"alpha": alpha, "beta": beta, "gamma": gamma, "max_iter": 40})
+    _, info = get_method("RFSFS").python(X, Y, params, init)
+    W = np.asarray(info["W"])
+    assert np.all(np.isfinite(W)) and W.min() >= 0
+    start_value = rfsfs.objective(X, Y, init["W0"], *_label_graph(Y), alpha, beta, gamma)
+    trace = np.array([start_value] + info["objective"])
+    assert np.all(np.diff(trace) <= 1e-10 * np.abs(trace[:-1])), np.diff(trace).max()
+
+
+def _label_graph(Y):
+    from pipeline.methods._common import label_cosine_similarity
+
+    C = label_cosine_similarity(Y)
+    return C, C.sum(axis=1)
+
+
+def test_rfsfs_without_penalties_is_lee_seung_nnls():
+    X, Y = planted(9, n=60, d=15, n_labels=3)
+    params, init = start("RFSFS", X, Y, {"alpha": 0.0, "beta": 0.0, "gamma": 0.0, "max_iter": 1})
+    _, info = get_method("RFSFS").python(X, Y, params, init)
+    W0 = init["W0"]
+    np.testing.assert_allclose(info["W"], W0 * (X.T @ Y) / (X.T @ X @ W0), rtol=1e-12)
+
+
+def test_rfsfs_finds_the_informative_features():
+    X, Y = planted(10, n=300, d=60)
+    ranking, _, _ = run("RFSFS", X, Y)
+    assert {1, 2, 3, 4, 5, 6} <= set(ranking[:10].tolist())
+
+
+def test_rfsfs_guard_stops_non_finite_weights():
+    X, Y = planted(11, n=40, d=10)
+    with pytest.raises(EngineError, match=r"RFSFS diverged at iteration [0-9]+: W has non-finite entries"):
+        run("RFSFS", X * 1e160, Y)
+
+
+@pytest.mark.parametrize("method", ["LSMFS", "LRDG", "RFSFS"])
+def test_methods_are_deterministic_and_default_to_the_harness_start(method):
+    X, Y = planted(12, n=80, d=20)
+    spec = get_method(method)
+    params = spec.resolve_params({})
+    first, _ = spec.python(X, Y, params, None)
+    second, _ = spec.python(X, Y, params, spec.initial_matrices(80, 20, 5, params))
+    np.testing.assert_array_equal(first, second)
+    assert sorted(first.tolist()) == list(range(1, 21))
