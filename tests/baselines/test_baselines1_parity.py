@@ -38,7 +38,7 @@ def both_engines(octave_engine, method, X, Y, overrides=None):
     return (validate_ranking(octave_ranking, d), octave_info, validate_ranking(python_ranking, d), python_info)
 
 
-def assert_parity(octave_ranking, octave_info, python_ranking, python_info):
+def assert_parity(octave_ranking, octave_info, python_ranking, python_info, trace_rtol=1e-8):
     np.testing.assert_array_equal(octave_ranking[:50], python_ranking[:50])
     positions = [np.argsort(r) for r in (octave_ranking, python_ranking)]
     assert spearmanr(*positions)[0] >= 0.999
@@ -46,7 +46,7 @@ def assert_parity(octave_ranking, octave_info, python_ranking, python_info):
         octave_trace = np.atleast_1d(np.asarray(octave_info["objective"], dtype=np.float64))
         python_trace = np.asarray(python_info["objective"])
         assert octave_trace.shape == python_trace.shape
-        np.testing.assert_allclose(octave_trace, python_trace, rtol=1e-8, atol=0)
+        np.testing.assert_allclose(octave_trace, python_trace, rtol=trace_rtol, atol=0)
 
 
 @pytest.mark.parametrize("method", METHODS)
@@ -76,3 +76,25 @@ def test_parity_with_other_parameters(octave_engine, folds, method, overrides):
     assert_parity(octave_ranking, octave_info, python_ranking, python_info)
     if method == "LRMFS":
         assert np.max(octave_info["max_abs_Q"]) <= 1e-12 and max(python_info["max_abs_Q"]) <= 1e-12
+
+
+def edge_folds():
+    from baselines1_data import recipe
+
+    X, Y = recipe(1, n=80, d=40)
+    X_wide, Y_wide = recipe(2, n=30, d=60)
+    return {"one_label": (X, Y[:, :1]), "empty_label": (X, np.hstack([Y, np.zeros((80, 1))])),
+            "wide": (X_wide, Y_wide), "zero_columns": (np.hstack([X, np.zeros((80, 3))]), Y)}
+
+
+@pytest.mark.parametrize("case", ["one_label", "empty_label", "wide", "zero_columns"])
+@pytest.mark.parametrize("method,overrides", [("LRMFS", {}), ("LRMFS", {"mode": "faithful"}), ("GRRO", {}),
+                                              ("SRFS", {}), ("SCNMF", {})])
+def test_parity_on_edge_cases(octave_engine, case, method, overrides):
+    X, Y = edge_folds()[case]
+    octave_ranking, octave_info, python_ranking, python_info = both_engines(octave_engine, method, X, Y, overrides)
+    np.testing.assert_array_equal(octave_ranking, python_ranking)
+    # With a single label, LRMFS's residual rows shrink towards 0 and its IRLS weights
+    # 0.5 / (|v_i| + eps) amplify rounding: the traces agree to ~1.5e-7 there (measured).
+    trace_rtol = 1e-6 if (method, case) == ("LRMFS", "one_label") else 1e-8
+    assert_parity(octave_ranking, octave_info, python_ranking, python_info, trace_rtol)
