@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from baselines2_data import planted, start
 from pipeline.errors import ConfigError, DataError, EngineError
 from pipeline.methods import get_method, lrdg, lsmfs, rfsfs
+from pipeline.methods._divergence import check_iterates
 from pipeline.rankings import validate_ranking
 
 
@@ -181,10 +182,14 @@ def test_rfsfs_finds_the_informative_features():
     assert {1, 2, 3, 4, 5, 6} <= set(ranking[:10].tolist())
 
 
-def test_rfsfs_guard_stops_non_finite_weights():
-    X, Y = planted(11, n=40, d=10)
-    with pytest.raises(EngineError, match=r"RFSFS diverged at iteration [0-9]+: W has non-finite entries"):
-        run("RFSFS", X * 1e160, Y)
+def test_guard_flags_non_finite_and_oversized_iterates():
+    W = np.ones((4, 3))
+    W[2, 1] = np.inf
+    with pytest.raises(EngineError, match=r"RFSFS diverged at iteration 7: W has non-finite entries"):
+        check_iterates("RFSFS", 7, 1e100, V=np.ones((2, 2)), W=W)
+    with pytest.raises(EngineError, match=r"LRDG diverged at iteration 2: an entry of S exceeds divergence_limit"):
+        check_iterates("LRDG", 2, 1e100, S=np.array([[-2e100]]))
+    check_iterates("LRDG", 2, 1e100, S=np.array([[1e100]]))     # the limit itself is admissible
 
 
 @pytest.mark.parametrize("method", ["LSMFS", "LRDG", "RFSFS"])
