@@ -24,7 +24,7 @@ import pandas as pd
 
 from .errors import ConfigError, DataError
 from .evaluation.grids import p_target_index
-from .evaluation_keys import METRIC_KEYS
+from .evaluation.metrics import METRICS
 from .names import validate_name
 
 GRIDS = ("kgrid", "pgrid")
@@ -80,7 +80,7 @@ def read_fold_result(path: str | Path, method: str, dataset: str, fold: int, gri
     x = obj.get(x_key)
     if not isinstance(x, list) or not x:
         raise DataError("grid missing or empty", file=path, field=x_key, expected="non-empty list")
-    curves = {m: _as_curve(obj.get(m), path, m, len(x)) for m in METRIC_KEYS}
+    curves = {m: _as_curve(obj.get(m), path, m, len(x)) for m in METRICS}
     p_target_file = obj.get("p_target") if grid == "pgrid" else None
     return FoldResult(method, dataset, fold, np.asarray(x, dtype=float), curves, path, p_target_file)
 
@@ -177,7 +177,7 @@ def fold_table(results: ResultSet, *, p_target: float | None = None) -> pd.DataF
         raise ConfigError("p-grid aggregation needs p_target", field="p_target")
     target = p_target if results.grid == "pgrid" else None
     rows = [(d, m, f, metric, fold_scalar(r, metric, p_target=target))
-            for (m, d, f), r in results.results.items() for metric in METRIC_KEYS]
+            for (m, d, f), r in results.results.items() for metric in METRICS]
     return pd.DataFrame(rows, columns=["dataset", "method", "fold", "metric", "value"])
 
 

@@ -27,7 +27,7 @@ import numpy as np
 from . import aggregate as agg
 from .cli import run_main
 from .errors import ConfigError
-from .evaluation_keys import METRIC_KEYS
+from .evaluation.metrics import METRICS
 from .fileio import atomic_write_json, atomic_write_text
 from .names import validate_name
 from .report.tables import (RankTable, ScoreTable, StatsBlock, StatsRow, StatsTable, markdown_escape,
@@ -174,7 +174,7 @@ class TableJob:
 
     def stats_table(self) -> StatsTable:
         blocks = []
-        for metric in METRIC_KEYS:
+        for metric in METRICS:
             c = self.comparisons.get(metric)
             if c is None:
                 blocks.append(StatsBlock(agg.METRIC_DISPLAY[metric], metric in agg.LOWER_IS_BETTER, 0,
@@ -194,16 +194,16 @@ class TableJob:
                           fit_width=self.args.fit_width)
 
     def rank_table(self) -> RankTable:
-        ranks = np.full((len(self.methods), len(METRIC_KEYS)), np.nan)
+        ranks = np.full((len(self.methods), len(METRICS)), np.nan)
         friedman, iman = [], []
-        for j, metric in enumerate(METRIC_KEYS):
+        for j, metric in enumerate(METRICS):
             c = self.comparisons.get(metric)
             fr = None if c is None else c.friedman
             if c is not None:
                 ranks[:, j] = c.avg_ranks
             friedman.append(None if fr is None else fr.chi2_p)
             iman.append(None if fr is None else fr.iman_davenport_p)
-        return RankTable([self.name(m) for m in self.methods], [agg.METRIC_DISPLAY[m] for m in METRIC_KEYS],
+        return RankTable([self.name(m) for m in self.methods], [agg.METRIC_DISPLAY[m] for m in METRICS],
                          ranks, self.caption(self.operating_point()), self.label("ranks"),
                          {"Friedman p": friedman, "Iman-Davenport p": iman}, fit_width=self.args.fit_width)
 
@@ -214,7 +214,7 @@ class TableJob:
         csv_path = self.out / f"benchmark_means_{self.args.grid}.csv"
         written.append(atomic_write_text(csv_path, means[["dataset", "method", "metric", "mean", "std", "n_folds"]]
                                          .to_csv(index=False, lineterminator="\n")))
-        tables = {m: self.metric_table(m) for m in METRIC_KEYS}
+        tables = {m: self.metric_table(m) for m in METRICS}
         for metric, table in tables.items():
             path = self.out / f"table_{agg.METRIC_TABLE_STEM[metric]}.tex"
             written.append(atomic_write_text(path, render_score_table_latex(table)))
@@ -274,7 +274,7 @@ class TableJob:
         from .report.figures import mpl_escape, plot_curve_panels
 
         grid, folder = self.args.grid, self.out / "figures"
-        metrics = METRIC_KEYS if self.args.all_curve_metrics else agg.MAIN_METRICS
+        metrics = METRICS if self.args.all_curve_metrics else agg.MAIN_METRICS
         curves = {m: agg.mean_curves(self.results, m) for m in metrics}
         scale, xlabel = (1.0, "number of selected features k") if grid == "kgrid" else (100.0, "% selected features")
         tasks = []

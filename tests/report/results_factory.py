@@ -8,15 +8,15 @@ from typing import Sequence
 import numpy as np
 
 from pipeline.evaluation.grids import k_grid, p_grid, p_to_k, p_target_index
-from pipeline.evaluation_keys import METRIC_KEYS
+from pipeline.evaluation.metrics import METRICS
 from pipeline.fileio import atomic_write_json
 
 
 def synthetic_curves(rng: np.random.Generator, n_points: int, skill: float) -> dict[str, np.ndarray]:
     """Plausible metric curves in [0, 1]; a higher ``skill`` is better on every metric."""
     t = np.linspace(0.0, 1.0, n_points)
-    base = np.clip(0.3 + 0.2 * skill + 0.15 * np.sqrt(t) + rng.normal(0, 0.02, (len(METRIC_KEYS), n_points)), 0, 1)
-    curves = dict(zip(METRIC_KEYS, base))
+    base = np.clip(0.3 + 0.2 * skill + 0.15 * np.sqrt(t) + rng.normal(0, 0.02, (len(METRICS), n_points)), 0, 1)
+    curves = dict(zip(METRICS, base))
     curves["hamming_loss"] = 0.3 - 0.5 * (curves["hamming_loss"] - 0.3) / 2
     curves["one_error"] = 1.0 - curves["one_error"]
     return curves

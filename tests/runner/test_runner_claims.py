@@ -9,6 +9,8 @@ import subprocess
 import sys
 import time
 
+import psutil
+
 from pipeline.runner.claims import TaskClaim
 
 
@@ -48,3 +50,17 @@ def test_unreadable_claim_counts_by_age(tmp_path):
     old = time.time() - 120
     os.utime(path, (old, old))
     assert TaskClaim(path, stale_after=60).acquire()
+
+
+def test_claim_of_a_zombie_or_a_reused_pid_is_broken(tmp_path):
+    zombie = subprocess.Popen([sys.executable, "-c", "pass"])
+    deadline = time.time() + 10
+    while time.time() < deadline and psutil.Process(zombie.pid).status() != psutil.STATUS_ZOMBIE:
+        time.sleep(0.05)  # exited but not yet reaped by us: a zombie
+    path = tmp_path / ".z.claim"
+    path.write_text(json.dumps({"host": socket.gethostname(), "pid": zombie.pid, "started": time.time()}))
+    assert TaskClaim(path).acquire()
+    zombie.wait()
+    reused = tmp_path / ".r.claim"  # our own pid, but a claim older than this process
+    reused.write_text(json.dumps({"host": socket.gethostname(), "pid": os.getpid(), "started": 1.0}))
+    assert TaskClaim(reused).acquire()

@@ -13,7 +13,7 @@ import pytest
 from runner_helpers import make_fold_dir, result_contents
 from pipeline import evaluate, kgrid, pgrid
 from pipeline.cli import run_main
-from pipeline.evaluation_keys import METRIC_KEYS
+from pipeline.evaluation.metrics import METRICS
 
 BASE = ["--engine", "python", "--no-progress"]
 
@@ -36,7 +36,7 @@ def test_kgrid_writes_schema_files(fold_dir, tmp_path):
             assert record["method"] == method and record["dataset"] == "toy" and record["fold"] == fold
             assert record["mlknn"] == {"num": 10, "smooth": 1.0}
             assert (record["n_features"], record["n_labels"], record["n_train"], record["n_test"]) == (25, 4, 60, 30)
-            for key in METRIC_KEYS:
+            for key in METRICS:
                 assert len(record[key]) == 2
                 assert record[f"{key}_mean"] == pytest.approx(np.mean(record[key]))
             assert 0 <= min(record["hamming_loss"]) and max(record["micro_f1"]) <= 1
@@ -95,7 +95,7 @@ def test_evaluate_scores_external_rankings(fold_dir, tmp_path, capsys):
                                     str(external), "--methods", "MINE"]) == 0
     ours = json.loads((results / "VARIANCE" / "toy_fold1_kgrid_metrics.json").read_text())
     theirs = json.loads((external / "MINE" / "toy_fold1_kgrid_metrics.json").read_text())
-    assert all(ours[key] == theirs[key] for key in METRIC_KEYS)
+    assert all(ours[key] == theirs[key] for key in METRICS)
     (external / "MINE" / "toy_fold0_ranking.csv").write_text("".join(f"{i}\n" for i in range(25)))
     assert run_main(evaluate.main, ["--no-progress", "--data-dir", str(fold_dir), "--results-dir",
                                     str(external), "--methods", "MINE", "--overwrite"]) == 2

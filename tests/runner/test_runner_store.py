@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from pipeline.errors import ConfigError, RankingError
-from pipeline.evaluation_keys import METRIC_KEYS
+from pipeline.evaluation.metrics import METRICS
 from pipeline.fileio import atomic_write_json
 from pipeline.runner.store import ResultStore, ensure_results_root
 from pipeline.runner.tasks import GridSpec, Task
@@ -60,7 +60,7 @@ def test_ranking_as_one_comma_separated_row(tmp_path):
 
 def _record(mode="kgrid", n=3, **extra):
     record = {"grid_mode": mode, "k_values": list(range(1, n + 1)), "mlknn": {"num": 10, "smooth": 1.0}}
-    record.update({key: [0.5] * n for key in METRIC_KEYS})
+    record.update({key: [0.5] * n for key in METRICS})
     if mode == "pgrid":
         record["p_values"] = [0.1] * n
     record.update(extra)

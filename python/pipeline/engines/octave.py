@@ -25,12 +25,11 @@ import numpy as np
 
 from ..errors import EngineError
 from ..methods.base import MethodSpec
+from ..evaluation.metrics import METRICS
 from .base import Engine, Evaluator
 
 MATLAB_DIR = Path(__file__).resolve().parents[3] / "matlab"
 DEFAULT_TIMEOUT = 3600.0
-METRIC_KEYS = ("micro_f1", "macro_f1", "hamming_loss", "micro_pr_auc", "macro_pr_auc",
-               "avg_precision", "one_error")
 _IDENTIFIER = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,62}$")
 _LOG = logging.getLogger(__name__)
 
@@ -107,7 +106,7 @@ def curves_from_engine(result: dict) -> dict:
     """MLKNN_eval_kgrid's struct as the native evaluator's dict (ints for k and label counts)."""
     k_values = np.asarray(result["k_values"], dtype=np.float64).reshape(-1)
     curves = {"k_values": [int(k) for k in k_values]}
-    for key in METRIC_KEYS:
+    for key in METRICS:
         curves[key] = [float(v) for v in np.asarray(result[key], dtype=np.float64).reshape(-1)]
     curves["macro_pr_auc_labels_used"] = int(result["macro_pr_auc_labels_used"])
     curves["macro_pr_auc_labels_total"] = int(result["macro_pr_auc_labels_total"])

@@ -2,8 +2,9 @@
 
 A claim is a small JSON file (host, pid, start time) created atomically with ``os.link`` — which
 fails if the file exists — so exactly one run wins. A claim is *stale*, and may be broken, when its
-process is gone (same host: the pid no longer exists) or when it is older than ``stale_after``
-seconds (other hosts, e.g. Dask workers on a cluster, whose pids cannot be checked). A killed run
+process is gone (same host: the pid no longer exists, is a zombie, or now belongs to a process
+started after the claim) or when it is older than ``stale_after`` seconds (other hosts, e.g. Dask
+workers on a cluster, whose pids cannot be checked). A killed run
 therefore never blocks a resumed one on the same machine, and blocks one elsewhere at most
 ``stale_after`` seconds.
 """
@@ -16,6 +17,8 @@ import socket
 import tempfile
 import time
 from pathlib import Path
+
+import psutil
 
 DEFAULT_STALE_AFTER = 6 * 3600.0
 
@@ -92,15 +95,18 @@ class TaskClaim:
         except FileNotFoundError:
             return True
         if info.get("host") == socket.gethostname() and isinstance(info.get("pid"), int):
-            return not _pid_alive(info["pid"])
+            return not _claimant_alive(info["pid"], float(info.get("started", 0.0)))
         return age > self.stale_after
 
 
-def _pid_alive(pid: int) -> bool:
+def _claimant_alive(pid: int, claimed_at: float) -> bool:
+    """Whether the process that made a claim at ``claimed_at`` still runs (zombies count as gone)."""
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
+        process = psutil.Process(pid)
+        if process.status() == psutil.STATUS_ZOMBIE:
+            return False
+        return process.create_time() <= claimed_at + 1.0  # a newer process reusing the pid is not it
+    except psutil.NoSuchProcess:
         return False
-    except PermissionError:
+    except psutil.AccessDenied:
         return True
-    return True

@@ -20,7 +20,7 @@ from ..data.folds import fold_path, load_fold, sha256_file
 from ..engines import make_engine, make_evaluator
 from ..errors import ConfigError, EngineError, PipelineError
 from ..evaluation.grids import k_grid, p_grid, p_target_index, p_to_k
-from ..evaluation_keys import METRIC_KEYS
+from ..evaluation.metrics import METRICS
 from ..methods import get_method
 from .claims import TaskClaim
 from .store import ResultStore, TaskFiles
@@ -203,7 +203,7 @@ def _metrics_record(task, fold, params, settings, curves, k_per_entry, p_values,
         "macro_pr_auc_labels_total": int(curves["macro_pr_auc_labels_total"]),
         "time_eval_seconds": eval_seconds,
     }
-    for key in METRIC_KEYS:
+    for key in METRICS:
         values = [float(curves[key][r]) for r in rows]
         record[key] = values
         record[f"{key}_mean"] = float(np.mean(values))
@@ -212,7 +212,7 @@ def _metrics_record(task, fold, params, settings, curves, k_per_entry, p_values,
         record["p_values"] = p_values
         record["p_target"] = float(settings.grid.p_target)
         record["p_target_used"] = p_values[target]
-        for key in METRIC_KEYS:
+        for key in METRICS:
             record[f"{key}_at_p_target"] = record[key][target]
     return record
 

@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import ConfigError, DataError, RankingError
-from ..evaluation_keys import METRIC_KEYS
+from ..evaluation.metrics import METRICS
 from ..fileio import atomic_write_json, atomic_write_text
 from ..names import validate_name
 from ..rankings import validate_ranking
@@ -125,7 +125,7 @@ def _is_complete(record: dict, mode: str) -> bool:
     axis = record.get("p_values" if mode == "pgrid" else "k_values")
     if not isinstance(axis, list) or not axis:
         return False
-    return all(isinstance(record.get(key), list) and len(record[key]) == len(axis) for key in METRIC_KEYS)
+    return all(isinstance(record.get(key), list) and len(record[key]) == len(axis) for key in METRICS)
 
 
 def ensure_results_root(root: Path) -> Path:
