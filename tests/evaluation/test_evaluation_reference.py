@@ -204,3 +204,26 @@ def test_mlknn_class_matches_reference():
     np.testing.assert_array_equal(model.kneighbors(Xte), te_nb)
     np.testing.assert_allclose(model.predict_proba(Xte), outputs, rtol=0, atol=1e-15)
     np.testing.assert_array_equal(model.predict(Xte), (outputs >= 0.5).astype(np.int8))
+
+
+def test_integer_path_and_general_path_agree_on_binary_ties():
+    # Scaling by 0.5 is exact and scales every canonical distance by 0.25, so the sets must be
+    # the same; the {0, 0.5} copy is not integer-valued and goes through the bounded path.
+    rng = np.random.default_rng(17)
+    Xtr = (rng.random((150, 60)) < 0.08).astype(float)
+    Xte = (rng.random((40, 60)) < 0.08).astype(float)
+    exact = IncrementalNeighbours(Xtr, Xte, num=10)
+    bounded = IncrementalNeighbours(0.5 * Xtr, 0.5 * Xte, num=10)
+    for k in (10, 30, 60):
+        a, b = exact.advance(k), bounded.advance(k)
+        np.testing.assert_array_equal(a.train, b.train)
+        np.testing.assert_array_equal(a.test, b.test)
+    np.testing.assert_array_equal(a.test, ref_neighbours(Xte, Xtr, 60, 10, False))
+
+
+def test_align_to_grid_rejects_unevaluated_k():
+    from pipeline.errors import ConfigError
+    from pipeline.evaluation.mlknn import align_to_grid
+
+    with pytest.raises(ConfigError, match="no evaluated k"):
+        align_to_grid({"k_values": [2, 4], **{m: [0.0, 1.0] for m in METRICS}}, [2, 3])
