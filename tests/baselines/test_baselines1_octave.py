@@ -193,3 +193,13 @@ def test_called_without_arguments_returns_the_python_defaults(octave_engine, met
     assert set(defaults) == set(python_defaults)
     for key, value in python_defaults.items():
         assert (defaults[key] == value) if isinstance(value, str) else float(defaults[key]) == float(value)
+
+
+def test_resolved_params_merge_the_defaults(octave_engine):
+    (p,) = octave_engine.session.call("mlfs_resolved_params", "SRFS", {"alpha": 0.7}, nout=1)
+    expected = get_method("SRFS").resolve_params({"alpha": 0.7})
+    assert {k: float(v) for k, v in p.items()} == {k: float(v) for k, v in expected.items()}
+    (unchanged,) = octave_engine.session.call("mlfs_resolved_params", "VARIANCE", {"x": 1.0}, nout=1)
+    assert dict(unchanged) == {"x": 1.0}
+    with pytest.raises(EngineError, match="mlfs:GRRO:unknownParameter"):
+        octave_engine.session.call("mlfs_resolved_params", "GRRO", {"lambda": 1.0}, nout=1)
