@@ -11,7 +11,8 @@ function [ranking, info] = SCNMF(X, Y, params, init) %#ok<INUSD>
 %   until t >= 2 and |obj_t - obj_{t-1}| <= tol, or t = max_iter. H: Gaussian kernel of the feature
 %   columns with sigma = mean pairwise distance (mlfs_feature_kernel); LL: label cosine distance,
 %   NaN -> 0. H*W and X'X*W are shared by the objective (|XW-Y|^2 = <W,X'XW> - 2<W,X'Y> + |Y|^2,
-%   |H-WW'|^2 = |H|^2 - 2<W,HW> + |W'W|^2) and the next update. ranking: by the row sum of W. info: iterations, objective (trace), sigma, seconds, params.
+%   |H-WW'|^2 = |H|^2 - 2<W,HW> + |W'W|^2) and the next update.
+%   ranking: by the row sum of W. info: iterations, objective (trace), sigma, seconds, params.
 %   Twin of pipeline.methods.scnmf.
   defaults = struct('lambda1', 1e-3, 'lambda2', 1, 'max_iter', 1001, 'tol', 1e-2);
   if nargin == 0

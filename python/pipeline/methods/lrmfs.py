@@ -26,10 +26,10 @@ ranking and objective trace (tested).
 
 Deviations from the public code (also in ``paper/protocol_kgrid_baselines.md``): Dz is kept as a
 length-n vector, not a dense n×n matrix, and X'DzX is formed as Xs'Xs with Xs = sqrt(Dz) X (a
-symmetric rank-k product: half the flops, exactly symmetric); linear systems are solved instead of forming explicit
-inverses; the random starts W, Q, S come from the harness (``make_init``) instead of unseeded
-``rand`` (the code's random F is overwritten before use and is not drawn); the paper's learned
-graphs and active subspace are not in the public code, and the benchmark follows the code.
+symmetric rank-k product: half the flops, exactly symmetric); linear systems are solved instead of
+forming explicit inverses; the random starts W, Q, S come from the harness (``make_init``) instead
+of unseeded ``rand`` (the code's random F is overwritten before use and is not drawn); the paper's
+learned graphs and active subspace are not in the public code, and the benchmark follows the code.
 """
 
 from __future__ import annotations
