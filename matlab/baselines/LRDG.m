@@ -11,8 +11,9 @@ function [ranking, info] = LRDG(X, Y, params, init)
 %     V = V .* (HXS + alpha Y + 2 beta A_X V + gamma A_Y V) ./ (HV + alpha V + 2 beta (VV')V + gamma P_Y V)
 %     S = S .* (X'HV + gamma S A_V) ./ (X'HXS + gamma S P_V)
 %     J = (|H(V - XS)|^2 + alpha |Y - V|^2 + beta |A_X - VV'|^2 + gamma (tr(S L_V S') + tr(V' L_Y V))) / (mn)
-%   H is never formed: HXS = Xc S with Xc the column-centred X, X'HV = Xc'V, X'HXS = (Xc'Xc) S with
-%   Xc'Xc cached (d <= n), HV = V - mean(V); (VV')V = V(V'V). The iteration is chaotic: Octave and
+%   H is never formed (rank-one form, mu = mean(X)): HXS = XS - 1(mu S), X'HV = X'V - mu'(1'V),
+%   X'HXS = (Xc'Xc) S with the centred Gram matrix cached (d <= n; else X'(HXS)), HV = V - mean(V);
+%   (VV')V = V(V'V); X is used as a sparse matrix when under 30 % of it is non-zero (speed only). The iteration is chaotic: Octave and
 %   NumPy agree over one or two iterations, not over 50 (rankings are engine-specific).
 %   A non-finite iterate or one above divergence_limit throws mlfs:LRDG:diverged.
 %   ranking: by the squared row norm of S. info: iterations, objective (J), S, V, seconds, params.
@@ -34,37 +35,44 @@ function [ranking, info] = LRDG(X, Y, params, init)
   A_X = mlfs_knn_heat_graph(X, 5);
   A_Y = mlfs_knn_heat_graph(Y, 5);
   p_Y = full(sum(A_Y, 2));
-  Xc = X - mean(X, 1);
+  affinity_norm2 = full(sum(sum(A_X .* A_X)));
+  mu = mean(X, 1);
   use_gram = d <= n;
   if use_gram
-    gram_X = Xc.' * Xc;
+    gram_X = (X - mu).' * (X - mu);
   end
+  if nnz(X) < 0.3 * numel(X)
+    X = sparse(X);                    % speed only (sparse text data); same products
+  end
+  HXS = X * S - mu * S;
   objective = zeros(1, 0);
   for iteration = 1:p.max_iter
     A_V = full(mlfs_knn_heat_graph(V.', 3));
     p_V = sum(A_V, 2);
-    numerator = Xc * S + p.alpha * Y + 2 * p.beta * (A_X * V) + p.gamma * (A_Y * V);
+    numerator = HXS + p.alpha * Y + 2 * p.beta * (A_X * V) + p.gamma * (A_Y * V);
     denominator = (V - mean(V, 1)) + p.alpha * V + 2 * p.beta * (V * (V.' * V)) + p.gamma * (p_Y .* V);
     V = V .* (numerator ./ denominator);
+    XtHV = full(X.' * V) - mu.' * sum(V, 1);
     if use_gram
       gram_S = gram_X * S;
     else
-      gram_S = Xc.' * (Xc * S);
+      gram_S = full(X.' * HXS);
     end
-    S = S .* ((Xc.' * V + p.gamma * (S * A_V)) ./ (gram_S + p.gamma * (S .* p_V.')));
+    S = S .* ((XtHV + p.gamma * (S * A_V)) ./ (gram_S + p.gamma * (S .* p_V.')));
     mlfs_check_iterates('LRDG', iteration, p.divergence_limit, 'V', V, 'S', S);
-    objective(end+1) = objective_value(Xc, Y, V, S, A_X, A_Y, p_Y, A_V, p_V, p);
+    HXS = full(X * S) - mu * S;
+    objective(end+1) = objective_value(HXS, Y, V, S, A_X, affinity_norm2, A_Y, p_Y, A_V, p_V, p);
   end
   ranking = mlfs_rank_scores(sum(S .* S, 2), 'LRDG');
   info = struct('iterations', numel(objective), 'objective', objective, 'S', S, 'V', V, ...
                 'seconds', toc(started), 'params', p);
 end
 
-function value = objective_value(Xc, Y, V, S, A_X, A_Y, p_Y, A_V, p_V, p)
+function value = objective_value(HXS, Y, V, S, A_X, affinity_norm2, A_Y, p_Y, A_V, p_V, p)
   [n, m] = size(Y);
-  residual = (V - mean(V, 1)) - Xc * S;
+  residual = (V - mean(V, 1)) - HXS;
   gram = V.' * V;
-  affinity = full(sum(sum(A_X .* A_X))) - 2 * sum(sum(V .* (A_X * V))) + sum(sum(gram .* gram));
+  affinity = affinity_norm2 - 2 * sum(sum(V .* (A_X * V))) + sum(sum(gram .* gram));
   label_smooth = sum(sum((S .* p_V.') .* S)) - sum(sum((S * A_V) .* S));
   sample_smooth = sum(sum(p_Y .* V .* V)) - sum(sum(V .* (A_Y * V)));
   value = (sum(sum(residual .^ 2)) + p.alpha * sum(sum((Y - V) .^ 2)) + p.beta * affinity ...

@@ -20,7 +20,8 @@ function [ranking, info] = LSMFS(X, Y, params, init)
 %   Deviations from the public code: solves instead of inv, the W-step in the equivalent scaled form
 %   E (E X'X E + gamma I) \ (E rhs) with E = D^(-1/2) by Cholesky, a W-step system singular to
 %   working precision (growing rows of W on rank-deficient data) is a divergence (see weight_step),
-%   X'X cached, starts from init, label distances computed directly. Twin of pipeline.methods.lsmfs.
+%   X'X cached, X sparse when under 30 % non-zero (speed only), starts from init, label distances
+%   computed directly. Twin of pipeline.methods.lsmfs.
   started = tic;
   [X, Y] = mlfs_check_training_data(X, Y, 'LSMFS');
   defaults = struct('alpha', 0.1, 'beta', 1, 'gamma', 1, 'lambda', 1, 'max_iter', 20, 'tol', 1e-6, ...
@@ -39,7 +40,10 @@ function [ranking, info] = LSMFS(X, Y, params, init)
   [W, V, S] = initial_matrices(init, p.seed, n, d, L);
   L_y = mlfs_knn_laplacian(Y, L - 1);
   B = 2 * Y - 1;
-  XtX = X.' * X;
+  if nnz(X) < 0.3 * numel(X)
+    X = sparse(X);                    % speed only (sparse text data); same products
+  end
+  XtX = full(X.' * X);
   label_system = p.alpha * eye(L) + p.beta * L_y.' + p.beta * L_y;
   D = ones(d, 1);
   objective = zeros(1, 0);
@@ -49,12 +53,13 @@ function [ranking, info] = LSMFS(X, Y, params, init)
     M = Y + B .* S;
     [U, ~, P] = svd(W, 'econ');
     W = weight_step(XtX, D, p.gamma, X.' * V - p.lambda * (U * P.'), t);
-    V = (X * W + p.beta * M) / label_system;
+    XW = X * W;
+    V = (XW + p.beta * M) / label_system;
     S = max(B .* (V - Y), 0);
     D = 0.5 ./ (sqrt(sum(W .* W, 2)) + eps);
     mlfs_check_iterates('LSMFS', t, p.divergence_limit, 'W', W, 'V', V);
     row_norm2 = sum(W .* W, 2);
-    objective(end+1) = sum(sum((X * W - V) .^ 2)) + p.alpha * sum(sum((V - M) .^ 2)) ...
+    objective(end+1) = sum(sum((XW - V) .^ 2)) + p.alpha * sum(sum((V - M) .^ 2)) ...
         + p.beta * sum(sum((V * L_y) .* V)) + p.gamma * sum(D .* row_norm2) + p.lambda * sum(sqrt(row_norm2));
     if t > 1
       err = abs(objective(end-1) - objective(end));

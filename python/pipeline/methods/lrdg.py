@@ -21,9 +21,10 @@ Octave and NumPy therefore agree to ~1e-10 after one or two iterations (tested),
 50-iteration rankings are only reported (overlap of the top 20 %), never asserted equal.
 
 Deviations from the public code (rounding-level only, see ``paper/protocol_kgrid_baselines.md``):
-the n×n matrix H is never formed — HXS = X_c S with X_c = HX the column-centred X, X'HV = X_c'V,
-X'HXS = (X_c'X_c) S with X_c'X_c cached (d ≤ n), HV = V - 1(1'V)/n — which replaces the code's
-O(n²d) per iteration by O(nd m + d²m); (VV')V is evaluated as V(V'V) (O(nm²) instead of O(n²m));
+the n×n matrix H is never formed — its rank-one form gives HXS = XS - 1(μ'S) with μ the column
+means of X, X'HV = X'V - μ(1'V), X'HXS = (X_c'X_c)S with the centred Gram matrix cached (d ≤ n;
+else X'(HXS)), HV = V - 1(1'V)/n — which replaces the code's O(n²d) per iteration and its n×n
+memory by O(ndm + d²m) and O(nd + d²); (VV')V is evaluated as V(V'V) (O(nm²) instead of O(n²m));
 the sample graphs are sparse; neighbour ranks use squared distances snapped to 1e-10 of the
 largest squared row norm, so exact duplicates (whose expanded distances carry BLAS-dependent
 rounding noise) tie exactly and go to the lower index in every engine; the starts S0, V0 come from
@@ -83,13 +84,19 @@ def heat_knn_graph(F: np.ndarray, k: int) -> sp.csr_matrix:
     return A.maximum(A.T).tocsr()
 
 
-def objective(Xc, Y, V, S, A_X, A_Y, p_Y, A_V, p_V, params) -> float:
-    """The code's J (divided by m·n), computed without any n×n dense matrix."""
+def centred_product(X: np.ndarray, mean: np.ndarray, S: np.ndarray) -> np.ndarray:
+    """H X S = X S - 1 (μ'S), μ the column means of X: the rank-one form, no n×n H."""
+    return X @ S - (mean @ S)[None, :]
+
+
+def objective(HXS, Y, V, S, A_X, affinity_norm2, A_Y, p_Y, A_V, p_V, params) -> float:
+    """The code's J (divided by m·n), computed without any n×n dense matrix:
+    |A_X - VV'|² = |A_X|² - 2 tr(V'A_X V) + |V'V|², tr(V'L_Y V) = Σ p_Y V² - tr(V'A_Y V)."""
     n, m = Y.shape
     alpha, beta, gamma = (float(params[k]) for k in ("alpha", "beta", "gamma"))
-    residual = (V - V.mean(axis=0)) - Xc @ S
+    residual = (V - V.mean(axis=0)) - HXS
     gram = V.T @ V
-    affinity = float(A_X.multiply(A_X).sum()) - 2.0 * float(np.sum(V * (A_X @ V))) + float(np.sum(gram * gram))
+    affinity = affinity_norm2 - 2.0 * float(np.sum(V * (A_X @ V))) + float(np.sum(gram * gram))
     label_smooth = float(np.sum((S * p_V[None, :]) * S) - np.sum((S @ A_V) * S))
     sample_smooth = float(np.sum(p_Y[:, None] * V * V) - np.sum(V * (A_Y @ V)))
     total = np.sum(residual ** 2) + alpha * np.sum((Y - V) ** 2) + beta * affinity + gamma * (label_smooth + sample_smooth)
@@ -97,28 +104,37 @@ def objective(Xc, Y, V, S, A_X, A_Y, p_Y, A_V, p_V, params) -> float:
 
 
 def lrdg(X: np.ndarray, Y: np.ndarray, params: dict, init: dict) -> tuple[np.ndarray, np.ndarray, dict]:
-    """Run LRDG on validated X (n, d), Y (n, m); return S (d, m), V (n, m) and info."""
+    """Run LRDG on validated X (n, d), Y (n, m); return S (d, m), V (n, m) and info.
+
+    One product with X per iteration: HXS is computed after each S-step and reused by the
+    objective and the next V-step; X'HXS is (X_c'X_c) S with the cached Gram matrix (d <= n), else
+    X'(HXS).
+    """
     n, d = X.shape
     alpha, beta, gamma = (float(params[k]) for k in ("alpha", "beta", "gamma"))
     limit = check_limit("LRDG", params["divergence_limit"])
     A_X = heat_knn_graph(X, SAMPLE_NEIGHBOURS)
     A_Y = heat_knn_graph(Y, SAMPLE_NEIGHBOURS)
     p_Y = np.asarray(A_Y.sum(axis=1)).reshape(-1)
-    Xc = X - X.mean(axis=0)
-    gram_X = Xc.T @ Xc if d <= n else None
+    affinity_norm2 = float(A_X.multiply(A_X).sum())
+    mean = X.mean(axis=0)
+    gram_X = (X - mean).T @ (X - mean) if d <= n else None
     S = np.array(init["S0"], dtype=np.float64)
     V = np.array(init["V0"], dtype=np.float64)
+    HXS = centred_product(X, mean, S)
     trace = []
     for iteration in range(1, int(params["max_iter"]) + 1):
         A_V = heat_knn_graph(V.T, LABEL_NEIGHBOURS).toarray()
         p_V = A_V.sum(axis=1)
-        numerator = Xc @ S + alpha * Y + 2.0 * beta * (A_X @ V) + gamma * (A_Y @ V)
+        numerator = HXS + alpha * Y + 2.0 * beta * (A_X @ V) + gamma * (A_Y @ V)
         denominator = (V - V.mean(axis=0)) + alpha * V + 2.0 * beta * (V @ (V.T @ V)) + gamma * (p_Y[:, None] * V)
         V = V * (numerator / denominator)
-        gram_S = gram_X @ S if gram_X is not None else Xc.T @ (Xc @ S)
-        S = S * ((Xc.T @ V + gamma * (S @ A_V)) / (gram_S + gamma * (S * p_V[None, :])))
+        XtHV = X.T @ V - np.outer(mean, V.sum(axis=0))
+        gram_S = gram_X @ S if gram_X is not None else X.T @ HXS
+        S = S * ((XtHV + gamma * (S @ A_V)) / (gram_S + gamma * (S * p_V[None, :])))
         check_iterates("LRDG", iteration, limit, V=V, S=S)
-        trace.append(objective(Xc, Y, V, S, A_X, A_Y, p_Y, A_V, p_V, params))
+        HXS = centred_product(X, mean, S)
+        trace.append(objective(HXS, Y, V, S, A_X, affinity_norm2, A_Y, p_Y, A_V, p_V, params))
     return S, V, {"iterations": len(trace), "objective": trace}
 
 

@@ -58,10 +58,10 @@ def label_laplacian(Y: np.ndarray) -> np.ndarray:
     return knn_binary_laplacian(Y, Y.shape[1] - 1)
 
 
-def objective(X, W, V, M, L_y, D, params) -> float:
-    """The code's stopping value (step 7) at the current iterates."""
+def objective(XW, W, V, M, L_y, D, params) -> float:
+    """The code's stopping value (step 7) at the current iterates (XW = X @ W)."""
     row_norm2 = np.sum(W * W, axis=1)
-    return float(np.sum((X @ W - V) ** 2) + params["alpha"] * np.sum((V - M) ** 2)
+    return float(np.sum((XW - V) ** 2) + params["alpha"] * np.sum((V - M) ** 2)
                  + params["beta"] * np.sum((V @ L_y) * V) + params["gamma"] * np.sum(D * row_norm2)
                  + params["lambda"] * np.sum(np.sqrt(row_norm2)))
 
@@ -107,11 +107,12 @@ def lsmfs(X: np.ndarray, Y: np.ndarray, params: dict, init: dict) -> tuple[np.nd
         M = Y + B * S
         U, _, Pt = np.linalg.svd(W, full_matrices=False)
         W = weight_step(XtX, D, gamma, X.T @ V - lam * (U @ Pt), t)
-        V = np.linalg.solve(label_system.T, (X @ W + beta * M).T).T
+        XW = X @ W
+        V = np.linalg.solve(label_system.T, (XW + beta * M).T).T
         S = np.maximum(B * (V - Y), 0.0)
         D = 0.5 / (np.sqrt(np.sum(W * W, axis=1)) + MATLAB_EPS)
         check_iterates("LSMFS", t, limit, W=W, V=V)
-        trace.append(objective(X, W, V, M, L_y, D, params))
+        trace.append(objective(XW, W, V, M, L_y, D, params))
         if t > 1:
             err = abs(trace[-2] - trace[-1])
         t += 1
