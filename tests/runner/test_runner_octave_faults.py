@@ -62,11 +62,13 @@ def test_one_octave_process_serves_every_task_of_a_worker(octave_folds, tmp_path
     settings = RunSettings(data_dir=str(octave_folds), results_dir=str(tmp_path), grid=GridSpec(),
                            engine="octave", evaluator="octave", engine_options={"timeout": 600.0})
     session = shared_session(600.0)
+    session.close()  # another test may have left this process's shared session running
     before = session.starts
     tasks = [Task(m, d, f) for m in ("VARIANCE", "LABELCORR") for d in ("alpha", "beta") for f in (0, 1)]
     outcomes = list(iter_outcomes(tasks, settings))
     assert [o.status for o in outcomes] == ["done"] * 8
     assert session.starts - before == 1
+    assert not session.running  # the workbench stops Octave when the run ends
 
 
 def test_process_pool_with_octave_matches_serial(octave_folds, octave_reference, tmp_path):
