@@ -12,6 +12,9 @@ function status = mlfs_run_task(results_dir, data_dir, method, dataset, fold, op
   if rank && isfield(opts.params, method)
     params = opts.params.(method);
   end
+  if rank
+    params = mlfs_resolved_params(method, params);   % compare with what earlier runs recorded
+  end
   mlknn = struct('num', int64(opts.mlknn_k), 'smooth', double(opts.mlknn_smooth));
   expected = struct('mlknn', mlknn, 'params', params, 'grid', mlfs_grid_struct(opts));
   [existing, previous] = mlfs_metrics_status(metrics_path, opts.grid, expected);

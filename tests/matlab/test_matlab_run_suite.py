@@ -231,3 +231,12 @@ def test_resolved_parameters_are_recorded_and_checked(octave, tmp_path):
                                "params", {"MLFS_TEST_DEFAULTS": {"alpha": 0.75}})
     assert changed["failed"] == 2
     assert from_engine_value(changed["failures"])[0]["error_type"] == "mlfs:task:differentSettings"
+
+
+def test_skip_existing_with_a_baseline_run_on_its_defaults(octave, tmp_path):
+    """run_suite records a baseline's resolved defaults; a rerun with no params must still skip."""
+    results = tmp_path / "run"
+    assert run_octave_suite(octave, "run_suite", results, ["GRRO"], "k_max", 20.0)["done"] == 2
+    assert json.loads((results / "GRRO" / "demo_fold0_kgrid_metrics.json").read_text())["params"]["alpha"] == 100
+    again = run_octave_suite(octave, "run_suite", results, ["GRRO"], "k_max", 20.0, "skip_existing", True)
+    assert (again["skipped"], again["done"]) == (2, 0)
