@@ -13,7 +13,7 @@ import pytest
 from pipeline.data.registry import load_dataset
 from pipeline.evaluation.metrics import METRICS
 from pipeline.evaluation.mlknn import MLkNN, evaluate_grid
-from pipeline.evaluation.neighbours import IncrementalNeighbours
+from pipeline.evaluation.neighbours import prefix_neighbours
 
 EPS = np.finfo(float).eps
 
@@ -96,12 +96,13 @@ def assert_parity(Xtr, Ytr, Xte, Yte, ranking, ks):
     result = evaluate_grid(Xtr, Ytr, Xte, Yte, ranking, ks)
     cols = np.asarray(ranking) - 1
     A, B = Xtr[:, cols], Xte[:, cols]
-    search = IncrementalNeighbours(A, B, num=10, block_rows=13)
-    for index, k in enumerate(result["k_values"]):
+    ks = result["k_values"]
+    train_sets = prefix_neighbours(A, A, ks, num=10, exclude_self=True, block_rows=13)
+    test_sets = prefix_neighbours(A, B, ks, num=10, exclude_self=False, block_rows=13)
+    for index, k in enumerate(ks):
         tr_nb, te_nb, outputs = ref_mlknn(A, Ytr, B, k)
-        sets = search.advance(k)
-        np.testing.assert_array_equal(sets.train, tr_nb, err_msg=f"train neighbours, k={k}")
-        np.testing.assert_array_equal(sets.test, te_nb, err_msg=f"test neighbours, k={k}")
+        np.testing.assert_array_equal(train_sets[index], tr_nb, err_msg=f"train neighbours, k={k}")
+        np.testing.assert_array_equal(test_sets[index], te_nb, err_msg=f"test neighbours, k={k}")
         expected = ref_metrics(Yte, outputs >= 0.5, outputs)
         for name in METRICS:
             np.testing.assert_allclose(result[name][index], expected[name], rtol=0, atol=1e-12,
@@ -141,11 +142,11 @@ def test_zero_rows_take_lowest_index_zero_neighbours():
     rng = np.random.default_rng(13)
     Xtr = rng.random((50, 8)) * (rng.random((50, 8)) < 0.05)
     Xte = np.zeros((3, 8))
-    search = IncrementalNeighbours(Xtr, Xte, num=4)
-    sets = search.advance(2)
+    test_sets = prefix_neighbours(Xtr, Xte, [2], num=4, exclude_self=False)
+    train_sets = prefix_neighbours(Xtr, Xtr, [2], num=4, exclude_self=True)
     zero_rows = np.flatnonzero(~Xtr[:, :2].any(axis=1))
-    np.testing.assert_array_equal(sets.test, np.tile(zero_rows[:4], (3, 1)))
-    np.testing.assert_array_equal(sets.train, ref_neighbours(Xtr, Xtr, 2, 4, True))
+    np.testing.assert_array_equal(test_sets[0], np.tile(zero_rows[:4], (3, 1)))
+    np.testing.assert_array_equal(train_sets[0], ref_neighbours(Xtr, Xtr, 2, 4, True))
 
 
 # ---------------------------------------------------------------- real data samples
@@ -185,13 +186,15 @@ def test_block_size_and_threads_do_not_change_neighbours():
     rng = np.random.default_rng(15)
     Xtr = (rng.random((120, 40)) < 0.15) * rng.integers(1, 3, (120, 40)) / 2.0
     Xte = (rng.random((50, 40)) < 0.15) * rng.integers(1, 3, (50, 40)) / 2.0
-    a = IncrementalNeighbours(Xtr, Xte, num=10, block_rows=7, n_threads=1)
-    b = IncrementalNeighbours(Xtr, Xte, num=10, block_rows=500, n_threads=3)
-    for k in (5, 12, 40):
-        sa, sb = a.advance(k), b.advance(k)
-        np.testing.assert_array_equal(sa.train, sb.train)
-        np.testing.assert_array_equal(sa.test, sb.test)
-        np.testing.assert_array_equal(sa.test, ref_neighbours(Xte, Xtr, k, 10, False))
+    ks = [5, 12, 40]
+    for X, own in ((Xtr, True), (Xte, False)):
+        a = prefix_neighbours(Xtr, X, ks, num=10, exclude_self=own, block_rows=7, n_threads=1)
+        b = prefix_neighbours(Xtr, X, ks, num=10, exclude_self=own, block_rows=500, n_threads=3)
+        c = prefix_neighbours(Xtr, X, [40], num=10, exclude_self=own, block_rows=33, n_threads=2)
+        np.testing.assert_array_equal(a, b)
+        np.testing.assert_array_equal(a[-1], c[0])
+        for index, k in enumerate(ks):
+            np.testing.assert_array_equal(a[index], ref_neighbours(X, Xtr, k, 10, own))
 
 
 def test_mlknn_class_matches_reference():
@@ -206,19 +209,18 @@ def test_mlknn_class_matches_reference():
     np.testing.assert_array_equal(model.predict(Xte), (outputs >= 0.5).astype(np.int8))
 
 
-def test_integer_path_and_general_path_agree_on_binary_ties():
-    # Scaling by 0.5 is exact and scales every canonical distance by 0.25, so the sets must be
-    # the same; the {0, 0.5} copy is not integer-valued and goes through the bounded path.
+def test_power_of_two_scaling_keeps_sets_on_binary_ties():
+    # Scaling by 0.5 is exact and scales every canonical distance by 0.25, so the sets (decided
+    # almost entirely by ties on binary data) must be the same.
     rng = np.random.default_rng(17)
     Xtr = (rng.random((150, 60)) < 0.08).astype(float)
     Xte = (rng.random((40, 60)) < 0.08).astype(float)
-    exact = IncrementalNeighbours(Xtr, Xte, num=10)
-    bounded = IncrementalNeighbours(0.5 * Xtr, 0.5 * Xte, num=10)
-    for k in (10, 30, 60):
-        a, b = exact.advance(k), bounded.advance(k)
-        np.testing.assert_array_equal(a.train, b.train)
-        np.testing.assert_array_equal(a.test, b.test)
-    np.testing.assert_array_equal(a.test, ref_neighbours(Xte, Xtr, 60, 10, False))
+    ks = [10, 30, 60]
+    for X, own in ((Xtr, True), (Xte, False)):
+        plain = prefix_neighbours(Xtr, X, ks, num=10, exclude_self=own)
+        halved = prefix_neighbours(0.5 * Xtr, 0.5 * X, ks, num=10, exclude_self=own)
+        np.testing.assert_array_equal(plain, halved)
+        np.testing.assert_array_equal(plain[-1], ref_neighbours(X, Xtr, 60, 10, own))
 
 
 def test_align_to_grid_rejects_unevaluated_k():

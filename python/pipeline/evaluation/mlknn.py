@@ -26,7 +26,7 @@ import numpy as np
 from ..errors import ConfigError, DataError
 from ..rankings import validate_ranking
 from .metrics import METRICS, as_binary_labels, compute_all, macro_pr_auc_labels_used
-from .neighbours import IncrementalNeighbours
+from .neighbours import prefix_neighbours
 
 _EPS = np.finfo(np.float64).eps
 
@@ -155,14 +155,15 @@ def evaluate_grid(X_train, Y_train, X_test, Y_test, ranking, k_values, *, num: i
     order = validate_ranking(ranking, Xtr.shape[1]) - 1
     ks = clean_k_values(k_values, Xtr.shape[1])
     prefix = order[:ks[-1]]
-    search = IncrementalNeighbours(Xtr[:, prefix], Xte[:, prefix], num=num,
-                                   block_rows=block_rows, n_threads=n_threads)
+    A, B = Xtr[:, prefix], Xte[:, prefix]
+    knobs = {"num": num, "block_rows": block_rows, "n_threads": n_threads}
+    train_sets = prefix_neighbours(A, A, ks, exclude_self=True, **knobs)
+    test_sets = prefix_neighbours(A, B, ks, exclude_self=False, **knobs)
     prior, prior_n = label_priors(Ytr, smooth)
     curves = {name: [] for name in METRICS}
-    for k in ks:
-        sets = search.advance(k)
-        cond, cond_n = conditionals(Ytr, neighbour_label_counts(Ytr, sets.train), num, smooth)
-        outputs = posteriors(prior, prior_n, cond, cond_n, neighbour_label_counts(Ytr, sets.test))
+    for train_nb, test_nb in zip(train_sets, test_sets):
+        cond, cond_n = conditionals(Ytr, neighbour_label_counts(Ytr, train_nb), num, smooth)
+        outputs = posteriors(prior, prior_n, cond, cond_n, neighbour_label_counts(Ytr, test_nb))
         for name, value in compute_all(Yte, outputs >= 0.5, outputs).items():
             curves[name].append(value)
     return {"k_values": ks, **curves,
@@ -211,8 +212,8 @@ class MLkNN:
         X = _features(X, "X")
         Y = _labels_for(X, Y, "Y")
         num, smooth = _check_num_smooth(self.num, self.smooth, X.shape[0])
-        search = IncrementalNeighbours(X, None, num=num)
-        self.train_neighbours_ = search.advance(X.shape[1]).train
+        self.train_neighbours_ = prefix_neighbours(X, X, [X.shape[1]], num=num,
+                                                   exclude_self=True)[0]
         self.prior_, self.prior_n_ = label_priors(Y, smooth)
         self.cond_, self.cond_n_ = conditionals(
             Y, neighbour_label_counts(Y, self.train_neighbours_), num, smooth)
@@ -230,8 +231,7 @@ class MLkNN:
         if X.shape[1] != self._X.shape[1]:
             raise DataError("query has a different feature count", field="X",
                             expected=f"{self._X.shape[1]} columns", found=f"{X.shape[1]}")
-        search = IncrementalNeighbours(self._X, X, num=self.num, train_neighbours=False)
-        return search.advance(X.shape[1]).test
+        return prefix_neighbours(self._X, X, [X.shape[1]], num=self.num, exclude_self=False)[0]
 
     def predict_proba(self, X) -> np.ndarray:
         """Posterior ``P(label relevant | neighbour count)`` of shape (n_query, L)."""

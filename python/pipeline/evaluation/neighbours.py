@@ -15,334 +15,183 @@ The ``Num`` neighbours of a point are the Num smallest training points by the pa
 own entry counts as +inf); exact duplicates of it are kept. Sets are returned as training indices
 (0-based) in ascending index order, one row per query point.
 
-Because the rule is defined by this elementwise recurrence, the chosen sets do not depend on the
-BLAS, the thread count, the row block size or how the k-grid is cut into chunks.
+How it is computed (exactly, and fast)
+--------------------------------------
+The compiled kernel (Numba, ``fastmath`` off, so every operation is a correctly rounded IEEE
+operation and no multiply-add is fused) *is* the recurrence above: for a tile of query rows it
+keeps ``acc`` for every (query, training) pair and adds the features one by one in ranking order.
+After the last feature of each grid point it selects the Num smallest by (acc, index). So the sets
+are the rule's sets by construction, for every grid point, whatever the thread count, tile size or
+grid; nothing is bounded, screened or recomputed.
 
-The fast path (what is actually computed)
------------------------------------------
-Running squared norms ``tn`` (training) and ``qn`` (queries) and, per query row i and training row
-j, ``W_ij = tn_j - 2·(running dot product)`` are updated chunk by chunk as the grid grows (one
-in-place BLAS ``dgemm`` per chunk and row block, §3.2.1 of the spec), so the fast squared distance
-``f_ij = max(qn_i + W_ij, 0)`` costs O(1) per pair and grid point. It differs from the canonical
-value ``c_ij`` by rounding only. With ``u = 2**-53``, ``m = k + 2·(number of chunks)``, the
-standard bounds for sums of m terms (|error| <= gamma_m · sum of |terms|, any summation order, with
-or without FMA), Cauchy–Schwarz for the dot products and ``e_ij <= 2(s_i + s_j)`` for the exact
-value ``e_ij`` (``s`` the exact squared norms), one gets
+Two exact shortcuts make it cheap on sparse data (the Yahoo sets hold ~93 % zeros):
 
-    |f_ij - c_ij| <= (4·gamma_(m+2) + 3u) · (s_i + s_j)
+- when both values are zero, ``t * t = +0`` and ``acc + 0 = acc``: the term is skipped. A query
+  value of zero therefore only touches the training rows that are non-zero in that feature (a
+  compressed column of precomputed ``fl(a_f * a_f)``, the same bits as ``t * t`` with
+  ``t = 0 - a_f``); a non-zero query value updates the whole row;
+- selection scans the row once against the current Num-th pair, primed with the previous grid
+  point's neighbours (distances never decrease as features are added, so they give a tight start).
 
-We use the safe bound
-
-    delta_ij = 8·(m + 3)·u · (qn_i + tn_j) + m·2**-1000
-
-(about twice the derivation, plus an absolute term that covers underflow of tiny values), and the
-per-row margin ``margin_i = 8·(m + 3)·u · (qn_i + max_j tn_j) + m·2**-1000`` for W itself.
-
-For each query row i and grid point k:
-
-1. Screen: the (Num+1)-th smallest entry of row i of W (its own entry included) bounds the Num-th
-   smallest W over the other training points, so every possible neighbour has
-   ``W_ij <= kth_i + 2·margin_i``; we keep ``W_ij <= kth_i + 4·margin_i`` (one vectorised comparison
-   per row block). kth is found cheaply: a column sample gives a larger bound, the exact value is
-   then taken among that bound's candidates.
-2. The candidates are sorted by (f, index); the first Num form a tentative set ``T``. With
-   ``hi = max_T (f + delta)`` and ``lo = min_(not T) (f - delta)``: a candidate with
-   ``f + delta < lo`` is certainly in, one with ``f - delta > hi`` certainly out. Only the rest
-   (the boundary near-ties) get their canonical distance recomputed (vectorised over the pairs, a
-   loop over the features), and they fill the remaining places by (canonical distance, index).
-   Pairs of two rows that are all zero on the selected features have canonical distance exactly 0
-   and are not recomputed.
-3. A query row that is exactly zero on the selected features has canonical distance
-   ``sum fl(b_f^2)`` to training row b, which is 0 iff ``tn_b == 0``; with at least Num such rows
-   its neighbours are the lowest-index ones, taken directly. This settles the massive zero ties of
-   the sparse Yahoo sets (~93 % zeros) for free.
-
-No n x n matrix is sorted; the work per grid point is a few passes over the row blocks of W plus
-work proportional to the number of boundary ties.
+Query rows are independent, so they are split into ranges run by Python threads (the kernel
+releases the GIL); no threading layer is involved, so the code is thread- and fork-safe. Memory:
+``tile_rows · n_train`` float64 per thread plus the output, never an n_query x n_train matrix.
 """
 
 from __future__ import annotations
 
 import os
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 
+import numba
 import numpy as np
-from scipy.linalg.blas import dgemm
-from threadpoolctl import threadpool_limits
+from scipy.sparse import csc_matrix
 
-_UNIT_ROUNDOFF = 2.0 ** -53
-_TINY_SLACK = 2.0 ** -1000
-_PAIR_CHUNK_VALUES = 1 << 21  # scratch of the canonical recomputation: 16 MiB
+_TILE_ROWS = 16  # 16 rows x 4000 training points x 8 bytes = 512 KiB of distances: fits in L2
+_SCAN_BLOCK = 32
 
 
-def canonical_sq_distances(A: np.ndarray, B: np.ndarray, rows_a, rows_b, k: int) -> np.ndarray:
-    """Canonical squared distances between pairs ``(A[rows_a[p]], B[rows_b[p]])`` over columns 0..k-1.
+@numba.njit(cache=True, nogil=True, fastmath=False)
+def _insert(best_v, best_j, v, j):
+    """Insert (v, j) into the ascending lists, dropping the last pair (which it precedes)."""
+    pos = best_v.size - 1
+    while pos > 0 and (best_v[pos - 1] > v or (best_v[pos - 1] == v and best_j[pos - 1] > j)):
+        best_v[pos] = best_v[pos - 1]
+        best_j[pos] = best_j[pos - 1]
+        pos -= 1
+    best_v[pos] = v
+    best_j[pos] = j
+
+
+@numba.njit(cache=True, nogil=True, fastmath=False)
+def _select(acc, previous, saved, best_v, best_j, out):
+    """Write the Num smallest training indices of ``acc`` by (value, index), ascending, to ``out``.
+
+    NaN entries (the query itself) are never selected. ``previous`` is the last grid point's set
+    (ascending, possibly empty): it is inserted first and masked with NaN during the scan (its
+    values are kept in ``saved``, scratch of length Num), so that
+    the scan only meets the few entries that can displace it. Most of the row is rejected by a
+    vectorised count per block of ``_SCAN_BLOCK`` entries.
+    """
+    num = best_v.size
+    best_v[:] = np.inf
+    best_j[:] = acc.size
+    for p in range(previous.size):
+        saved[p] = acc[previous[p]]
+        _insert(best_v, best_j, saved[p], previous[p])
+        acc[previous[p]] = np.nan
+    worst_v, worst_j = best_v[num - 1], best_j[num - 1]
+    for start in range(0, acc.size, _SCAN_BLOCK):
+        stop = min(start + _SCAN_BLOCK, acc.size)
+        hits = 0
+        for j in range(start, stop):
+            hits += acc[j] <= worst_v
+        if hits == 0:
+            continue
+        for j in range(start, stop):
+            v = acc[j]
+            if v <= worst_v and (v < worst_v or j < worst_j):
+                _insert(best_v, best_j, v, j)
+                worst_v, worst_j = best_v[num - 1], best_j[num - 1]
+    for p in range(previous.size):
+        acc[previous[p]] = saved[p]
+    out[:] = np.sort(best_j)
+
+
+@numba.njit(cache=True, nogil=True, fastmath=False)
+def _range_neighbours(Xq, row_start, row_stop, exclude_self, X_train, indptr, indices, squares,
+                      k_values, tile_rows, out):
+    """Neighbour sets of query rows ``row_start .. row_stop-1`` for every k, into ``out``.
+
+    ``Xq`` (n_query, k_max) and ``X_train`` (n_train, k_max, Fortran order) hold the ranked
+    columns; ``indptr``/``indices``/``squares`` the training columns' non-zeros and their squares;
+    ``out`` has shape (len(k_values), n_query, num).
+    """
+    n_train, num = X_train.shape[0], out.shape[2]
+    best_v, saved = np.empty(num), np.empty(num)
+    best_j = np.empty(num, dtype=np.int64)
+    no_previous = np.empty(0, dtype=np.int64)
+    acc = np.empty((tile_rows, n_train))
+    for tile in range(row_start, row_stop, tile_rows):
+        rows = min(tile_rows, row_stop - tile)
+        acc[:rows] = 0.0
+        if exclude_self:
+            for r in range(rows):
+                acc[r, tile + r] = np.nan  # NaN stays NaN and is never selected
+        f = 0
+        for g in range(k_values.size):
+            while f < k_values[g]:
+                column = X_train[:, f]
+                for r in range(rows):
+                    b = Xq[tile + r, f]
+                    dist = acc[r]
+                    if b == 0.0:
+                        for p in range(indptr[f], indptr[f + 1]):
+                            dist[indices[p]] += squares[p]
+                    else:
+                        for j in range(n_train):
+                            t = column[j] - b
+                            dist[j] += t * t
+                f += 1
+            for r in range(rows):
+                previous = out[g - 1, tile + r] if g > 0 else no_previous
+                _select(acc[r], previous, saved, best_v, best_j, out[g, tile + r])
+
+
+def prefix_neighbours(X_train, X_query, k_values, *, num: int, exclude_self: bool,
+                      n_threads: int | None = None, block_rows: int = 256) -> np.ndarray:
+    """Exact Num-nearest-neighbour sets over the first k columns, for every k of a grid.
 
     Parameters
     ----------
-    A, B : ndarray of shape (n_a, >=k) and (n_b, >=k), float64
-        Feature matrices with the columns already in ranking order.
-    rows_a, rows_b : int arrays of shape (P,)
-        The pairs.
-    k : int
-        Number of leading columns used.
+    X_train : ndarray of shape (n_train, >= max(k_values))
+        Training features, columns in ranking order.
+    X_query : ndarray of shape (n_query, same columns)
+        Query points; pass ``X_train`` itself with ``exclude_self=True`` for the training points'
+        own neighbours (row i is then never its own neighbour).
+    k_values : sequence of int
+        Ascending prefix lengths, ``1 <= k <= n_columns``.
+    num : int
+        Number of neighbours, ``1 <= num < n_train``.
+    exclude_self : bool
+        Whether query row i is training row i.
+    n_threads : int, optional
+        Worker threads over query rows; default ``min(4, cpu_count)``. Results do not depend on it.
+    block_rows : int
+        Query rows per task handed to a thread (load balancing only).
 
     Returns
     -------
-    ndarray of shape (P,)
-        ``acc`` of the module docstring, accumulated sequentially over the columns.
+    ndarray of shape (len(k_values), n_query, num), int64
+        Training indices, ascending within each set.
     """
-    rows_a = np.asarray(rows_a, dtype=np.intp)
-    rows_b = np.asarray(rows_b, dtype=np.intp)
-    acc = np.zeros(rows_a.shape[0], dtype=np.float64)
-    step = max(1, _PAIR_CHUNK_VALUES // max(k, 1))
-    for lo in range(0, rows_a.size, step):
-        pairs = slice(lo, lo + step)
-        # gather once per chunk, then add the columns one by one (Fortran order: contiguous)
-        diff = np.asfortranarray(A[rows_a[pairs], :k] - B[rows_b[pairs], :k])
-        np.multiply(diff, diff, out=diff)
-        part = acc[pairs]
-        for f in range(k):
-            np.add(part, diff[:, f], out=part)
-    return acc
+    X_train = np.asfortranarray(X_train, dtype=np.float64)
+    X_query = np.ascontiguousarray(X_query, dtype=np.float64)
+    ks = np.asarray(k_values, dtype=np.int64)
+    n_train, n_cols = X_train.shape
+    if not 1 <= num < n_train:
+        raise ValueError(f"num must be in 1..{n_train - 1}, got {num}")
+    if ks.size == 0 or ks[0] < 1 or ks[-1] > n_cols or np.any(np.diff(ks) <= 0):
+        raise ValueError(f"k_values must be ascending in 1..{n_cols}, got {ks.tolist()}")
+    if X_query.shape[1] != n_cols or (exclude_self and X_query.shape[0] != n_train):
+        raise ValueError(f"query shape {X_query.shape} does not match training shape {X_train.shape}")
+    prefix = X_train[:, :ks[-1]]
+    sparse = csc_matrix(prefix)  # keeps the values != 0 (-0.0 is a zero, as in the kernel)
+    squares = sparse.data * sparse.data
+    indptr, indices = sparse.indptr.astype(np.int64), sparse.indices.astype(np.int64)
+    out = np.empty((ks.size, X_query.shape[0], num), dtype=np.int64)
+    block_rows = max(1, block_rows)
+    starts = range(0, X_query.shape[0], block_rows)
 
+    def task(start):
+        _range_neighbours(X_query, start, min(start + block_rows, X_query.shape[0]), exclude_self,
+                          prefix, indptr, indices, squares, ks, _TILE_ROWS, out)
 
-def _integer_arithmetic_is_exact(X_train: np.ndarray, X_test) -> bool:
-    """True when every feature is an integer and every sum the fast path and the canonical
-    recurrence form stays below 2**53 in magnitude: then both are exact, so they are equal and
-    no tie ever needs a recomputation (binary data such as medical, enron, genbase)."""
-    parts = [X_train] if X_test is None else [X_train, np.asarray(X_test, dtype=np.float64)]
-    largest = max(float(np.max(np.abs(p), initial=0.0)) for p in parts)
-    k_max = X_train.shape[1]
-    if largest == 0.0 or 4.0 * largest * largest * (k_max + 2) * 3 >= 2.0 ** 53:
-        return largest == 0.0
-    return all(np.array_equal(p, np.round(p)) for p in parts)
-
-
-def _contiguous(idx: np.ndarray) -> bool:
-    return idx.size > 0 and idx[-1] - idx[0] + 1 == idx.size
-
-
-@dataclass(frozen=True)
-class NeighbourSets:
-    """Neighbour sets at one grid point: (n_train, Num) and (n_test, Num) training indices."""
-
-    k: int
-    train: np.ndarray | None
-    test: np.ndarray | None
-
-
-@dataclass
-class _QuerySet:
-    """Running state of one set of query rows (the training rows themselves, or the test rows)."""
-
-    X: np.ndarray            # (n_query, k_max) Fortran-ordered features in ranking order
-    norms: np.ndarray        # running squared norms
-    all_zero: np.ndarray     # rows that are exactly zero on every feature added so far
-    state: np.ndarray        # W_ij = tn_j - 2·(running dot product), (n_query, n_train)
-    exclude_self: bool
-
-
-class IncrementalNeighbours:
-    """Exact Num-nearest-neighbour sets for growing feature prefixes (see the module docstring).
-
-    Parameters
-    ----------
-    X_train : ndarray of shape (n_train, k_max)
-        Training features, columns in ranking order.
-    X_test : ndarray of shape (n_test, k_max), optional
-        Query points (no self-exclusion). ``None`` for training neighbours only.
-    num : int
-        Number of neighbours, ``1 <= num < n_train``.
-    train_neighbours : bool
-        Whether to compute the training points' own neighbours (self excluded).
-    block_rows : int
-        Query rows handled together (about 3 · block_rows · n_train · 8 bytes of scratch per
-        thread).
-    n_threads : int, optional
-        Worker threads over row blocks (NumPy and the BLAS release the GIL); default
-        ``min(4, cpu_count)``. The result does not depend on it.
-
-    Memory: (n_train + n_test) · n_train float64 for the running dot products.
-    """
-
-    def __init__(self, X_train, X_test=None, *, num: int, train_neighbours: bool = True,
-                 block_rows: int = 256, n_threads: int | None = None):
-        self._xtr = np.asfortranarray(X_train, dtype=np.float64)
-        n = self._xtr.shape[0]
-        if not 1 <= num < n:
-            raise ValueError(f"num must be in 1..{n - 1}, got {num}")
-        self.num = int(num)
-        self.block_rows = int(block_rows)
-        self.n_threads = n_threads or min(4, os.cpu_count() or 1)
-        self._k = 0
-        self._chunks = 0
-        self._tn = np.zeros(n)
-        self._tr_zero = np.ones(n, dtype=bool)
-        self._exact = _integer_arithmetic_is_exact(self._xtr, X_test)
-        self._queries: dict[str, _QuerySet] = {}
-        if train_neighbours:
-            self._queries["train"] = self._query_set(self._xtr, exclude_self=True)
-        if X_test is not None:
-            self._queries["test"] = self._query_set(X_test, exclude_self=False)
-
-    def _query_set(self, X, *, exclude_self: bool) -> _QuerySet:
-        X = np.asfortranarray(X, dtype=np.float64)
-        m = X.shape[0]
-        return _QuerySet(X=X, norms=np.zeros(m), all_zero=np.ones(m, dtype=bool),
-                         state=np.zeros((m, self._xtr.shape[0])), exclude_self=exclude_self)
-
-    @property
-    def k(self) -> int:
-        """Number of leading features accumulated so far."""
-        return self._k
-
-    def advance(self, k: int) -> NeighbourSets:
-        """Add columns ``self.k .. k-1`` and return the neighbour sets over the first k columns."""
-        if k < max(self._k, 1) or k > self._xtr.shape[1]:
-            raise ValueError(f"k must be in {max(self._k, 1)}..{self._xtr.shape[1]}, got {k}")
-        start = self._k
-        if k > start:
-            A = self._xtr[:, start:k]
-            chunk_norms = np.einsum("ij,ij->i", A, A)
-            self._tn += chunk_norms
-            self._tr_zero &= ~np.any(A != 0, axis=1)
-            for q in self._queries.values():
-                if q.X is not self._xtr:
-                    B = q.X[:, start:k]
-                    q.norms += np.einsum("ij,ij->i", B, B)
-                    q.all_zero &= ~np.any(B != 0, axis=1)
-                else:
-                    q.norms, q.all_zero = self._tn, self._tr_zero
-            # Train side of the augmented product: [A | Δtn], so that one dgemm per block adds
-            # Δtn_j - 2·b·a_j to the running state (see _update_state).
-            self._train_chunk = np.asfortranarray(np.column_stack([A, chunk_norms]))
-            self._k = k
-            self._chunks += 1
-        sets = {name: self._select(q, start) for name, q in self._queries.items()}
-        return NeighbourSets(k=k, train=sets.get("train"), test=sets.get("test"))
-
-    def _select(self, q: _QuerySet, start: int) -> np.ndarray:
-        nq = q.X.shape[0]
-        out = np.empty((nq, self.num), dtype=np.int64)
-        blocks = [np.arange(s, min(s + self.block_rows, nq)) for s in range(0, nq, self.block_rows)]
-
-        def work(rows):
-            self._update_state(q, rows, start)
-            out[rows] = self._select_rows(q, rows)
-
-        with threadpool_limits(limits=1, user_api="blas"):
-            if self.n_threads > 1 and len(blocks) > 1:
-                with ThreadPoolExecutor(self.n_threads) as pool:
-                    list(pool.map(work, blocks))
-            else:
-                for rows in blocks:
-                    work(rows)
-        return out
-
-    def _update_state(self, q: _QuerySet, rows: np.ndarray, start: int) -> None:
-        """W[rows] += Δtn_j - 2·B Aᵀ for the new columns: one in-place dgemm on the Fortran view.
-
-        The query side is [-2·B | 1]; scaling by -2 is exact, so the only roundings are those of
-        the dot products and of the accumulation (covered by the bound of the module docstring).
-        """
-        if start == self._k:
-            return
-        target = q.state[rows[0]:rows[-1] + 1]
-        B = q.X[rows[0]:rows[-1] + 1, start:self._k]
-        query_side = np.asfortranarray(np.column_stack([-2.0 * B, np.ones(B.shape[0])]))
-        res = dgemm(alpha=1.0, a=self._train_chunk, b=query_side, trans_b=1, beta=1.0,
-                    c=target.T, overwrite_c=1)
-        if not np.shares_memory(res, target):
-            target[...] = res.T
-
-    def _margin(self, qn: np.ndarray) -> tuple[np.ndarray, float, float]:
-        if self._exact:
-            return np.zeros_like(qn), 0.0, 0.0
-        m = self._k + 2 * self._chunks
-        coef, abs_slack = 8.0 * (m + 3) * _UNIT_ROUNDOFF, m * _TINY_SLACK
-        return coef * (qn + self._tn.max()) + abs_slack, coef, abs_slack
-
-    def _select_rows(self, q: _QuerySet, rows: np.ndarray):
-        num = self.num
-        direct = q.all_zero[rows]
-        zero_hits = np.flatnonzero(self._tn == 0)[: num + 1]
-        if zero_hits.size <= num:
-            direct[:] = False
-        out = np.empty((rows.size, num), dtype=np.int64)
-        if direct.any():
-            out[direct] = self._zero_query_neighbours(rows[direct], zero_hits, q.exclude_self)
-        if not direct.all():
-            out[~direct] = self._general_neighbours(q, rows[~direct])
-        return out
-
-    def _screen(self, W: np.ndarray, margin: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Candidate (row, column) pairs: every entry with ``W <= kth + 4 margin``.
-
-        ``kth`` is the (Num+1)-th smallest entry of the row, the query's own entry included: an
-        upper bound of the Num-th smallest over the other training points. To avoid partitioning
-        whole rows, a column sample gives a first (larger) bound; the exact kth is then taken among
-        the sample's candidates, which contain the row's Num+1 smallest entries. Rows whose sample
-        bound leaves too many candidates (massive ties) are partitioned whole.
-        """
-        num, n = self.num, W.shape[1]
-        stride = max(1, min(4, n // (4 * (num + 1))))
-        sample = np.partition(W[:, ::stride], num, axis=1)[:, num]
-        rows, cols = np.divmod(np.flatnonzero(W <= (sample + 4.0 * margin)[:, None]), n)
-        counts = np.bincount(rows, minlength=W.shape[0])
-        width = 8 * stride * (num + 1)
-        starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
-        position = np.arange(rows.size) - starts[rows]
-        fits = position < width
-        padded = np.full((W.shape[0], min(width, int(counts.max()))), np.inf)
-        padded[rows[fits], position[fits]] = W[rows[fits], cols[fits]]
-        kth = np.partition(padded, num, axis=1)[:, num]
-        crowded = np.flatnonzero(counts > width)
-        if crowded.size:
-            kth[crowded] = np.partition(W[crowded], num, axis=1)[:, num]
-        keep = W[rows, cols] <= (kth + 4.0 * margin)[rows]
-        return rows[keep], cols[keep]
-
-    def _zero_query_neighbours(self, queries, zero_hits, exclude_self) -> np.ndarray:
-        # A query that is exactly zero on the selected features has canonical distance
-        # sum(fl(b_f^2)) to training row b: exactly 0 iff tn_b == 0 (a sum of non-negative
-        # floats is 0 iff every term is). With at least Num such rows, the neighbours are the
-        # lowest-index ones (the query itself excluded).
-        hits = np.broadcast_to(zero_hits, (queries.size, zero_hits.size))
-        keep = hits != queries[:, None] if exclude_self else np.ones(hits.shape, dtype=bool)
-        keep &= np.cumsum(keep, axis=1) <= self.num
-        return hits[keep].reshape(queries.size, self.num)
-
-    def _general_neighbours(self, q: _QuerySet, queries: np.ndarray) -> np.ndarray:
-        b, num = queries.size, self.num
-        qn = q.norms[queries]
-        margin, coef, abs_slack = self._margin(qn)
-        # W_ij lies within `margin` of (canonical distance - qn_i). The (Num+1)-th smallest entry
-        # of the row, its own entry included, bounds the Num-th smallest over the other training
-        # points, hence the Num-th canonical distance: every possible neighbour has
-        # W <= kth + 2 margin (4 margins leave room for the rounding of this test itself).
-        W = q.state[queries[0]:queries[-1] + 1] if _contiguous(queries) else q.state[queries]
-        rows, cols = self._screen(W, margin)
-        if q.exclude_self:
-            keep = cols != queries[rows]
-            rows, cols = rows[keep], cols[keep]
-        counts = np.bincount(rows, minlength=b)
-        norm_sum = qn[rows] + self._tn[cols]
-        f = np.maximum(qn[rows] + W[rows, cols], 0.0)
-        delta = coef * norm_sum + abs_slack
-        order = np.lexsort((f, rows))  # stable: equal f keep ascending column order
-        rows, cols, f, delta = rows[order], cols[order], f[order], delta[order]
-        starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
-        tentative = (np.arange(rows.size) - starts[rows]) < num
-        hi = np.maximum.reduceat(np.where(tentative, f + delta, -np.inf), starts)
-        lo = np.minimum.reduceat(np.where(tentative, np.inf, f - delta), starts)
-        sure_in = f + delta < lo[rows]
-        sure_out = f - delta > hi[rows]
-        key = np.where(sure_in, -np.inf, np.where(sure_out, np.inf, f))
-        recompute = ~(sure_in | sure_out) & ~(q.all_zero[queries[rows]] & self._tr_zero[cols])
-        if np.any(recompute) and not self._exact:
-            key[recompute] = canonical_sq_distances(q.X, self._xtr, queries[rows[recompute]],
-                                                    cols[recompute], self._k)
-        final = np.lexsort((cols, key, rows))
-        return np.sort(cols[final][tentative].reshape(b, num), axis=1)
+    threads = n_threads or min(4, os.cpu_count() or 1)
+    if threads > 1 and len(starts) > 1:
+        with ThreadPoolExecutor(threads) as pool:
+            list(pool.map(task, starts))
+    else:
+        for start in starts:
+            task(start)
+    return out
