@@ -4,10 +4,10 @@ function A = mlfs_knn_heat_graph(F, k)
 %   (itself normally first) with weight exp(-dist/2), ranked by the distance snapped to 1e-10 of the
 %   largest squared row norm with ties to the lower index (exact duplicates, whose expanded
 %   distances carry BLAS-dependent noise, tie exactly); then A = max(A, A'). Rows are processed in
-%   blocks of 512 (memory only); a mostly-zero F (< 30 % non-zeros) is multiplied as sparse (speed).
+%   blocks of 2^20 entries (memory only); a mostly-zero F (< 30 % non-zeros) is multiplied as sparse (speed).
 %   Twin of pipeline.methods.lrdg.heat_knn_graph.
   resolution = 1e-10;
-  block_rows = 512;
+  block_rows = max(1, floor(2^20 / max(size(F, 1), 1)));   % 8 MiB of distances at once
   N = size(F, 1);
   mlfs_require(N >= k + 1, 'mlfs:knn_heat_graph:tooFewPoints', ...
     'the k-NN graph needs at least k+1 points (k = %d, %d rows)', k, N);
@@ -22,7 +22,9 @@ function A = mlfs_knn_heat_graph(F, k)
   end
   for start = 1:block_rows:N
     block = start:min(start + block_rows - 1, N);
-    dist = abs(norms(block) + norms.' - 2 * full(products(block, :) * products.'));
+    dist = -2 * full(products(block, :) * products.');     % (-2a.b + |a|^2) + |b|^2, NumPy's order
+    dist = dist + norms(block);
+    dist = abs(dist + norms.');
     if grid > 0
       key = floor(dist / grid + 0.5);
     else

@@ -47,8 +47,8 @@ SAMPLE_NEIGHBOURS = 5
 LABEL_NEIGHBOURS = 3
 #: Squared distances closer than this fraction of the largest squared row norm tie (lower index first).
 DISTANCE_RESOLUTION = 1e-10
-#: Rows of the distance matrix held at once (memory only; the graph does not depend on it).
-BLOCK_ROWS = 512
+#: Distance entries held at once, 8 MiB of float64 (memory only; the graph does not depend on it).
+BLOCK_ENTRIES = 2 ** 20
 DEFAULTS = {"alpha": 1.0, "beta": 1.0, "gamma": 1.0, "max_iter": 50, "divergence_limit": DEFAULT_LIMIT,
             "seed": 0}
 
@@ -61,7 +61,8 @@ def make_init(n: int, d: int, n_labels: int, rng: np.random.Generator, params: d
 def heat_knn_graph(F: np.ndarray, k: int) -> sp.csr_matrix:
     """Heat-kernel k-NN affinity of the rows of F (N, p) -> sparse (N, N); twin ``mlfs_knn_heat_graph.m``.
 
-    Squared distances |a|² + |b|² - 2a·b (absolute value); each row keeps its k+1 nearest rows
+    Squared distances (-2a·b + |a|²) + |b|² (absolute value), formed in place in blocks of
+    ``BLOCK_ENTRIES`` (memory only); each row keeps its k+1 nearest rows
     (itself normally first) with weight exp(-dist/2), ranked by the snapped distance with ties to
     the lower index; then A = max(A, A').
     """
@@ -72,10 +73,17 @@ def heat_knn_graph(F: np.ndarray, k: int) -> sp.csr_matrix:
     norms = np.sum(F * F, axis=1)
     grid = DISTANCE_RESOLUTION * float(norms.max()) if N else 0.0
     rows, cols, weights = [], [], []
-    for start in range(0, N, BLOCK_ROWS):
-        block = slice(start, min(start + BLOCK_ROWS, N))
-        dist = np.abs(norms[block, None] + norms[None, :] - 2.0 * (F[block] @ F.T))
-        key = np.floor(dist / grid + 0.5) if grid > 0 else np.zeros_like(dist)
+    block_rows = max(1, BLOCK_ENTRIES // max(N, 1))
+    for start in range(0, N, block_rows):
+        block = slice(start, min(start + block_rows, N))
+        dist = F[block] @ F.T
+        dist *= -2.0
+        dist += norms[block, None]
+        dist += norms[None, :]
+        np.abs(dist, out=dist)
+        key = dist / grid if grid > 0 else np.zeros_like(dist)
+        key += 0.5
+        np.floor(key, out=key)
         nearest = np.argsort(key, axis=1, kind="stable")[:, :k + 1]
         rows.append(np.repeat(np.arange(block.start, block.stop), k + 1))
         cols.append(nearest.reshape(-1))
