@@ -64,3 +64,15 @@ def test_claim_of_a_zombie_or_a_reused_pid_is_broken(tmp_path):
     reused = tmp_path / ".r.claim"  # our own pid, but a claim older than this process
     reused.write_text(json.dumps({"host": socket.gethostname(), "pid": os.getpid(), "started": 1.0}))
     assert TaskClaim(reused).acquire()
+
+
+def test_abandoned_claim_temporaries_are_cleaned_by_the_next_holder(tmp_path):
+    path = tmp_path / ".x.claim"
+    old = tmp_path / "..x.claim.k1.tmp"  # mkstemp names: ".<claim name>.<random>.tmp"
+    fresh = tmp_path / "..x.claim.k2.tmp"
+    old.write_text("{}")
+    fresh.write_text("{}")
+    os.utime(old, (time.time() - 600, time.time() - 600))
+    with TaskClaim(path) as claim:
+        assert claim.acquired
+    assert not old.exists() and fresh.exists()

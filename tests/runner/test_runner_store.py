@@ -96,3 +96,17 @@ def test_grid_spec_validation():
     assert GridSpec("pgrid").describe()["p_target"] == 0.2
     with pytest.raises(ConfigError):
         GridSpec("qgrid")
+
+
+def test_partial_files_of_a_killed_writer_are_removed(tmp_path):
+    store = ResultStore(tmp_path)
+    files = store.files("M", "D", 0)
+    files.ranking.parent.mkdir(parents=True)
+    litter = [files.ranking.parent / f".{files.time.name}.ab12.tmp",
+              files.ranking.parent / f".{files.kgrid.name}.x9.tmp"]
+    for path in litter:
+        path.write_text("partial")
+    keep = files.ranking.parent / ".D_fold1_time.txt.zz.tmp"  # another task's: not ours to remove
+    keep.write_text("partial")
+    assert sorted(store.remove_partial_files(files)) == sorted(litter)
+    assert keep.exists() and not any(p.exists() for p in litter)

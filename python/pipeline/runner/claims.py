@@ -47,6 +47,7 @@ class TaskClaim:
         for _ in range(2):
             if self._try_create():
                 self.acquired = True
+                self.remove_abandoned_temporaries()
                 return True
             if not self._break_if_stale():
                 return False
@@ -63,6 +64,16 @@ class TaskClaim:
             return json.loads(self.path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return {}
+
+    def remove_abandoned_temporaries(self, older_than: float = 60.0) -> None:
+        """Delete claim temporaries of processes killed between creating and linking them."""
+        now = time.time()
+        for partial in self.path.parent.glob(f".{self.path.name}.*.tmp"):
+            try:
+                if now - partial.stat().st_mtime > older_than:
+                    partial.unlink()
+            except FileNotFoundError:
+                continue
 
     def _try_create(self) -> bool:
         content = json.dumps({"host": socket.gethostname(), "pid": os.getpid(), "started": time.time()})

@@ -122,6 +122,7 @@ def _run(task: Task, settings: RunSettings, bench: Workbench) -> str:
     params = spec.resolve_params(task.overrides) if spec else task.overrides
     store = ResultStore(settings.results_dir)
     files = store.files(task.folder, task.dataset, task.fold)
+    store.remove_partial_files(files)
     mode = settings.grid.mode
     expected = {"mlknn": _mlknn_settings(settings), "params": params, "grid": settings.grid.describe()}
     status = store.metrics_status(files, mode, expected)

@@ -52,6 +52,15 @@ class ResultStore:
         return TaskFiles(ranking=Path(f"{stem}_ranking.csv"), time=Path(f"{stem}_time.txt"),
                          kgrid=Path(f"{stem}_kgrid_metrics.json"), pgrid=Path(f"{stem}_pgrid_metrics.json"))
 
+    def remove_partial_files(self, files: TaskFiles) -> list[Path]:
+        """Delete temporary files a killed writer left for this task (call while holding its claim)."""
+        removed = []
+        for final in (files.ranking, files.time, files.kgrid, files.pgrid):
+            for partial in final.parent.glob(f".{final.name}.*.tmp"):
+                partial.unlink(missing_ok=True)
+                removed.append(partial)
+        return removed
+
     # -- rankings -------------------------------------------------------------------------
     def write_ranking(self, files: TaskFiles, ranking: np.ndarray, seconds: float) -> None:
         """Write the ranking, then its time file (the pair is complete once the time exists)."""
