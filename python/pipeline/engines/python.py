@@ -27,8 +27,8 @@ class PythonEngine(Engine):
             ranking, info = spec.python(X_train, Y_train, params, init)
         except PipelineError:
             raise
-        except (ValueError, FloatingPointError, np.linalg.LinAlgError) as exc:
-            raise EngineError(f"{spec.name} failed: {exc}", field=context or None) from exc
+        except Exception as exc:  # a method's own failure (plugged-in code included) fails its task only
+            raise EngineError(f"{spec.name} failed: {type(exc).__name__}: {exc}", field=context or None) from exc
         return np.asarray(ranking), dict(info)
 
 

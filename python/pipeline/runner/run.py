@@ -22,6 +22,7 @@ from ..errors import ConfigError, EngineError, PipelineError
 from ..evaluation.grids import k_grid, p_grid, p_target_index, p_to_k
 from ..evaluation.metrics import METRICS
 from ..methods import get_method
+from ..rankings import validate_ranking
 from .claims import TaskClaim
 from .store import ResultStore, TaskFiles
 from .tasks import GridSpec, Task
@@ -171,8 +172,6 @@ def _obtain_ranking(task, spec, params, fold, files: TaskFiles, store: ResultSto
     ranking, _info = engine.rank(spec, fold.X_train, fold.Y_train, params, init, context=context)
     seconds = time.perf_counter() - start
     try:
-        from ..rankings import validate_ranking
-
         ranking = validate_ranking(ranking, d, source=f"{spec.name} output for {context}")
     except PipelineError as exc:
         raise EngineError(str(exc)) from exc
