@@ -101,3 +101,17 @@ def test_diverging_run_fails_the_task_with_method_dataset_fold_and_iteration(oct
     (failure,) = json.loads((results / "failures.json").read_text())["failed"]
     assert failure["message"].startswith("LSMFS/emotions/fold0: LSMFS failed: LSMFS diverged at iteration ")
     assert "mlfs:LSMFS:diverged" in failure["message"]
+
+
+def test_run_suite_without_init_draws_its_own_seeded_start(octave_engine, data_dir, tmp_path):
+    rankings = []
+    for attempt in range(2):
+        results = tmp_path / f"suite_no_init_{attempt}"
+        (summary,) = octave_engine.session.call(
+            "run_suite", str(results), str(data_dir), ["emotions"], METHODS, "folds", 1.0, "k_max", 20.0,
+            "verbose", False, nout=1)
+        assert int(summary["done"]) == 3 and int(summary["failed"]) == 0
+        rankings.append([read_ranking(results / method / "emotions_fold0_ranking.csv") for method in METHODS])
+    for first, second in zip(*rankings):                       # mlfs_seeded_uniform(seed): reproducible
+        assert sorted(first.tolist()) == list(range(1, 73))
+        np.testing.assert_array_equal(first, second)
