@@ -11,9 +11,9 @@ resident memory above its baseline (VmHWM, reset before each call), and whether 
 divergence guard is reported as such.
 
 Peer for LRDG's centring: ``--iterations`` iterations of the update as coded (dense n×n
-H = I - 11'/n, HXS and X'HXS through H, (VV')V) against the port's rank-one form (HXS = XS - 1μ'S,
-X'HV = X'V - μ1'V, cached centred Gram matrix, V(V'V)), in NumPy, same start: time per iteration, traced peak, and the largest
-relative difference of S after those iterations.
+H = I - 11'/n, HXS and X'HXS through H, (VV')V) against the port's rank-one form
+(HXS = XS - 1μ'S, X'HV = X'V - μ1'V, cached centred Gram matrix, V(V'V)), in NumPy, same start:
+time per iteration, traced peak, and the largest relative difference of S after those iterations.
 """
 
 from __future__ import annotations

@@ -13,8 +13,9 @@ function [ranking, info] = LRDG(X, Y, params, init)
 %     J = (|H(V - XS)|^2 + alpha |Y - V|^2 + beta |A_X - VV'|^2 + gamma (tr(S L_V S') + tr(V' L_Y V))) / (mn)
 %   H is never formed (rank-one form, mu = mean(X)): HXS = XS - 1(mu S), X'HV = X'V - mu'(1'V),
 %   X'HXS = (Xc'Xc) S with the centred Gram matrix cached (d <= n; else X'(HXS)), HV = V - mean(V);
-%   (VV')V = V(V'V); X is used as a sparse matrix when under 30 % of it is non-zero (speed only). The iteration is chaotic: Octave and
-%   NumPy agree over one or two iterations, not over 50 (rankings are engine-specific).
+%   (VV')V = V(V'V); X is used as a sparse matrix when under 30 % of it is non-zero (speed only).
+%   The iteration is chaotic: Octave and NumPy agree over one or two iterations, not over 50
+%   (rankings are engine-specific).
 %   A non-finite iterate or one above divergence_limit throws mlfs:LRDG:diverged.
 %   ranking: by the squared row norm of S. info: iterations, objective (J), S, V, seconds, params.
 %   Twin of pipeline.methods.lrdg.

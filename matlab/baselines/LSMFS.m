@@ -30,7 +30,8 @@ function [ranking, info] = LSMFS(X, Y, params, init)
   for name = {'alpha', 'beta', 'lambda', 'tol'}
     mlfs_require(p.(name{1}) >= 0, 'mlfs:LSMFS:badParams', 'LSMFS: %s must be >= 0', name{1});
   end
-  mlfs_require(p.gamma > 0, 'mlfs:LSMFS:badParams', 'LSMFS: gamma must be > 0 (it keeps the W-step system non-singular)');
+  mlfs_require(p.gamma > 0, 'mlfs:LSMFS:badParams', ...
+    'LSMFS: gamma must be > 0 (it keeps the W-step system non-singular)');
   mlfs_require(p.tol < 1, 'mlfs:LSMFS:badParams', ...
     'LSMFS: tol must be below 1 (the code starts with err = 1, so no iteration would run)');
   mlfs_require(p.max_iter >= 1, 'mlfs:LSMFS:badParams', 'LSMFS: max_iter must be >= 1');

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -99,7 +101,7 @@ def test_octave_divergence_guard_names_task_method_iteration(octave_engine, meth
     message = str(failure.value)
     assert message.startswith(f"{method}/planted/fold3: {method} failed in Octave: {method} diverged at iteration ")
     assert f"[mlfs:{method}:diverged]" in message
-    assert __import__("re").search(iterate, message)
+    assert re.search(iterate, message)
     with pytest.raises(EngineError, match=rf"{method} diverged at iteration (\d+)"):   # same in NumPy
         get_method(method).python(X, Y, params, init)
 

@@ -76,7 +76,8 @@ def test_lsmfs_settles_for_large_alpha_and_stops_on_the_absolute_change():
 
 def test_lsmfs_divergence_guard_names_method_and_iteration():
     X, Y = planted(3, n=120, d=40)
-    with pytest.raises(EngineError, match=r"LSMFS diverged at iteration 1[0-9]: an entry of [WV] exceeds divergence_limit"):
+    with pytest.raises(EngineError, match=r"LSMFS diverged at iteration 1[0-9]: an entry of [WV] exceeds "
+                                          r"divergence_limit"):
         run("LSMFS", X, Y, alpha=1e-6, beta=1.0)
     with pytest.raises(EngineError, match=r"LSMFS diverged at iteration 3:"):
         run("LSMFS", X, Y, alpha=0.1, beta=1.0, divergence_limit=1e3)

@@ -108,7 +108,8 @@ def objective(HXS, Y, V, S, A_X, affinity_norm2, A_Y, p_Y, A_V, p_V, params) -> 
     affinity = affinity_norm2 - 2.0 * float(np.sum(V * (A_X @ V))) + float(np.sum(gram * gram))
     label_smooth = float(np.sum((S * p_V[None, :]) * S) - np.sum((S @ A_V) * S))
     sample_smooth = float(np.sum(p_Y[:, None] * V * V) - np.sum(V * (A_Y @ V)))
-    total = np.sum(residual ** 2) + alpha * np.sum((Y - V) ** 2) + beta * affinity + gamma * (label_smooth + sample_smooth)
+    total = (np.sum(residual ** 2) + alpha * np.sum((Y - V) ** 2) + beta * affinity
+             + gamma * (label_smooth + sample_smooth))
     return float(total) / (m * n)
 
 
