@@ -3,7 +3,7 @@ function [ranking, info] = LSMFS(X, Y, params, init)
 %   [ranking, info] = LSMFS(X, Y, params, init)
 %   X: n×d training features in [0,1]; Y: n×L labels in {0,1}.
 %   params (struct, missing fields take the defaults of the sibling driver HQUF/LRMFS LRMFSKNN.m):
-%     alpha 0.1, beta 1, gamma 1 (> 0), lambda 1, max_iter 20, tol 1e-6 (|obj_{t-1} - obj_t|, in [0, 1)),
+%     alpha 10, beta 0.1, gamma 1 (> 0), lambda 1, max_iter 20, tol 1e-6 (|obj_{t-1} - obj_t|, in [0, 1)),
 %     divergence_limit 1e100, seed 0.
 %   init (struct): W0 (d×L), V0 and S0 (n×L), drawn by the Python harness from numpy
 %     default_rng(seed); without them mlfs_seeded_uniform(seed).
@@ -14,7 +14,7 @@ function [ranking, info] = LSMFS(X, Y, params, init)
 %     D = diag(0.5 ./ (|w_i| + eps));
 %     obj = |XW - V|^2 + alpha |V - M|^2 + beta tr(V L_y V') + gamma tr(W'DW) + lambda sum_i |w_i|.
 %   The V-step is the code's, not the objective's minimiser: for alpha <~ 1 + beta V grows by up to
-%   (1+beta)/alpha per iteration (the defaults grow; kept on purpose). An iterate that becomes
+%   (1+beta)/alpha per iteration (the code's update, kept; the defaults lie in the settling region). An iterate that becomes
 %   non-finite or exceeds divergence_limit throws mlfs:LSMFS:diverged naming the iteration.
 %   ranking: by the squared row norm of W. info: iterations, objective, V, W, seconds, params.
 %   Deviations from the public code: solves instead of inv, the W-step in the equivalent scaled form
@@ -24,7 +24,7 @@ function [ranking, info] = LSMFS(X, Y, params, init)
 %   computed directly. Twin of pipeline.methods.lsmfs.
   started = tic;
   [X, Y] = mlfs_check_training_data(X, Y, 'LSMFS');
-  defaults = struct('alpha', 0.1, 'beta', 1, 'gamma', 1, 'lambda', 1, 'max_iter', 20, 'tol', 1e-6, ...
+  defaults = struct('alpha', 10, 'beta', 0.1, 'gamma', 1, 'lambda', 1, 'max_iter', 20, 'tol', 1e-6, ...
                     'divergence_limit', 1e100, 'seed', 0);
   p = mlfs_method_params('LSMFS', defaults, params);
   for name = {'alpha', 'beta', 'lambda', 'tol'}

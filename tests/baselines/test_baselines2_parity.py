@@ -55,9 +55,10 @@ def assert_parity(method, octave, python):
     np.testing.assert_allclose(octave_trace, python_info["objective"], rtol=1e-8)
 
 
-#: Every real fold with the defaults, except LSMFS on medical (test_lsmfs_diverges_identically_on_medical).
-DEFAULT_CASES = [(method, dataset) for method in ("LSMFS", "RFSFS") for dataset in REAL_SIZES
-                 if (method, dataset) != ("LSMFS", "medical")]
+#: Every real fold with the defaults.
+DEFAULT_CASES = [(method, dataset) for method in ("LSMFS", "RFSFS") for dataset in REAL_SIZES]
+#: The sibling LRMFS driver's values (alpha <~ 1 + beta): the code's V-step grows every iteration.
+GROWING_LSMFS = {"alpha": 0.1, "beta": 1.0}
 
 
 @pytest.mark.parametrize("method,dataset", DEFAULT_CASES)
@@ -68,10 +69,10 @@ def test_lsmfs_and_rfsfs_agree_between_engines(octave_engine, folds, dataset, me
     assert_parity(method, octave, python)
 
 
-@pytest.mark.parametrize("dataset", ["emotions", "medical", "Arts"])
-def test_lsmfs_agrees_in_a_settling_setting(octave_engine, folds, dataset):
+@pytest.mark.parametrize("dataset", ["emotions", "Arts"])  # medical diverges: see the test below
+def test_lsmfs_agrees_in_the_growing_setting(octave_engine, folds, dataset):
     X, Y = folds[dataset]
-    assert_parity("LSMFS", *both_engines(octave_engine, "LSMFS", X, Y, {"alpha": 10.0, "beta": 0.1, "seed": 2}))
+    assert_parity("LSMFS", *both_engines(octave_engine, "LSMFS", X, Y, {**GROWING_LSMFS, "seed": 2}))
 
 
 def test_rfsfs_agrees_with_other_parameters(octave_engine, folds):
@@ -83,7 +84,7 @@ def test_rfsfs_agrees_with_other_parameters(octave_engine, folds):
 def test_lsmfs_diverges_identically_on_medical(octave_engine, folds):
     X, Y = folds["medical"]
     spec = get_method("LSMFS")
-    params, init = start("LSMFS", X, Y)
+    params, init = start("LSMFS", X, Y, GROWING_LSMFS)
     with pytest.raises(EngineError) as octave_failure:
         octave_engine.rank(spec, X, Y, params, init, context="LSMFS/medical/fold0")
     with pytest.raises(EngineError) as python_failure:

@@ -42,7 +42,7 @@ from ._common import MATLAB_EPS, check_training_data, knn_binary_laplacian, rank
 from ._divergence import DEFAULT_LIMIT, check_iterates, check_limit
 from .base import MethodSpec
 
-DEFAULTS = {"alpha": 0.1, "beta": 1.0, "gamma": 1.0, "lambda": 1.0, "max_iter": 20, "tol": 1e-6,
+DEFAULTS = {"alpha": 10.0, "beta": 0.1, "gamma": 1.0, "lambda": 1.0, "max_iter": 20, "tol": 1e-6,
             "divergence_limit": DEFAULT_LIMIT, "seed": 0}
 #: Smallest admissible (min/max)² of the Cholesky pivots of the scaled W-step system.
 PIVOT_RATIO_LIMIT = 1e-14
