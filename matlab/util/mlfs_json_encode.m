@@ -18,7 +18,7 @@ function text = encode(value, indent)
   elseif ischar(value)
     text = encode_string(value);
   elseif islogical(value) && isscalar(value)
-    text = ifelse(value, 'true', 'false');
+    text = mlfs_ifelse(value, 'true', 'false');
   elseif (isnumeric(value) || islogical(value)) && isscalar(value)
     text = encode_number(value);
   elseif isnumeric(value) || islogical(value)
@@ -99,12 +99,4 @@ function text = encode_string(value)
     text = [text(1:c-1) sprintf('\\u%04x', double(text(c))) text(c+1:end)];
   end
   text = ['"' text '"'];
-end
-
-function out = ifelse(condition, a, b)
-  if condition
-    out = a;
-  else
-    out = b;
-  end
 end

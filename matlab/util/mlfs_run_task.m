@@ -53,11 +53,11 @@ function status = mlfs_run_task(results_dir, data_dir, method, dataset, fold, op
   record = mlfs_metrics_record(curves, k_entries, p_values, opts, method, dataset, fold, data, used_params, seconds);
   engine = 'external';
   if rank
-    engine = ifelse(mlfs_is_octave(), 'octave', 'matlab');
+    engine = mlfs_ifelse(mlfs_is_octave(), 'octave', 'matlab');
   end
   record.provenance = struct('fold_sha256', mlfs_sha256_file(fold_file), ...
     'ranking_sha256', mlfs_sha256_file(files.ranking), 'engine', engine, ...
-    'evaluator', ifelse(mlfs_is_octave(), 'octave', 'matlab'), 'front_door', 'run_suite', ...
+    'evaluator', mlfs_ifelse(mlfs_is_octave(), 'octave', 'matlab'), 'front_door', 'run_suite', ...
     'octave_or_matlab_version', version());
   mlfs_write_json_atomic(metrics_path, record);
   status = 'done';
@@ -102,13 +102,5 @@ function ok = has_ranking(files, d)
     catch
       ok = false;
     end
-  end
-end
-
-function out = ifelse(condition, a, b)
-  if condition
-    out = a;
-  else
-    out = b;
   end
 end
