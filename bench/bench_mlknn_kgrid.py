@@ -7,14 +7,17 @@ scikit-multilearn 0.2.0's ``MLkNN`` fitted and asked to ``predict`` once per k o
 features (the peer does less work than ours: no posteriors, no metrics). The peer counts a training
 point as its own neighbour, so its decisions differ from Zhang & Zhou's by design; the disagreement
 rate of the hard predictions is reported too. Peak memory of our evaluation is measured with
-``tracemalloc`` in a separate run (NumPy reports its allocations to it).
+``tracemalloc`` in a separate run (NumPy reports its allocations to it; the compiled kernel's
+scratch is allocated by NumPy too). The first-use cost of the compiled kernel (Numba) is measured
+in fresh interpreters: with an empty on-disk cache (compilation) and with the cache filled.
 
 Part 2: one fold of each of the 15 real datasets (deterministic 70/30 split with
 ``default_rng(0)``, min-max scaling fitted on the training part, identity ranking), full k-grid.
 
 Usage::
 
-    python3 bench/bench_mlknn_kgrid.py [--peer-k-step 10] [--skip-real] [--data-root DIR]
+    python3 bench/bench_mlknn_kgrid.py [--peer-k-step 10] [--skip-peer] [--skip-real]
+                                       [--skip-compile] [--data-root DIR]
 
 ``--peer-k-step 50`` times the peer on every 5th k only and extrapolates (stated in the output).
 Our evaluator runs ``--repeats`` times (default 3) and the best time is used; the peer's loop runs
@@ -25,7 +28,9 @@ from __future__ import annotations
 
 import argparse
 import os
+import subprocess
 import sys
+import tempfile
 import time
 import tracemalloc
 from pathlib import Path
@@ -86,6 +91,24 @@ def peak_memory_ours(fold, ks) -> float:
     return peak / 2**20
 
 
+FIRST_USE = (
+    "import time; start = time.perf_counter(); import numpy as np; "
+    "from pipeline.evaluation.neighbours import prefix_neighbours; "
+    "prefix_neighbours(np.eye(3), np.eye(3), [3], num=1, exclude_self=True); "
+    "print(time.perf_counter() - start)"
+)
+
+
+def first_use_seconds() -> tuple[float, float]:
+    """Seconds from import to the first result of the compiled kernel in a fresh interpreter:
+    with an empty Numba cache directory (compiles and fills it), then with that cache."""
+    with tempfile.TemporaryDirectory() as cache:
+        env = {**os.environ, "NUMBA_CACHE_DIR": cache}
+        runs = [float(subprocess.run([sys.executable, "-c", FIRST_USE], env=env, check=True,
+                                     capture_output=True, text=True).stdout) for _ in range(2)]
+    return runs[0], runs[1]
+
+
 def time_peer(fold, ks_peer):
     """Seconds per k of the peer, and the share of (instance, label) cells where its hard
     predictions differ from ours (same k)."""
@@ -122,11 +145,17 @@ def main(argv=None) -> int:
                         help="runs of our evaluator on the Yahoo-like fold; the best is used")
     parser.add_argument("--skip-real", action="store_true")
     parser.add_argument("--skip-peer", action="store_true")
+    parser.add_argument("--skip-compile", action="store_true",
+                        help="do not measure the kernel's first-use (compile / cache load) time")
     parser.add_argument("--data-root", type=Path,
                         default=Path(os.environ.get("MLFS_SHARED_DATA", REPO.parent / "shared" / "data"))
                         / "mlc")
     args = parser.parse_args(argv)
 
+    if not args.skip_compile:
+        cold, warm = first_use_seconds()
+        print(f"compiled kernel, first use in a fresh interpreter: {cold:.2f} s with an empty "
+              f"Numba cache (compiles), {warm:.2f} s with the on-disk cache")
     fold = yahoo_like_fold()
     ks = k_grid(fold[0].shape[1])
     zeros = float(np.mean(fold[0] == 0))

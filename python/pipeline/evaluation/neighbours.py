@@ -48,7 +48,7 @@ import numpy as np
 from scipy.sparse import csc_matrix
 
 _TILE_ROWS = 16  # 16 rows x 4000 training points x 8 bytes = 512 KiB of distances: fits in L2
-_SCAN_BLOCK = 32
+_SCAN_BLOCK = 128  # entries per vectorised count of the selection scan
 
 
 @numba.njit(cache=True, nogil=True, fastmath=False)
@@ -84,8 +84,12 @@ def _select(acc, previous, saved, best_v, best_j, out):
     for start in range(0, acc.size, _SCAN_BLOCK):
         stop = min(start + _SCAN_BLOCK, acc.size)
         hits = 0
-        for j in range(start, stop):
-            hits += acc[j] <= worst_v
+        if start > worst_j:  # past the last pair's index only a smaller value displaces it
+            for j in range(start, stop):
+                hits += acc[j] < worst_v
+        else:
+            for j in range(start, stop):
+                hits += acc[j] <= worst_v
         if hits == 0:
             continue
         for j in range(start, stop):
@@ -100,18 +104,18 @@ def _select(acc, previous, saved, best_v, best_j, out):
 
 @numba.njit(cache=True, nogil=True, fastmath=False)
 def _range_neighbours(Xq, row_start, row_stop, exclude_self, X_train, indptr, indices, squares,
-                      k_values, tile_rows, out):
+                      k_values, acc, out):
     """Neighbour sets of query rows ``row_start .. row_stop-1`` for every k, into ``out``.
 
     ``Xq`` (n_query, k_max) and ``X_train`` (n_train, k_max, Fortran order) hold the ranked
     columns; ``indptr``/``indices``/``squares`` the training columns' non-zeros and their squares;
+    ``acc`` (tile_rows, n_train) is scratch for the running distances of a tile of query rows;
     ``out`` has shape (len(k_values), n_query, num).
     """
-    n_train, num = X_train.shape[0], out.shape[2]
+    n_train, num, tile_rows = X_train.shape[0], out.shape[2], acc.shape[0]
     best_v, saved = np.empty(num), np.empty(num)
     best_j = np.empty(num, dtype=np.int64)
     no_previous = np.empty(0, dtype=np.int64)
-    acc = np.empty((tile_rows, n_train))
     for tile in range(row_start, row_stop, tile_rows):
         rows = min(tile_rows, row_stop - tile)
         acc[:rows] = 0.0
@@ -177,15 +181,16 @@ def prefix_neighbours(X_train, X_query, k_values, *, num: int, exclude_self: boo
         raise ValueError(f"query shape {X_query.shape} does not match training shape {X_train.shape}")
     prefix = X_train[:, :ks[-1]]
     sparse = csc_matrix(prefix)  # keeps the values != 0 (-0.0 is a zero, as in the kernel)
-    squares = sparse.data * sparse.data
-    indptr, indices = sparse.indptr.astype(np.int64), sparse.indices.astype(np.int64)
+    with np.errstate(over="ignore"):  # an overflow to +inf is the IEEE result the rule asks for
+        squares = sparse.data * sparse.data
+    indptr, indices = sparse.indptr.astype(np.int64), sparse.indices.astype(np.uint32)
     out = np.empty((ks.size, X_query.shape[0], num), dtype=np.int64)
     block_rows = max(1, block_rows)
     starts = range(0, X_query.shape[0], block_rows)
 
     def task(start):
         _range_neighbours(X_query, start, min(start + block_rows, X_query.shape[0]), exclude_self,
-                          prefix, indptr, indices, squares, ks, _TILE_ROWS, out)
+                          prefix, indptr, indices, squares, ks, np.empty((_TILE_ROWS, n_train)), out)
 
     threads = n_threads or min(4, os.cpu_count() or 1)
     if threads > 1 and len(starts) > 1:
