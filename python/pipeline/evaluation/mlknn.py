@@ -40,7 +40,10 @@ def label_priors(Y_train: np.ndarray, smooth: float) -> tuple[np.ndarray, np.nda
 
 def neighbour_label_counts(Y_train: np.ndarray, neighbours: np.ndarray) -> np.ndarray:
     """Counts (n_query, L): how many of each query's neighbours are positive for each label."""
-    return Y_train[neighbours].sum(axis=1, dtype=np.int64)
+    counts = np.zeros((neighbours.shape[0], Y_train.shape[1]), dtype=np.int64)
+    for rank in neighbours.T:  # one gather of whole label rows per neighbour rank: no 3-D temporary
+        counts += Y_train[rank]
+    return counts
 
 
 def conditionals(Y_train: np.ndarray, train_counts: np.ndarray, num: int,
