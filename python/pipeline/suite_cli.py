@@ -17,7 +17,7 @@ from .errors import ConfigError
 from .methods import available_methods, get_method
 from .names import validate_name
 from .runner.executors import EXECUTORS, run_all
-from .runner.manifest import now_iso, write_failures, write_manifest
+from .runner.manifest import now_iso, remove_partial_reports, write_failures, write_manifest
 from .runner.run import RunSettings
 from .runner.store import ensure_results_root
 from .runner.tasks import GridSpec, Task, canonical_params
@@ -104,6 +104,7 @@ def main(argv: Sequence[str] | None, *, prog: str, mode: str | None, rank: bool)
         engine=getattr(args, "engine", "python"), evaluator=args.evaluator, mlknn_k=args.mlknn_k,
         mlknn_smooth=args.mlknn_smooth, skip_existing=args.skip_existing, overwrite=args.overwrite,
         rank=rank, claim_stale_after=args.claim_stale_after, engine_options={"timeout": args.task_timeout})
+    remove_partial_reports(root)
     started = now_iso()
     arguments = {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()}
     write_manifest(root, arguments, started, None)

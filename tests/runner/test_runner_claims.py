@@ -75,4 +75,4 @@ def test_abandoned_claim_temporaries_are_cleaned_by_the_next_holder(tmp_path):
     os.utime(old, (time.time() - 600, time.time() - 600))
     with TaskClaim(path) as claim:
         assert claim.acquired
-    assert not old.exists() and fresh.exists()
+    assert not old.exists() and not fresh.exists()

@@ -65,15 +65,14 @@ class TaskClaim:
         except (OSError, ValueError):
             return {}
 
-    def remove_abandoned_temporaries(self, older_than: float = 60.0) -> None:
-        """Delete claim temporaries of processes killed between creating and linking them."""
-        now = time.time()
+    def remove_abandoned_temporaries(self) -> None:
+        """Delete other claim temporaries of this task (call while holding the claim).
+
+        They belong to processes killed between creating and linking them, or to a process that is
+        losing the race right now (its link then fails, which it reads as "claimed by another").
+        """
         for partial in self.path.parent.glob(f".{self.path.name}.*.tmp"):
-            try:
-                if now - partial.stat().st_mtime > older_than:
-                    partial.unlink()
-            except FileNotFoundError:
-                continue
+            partial.unlink(missing_ok=True)
 
     def _try_create(self) -> bool:
         content = json.dumps({"host": socket.gethostname(), "pid": os.getpid(), "started": time.time()})
@@ -83,10 +82,10 @@ class TaskClaim:
                 handle.write(content)
             os.link(tmp, self.path)
             return True
-        except FileExistsError:
+        except (FileExistsError, FileNotFoundError):  # claimed by another (which removed our temporary)
             return False
         finally:
-            os.unlink(tmp)
+            Path(tmp).unlink(missing_ok=True)
 
     def _break_if_stale(self) -> bool:
         if not self._is_stale():

@@ -42,6 +42,13 @@ def git_commit(repo: Path | None = None) -> str | None:
     return out.stdout.strip() or None if out.returncode == 0 else None
 
 
+def remove_partial_reports(root: Path) -> None:
+    """Delete ``config.json`` / ``failures.json`` temporaries a killed run left in ``root``."""
+    for name in ("config.json", "failures.json"):
+        for partial in root.glob(f".{name}.*.tmp"):
+            partial.unlink(missing_ok=True)
+
+
 def write_manifest(root: Path, arguments: dict, started: str, finished: str | None,
                    summary: dict | None = None) -> Path:
     """Write ``<root>/config.json``: arguments, versions, git commit, start and end times."""
