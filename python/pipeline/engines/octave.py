@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import logging
 import math
+import os
 import re
+import shutil
 from numbers import Integral, Real
 from pathlib import Path
 from typing import Any, Sequence
@@ -183,7 +185,7 @@ class OctaveSession:
         if not (self.matlab_dir / "util" / "mlfs_engine_call.m").is_file():
             raise EngineError("the repository's matlab/ folder was not found", file=self.matlab_dir)
         try:
-            octave = Oct2Py(logger=_LOG, timeout=self.timeout, backend="disable")
+            octave = Oct2Py(logger=_LOG, timeout=self.timeout, backend="disable", executable=_octave_executable())
         except Exception as exc:  # oct2py raises OSError/Oct2PyError/pexpect errors when Octave is absent
             raise EngineError("cannot start GNU Octave: install it (Debian/Ubuntu: apt-get install -y "
                               f"--no-install-recommends octave) or set OCTAVE_EXECUTABLE ({exc})") from exc
@@ -234,6 +236,12 @@ class OctaveSession:
                 octave.exit()
             except Exception as exc:  # a dead process may fail to exit cleanly; it is gone either way
                 _LOG.debug("ignoring error while stopping Octave: %s", exc)
+
+
+def _octave_executable() -> str | None:
+    """``$OCTAVE_EXECUTABLE`` if set, else ``octave-cli`` when on the PATH (no GUI start-up
+    warnings), else None (oct2py then looks for ``octave``)."""
+    return os.environ.get("OCTAVE_EXECUTABLE") or shutil.which("octave-cli")
 
 
 _SHARED: dict[tuple, OctaveSession] = {}
