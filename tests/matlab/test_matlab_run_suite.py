@@ -4,7 +4,6 @@ parity of its files with the Python front door, failures that stay local, and sk
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path

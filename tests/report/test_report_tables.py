@@ -73,7 +73,7 @@ def test_stats_table_latex_and_markdown():
     assert "{lccclccccc" + "c}" in text and "two-sided Wilcoxon" in text and "resizebox" not in text
     empty = make_stats_table(bayesian=False)
     empty.blocks[1].rows = []
-    assert f"($N$=15) & 9.28 (0.025) & 3.69 (0.0198) & 1.250 & -- & & & & & \\\\" in render_stats_table_latex(empty)
+    assert "($N$=15) & 9.28 (0.025) & 3.69 (0.0198) & 1.250 & -- & & & & & \\\\" in render_stats_table_latex(empty)
     md = render_stats_table_markdown(make_stats_table())
     assert "| Hamming Loss ↓ (N=15) | 9.28 (0.025) | 3.69 (0.0198) | 1.250 |" in md
 

@@ -66,7 +66,7 @@ def test_kgrid_tables_stats_and_report(kgrid_out):
     ranks = (kgrid_out / "table_ranks.tex").read_text()
     micro_stats = stats["metrics"]["micro_f1"]
     first_rank = f"{micro_stats['avg_ranks']['DAGFS']:.2f}"
-    assert f"DAGFS (ours) & " in ranks and first_rank in ranks.split("DAGFS (ours) & ")[1].split("&")[0]
+    assert "DAGFS (ours) & " in ranks and first_rank in ranks.split("DAGFS (ours) & ")[1].split("&")[0]
     assert "Friedman p & " + f"{micro_stats['friedman_p']:.3g}" in ranks and "\\label{tab:ranks_kgrid}" in ranks
     assert micro_stats["reference"] == "DAGFS" and set(micro_stats["holm_p"]) == {"LRMFS", "MIFS", "SCLS"}
     assert micro_stats["datasets"] == DATASETS and micro_stats["excluded_datasets"] == []

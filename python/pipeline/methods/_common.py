@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.spatial.distance import cdist
 
-from ..errors import DataError, RankingError
+from ..errors import ConfigError, DataError, RankingError
 
 MATLAB_EPS = float(np.finfo(np.float64).eps)
 #: Scores closer than this fraction of max|score| are ties (broken by feature index).
@@ -51,6 +51,15 @@ def check_training_data(X, Y, method: str) -> tuple[np.ndarray, np.ndarray]:
         raise DataError(f"{method} needs labels in {{0,1}}", field="Y_train",
                         found=f"values {np.unique(Y)[:5]}")
     return X, Y.astype(np.float64)
+
+
+def nonnegative_start(init: dict, key: str, shape: tuple[int, ...], method: str) -> np.ndarray:
+    """Return ``init[key]`` as float64 if it is a non-negative array of ``shape``, else ConfigError."""
+    start = init.get(key)
+    if start is None or np.shape(start) != shape or np.min(start) < 0:
+        raise ConfigError(f"{method} initial matrix missing, of the wrong shape or negative", field=f"init.{key}",
+                          expected=f"non-negative {shape}", found="missing" if start is None else np.shape(start))
+    return np.asarray(start, dtype=np.float64)
 
 
 def rank_scores(scores, method: str) -> np.ndarray:

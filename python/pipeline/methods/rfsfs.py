@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ConfigError
-from ._common import check_training_data, label_cosine_similarity, rank_scores
+from ._common import check_training_data, label_cosine_similarity, nonnegative_start, rank_scores
 from ._divergence import DEFAULT_LIMIT, check_iterates, check_limit
 from .base import MethodSpec
 
@@ -91,11 +91,7 @@ def rank(X, Y, params: dict, init: dict | None = None) -> tuple[np.ndarray, dict
     n, d = X.shape
     if init is None:
         init = SPEC.initial_matrices(n, d, Y.shape[1], params)
-    if "W0" not in init or np.shape(init["W0"]) != (d, Y.shape[1]) or np.min(init["W0"]) < 0:
-        raise ConfigError("RFSFS initial matrix missing, of the wrong shape or negative", field="init.W0",
-                          expected=f"non-negative {(d, Y.shape[1])}",
-                          found=np.shape(init["W0"]) if "W0" in init else "missing")
-    W, info = rfsfs(X, Y, params, init["W0"])
+    W, info = rfsfs(X, Y, params, nonnegative_start(init, "W0", (d, Y.shape[1]), "RFSFS"))
     info["W"] = W.tolist()
     return rank_scores(np.sum(W * W, axis=1), "RFSFS"), info
 
