@@ -11,6 +11,7 @@ Run: ``python3 bench/bench_motion_metrics.py [--motions 1000] [--frames 196] [--
 from __future__ import annotations
 
 import argparse
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -26,6 +27,9 @@ from pipeline.protocols.motion import ground
 from pipeline.protocols.motion.beats import music_beat_times_batch
 from pipeline.protocols.motion.evaluate import score_motion_beats
 from pipeline.protocols.motion.features import FRAME_TIME, GEOMETRIC_RELATIONS, JOINT_INDEX
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "motion"))
+from test_motion_features import kinetic_by_loops  # noqa: E402  (the tests' reference loop)
 
 SAMPLE_RATE = 30720
 
@@ -54,23 +58,9 @@ def synthetic_results(n_motions: int, n_frames: int, seed: int = 0) -> dict:
 
 # ---- the per-frame loop peers --------------------------------------------------------------
 
-def kinetic_loop(positions: np.ndarray, fps: float = 60.0, w: int = 2) -> np.ndarray:
-    n_frames, n_joints = positions.shape[:2]
-    dt, out = 1.0 / fps, []
-    for j in range(n_joints):
-        p = positions[:, j]
-        ke_h = ke_v = ee = 0.0
-        for i in range(1, n_frames):
-            vel = [p[i + k] - p[i + k - 1] for k in range(-w, w + 1) if i + k - 1 >= 0 and i + k < n_frames]
-            acc = [(p[i + k + 1] - p[i + k]) - (p[i + k] - p[i + k - 1])
-                   for k in range(-w, w + 1) if i + k - 1 >= 0 and i + k + 1 < n_frames]
-            v = np.mean(vel, axis=0) / dt
-            a = np.mean(acc, axis=0) / dt ** 2 if acc else np.zeros(3)
-            ke_h += v[0] ** 2 + v[2] ** 2
-            ke_v += v[1] ** 2
-            ee += np.linalg.norm(a)
-        out += [ke_h / (n_frames - 1), ke_v / (n_frames - 1), ee / (n_frames - 1)]
-    return np.array(out)
+def kinetic_loop(positions: np.ndarray) -> np.ndarray:
+    """The test suite's literal transcription of the kinetic sums, at 60 fps."""
+    return kinetic_by_loops(positions, 60.0)
 
 
 def _point(pose: np.ndarray, name: str) -> np.ndarray:
