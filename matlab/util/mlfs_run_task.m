@@ -1,10 +1,11 @@
-function status = mlfs_run_task(results_dir, data_dir, method, dataset, fold, opts, rank)
+function [status, degenerate_points] = mlfs_run_task(results_dir, data_dir, method, dataset, fold, opts, rank)
 %MLFS_RUN_TASK  One (method, dataset, fold) task; the Octave/MATLAB twin of pipeline.runner.run.
 %   rank = true: rank on the training part with the function named method (reusing a complete
 %   ranking unless overwrite), write _scores.csv, _ranking.csv then _time.txt (the method's own
 %   seconds); rank = false: read the ranking.
 %   Then score it with MLKNN_eval_kgrid on the grid and write _kgrid/_pgrid_metrics.json.
-%   Returns 'done' or 'skipped'; errors are thrown (the suite records them as failures).
+%   Returns 'done' or 'skipped' and the number of grid points whose selection is mostly
+%   training-constant features; errors are thrown (the suite records them as failures).
 %   The "params" key records the method's info.params when it reports them (its defaults merged
 %   with the given params, what the Python front door records), else the given params.
   files = mlfs_task_files(results_dir, method, dataset, fold);
@@ -19,6 +20,7 @@ function status = mlfs_run_task(results_dir, data_dir, method, dataset, fold, op
   mlknn = struct('num', int64(opts.mlknn_k), 'smooth', double(opts.mlknn_smooth));
   expected = struct('mlknn', mlknn, 'params', params, 'grid', mlfs_grid_struct(opts));
   [existing, previous] = mlfs_metrics_status(metrics_path, opts.grid, expected);
+  degenerate_points = 0;
   if opts.skip_existing && ~opts.overwrite && strcmp(existing, 'ok')
     status = 'skipped';
     return
@@ -66,6 +68,7 @@ function status = mlfs_run_task(results_dir, data_dir, method, dataset, fold, op
     'octave_or_matlab_version', version());
   mlfs_write_json_atomic(metrics_path, record);
   status = 'done';
+  degenerate_points = sum([record.degenerate{:}]);
 end
 
 function [ranking, used_params, timing] = obtain_ranking(files, method, data, params, opts, rank, dataset, fold)

@@ -48,13 +48,18 @@ class RunSettings:
 
 @dataclass(frozen=True)
 class Outcome:
-    """What happened to one task: ``done``, ``skipped``, ``failed`` or ``locked`` (another run has it)."""
+    """What happened to one task: ``done``, ``skipped``, ``failed`` or ``locked`` (another run has it).
+
+    ``degenerate_points`` counts the grid points whose selection is mostly training-constant
+    features (see :func:`constant_feature_counts`), for the run summary's warning.
+    """
 
     task: Task
     status: str
     message: str = ""
     error_type: str = ""
     seconds: float = 0.0
+    degenerate_points: int = 0
 
 
 class Workbench:
@@ -112,13 +117,13 @@ def run_task(task: Task, settings: RunSettings, bench: Workbench) -> Outcome:
                 holder = claim.holder()
                 return Outcome(task, "locked", f"being computed by pid {holder.get('pid')} on "
                                f"{holder.get('host')}; rerun with --skip-existing when it ends", "TaskLocked")
-            status = _run(task, settings, bench)
+            status, degenerate_points = _run(task, settings, bench)
     except PipelineError as exc:
         return Outcome(task, "failed", str(exc), type(exc).__name__, time.perf_counter() - start)
-    return Outcome(task, status, seconds=time.perf_counter() - start)
+    return Outcome(task, status, seconds=time.perf_counter() - start, degenerate_points=degenerate_points)
 
 
-def _run(task: Task, settings: RunSettings, bench: Workbench) -> str:
+def _run(task: Task, settings: RunSettings, bench: Workbench) -> tuple[str, int]:
     spec = get_method(task.method) if settings.rank else None
     params = spec.resolve_params(task.overrides) if spec else task.overrides
     store = ResultStore(settings.results_dir)
@@ -128,7 +133,7 @@ def _run(task: Task, settings: RunSettings, bench: Workbench) -> str:
     expected = {"mlknn": _mlknn_settings(settings), "params": params, "grid": settings.grid.describe()}
     status = store.metrics_status(files, mode, expected)
     if settings.skip_existing and not settings.overwrite and status == "ok":
-        return "skipped"
+        return "skipped", 0
     if status == "different" and not settings.overwrite:
         raise ConfigError("result exists with other settings (ML-kNN, grid or parameters); use "
                           "--overwrite or another --results-dir", file=files.metrics(mode))
@@ -149,7 +154,7 @@ def _run(task: Task, settings: RunSettings, bench: Workbench) -> str:
     record.update(timing, time_eval_seconds=eval_seconds)
     record["provenance"] = _provenance(fold_file, files, bench, spec, settings)
     store.write_metrics(files, mode, record)
-    return "done"
+    return "done", sum(record["degenerate"])
 
 
 def _check_evaluable(fold, settings: RunSettings, fold_file: Path) -> None:
