@@ -62,7 +62,7 @@ function [ranking, info] = RFSFS(X, Y, params, init)
         + p.alpha * (sum(sum((W .* degrees) .* W)) - sum(sum((W * C) .* W))) + p.beta * sum(abs(W(:))) ...
         + p.gamma * (sum(column_sums .* column_sums) - sum(sum(W .* W)));
   end
-  scores = sum(W .* W, 2);
+  scores = sqrt(sum(W .* W, 2));       % the row norm, as the authors' code sorts
   ranking = mlfs_rank_scores(scores, 'RFSFS');
   info = struct('scores', scores, 'iterations', numel(objective), 'objective', objective, 'W', W, 'seconds', toc(started), ...
                 'params', p);

@@ -22,6 +22,7 @@ from typing import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
+from .runner.history import RUN_HISTORY_FOLDER
 from .errors import ConfigError, DataError
 from .evaluation.grids import p_target_index
 from .evaluation.metrics import METRICS
@@ -102,11 +103,12 @@ def discover_files(results_dir: str | Path, methods: Sequence[str], grid: str) -
 
 
 def list_methods(results_dir: str | Path) -> list[str]:
-    """Sub-folders of ``results_dir`` (sorted), i.e. every method that has results."""
+    """Sub-folders of ``results_dir`` (sorted), i.e. every method that has results (not the run history)."""
     root = Path(results_dir)
     if not root.is_dir():
         raise DataError("results directory not found", file=root)
-    return sorted(p.name for p in root.iterdir() if p.is_dir() and not p.name.startswith("."))
+    return sorted(p.name for p in root.iterdir()
+                  if p.is_dir() and not p.name.startswith(".") and p.name != RUN_HISTORY_FOLDER)
 
 
 @dataclass

@@ -7,6 +7,8 @@ import re
 from .errors import ConfigError
 
 _SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")
+#: Folder names a results folder uses for itself (the run history), never a method's.
+RESERVED_METHOD_NAMES = ("runs",)
 
 
 def validate_name(name: str, kind: str) -> str:
@@ -25,4 +27,6 @@ def validate_name(name: str, kind: str) -> str:
     if not isinstance(name, str) or not _SAFE_NAME.match(name) or ".." in name:
         raise ConfigError(f"invalid {kind} name {name!r}: use letters, digits and _ . + - only, "
                           "no path separators or '..'")
+    if kind.startswith("method") and name in RESERVED_METHOD_NAMES:
+        raise ConfigError(f"invalid {kind} name {name!r}: it is reserved for the run history folder")
     return name

@@ -17,7 +17,8 @@ from .errors import ConfigError
 from .methods import available_methods, get_method
 from .names import validate_name
 from .runner.executors import EXECUTORS, run_all
-from .runner.manifest import now_iso, remove_partial_reports, write_failures, write_manifest
+from .runner.history import RunHistory
+from .runner.manifest import remove_partial_reports, write_failures
 from .runner.run import RunSettings
 from .runner.store import ensure_results_root
 from .runner.tasks import GridSpec, Task, canonical_params
@@ -99,21 +100,26 @@ def main(argv: Sequence[str] | None, *, prog: str, mode: str | None, rank: bool)
     overrides = _load_params(args.params) if rank else {}
     tasks = _make_tasks(args, datasets, overrides, rank)
     root = ensure_results_root(args.results_dir)
+    arguments = {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()}
+    history = RunHistory(root, arguments)
     settings = RunSettings(
-        data_dir=str(args.data_dir), results_dir=str(root), grid=grid,
+        data_dir=str(args.data_dir), results_dir=str(root), grids=(grid,),
         engine=getattr(args, "engine", "python"), evaluator=args.evaluator, mlknn_k=args.mlknn_k,
         mlknn_smooth=args.mlknn_smooth, skip_existing=args.skip_existing, overwrite=args.overwrite,
-        rank=rank, claim_stale_after=args.claim_stale_after, engine_options={"timeout": args.task_timeout})
+        rank=rank, claim_stale_after=args.claim_stale_after, engine_options={"timeout": args.task_timeout},
+        log_file=str(history.log_path))
     remove_partial_reports(root)
-    started = now_iso()
-    arguments = {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()}
-    write_manifest(root, arguments, started, None)
+    history.start()
     outcomes = run_all(tasks, settings, args.executor, args.jobs, progress=not args.no_progress,
-                       scheduler=args.scheduler)
-    summary = {status: sum(o.status == status for o in outcomes) for status in STATUSES}
-    write_manifest(root, arguments, started, now_iso(), summary)
+                       scheduler=args.scheduler, on_outcome=lambda o: history.log(describe_outcome(o)))
+    summary = summarise_outcomes(outcomes)
+    history.finish(summary)
     write_failures(root, outcomes)
-    return _report(outcomes, summary, root)
+    return report_outcomes(outcomes, summary, root)
+
+
+def _is_stale_reason(reason: str) -> bool:
+    return reason not in ("no ranking yet", "no metrics yet", "recomputed (no --skip-existing)", "--overwrite")
 
 
 def _warn_degenerate(outcomes) -> None:
@@ -209,8 +215,30 @@ def _fold_indices(data_dir: Path, dataset: str, n_folds: int | None) -> list[int
     return list(range(n_folds))
 
 
-def _report(outcomes, summary: dict, root: Path) -> int:
+def summarise_outcomes(outcomes) -> dict:
+    """Counts per status, and per reason of the tasks that were computed."""
+    summary = {status: sum(o.status == status for o in outcomes) for status in STATUSES}
+    reasons: dict[str, int] = {}
+    for outcome in outcomes:
+        if outcome.status == "done" and outcome.reason:
+            reasons[outcome.reason] = reasons.get(outcome.reason, 0) + 1
+    summary["computed_because"] = dict(sorted(reasons.items(), key=lambda item: -item[1]))
+    summary["degenerate_tasks"] = sum(o.degenerate_points > 0 for o in outcomes)
+    return summary
+
+
+def describe_outcome(outcome) -> str:
+    """One log line for a task: status, key, why it ran or what went wrong, seconds."""
+    detail = outcome.message or outcome.reason
+    return f"{outcome.status} {outcome.task.key}" + (f" ({detail})" if detail else "") + f" {outcome.seconds:.2f}s"
+
+
+def report_outcomes(outcomes, summary: dict, root: Path) -> int:
+    """Print the run summary (counts, stale recomputations, degenerate selections, failures); return the exit code."""
     print(", ".join(f"{summary[s]} {s}" for s in STATUSES) + f" -> {root}", file=sys.stderr)
+    stale = {reason: n for reason, n in summary["computed_because"].items() if _is_stale_reason(reason)}
+    for reason, count in stale.items():
+        print(f"recomputed {count} stale task(s): {reason}", file=sys.stderr)
     _warn_degenerate(outcomes)
     failed = [o for o in outcomes if o.status in ("failed", "locked")]
     for outcome in failed[:10]:

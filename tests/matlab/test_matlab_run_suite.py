@@ -54,7 +54,8 @@ def comparable(path: Path) -> dict:
 
 
 def result_files(root: Path) -> list[Path]:
-    return sorted(p.relative_to(root) for p in root.glob("*/*") if not p.name.startswith("."))
+    """Result files (not the run history, not temporaries)."""
+    return sorted(p.relative_to(root) for p in root.glob("*/*") if not p.name.startswith(".") and p.parent.name != "runs")
 
 
 def test_run_suite_writes_the_same_files_as_the_python_cli(octave, tmp_path):
@@ -74,9 +75,13 @@ def test_run_suite_writes_the_same_files_as_the_python_cli(octave, tmp_path):
     assert files == result_files(cli_dir) == result_files(native_dir)
     assert sorted(str(f) for f in files) == sorted(
         f"{m}/demo_fold{i}_{kind}" for m in methods for i in (0, 1)
-        for kind in ("scores.csv", "ranking.csv", "time.txt", "kgrid_metrics.json"))
+        for kind in ("scores.csv", "ranking.csv", "ranking.json", "time.txt", "kgrid_metrics.json"))
     for rel in files:
-        if rel.suffix == ".csv":
+        if rel.name.endswith("_ranking.json"):   # what made the ranking: the same code and parameters
+            records = [json.loads((root / rel).read_text()) for root in (octave_dir, cli_dir, native_dir)]
+            assert all([r["code"], r["params"], r["engine"]] == [records[0]["code"], records[0]["params"], "octave"]
+                       for r in records)
+        elif rel.suffix == ".csv":
             assert (octave_dir / rel).read_bytes() == (cli_dir / rel).read_bytes() == (native_dir / rel).read_bytes()
         elif rel.suffix == ".json":
             # the native and the Octave evaluators agree to the bit: every field but timings and provenance
@@ -124,9 +129,13 @@ def test_a_failing_method_fails_alone_with_a_readable_report(octave, tmp_path):
     assert (results / "VARIANCE" / "demo_fold1_kgrid_metrics.json").is_file()
     assert not (results / "MLFS_TEST_BADRANK" / "demo_fold0_ranking.csv").exists()
     assert not list(results.rglob("*.tmp"))
-    manifest = json.loads((results / "config.json").read_text())
+    (record,) = (results / "runs").glob("*.json")
+    manifest = json.loads(record.read_text())
     assert manifest["summary"] == {"done": 2, "failed": 4, "locked": 0, "skipped": 0}
     assert manifest["finished"] is not None and manifest["arguments"]["methods"][1] == "VARIANCE"
+    assert manifest["versions"]["blas"] and manifest["git"]["commit"]
+    log = (results / "runs" / manifest["log"]).read_text().splitlines()
+    assert len(log) == 6 and sum(" failed MLFS_TEST_ERROR/demo/fold" in line for line in log) == 2
 
 
 def test_skip_existing_keeps_only_complete_files(octave, tmp_path):
@@ -191,7 +200,7 @@ def test_python_front_door_survives_a_hanging_octave_method(tmp_path, monkeypatc
     hang = MethodSpec(name="HANG", matlab_function="MLFS_TEST_HANG")
     real_get_method = run_module.get_method
     monkeypatch.setattr(run_module, "get_method", lambda name: hang if name == "HANG" else real_get_method(name))
-    settings = RunSettings(data_dir=str(DATA), results_dir=str(tmp_path), grid=GridSpec("kgrid", k_max=30),
+    settings = RunSettings(data_dir=str(DATA), results_dir=str(tmp_path), grids=(GridSpec("kgrid", k_max=30),),
                            engine="octave", evaluator="native",
                            engine_options={"timeout": 3.0, "extra_paths": [str(FIXTURES)]})
     tasks = [Task("HANG", "demo", 0), Task("VARIANCE", "demo", 0)]

@@ -40,9 +40,14 @@ def test_kgrid_writes_schema_files(fold_dir, tmp_path):
                 assert record[f"{key}_mean"] == pytest.approx(np.mean(record[key]))
             assert 0 <= min(record["hamming_loss"]) and max(record["micro_f1"]) <= 1
             assert len(record["provenance"]["fold_sha256"]) == 64
-    manifest = json.loads((results / "config.json").read_text())
-    assert manifest["finished"] and manifest["summary"] == {"done": 6, "skipped": 0, "failed": 0, "locked": 0}
-    assert manifest["versions"]["numpy"] == np.__version__
+    (record_path,) = (results / "runs").glob("*.json")
+    manifest = json.loads(record_path.read_text())
+    assert manifest["finished"] and manifest["summary"] == {
+        "done": 6, "skipped": 0, "failed": 0, "locked": 0, "computed_because": {"no ranking yet": 6},
+        "degenerate_tasks": 0}
+    assert manifest["versions"]["numpy"] == np.__version__ and manifest["git"]["commit"]
+    log = (results / "runs" / manifest["log"]).read_text()
+    assert log.count(" done ") == 6 and "DAGFS/toy/fold0 (no ranking yet)" in log
     assert json.loads((results / "DAGFS" / "toy_fold0_kgrid_metrics.json").read_text())["params"]["alpha"] == 0.1
 
 
@@ -153,7 +158,7 @@ def test_params_file_overrides_and_sweeps(fold_dir, tmp_path, capsys):
     code = run_main(kgrid.main, [*BASE, "--data-dir", str(fold_dir), "--results-dir", str(results),
                                  "--methods", "DAGFS", "RANDOM", "--folds", "1", "--params", str(params)])
     assert code == 0
-    assert sorted(p.name for p in results.iterdir() if p.is_dir()) == [
+    assert sorted(p.name for p in results.iterdir() if p.is_dir() and p.name != "runs") == [
         "DAGFS__alpha_0.05", "DAGFS__alpha_0.2", "RANDOM"]
     record = json.loads((results / "DAGFS__alpha_0.2" / "toy_fold0_kgrid_metrics.json").read_text())
     assert record["params"]["alpha"] == 0.2 and record["params"]["max_iter"] == 5

@@ -18,7 +18,7 @@ import pytest
 from pipeline.data.folds import load_fold
 from pipeline.engines.octave import OctaveSession
 from pipeline.export_splits import main as export_main
-from pipeline.runner.run import constant_feature_counts
+from pipeline.runner.records import constant_feature_counts
 
 REPO = Path(__file__).resolve().parents[2]
 

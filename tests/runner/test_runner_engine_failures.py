@@ -25,7 +25,7 @@ def test_method_exception_fails_only_its_task(tmp_path, monkeypatch):
     folds = make_fold_dir(tmp_path / "folds", n_folds=3)
     spec = MethodSpec(name="FRAGILE", python=_explodes_on_fold_one)
     monkeypatch.setitem(methods._REGISTRY, "FRAGILE", spec)
-    settings = RunSettings(data_dir=str(folds), results_dir=str(tmp_path / "res"), grid=GridSpec(), engine="python")
+    settings = RunSettings(data_dir=str(folds), results_dir=str(tmp_path / "res"), grids=(GridSpec(),), engine="python")
     outcomes = run_all([Task("FRAGILE", "toy", f) for f in range(3)], settings, progress=False)
     statuses = {o.task.fold: o.status for o in outcomes}
     failed = [o for o in outcomes if o.status == "failed"]

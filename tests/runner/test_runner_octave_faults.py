@@ -59,7 +59,7 @@ def _octave_children(pid: int) -> list[psutil.Process]:
 
 
 def test_one_octave_process_serves_every_task_of_a_worker(octave_folds, tmp_path):
-    settings = RunSettings(data_dir=str(octave_folds), results_dir=str(tmp_path), grid=GridSpec(),
+    settings = RunSettings(data_dir=str(octave_folds), results_dir=str(tmp_path), grids=(GridSpec(),),
                            engine="octave", evaluator="octave", engine_options={"timeout": 600.0})
     session = shared_session(600.0)
     session.close()  # another test may have left this process's shared session running

@@ -88,7 +88,6 @@ def test_report_temporaries_of_a_killed_run_are_removed(tmp_path):
     folds = make_fold_dir(tmp_path / "folds", n_folds=1)
     results = tmp_path / "res"
     results.mkdir()
-    (results / ".config.json.abc.tmp").write_text("{")
     (results / ".failures.json.def.tmp").write_text("{")
     assert run_main(kgrid.main, ["--engine", "python", "--no-progress", "--methods", "VARIANCE",
                                  "--data-dir", str(folds), "--results-dir", str(results)]) == 0

@@ -107,6 +107,23 @@ def sha256_file(path: str | Path) -> str:
     return digest.hexdigest()
 
 
+def fold_feature_count(path: str | Path) -> int:
+    """The number of features d of a fold file, read from its MAT header without loading the arrays.
+
+    A file whose header does not show a 2-D ``X_train`` is loaded in full, so the error is the
+    precise one :func:`load_fold` raises (DataError).
+    """
+    path = Path(path)
+    try:
+        shapes = {name: shape for name, shape, _ in scipy.io.whosmat(path)}
+    except Exception:  # unreadable header: let load_fold say exactly what is wrong
+        shapes = {}
+    shape = shapes.get("X_train")
+    if shape is None or len(shape) != 2:
+        return load_fold(path).n_features
+    return int(shape[1])
+
+
 def load_fold(path: str | Path, *, dataset: str | None = None, index: int | None = None) -> Fold:
     """Read and validate a fold file.
 

@@ -14,6 +14,7 @@ MATLAB engine (:mod:`pipeline.engines.matlab`).
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import math
 import os
@@ -32,6 +33,7 @@ from .base import Engine, Evaluator
 
 MATLAB_DIR = Path(__file__).resolve().parents[3] / "matlab"
 DEFAULT_TIMEOUT = 3600.0
+BLAS_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 _IDENTIFIER = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,62}$")
 _LOG = logging.getLogger(__name__)
 
@@ -186,7 +188,8 @@ class OctaveSession:
         if not (self.matlab_dir / "util" / "mlfs_engine_call.m").is_file():
             raise EngineError("the repository's matlab/ folder was not found", file=self.matlab_dir)
         try:
-            octave = Oct2Py(logger=_LOG, timeout=self.timeout, backend="disable", executable=_octave_executable())
+            with _single_threaded_blas():
+                octave = Oct2Py(logger=_LOG, timeout=self.timeout, backend="disable", executable=_octave_executable())
         except Exception as exc:  # oct2py raises OSError/Oct2PyError/pexpect errors when Octave is absent
             raise EngineError("cannot start GNU Octave: install it (Debian/Ubuntu: apt-get install -y "
                               f"--no-install-recommends octave) or set OCTAVE_EXECUTABLE ({exc})") from exc
@@ -241,6 +244,22 @@ class OctaveSession:
                 octave.exit()
             except Exception as exc:  # a dead process may fail to exit cleanly; it is gone either way
                 _LOG.debug("ignoring error while stopping Octave: %s", exc)
+
+
+@contextlib.contextmanager
+def _single_threaded_blas():
+    """Start Octave with one BLAS thread: some methods (LRDG) give other results with other thread
+    counts, and a run's results must not depend on the machine (parallelism comes from --jobs)."""
+    saved = {key: os.environ.get(key) for key in BLAS_THREAD_VARIABLES}
+    os.environ.update({key: "1" for key in BLAS_THREAD_VARIABLES})
+    try:
+        yield
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
 
 
 def _octave_executable() -> str | None:

@@ -6,6 +6,7 @@ import time
 from typing import Sequence
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from ..errors import EngineError, PipelineError
 from ..methods.base import MethodSpec
@@ -25,9 +26,10 @@ class PythonEngine(Engine):
         if spec.python is None:
             raise EngineError(f"method {spec.name} has no Python implementation", field=context or None)
         try:
-            started = time.perf_counter()
-            ranking, info = spec.python(X_train, Y_train, params, init)
-            seconds = time.perf_counter() - started
+            with threadpool_limits(limits=1, user_api="blas"):  # results must not depend on the core count
+                started = time.perf_counter()
+                ranking, info = spec.python(X_train, Y_train, params, init)
+                seconds = time.perf_counter() - started
         except PipelineError:
             raise
         except Exception as exc:  # a method's own failure (plugged-in code included) fails its task only

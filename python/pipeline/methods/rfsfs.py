@@ -95,7 +95,7 @@ def rank(X, Y, params: dict, init: dict | None = None) -> tuple[np.ndarray, dict
         init = SPEC.initial_matrices(n, d, Y.shape[1], params)
     W, info = rfsfs(X, Y, params, nonnegative_start(init, "W0", (d, Y.shape[1]), "RFSFS"))
     info["W"] = W.tolist()
-    scores = np.sum(W * W, axis=1)
+    scores = np.sqrt(np.sum(W * W, axis=1))  # the row norm, as the authors' code sorts (docs/methods/RFSFS.md)
     return rank_scores(scores, "RFSFS"), {**info, "scores": scores}
 
 

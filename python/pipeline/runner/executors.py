@@ -9,13 +9,15 @@ outcomes and shows progress.
 from __future__ import annotations
 
 import atexit
+import itertools
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from typing import Iterable, Iterator
+from typing import Callable, Iterable, Iterator
 
 from tqdm import tqdm
 
 from ..errors import ConfigError
-from .run import Outcome, RunSettings, Workbench, run_task
+from .history import attach_log
+from .run import Outcome, RunSettings, Workbench, fresh_outcome, run_task
 from .tasks import Task
 
 EXECUTORS = ("serial", "process", "dask")
@@ -30,6 +32,8 @@ def _init_worker(settings: RunSettings) -> None:
     from threadpoolctl import threadpool_limits
 
     threadpool_limits(1)
+    if settings.log_file:
+        attach_log(settings.log_file)
     _worker_settings = settings
     _worker_bench = Workbench(settings)
     atexit.register(_worker_bench.close)
@@ -100,13 +104,23 @@ def iter_outcomes(tasks: list[Task], settings: RunSettings, executor: str = "ser
 
 
 def run_all(tasks: list[Task], settings: RunSettings, executor: str = "serial", jobs: int = 1,
-            progress: bool = True, scheduler: str | None = None) -> list[Outcome]:
-    """Run every task with a progress bar; return the outcomes in completion order."""
+            progress: bool = True, scheduler: str | None = None,
+            on_outcome: Callable[[Outcome], None] | None = None) -> list[Outcome]:
+    """Run every task with a progress bar; return the outcomes in completion order.
+
+    ``on_outcome`` is called in the driver with each outcome as it arrives (e.g. to log it).
+    """
+    fresh = [outcome for outcome in (fresh_outcome(task, settings) for task in tasks) if outcome is not None]
+    skipped = {outcome.task for outcome in fresh}
+    pending = [task for task in tasks if task not in skipped]
     outcomes: list[Outcome] = []
-    stream: Iterable[Outcome] = iter_outcomes(tasks, settings, executor, jobs, scheduler)
+    stream: Iterable[Outcome] = itertools.chain(fresh, iter_outcomes(pending, settings, executor, jobs, scheduler)
+                                                if pending else ())
     with tqdm(total=len(tasks), desc="tasks", unit="task", disable=not progress, leave=True) as bar:
         for outcome in stream:
             outcomes.append(outcome)
+            if on_outcome is not None:
+                on_outcome(outcome)
             bar.set_postfix_str(f"{outcome.task.key} {outcome.status}", refresh=False)
             bar.update(1)
     return outcomes

@@ -4,12 +4,13 @@ Layout (see ``docs/results-schema.md``)::
 
     <root>/<METHOD>/<DATASET>_fold<i>_scores.csv         "feature,score" then one row per feature, %.17g
     <root>/<METHOD>/<DATASET>_fold<i>_ranking.csv        1-based ranking, one integer per line
+    <root>/<METHOD>/<DATASET>_fold<i>_ranking.json       parameters, engine, code fingerprint, timings
     <root>/<METHOD>/<DATASET>_fold<i>_time.txt           the method's own ranking seconds, "%.6f\\n"
     <root>/<METHOD>/<DATASET>_fold<i>_kgrid_metrics.json
     <root>/<METHOD>/<DATASET>_fold<i>_pgrid_metrics.json
 
-Every file is written atomically (temporary name + rename). The scores, the ranking and the time
-file are written in that order, so a ranking counts as complete only when the time file exists and the ranking is a valid
+Every file is written atomically (temporary name + rename). The scores, the ranking, its record
+and the time file are written in that order, so a ranking counts as complete only when the time file exists and the ranking is a valid
 permutation of 1..d; a metrics file counts only if it parses and holds every expected key with
 lists aligned to its grid.
 """
@@ -33,6 +34,7 @@ from ..rankings import validate_ranking
 class TaskFiles:
     scores: Path
     ranking: Path
+    ranking_record: Path
     time: Path
     kgrid: Path
     pgrid: Path
@@ -51,23 +53,27 @@ class ResultStore:
         validate_name(folder, "method")
         validate_name(dataset, "dataset")
         stem = self.root / folder / f"{dataset}_fold{int(fold)}"
-        return TaskFiles(scores=Path(f"{stem}_scores.csv"), ranking=Path(f"{stem}_ranking.csv"), time=Path(f"{stem}_time.txt"),
+        return TaskFiles(scores=Path(f"{stem}_scores.csv"), ranking=Path(f"{stem}_ranking.csv"),
+                         ranking_record=Path(f"{stem}_ranking.json"), time=Path(f"{stem}_time.txt"),
                          kgrid=Path(f"{stem}_kgrid_metrics.json"), pgrid=Path(f"{stem}_pgrid_metrics.json"))
 
     def remove_partial_files(self, files: TaskFiles) -> list[Path]:
         """Delete temporary files a killed writer left for this task (call while holding its claim)."""
         removed = []
-        for final in (files.scores, files.ranking, files.time, files.kgrid, files.pgrid):
+        for final in (files.scores, files.ranking, files.ranking_record, files.time, files.kgrid, files.pgrid):
             for partial in final.parent.glob(f".{final.name}.*.tmp"):
                 partial.unlink(missing_ok=True)
                 removed.append(partial)
         return removed
 
     # -- rankings -------------------------------------------------------------------------
-    def write_ranking(self, files: TaskFiles, ranking: np.ndarray, seconds: float, scores: np.ndarray) -> None:
-        """Write the scores, the ranking, then the time file (complete once the time exists)."""
+    def write_ranking(self, files: TaskFiles, ranking: np.ndarray, seconds: float, scores: np.ndarray,
+                      record: dict) -> None:
+        """Write the scores, the ranking, its record, then the time file (complete once the time exists)."""
+        files.time.unlink(missing_ok=True)  # an old time file must not vouch for the new ranking mid-write
         atomic_write_text(files.scores, format_scores(scores))
         atomic_write_text(files.ranking, "".join(f"{int(v)}\n" for v in ranking))
+        atomic_write_json(files.ranking_record, record)
         atomic_write_text(files.time, f"{seconds:.6f}\n")
 
     def read_time(self, files: TaskFiles) -> float | None:
