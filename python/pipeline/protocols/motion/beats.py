@@ -1,4 +1,4 @@
-"""Beat alignment between music and dance (spec §3.5).
+"""Beat alignment between music and dance.
 
 Music beats come from ``librosa.beat.beat_track``; kinematic (dance) beats are local minima of the
 joint speed, in one of three published variants. Scores use a Gaussian tolerance σ (seconds).
@@ -17,7 +17,7 @@ from .loading import Audio
 
 KINEMATIC_VARIANTS = ("closd", "bailando", "fact")
 SAVGOL_WINDOW, SAVGOL_ORDER = 15, 2
-
+DEFAULT_BEAT_SIGMA = 0.08  # s, the original script's default (Bailando/FACT use 3 frames = 0.05)
 
 ONSET_CHUNK = 32  # clips per batched onset-strength call (bounds the spectrogram memory)
 
@@ -100,7 +100,8 @@ def _nearest_match(times: np.ndarray, targets: np.ndarray, sigma: float) -> floa
     return float(np.mean(np.exp(-gaps ** 2 / (2.0 * sigma ** 2))))
 
 
-def beat_alignment(dance_times: np.ndarray, music_times: np.ndarray, sigma: float = 0.05) -> BeatScores:
+def beat_alignment(dance_times: np.ndarray, music_times: np.ndarray,
+                   sigma: float = DEFAULT_BEAT_SIGMA) -> BeatScores:
     """Score dance beats against music beats (seconds); all zero when either set is empty."""
     if sigma <= 0:
         raise ConfigError("beat sigma must be positive", field="beat_sigma", found=sigma)

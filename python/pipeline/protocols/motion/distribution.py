@@ -1,4 +1,4 @@
-"""Distribution metrics on feature sets: Fréchet distance (FID) and diversity (spec §3.3–3.4)."""
+"""Distribution metrics on feature sets: Fréchet distance (FID) and diversity."""
 
 from __future__ import annotations
 
@@ -12,12 +12,24 @@ from ...errors import DataError
 
 SQRTM_EPS = 1e-6
 MAX_IMAGINARY = 1e-3
+STD_EPS = 1e-10          # added to the reference std before z-scoring (Bailando)
+CONSTANT_RTOL = 1e-12    # std <= this × |mean|: rounding noise of identical values
 
 
 def normalize_to_reference(features: np.ndarray, reference: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """z-score both sets with the reference's per-dimension mean and std (Bailando convention)."""
     mean, std = reference.mean(axis=0), reference.std(axis=0)
-    return (features - mean) / (std + 1e-10), (reference - mean) / (std + 1e-10)
+    return (features - mean) / (std + STD_EPS), (reference - mean) / (std + STD_EPS)
+
+
+def constant_dimensions(reference: np.ndarray) -> np.ndarray:
+    """Boolean ``(D,)``: the dimensions on which the reference set ``(M, D)`` does not vary.
+
+    z-scoring divides such a dimension by ``0 + 1e-10``, so any generated deviation on it is
+    multiplied by 10^10 and FID grows to ~10^15 or more. A dimension counts as constant when its
+    standard deviation is at most 1e-12 × |mean| (identical values leave only rounding noise).
+    """
+    return reference.std(axis=0) <= CONSTANT_RTOL * np.abs(reference.mean(axis=0))
 
 
 def frechet_distance(features: np.ndarray, reference: np.ndarray) -> float:
