@@ -140,9 +140,9 @@ def test_output_that_cannot_be_written_exits_2_with_one_line(results_file, tmp_p
     folder.mkdir()
     blocker = tmp_path / "file"
     blocker.write_text("x")
-    for command, args in ((main, ["--external_results_file", str(results_file), "--out", str(folder)]),
-                          (main, ["--external_results_file", str(results_file),
-                                  "--out", str(blocker / "m.json")]),
+    source = ["--external_results_file", str(results_file)]
+    for command, args in ((main, [*source, "--out", str(folder)]),
+                          (main, [*source, "--out", str(blocker / "m.json")]),
                           (convert, [str(results_file), str(folder)])):
         assert run_main(command, args) == 2
         err = capsys.readouterr().err

@@ -68,8 +68,8 @@ def test_kinetic_features_equal_bailandos_code(convention, bug):
         exact = reference_kinetic(motion[:length], bug=bug, as_float32=False)
         np.testing.assert_allclose(row, exact, rtol=1e-10)
         # Bailando stores float32: equal to its files to float32 precision
-        np.testing.assert_allclose(row.astype(np.float32), reference_kinetic(motion[:length], bug=bug),
-                                   rtol=2e-7)
+        stored = reference_kinetic(motion[:length], bug=bug)
+        np.testing.assert_allclose(row.astype(np.float32), stored, rtol=2e-7)
 
 
 @settings(max_examples=15, deadline=None)
@@ -107,7 +107,8 @@ def test_kinetic_energy_of_uniform_motion_is_its_squared_speed():
 @pytest.mark.parametrize("convention, points", [("corrected", MANUAL_POINTS),
                                                 ("bailando", MANUAL_NEW_POINTS)])
 def test_geometric_features_equal_bailandos_code(n_joints, convention, points):
-    joints, lengths = prepare_joints(dancing(2, n_joints=n_joints), np.array([40, 31, 2, 40, 12, 26]))
+    lengths = np.array([40, 31, 2, 40, 12, 26])
+    joints, lengths = prepare_joints(dancing(2, n_joints=n_joints), lengths)
     got = geometric_features(joints, lengths, convention)
     assert got.shape == (6, 32)
     for motion, length, row in zip(joints, lengths, got):
@@ -139,7 +140,8 @@ def test_static_pose_has_no_motion_relations_and_32_fractions():
     features = geometric_features(joints, np.array([40]))[0]
     assert features.shape == (32,)
     assert np.all((features >= 0) & (features <= 1))
-    moving = [i for i, (kind, *_) in enumerate(GEOMETRIC_RELATIONS) if kind in ("fast", "move", "nmove")]
+    moving = [i for i, (kind, *_) in enumerate(GEOMETRIC_RELATIONS)
+              if kind in ("fast", "move", "nmove")]
     assert len(moving) == 12
     np.testing.assert_array_equal(features[moving], 0.0)
     # straight arms (180°) are outside (0, 110); an upright trunk is not horizontal (70°–110° to y)

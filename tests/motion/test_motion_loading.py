@@ -148,9 +148,9 @@ def _npy_with_header(path, shape, payload=b"", descr="<f8"):
 
 def test_npy_header_declaring_petabytes_is_refused_before_reading(tmp_path):
     path = _npy_with_header(tmp_path / "huge.npy", (10 ** 6, 10 ** 6, 263), b"\0" * 64)  # 1.87 PiB
-    with pytest.raises(DataError, match="declares 2,104,000,000,000,000 bytes of data, above the limit"):
+    with pytest.raises(DataError, match="declares 2,104,000,000,000,000 bytes of data, above"):
         load_motion_results(path)
-    with pytest.raises(DataError, match="declares 2,104,000,000,000,000 bytes of data but the file holds 64"):
+    with pytest.raises(DataError, match="2,104,000,000,000,000 bytes of data but the file holds 64"):
         load_motion_results(path, LoadLimits(max_bytes=2 ** 62))
 
 
@@ -216,7 +216,8 @@ def test_bad_lengths_are_data_errors(tmp_path, lengths, message):
 def test_huge_lengths_are_clamped_not_wrapped(tmp_path):
     content = {"motion": np.zeros((2, 5, 263)), "lengths": np.array([1e30, 3.0])}
     with pytest.warns(MotionDataWarning, match="clamped"):
-        assert load_motion_results(_save_npy(tmp_path / "l.npy", content)).lengths.tolist() == [5, 3]
+        results = load_motion_results(_save_npy(tmp_path / "l.npy", content))
+    assert results.lengths.tolist() == [5, 3]
 
 
 @pytest.mark.parametrize("rate, found", [(10 ** 5000, "an integer of 16610 bits"),

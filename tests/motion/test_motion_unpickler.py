@@ -135,8 +135,8 @@ HOSTILE = {
     "re-encoding one string": (pickle.dumps([Call(_codecs.encode, ONE_MB_TEXT, "latin1")
                                              for _ in range(50)], protocol=4),
                                "more bytes than the file holds"),
-    "array preallocation": (pickle.dumps(Call(multiarray._reconstruct, np.ndarray, (10 ** 12,), b"b")),
-                            "more bytes than the file holds"),
+    "array preallocation": (pickle.dumps(Call(multiarray._reconstruct, np.ndarray, (10 ** 12,),
+                                              b"b")), "more bytes than the file holds"),
     "object array shape": (pickle.dumps(Call(multiarray._reconstruct, np.ndarray, (0,), b"b",
                                              state=(1, (10 ** 9,), np.dtype("O"), False, [1, 2]))),
                            "declares 1,000,000,000 items"),

@@ -97,7 +97,7 @@ class MotionEvaluator:
         return out
 
     def feature_sets(self, motions: MotionSet) -> dict[str, np.ndarray | None]:
-        """Kinetic (N, 3J) and geometric (N, 32) features; geometric is None without the skeleton."""
+        """Kinetic (N, 3J) and geometric (N, 32) features (geometric: None without the skeleton)."""
         s = self.settings
         joints, lengths = features.prepare_joints(motions.joints, motions.lengths, s.max_frames)
         kinetic = features.kinetic_features(joints, lengths, fps=s.fps,

@@ -48,9 +48,11 @@ class FeatureConvention:
 
 # the rest-pose points (m) of the two Bailando feature modules, for (humerus, shoulder, hip)
 _MANUAL_POINTS = {
-    "shoulder": (0.00121265, 0.37817603, 0.03681623), "elbow": (0.19911349, 0.23680794, -0.01807022),
+    "shoulder": (0.00121265, 0.37817603, 0.03681623),
+    "elbow": (0.19911349, 0.23680794, -0.01807022),
     "other_shoulder": (-0.45181984, 0.2225595, -0.04357424),
-    "hip": (0.05640767, -0.32306919, 0.01091971), "other_hip": (-0.10574003, -0.7149903, 0.01019822),
+    "hip": (0.05640767, -0.32306919, 0.01091971),
+    "other_hip": (-0.10574003, -0.7149903, 0.01019822),
 }
 _MANUAL_NEW_POINTS = {
     "shoulder": (1.99113488e-01, 2.36807942e-01, -1.80702247e-02),
@@ -248,8 +250,8 @@ def _relation(frames: _Frames, kind: str, names: tuple, limit) -> np.ndarray:
 
 def geometric_features(joints: np.ndarray, lengths: np.ndarray,
                        convention: str = "corrected") -> np.ndarray:
-    """Geometric features ``(N, 32)`` in [0, 1]: the fraction of frames t = 1..L−1 where each relation
-    of :data:`GEOMETRIC_RELATIONS` holds (Bailando FID_g).
+    """Geometric features ``(N, 32)`` in [0, 1]: the fraction of frames t = 1..L−1 where each
+    relation of :data:`GEOMETRIC_RELATIONS` holds (Bailando FID_g).
 
     Parameters
     ----------
