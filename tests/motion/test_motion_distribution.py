@@ -59,6 +59,13 @@ def test_pairwise_diversity_known_value():
     assert pairwise_diversity(square) == pytest.approx((4 * 1 + 2 * np.sqrt(2)) / 6)
 
 
+@pytest.mark.parametrize("block", [1, 7, 50, 2 ** 22])
+def test_blocked_pairwise_diversity_equals_the_mean_of_all_pairs(block):
+    features = RNG.normal(size=(23, 5))
+    assert pairwise_diversity(features, block=block) == pytest.approx(np.mean(pdist(features)),
+                                                                      rel=1e-12)
+
+
 def test_sampled_diversity_is_seeded_and_unbiased_for_large_sets():
     embeddings = RNG.normal(size=(2000, 8))
     first = sampled_diversity(embeddings, times=300, seed=10)
