@@ -136,7 +136,7 @@ def _excluded(metrics: dict, suffix: str) -> str:
 
 
 def console_block(metrics: dict, label: str) -> str:
-    """The seed's console summary, one metric per line (4 decimals; null when not computed)."""
+    """The console summary, one metric per line (4 decimals; null when not computed)."""
     beat = metrics["BeatAlign"]
     lines = [
         "=== AIST++ external eval ===",

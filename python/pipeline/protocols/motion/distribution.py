@@ -67,7 +67,7 @@ def frechet_distance(features: np.ndarray, reference: np.ndarray) -> float:
 
 
 def sampled_diversity(embeddings: np.ndarray, times: int = 300, seed: int = 10) -> float:
-    """Seed/CLoSD diversity: mean distance between ``min(times, N−1)`` random pairs.
+    """CLoSD diversity: mean distance between ``min(times, N−1)`` random pairs.
 
     Two index arrays are drawn independently without replacement from a generator seeded with
     ``seed``; pairs may coincide.
