@@ -7,12 +7,13 @@ A method ranks the d features of a training set from most to least important::
 - ``X_train``: (n, d) float64, min–max scaled training features.
 - ``Y_train``: (n, L) {0,1} labels.
 - ``params``: the method's parameters (defaults merged with user values).
-- ``init``: optional initial matrices, drawn by the harness from a seeded NumPy generator so every
-  engine starts from the same point (``None`` for deterministic methods).
+- ``init``: optional initial matrices, drawn by the harness (:meth:`MethodSpec.initial_matrices`)
+  so every engine starts from the same point (``None`` for deterministic methods).
 - ``ranking_1based``: int64 (d,), a permutation of 1..d; ``info``: a JSON-serialisable dict.
 
 A :class:`MethodSpec` describes where a method can run: a NumPy implementation (``python``) and/or
 a MATLAB/Octave function of the same signature under ``matlab/baselines/`` (``matlab_function``).
+The contract, the ranking rule and the random starts are described in docs/methods/README.md.
 """
 
 from __future__ import annotations
