@@ -10,7 +10,8 @@ function [ranking, info] = GRRO(X, Y, params, init) %#ok<INUSD>
 %   (mlfs_mutual_information); LL = label cosine distance, NaN -> 0; W = lyap(I + alpha FF,
 %   beta LL, -FL), i.e. (I + alpha FF) W + W (beta LL) = FL. ranking: the signed row sum of W (the
 %   score the script sorts), ordered by mlfs_rank_scores.
-%   info: sylvester_residual |(I+alpha FF)W + beta W LL - FL| / |FL|, seconds, params.
+%   info: scores (d×1), sylvester_residual |(I+alpha FF)W + beta W LL - FL| / |FL|, seconds,
+%   params.
 %   Twin of pipeline.methods.grro.
   defaults = struct('alpha', 100, 'beta', 0.1, 'num_bins', 2);
   if nargin == 0
@@ -38,6 +39,7 @@ function [ranking, info] = GRRO(X, Y, params, init) %#ok<INUSD>
   A = eye(d) + p.alpha * FF;
   W = mlfs_lyap(A, p.beta * LL, -FL);
   residual = norm(A * W + p.beta * (W * LL) - FL, 'fro') / max(norm(FL, 'fro'), realmin);
-  ranking = mlfs_rank_scores(sum(W, 2), 'GRRO');
-  info = struct('sylvester_residual', residual, 'seconds', toc(started), 'params', p);
+  scores = sum(W, 2);
+  ranking = mlfs_rank_scores(scores, 'GRRO');
+  info = struct('scores', scores, 'sylvester_residual', residual, 'seconds', toc(started), 'params', p);
 end

@@ -17,7 +17,8 @@ function [ranking, info] = LRDG(X, Y, params, init)
 %   The iteration is chaotic: Octave and NumPy agree over one or two iterations, not over 50
 %   (rankings are engine-specific).
 %   A non-finite iterate or one above divergence_limit throws mlfs:LRDG:diverged.
-%   ranking: the squared row norm of S (the score the code sorts), ordered by mlfs_rank_scores. info: iterations, objective (J), S, V, seconds, params.
+%   ranking: the squared row norm of S (the score the code sorts), ordered by mlfs_rank_scores.
+%   info: scores (d×1), iterations, objective (J), S, V, seconds, params.
 %   Twin of pipeline.methods.lrdg.
   started = tic;
   [X, Y] = mlfs_check_training_data(X, Y, 'LRDG');
@@ -64,8 +65,9 @@ function [ranking, info] = LRDG(X, Y, params, init)
     HXS = full(X * S) - mu * S;
     objective(end+1) = objective_value(HXS, Y, V, S, A_X, affinity_norm2, A_Y, p_Y, A_V, p_V, p);
   end
-  ranking = mlfs_rank_scores(sum(S .* S, 2), 'LRDG');
-  info = struct('iterations', numel(objective), 'objective', objective, 'S', S, 'V', V, ...
+  scores = sum(S .* S, 2);
+  ranking = mlfs_rank_scores(scores, 'LRDG');
+  info = struct('scores', scores, 'iterations', numel(objective), 'objective', objective, 'S', S, 'V', V, ...
                 'seconds', toc(started), 'params', p);
 end
 

@@ -9,7 +9,8 @@ function [ranking, info] = LRMFS(X, Y, params, init)
 %   init (struct): W0, Q0 (d×L) and S0 (n×L), the random starts (docs/methods/README.md); without
 %     them mlfs_seeded_uniform(seed) draws them, in this order.
 %   ranking: 1×d, the squared row norm of W (the score the code sorts) ordered by mlfs_rank_scores.
-%   info: iterations, objective (trace), mode, seconds, params, and max_abs_Q (faithful mode).
+%   info: scores (d×1), iterations, objective (trace), mode, seconds, params, and max_abs_Q
+%     (faithful mode).
 %
 %   Follows the authors' public code (HQUF/LRMFS LRMFS.m; docs/methods/LRMFS.md), with X as n×d:
 %     F = Y + B.*S;  A = Q'W;  C = X'DzX + alpha I + lambda D;  W = (C - alpha QQ') \ X'DzF;
@@ -81,8 +82,9 @@ function [ranking, info] = LRMFS(X, Y, params, init)
     end
     t = t + 1;
   end
-  ranking = mlfs_rank_scores(sum(W .* W, 2), 'LRMFS');
-  info = struct('iterations', numel(objective), 'objective', objective, 'mode', p.mode, ...
+  scores = sum(W .* W, 2);
+  ranking = mlfs_rank_scores(scores, 'LRMFS');
+  info = struct('scores', scores, 'iterations', numel(objective), 'objective', objective, 'mode', p.mode, ...
                 'seconds', toc(started), 'params', p);
   if faithful
     info.max_abs_Q = max_abs_Q;

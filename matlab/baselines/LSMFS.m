@@ -18,7 +18,8 @@ function [ranking, info] = LSMFS(X, Y, params, init)
 %   (1+beta)/alpha per iteration (the code's update, kept; the defaults lie in the settling
 %   region). An iterate that becomes non-finite or exceeds divergence_limit throws
 %   mlfs:LSMFS:diverged naming the iteration.
-%   ranking: the squared row norm of W (the score the code sorts), ordered by mlfs_rank_scores. info: iterations, objective, V, W, seconds, params.
+%   ranking: the squared row norm of W (the score the code sorts), ordered by mlfs_rank_scores.
+%   info: scores (d×1), iterations, objective, V, W, seconds, params.
 %   Deviations from the public code: solves instead of inv, the W-step in the equivalent scaled form
 %   E (E X'X E + gamma I) \ (E rhs) with E = D^(-1/2) by Cholesky, a W-step system singular to
 %   working precision (growing rows of W on rank-deficient data) is a divergence (see weight_step),
@@ -69,8 +70,9 @@ function [ranking, info] = LSMFS(X, Y, params, init)
     end
     t = t + 1;
   end
-  ranking = mlfs_rank_scores(sum(W .* W, 2), 'LSMFS');
-  info = struct('iterations', numel(objective), 'objective', objective, 'V', V, 'W', W, ...
+  scores = sum(W .* W, 2);
+  ranking = mlfs_rank_scores(scores, 'LSMFS');
+  info = struct('scores', scores, 'iterations', numel(objective), 'objective', objective, 'V', V, 'W', W, ...
                 'seconds', toc(started), 'params', p);
 end
 

@@ -15,7 +15,8 @@ function [ranking, info] = RFSFS(X, Y, params, init)
 %   cached when d <= n; X is sparse when under 30 % of it is non-zero (speed only). Non-finite W or
 %   |W| above divergence_limit throws mlfs:RFSFS:diverged.
 %   ranking: the squared row norm of W, ordered by mlfs_rank_scores (the third-party code sorts
-%   the row norm itself; docs/methods/RFSFS.md). info: iterations, objective (F), W, seconds, params.
+%   the row norm itself; docs/methods/RFSFS.md).
+%   info: scores (d×1), iterations, objective (F), W, seconds, params.
 %   Twin of pipeline.methods.rfsfs.
   started = tic;
   [X, Y] = mlfs_check_training_data(X, Y, 'RFSFS');
@@ -63,7 +64,8 @@ function [ranking, info] = RFSFS(X, Y, params, init)
         + p.alpha * (sum(sum((W .* degrees) .* W)) - sum(sum((W * C) .* W))) + p.beta * sum(abs(W(:))) ...
         + p.gamma * (sum(column_sums .* column_sums) - sum(sum(W .* W)));
   end
-  ranking = mlfs_rank_scores(sum(W .* W, 2), 'RFSFS');
-  info = struct('iterations', numel(objective), 'objective', objective, 'W', W, 'seconds', toc(started), ...
+  scores = sum(W .* W, 2);
+  ranking = mlfs_rank_scores(scores, 'RFSFS');
+  info = struct('scores', scores, 'iterations', numel(objective), 'objective', objective, 'W', W, 'seconds', toc(started), ...
                 'params', p);
 end

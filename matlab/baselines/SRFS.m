@@ -15,7 +15,8 @@ function [ranking, info] = SRFS(X, Y, params, init)
 %   with S the label cosine similarity (0 for an all-zero column), A_S = diag(S 1).
 %   X'XW is shared by the update and the objective (fit term <W,X'XW> - 2<W,X'Y> + |Y|^2 when
 %   d <= n, else X'(XW) with no d×d memory).
-%   ranking: the row l2 norm of W (the score the notebook sorts), ordered by mlfs_rank_scores. info: iterations, objective (trace), seconds, params.
+%   ranking: the row l2 norm of W (the score the notebook sorts), ordered by mlfs_rank_scores.
+%   info: scores (d×1), iterations, objective (trace), seconds, params.
 %   Twin of pipeline.methods.srfs.
   defaults = struct('alpha', 0.1, 'beta', 0.1, 'gamma', 0.1, 'max_iter', 30, 'tol', 0, 'seed', 0);
   if nargin == 0
@@ -67,8 +68,9 @@ function [ranking, info] = SRFS(X, Y, params, init)
       break
     end
   end
-  ranking = mlfs_rank_scores(sqrt(sum(W .* W, 2)), 'SRFS');
-  info = struct('iterations', numel(objective), 'objective', objective, 'seconds', toc(started), 'params', p);
+  scores = sqrt(sum(W .* W, 2));
+  ranking = mlfs_rank_scores(scores, 'SRFS');
+  info = struct('scores', scores, 'iterations', numel(objective), 'objective', objective, 'seconds', toc(started), 'params', p);
 end
 
 function value = penalties(W, S, A_S, p)

@@ -30,7 +30,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ConfigError
-from ._common import check_training_data, label_cosine_distance, rank_scores
+from ._common import check_training_data, label_cosine_distance
+from ..rankings import rank_scores
 from .base import MethodSpec
 
 SCNMF_EPS = 1e-20
@@ -100,7 +101,7 @@ def scnmf(X: np.ndarray, Y: np.ndarray, params: dict) -> tuple[np.ndarray, dict]
 def rank(X, Y, params: dict, init: dict | None = None) -> tuple[np.ndarray, dict]:
     """Benchmark entry point (see :mod:`pipeline.methods.base`); deterministic, ``init`` unused.
 
-    info: iterations, objective trace, sigma (the kernel width).
+    info: ``scores`` (d,), iterations, objective trace, sigma (the kernel width).
     """
     X, Y = check_training_data(X, Y, "SCNMF")
     params = {**DEFAULTS, **params}
@@ -110,7 +111,8 @@ def rank(X, Y, params: dict, init: dict | None = None) -> tuple[np.ndarray, dict
     if int(params["max_iter"]) < 1:
         raise ConfigError("SCNMF needs at least one iteration", field="max_iter", found=params["max_iter"])
     W, info = scnmf(X, Y, params)
-    return rank_scores(W.sum(axis=1), "SCNMF"), info
+    scores = W.sum(axis=1)
+    return rank_scores(scores, "SCNMF"), {**info, "scores": scores}
 
 
 SPEC = MethodSpec(name="SCNMF", defaults=DEFAULTS, python=rank, matlab_function="SCNMF",
