@@ -1,5 +1,5 @@
-"""Baselines I in real GNU Octave: the matlab/util helpers against SciPy/NumPy, and the spec's
-sanity properties of LRMFS.m, GRRO.m, SRFS.m and SCNMF.m."""
+"""Baselines I in real GNU Octave: the matlab/util helpers against SciPy/NumPy, and the sanity
+properties of LRMFS.m, GRRO.m, SRFS.m and SCNMF.m (docs/methods/)."""
 
 from __future__ import annotations
 

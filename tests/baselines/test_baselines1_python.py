@@ -1,4 +1,5 @@
-"""Baselines I in NumPy: the spec's sanity properties (§1.8, §2.7, §3.7, §4.7) and the helpers."""
+"""Baselines I in NumPy: the sanity properties of LRMFS, GRRO, SRFS and SCNMF (docs/methods/) and
+the helpers."""
 
 from __future__ import annotations
 

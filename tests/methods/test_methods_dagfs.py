@@ -1,4 +1,5 @@
-"""DAGFS against the reference's golden outputs (spec §3.6 D1) and the spec's invariants."""
+"""DAGFS against the reference implementation's outputs on the golden case D1 and its invariants
+(docs/methods/DAGFS.md)."""
 
 import numpy as np
 import pytest
@@ -27,7 +28,7 @@ GOLDEN = [
 ]
 
 
-def test_golden_label_counts_match_spec():
+def test_golden_case_label_counts():
     assert _d1()[1].sum(axis=0).tolist() == [9, 12, 4, 8, 11, 4, 9]
 
 

@@ -1,4 +1,4 @@
-"""Helpers shared by the NumPy baselines LRMFS, GRRO, SRFS and SCNMF.
+"""Helpers shared by the NumPy baselines (LRMFS, GRRO, SRFS, SCNMF, LSMFS, LRDG, RFSFS).
 
 Each helper has a MATLAB/Octave twin under ``matlab/util/`` doing the same operations in the same
 order (named in the docstrings), so the two engines agree to rounding level.

@@ -16,6 +16,7 @@ A method ranks the d features of a training set from most to least important::
 
 A :class:`MethodSpec` describes where a method can run: a NumPy implementation (``python``) and/or
 a MATLAB/Octave function of the same signature under ``matlab/baselines/`` (``matlab_function``).
+The contract, the ranking rule and the random starts are described in docs/methods/README.md.
 """
 
 from __future__ import annotations

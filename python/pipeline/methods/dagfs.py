@@ -1,9 +1,10 @@
 """DAGFS: directed-label-transfer, rarity-aware group-sparse feature selection (the proposed method).
 
-Follows ``../shared/specs/dagfs-and-pipeline.md`` §1 exactly (the parity-relevant details — eps
+Follows the reference implementation ``src/mlfs/dagfs_v2.py`` of ``gatrunfio/dagfs``
+(docs/methods/DAGFS.md, with the line numbers) exactly: the parity-relevant details — eps
 placements, the +1 inside the label support, the unweighted lift mean, top-K on the biased graph
 with stable ties, eps added to the row norm before doubling, the ``max(Q, eps)`` floor — are kept
-on purpose). Departures from the reference, all of them guards: inputs are validated (finite X,
+on purpose. Departures from the reference, all of them guards: inputs are validated (finite X,
 {0,1} labels) and the lifted + unpaired mode, whose 2d-long "ranking" is not a feature ranking,
 is rejected by :func:`rank` (it stays available through :func:`dagfs` for diagnostics).
 """

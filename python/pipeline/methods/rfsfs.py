@@ -1,24 +1,25 @@
 """RFSFS: multi-label feature selection via robust flexible sparse regularization.
 
-Li, Hu, Gao, Pattern Recognition 134 (2023) 109074. No authors' code is public; this follows the
-third-party re-implementation ``FarajiMohammad/MLFS-RFSFS`` as described in
-``../shared/specs/baselines-part2.md`` §A3. With X (n, d) >= 0, Y (n, L), C the cosine similarity of
-the label columns (0 for an all-zero column), D_C = diag(C1), ε = 2⁻²³ (float32 machine epsilon, as
-the code) and ``max_iter`` (50) iterations from a fresh W0 >= 0:
+Li, Hu, Gao, Pattern Recognition 134 (2023) 109074. No authors' code was found; this follows the
+third-party re-implementation ``MLFS-RFSFS.py`` of ``FarajiMohammad/MLFS-RFSFS``
+(docs/methods/RFSFS.md, with the line numbers). With X (n, d) >= 0, Y (n, L), C the cosine
+similarity of the label columns (0 for an all-zero column), D_C = diag(C1), ε = 2⁻²³ (float32
+machine epsilon, as the code) and ``max_iter`` (50) iterations from a fresh W0 >= 0:
 
     Q = 1 ⊘ max(2|W|, ε)
     W ← W ⊙ [X'Y + αWC + γW] ⊘ max([X'XW + αWD_C + βQ⊙W + γ 1_{d×d}W], ε)
 
 the multiplicative rule of  F(W) = |XW - Y|² + α tr(W L_C W') + β|W|_1 + γ(|1'W|² - |W|_F²),
-L_C = D_C - C, under W >= 0 (all factors are non-negative, so W stays >= 0 and F decreases).
-Features are ranked by the squared row norm of W (stable, ties to the lower index).
+L_C = D_C - C, under W >= 0 (all factors are non-negative, so W stays >= 0 and F does not increase).
+The score is the squared row norm of W (``rank_scores``); the third-party code sorts the row norm
+itself, the same order except at the tie tolerance (docs/methods/RFSFS.md).
 
-Deviations from the third-party code (also in ``paper/protocol_kgrid_baselines.md``): float64
-throughout; a stable descending sort instead of reading an ascending non-stable argsort backwards
-(same order except ties); 1_{d×d}W is a broadcast of the column sums and X'X is cached (d ≤ n),
-rounding-level changes; every (fold, setting) starts from a fresh seeded W0 drawn by the harness
-(the code carries one W across repetitions and settings, so its r-th evaluation has run 50·r
-iterations); a divergence guard (non-finite or above ``divergence_limit``) as in the other ports.
+Deviations from the third-party code: a stable descending order instead of reading an ascending
+non-stable argsort backwards (same order except ties); 1_{d×d}W is a broadcast of the column sums
+and X'X is cached (d ≤ n), rounding-level changes; every (fold, setting) starts from a fresh
+seeded W0 drawn by the harness (one version of the code carries one W across repetitions and
+settings, so its r-th evaluation has run 50·r iterations); a divergence guard (non-finite or above
+``divergence_limit``) as in the other ports. Both compute in float64.
 """
 
 from __future__ import annotations
@@ -76,7 +77,7 @@ def rank(X, Y, params: dict, init: dict | None = None) -> tuple[np.ndarray, dict
     """Benchmark entry point (see :mod:`pipeline.methods.base`).
 
     ``init['W0']`` (d, L), non-negative, is the start; when ``init`` is None it is drawn as the
-    harness does, from ``default_rng(params['seed'])``. info: iterations, objective trace, W.
+    harness draws it (``SPEC.initial_matrices``). info: ``scores`` (d,), iterations, objective trace, W.
 
     Raises
     ------
