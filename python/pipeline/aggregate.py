@@ -8,6 +8,11 @@ with the mean and the *sample* standard deviation (ddof = 1).
 Missing folds are never averaged away silently: :meth:`ResultSet.check_complete` raises a
 ``DataError`` listing every missing file unless the caller explicitly allows incomplete cells, in
 which case each cell carries its own ``n_folds`` and the gaps are returned as notes.
+
+The same reduction applies to the optional fields of a metrics file: the ranking time
+(``time_rank_seconds``), the constant-feature check (``degenerate`` points among those a cell
+summarises) and, for seed-averaged runs, the std over seeds (``seeds``, ``<metric>_seed_std``,
+``<metric>_mean_seed_std``). Every name read back from a folder or file name is validated.
 """
 
 from __future__ import annotations
@@ -367,9 +372,9 @@ def seed_spread_table(results: ResultSet, *, p_target: float | None = None) -> p
 
 def seed_runs(results: ResultSet) -> dict[str, dict[tuple[int, ...] | None, int]]:
     """Per method with any seed-averaged file: number of files per seed list (None = single run)."""
-    runs: dict[str, Counter] = {}
+    runs = {m: Counter() for m in results.methods}
     for (method, _, _), r in sorted(results.results.items()):
-        runs.setdefault(method, Counter())[None if r.seed_spread is None else r.seed_spread.seeds] += 1
+        runs[method][None if r.seed_spread is None else r.seed_spread.seeds] += 1
     return {m: dict(c) for m, c in runs.items() if any(seeds is not None for seeds in c)}
 
 

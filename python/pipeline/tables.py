@@ -447,7 +447,8 @@ class TableJob:
             self.notes.append("no grid point is shared by all datasets: mean curve figure skipped")
         else:
             tasks.append((plot_curve_panels, (x * scale, panels, folder / f"curves_{grid}_mean"),
-                          {"xlabel": xlabel, "suptitle": f"Unweighted mean over {len(self.results.datasets)} datasets"}))
+                          {"xlabel": xlabel,
+                           "suptitle": f"Unweighted mean over {len(self.results.datasets)} datasets"}))
         return tasks
 
     @staticmethod

@@ -162,7 +162,8 @@ def make_value_table():
 
 def test_value_table_latex_and_markdown():
     text = render_value_table_latex(make_value_table())
-    assert f"{latex_escape(NASTY)} & ds\\_a & 0.0123 & -- \\\\\n & b & 0.0000 & 0.5000 \\\\\n\\midrule\nM2 & ds\\_a" in text
+    rows = f"{latex_escape(NASTY)} & ds\\_a & 0.0123 & -- \\\\\n & b & 0.0000 & 0.5000 \\\\\n"
+    assert rows + "\\midrule\nM2 & ds\\_a" in text
     assert "{llcc}" in text and "Method & Dataset & Micro-F1 & Hamming\\_Loss" in text
     assert "\\caption{Across-seed spread. Std over seeds \\& more.}" in text and "resizebox" in text
     md = render_value_table_markdown(make_value_table())
@@ -178,8 +179,10 @@ def test_time_like_values_keep_three_significant_digits():
 
 
 def test_fit_width_is_the_default_and_can_be_turned_off():
-    for table, render in ((make_score_table(), render_score_table_latex), (make_stats_table(), render_stats_table_latex),
-                          (make_rank_table(), render_rank_table_latex), (make_value_table(), render_value_table_latex)):
+    for table, render in ((make_score_table(), render_score_table_latex),
+                          (make_stats_table(), render_stats_table_latex),
+                          (make_rank_table(), render_rank_table_latex),
+                          (make_value_table(), render_value_table_latex)):
         assert render(table).count("\\resizebox{\\ifdim\\width>\\textwidth\\textwidth\\else\\width\\fi}{!}{%") == 1
         table.fit_width = False
         assert "resizebox" not in render(table)
