@@ -321,7 +321,7 @@ def _chosen_datasets(datasets: Sequence[str], found: set[str], grid: str, result
     if absent:
         by_case = {d.casefold(): d for d in found}
         hints = [f"{d} (found {by_case[d.casefold()]})" if d.casefold() in by_case else d for d in absent]
-        raise DataError(f"no *_{grid}_metrics.json files for {', '.join(hints)} (names are case-sensitive)",
+        raise DataError(f"no *_{grid}_metrics.json files for {', '.join(hints)}; names are case-sensitive",
                         file=results_dir)
     return names
 
