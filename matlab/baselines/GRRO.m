@@ -36,6 +36,7 @@ function [ranking, info] = GRRO(X, Y, params, init) %#ok<INUSD>
   A = eye(d) + p.alpha * FF;
   W = mlfs_lyap(A, p.beta * LL, -FL);
   residual = norm(A * W + p.beta * (W * LL) - FL, 'fro') / max(norm(FL, 'fro'), realmin);
-  ranking = mlfs_rank_scores(sum(W, 2), 'GRRO');
-  info = struct('sylvester_residual', residual, 'seconds', toc(started), 'params', p);
+  scores = sum(W, 2);
+  ranking = mlfs_rank_scores(scores, 'GRRO');
+  info = struct('scores', scores, 'sylvester_residual', residual, 'seconds', toc(started), 'params', p);
 end

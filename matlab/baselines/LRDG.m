@@ -64,8 +64,9 @@ function [ranking, info] = LRDG(X, Y, params, init)
     HXS = full(X * S) - mu * S;
     objective(end+1) = objective_value(HXS, Y, V, S, A_X, affinity_norm2, A_Y, p_Y, A_V, p_V, p);
   end
-  ranking = mlfs_rank_scores(sum(S .* S, 2), 'LRDG');
-  info = struct('iterations', numel(objective), 'objective', objective, 'S', S, 'V', V, ...
+  scores = sum(S .* S, 2);
+  ranking = mlfs_rank_scores(scores, 'LRDG');
+  info = struct('scores', scores, 'iterations', numel(objective), 'objective', objective, 'S', S, 'V', V, ...
                 'seconds', toc(started), 'params', p);
 end
 

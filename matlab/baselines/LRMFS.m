@@ -81,8 +81,9 @@ function [ranking, info] = LRMFS(X, Y, params, init)
     end
     t = t + 1;
   end
-  ranking = mlfs_rank_scores(sum(W .* W, 2), 'LRMFS');
-  info = struct('iterations', numel(objective), 'objective', objective, 'mode', p.mode, ...
+  scores = sum(W .* W, 2);
+  ranking = mlfs_rank_scores(scores, 'LRMFS');
+  info = struct('scores', scores, 'iterations', numel(objective), 'objective', objective, 'mode', p.mode, ...
                 'seconds', toc(started), 'params', p);
   if faithful
     info.max_abs_Q = max_abs_Q;

@@ -67,8 +67,9 @@ function [ranking, info] = LSMFS(X, Y, params, init)
     end
     t = t + 1;
   end
-  ranking = mlfs_rank_scores(sum(W .* W, 2), 'LSMFS');
-  info = struct('iterations', numel(objective), 'objective', objective, 'V', V, 'W', W, ...
+  scores = sum(W .* W, 2);
+  ranking = mlfs_rank_scores(scores, 'LSMFS');
+  info = struct('scores', scores, 'iterations', numel(objective), 'objective', objective, 'V', V, 'W', W, ...
                 'seconds', toc(started), 'params', p);
 end
 

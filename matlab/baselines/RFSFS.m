@@ -62,7 +62,8 @@ function [ranking, info] = RFSFS(X, Y, params, init)
         + p.alpha * (sum(sum((W .* degrees) .* W)) - sum(sum((W * C) .* W))) + p.beta * sum(abs(W(:))) ...
         + p.gamma * (sum(column_sums .* column_sums) - sum(sum(W .* W)));
   end
-  ranking = mlfs_rank_scores(sum(W .* W, 2), 'RFSFS');
-  info = struct('iterations', numel(objective), 'objective', objective, 'W', W, 'seconds', toc(started), ...
+  scores = sum(W .* W, 2);
+  ranking = mlfs_rank_scores(scores, 'RFSFS');
+  info = struct('scores', scores, 'iterations', numel(objective), 'objective', objective, 'W', W, 'seconds', toc(started), ...
                 'params', p);
 end

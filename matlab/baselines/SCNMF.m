@@ -50,7 +50,8 @@ function [ranking, info] = SCNMF(X, Y, params, init) %#ok<INUSD>
       break
     end
   end
-  ranking = mlfs_rank_scores(sum(W, 2), 'SCNMF');
-  info = struct('iterations', numel(objective), 'objective', objective, 'sigma', sigma, ...
+  scores = sum(W, 2);
+  ranking = mlfs_rank_scores(scores, 'SCNMF');
+  info = struct('scores', scores, 'iterations', numel(objective), 'objective', objective, 'sigma', sigma, ...
                 'seconds', toc(started), 'params', p);
 end

@@ -66,8 +66,9 @@ function [ranking, info] = SRFS(X, Y, params, init)
       break
     end
   end
-  ranking = mlfs_rank_scores(sqrt(sum(W .* W, 2)), 'SRFS');
-  info = struct('iterations', numel(objective), 'objective', objective, 'seconds', toc(started), 'params', p);
+  scores = sqrt(sum(W .* W, 2));
+  ranking = mlfs_rank_scores(scores, 'SRFS');
+  info = struct('scores', scores, 'iterations', numel(objective), 'objective', objective, 'seconds', toc(started), 'params', p);
 end
 
 function value = penalties(W, S, A_S, p)

@@ -28,13 +28,17 @@ function summary = mlfs_run_many(caller, results_dir, data_dir, datasets, method
 
   counts = struct('done', int64(0), 'skipped', int64(0), 'failed', int64(0), 'locked', int64(0));
   failures = {};
+  degenerate = {};
   for s = 1:numel(datasets)
     for m = 1:numel(methods)
       for fold = folds{s}
         key = sprintf('%s/%s/fold%d', methods{m}, datasets{s}, fold);
         try
-          status = mlfs_run_task(results_dir, data_dir, methods{m}, datasets{s}, fold, opts, rank);
+          [status, degenerate_points] = mlfs_run_task(results_dir, data_dir, methods{m}, datasets{s}, fold, opts, rank);
           message = '';
+          if degenerate_points > 0
+            degenerate{end + 1} = sprintf('%s (%d points)', key, degenerate_points); %#ok<AGROW>
+          end
         catch err
           status = 'failed';
           message = err.message;
@@ -57,8 +61,14 @@ function summary = mlfs_run_many(caller, results_dir, data_dir, datasets, method
   else
     mlfs_write_json_atomic(failures_path, struct('failed', {failures}));
   end
+  if ~isempty(degenerate)
+    warning('mlfs:run_suite:degenerateSelection', ['%d task(s) selected mostly features that are constant ' ...
+            'on the training part at some grid points: %s; see n_constant_selected and degenerate in their ' ...
+            'metrics files'], numel(degenerate), strjoin(degenerate, ', '));
+  end
   summary = counts;
   summary.failures = failures;
+  summary.degenerate = degenerate;
 end
 
 function write_manifest(results_dir, caller, arguments, started, finished, counts)

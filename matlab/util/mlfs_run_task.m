@@ -1,9 +1,11 @@
-function status = mlfs_run_task(results_dir, data_dir, method, dataset, fold, opts, rank)
+function [status, degenerate_points] = mlfs_run_task(results_dir, data_dir, method, dataset, fold, opts, rank)
 %MLFS_RUN_TASK  One (method, dataset, fold) task; the Octave/MATLAB twin of pipeline.runner.run.
 %   rank = true: rank on the training part with the function named method (reusing a complete
-%   ranking unless overwrite), write _ranking.csv then _time.txt; rank = false: read the ranking.
+%   ranking unless overwrite), write _scores.csv, _ranking.csv then _time.txt (the method's own
+%   seconds); rank = false: read the ranking.
 %   Then score it with MLKNN_eval_kgrid on the grid and write _kgrid/_pgrid_metrics.json.
-%   Returns 'done' or 'skipped'; errors are thrown (the suite records them as failures).
+%   Returns 'done' or 'skipped' and the number of grid points whose selection is mostly
+%   training-constant features; errors are thrown (the suite records them as failures).
 %   The "params" key records the method's info.params when it reports them (its defaults merged
 %   with the given params, what the Python front door records), else the given params.
   files = mlfs_task_files(results_dir, method, dataset, fold);
@@ -18,6 +20,7 @@ function status = mlfs_run_task(results_dir, data_dir, method, dataset, fold, op
   mlknn = struct('num', int64(opts.mlknn_k), 'smooth', double(opts.mlknn_smooth));
   expected = struct('mlknn', mlknn, 'params', params, 'grid', mlfs_grid_struct(opts));
   [existing, previous] = mlfs_metrics_status(metrics_path, opts.grid, expected);
+  degenerate_points = 0;
   if opts.skip_existing && ~opts.overwrite && strcmp(existing, 'ok')
     status = 'skipped';
     return
@@ -39,7 +42,7 @@ function status = mlfs_run_task(results_dir, data_dir, method, dataset, fold, op
     [p_values, k_entries] = mlfs_pgrid_values(d, opts.p_min, opts.p_max, opts.p_step);
   end
 
-  [ranking, used_params] = obtain_ranking(files, method, data, params, opts, rank, dataset, fold);
+  [ranking, used_params, timing] = obtain_ranking(files, method, data, params, opts, rank, dataset, fold);
   if isempty(used_params) && strcmp(existing, 'ok')
     used_params = previous.params;      % reused ranking: keep the resolved parameters on record
   end
@@ -50,7 +53,11 @@ function status = mlfs_run_task(results_dir, data_dir, method, dataset, fold, op
   curves = MLKNN_eval_kgrid(data.X_train, data.Y_train, data.X_test, data.Y_test, ranking, ...
                             unique(k_entries), opts.mlknn_k, opts.mlknn_smooth);
   seconds = toc(started);
-  record = mlfs_metrics_record(curves, k_entries, p_values, opts, method, dataset, fold, data, used_params, seconds);
+  record = mlfs_metrics_record(curves, k_entries, p_values, opts, method, dataset, fold, data, used_params);
+  record = mlfs_constant_feature_counts(record, data.X_train, ranking, k_entries);
+  record.time_rank_seconds = timing.rank_seconds;
+  record.time_rank_overhead_seconds = timing.overhead_seconds;
+  record.time_eval_seconds = seconds;
   engine = 'external';
   if rank
     engine = mlfs_ifelse(mlfs_is_octave(), 'octave', 'matlab');
@@ -61,15 +68,19 @@ function status = mlfs_run_task(results_dir, data_dir, method, dataset, fold, op
     'octave_or_matlab_version', version());
   mlfs_write_json_atomic(metrics_path, record);
   status = 'done';
+  degenerate_points = sum([record.degenerate{:}]);
 end
 
-function [ranking, used_params] = obtain_ranking(files, method, data, params, opts, rank, dataset, fold)
+function [ranking, used_params, timing] = obtain_ranking(files, method, data, params, opts, rank, dataset, fold)
 %OBTAIN_RANKING  Read or compute the ranking; used_params: the method's info.params (its defaults
 %   merged with params, as the Python side records them) when it ran and reported them, else [].
+%   timing: rank_seconds (the method's own seconds; from _time.txt when reused, NaN if absent) and
+%   overhead_seconds (0 here: no bridge; NaN when the ranking was reused).
   d = size(data.X_train, 2);
   used_params = [];
   if ~rank || (~opts.overwrite && has_ranking(files, d))
     ranking = mlfs_read_ranking(files.ranking, d);
+    timing = struct('rank_seconds', read_time(files.time), 'overhead_seconds', NaN);
     return
   end
   mlfs_require(exist(method, 'file') ~= 0, 'mlfs:task:unknownMethod', ...
@@ -89,9 +100,27 @@ function [ranking, used_params] = obtain_ranking(files, method, data, params, op
   if isstruct(info) && isscalar(info) && isfield(info, 'params') && isstruct(info.params)
     used_params = info.params;
   end
-  ranking = mlfs_validate_ranking(ranking, d, sprintf('%s output for %s/%s/fold%d', method, method, dataset, fold));
+  where = sprintf('%s output for %s/%s/fold%d', method, method, dataset, fold);
+  ranking = mlfs_validate_ranking(ranking, d, where);
+  mlfs_require(isstruct(info) && isscalar(info) && isfield(info, 'scores') && isnumeric(info.scores) && ...
+    numel(info.scores) == d && all(isfinite(info.scores(:))), 'mlfs:task:badScores', ...
+    '%s: info.scores must hold %d finite feature scores', where, d);
+  mlfs_write_text_atomic(files.scores, ['feature,score' char(10) sprintf('%d,%.17g\n', [1:d; double(info.scores(:)).'])]);
   mlfs_write_text_atomic(files.ranking, sprintf('%d\n', ranking));
   mlfs_write_text_atomic(files.time, sprintf('%.6f\n', seconds));
+  timing = struct('rank_seconds', seconds, 'overhead_seconds', 0);
+end
+
+function seconds = read_time(path)
+  seconds = NaN;
+  fid = fopen(path, 'r');
+  if fid >= 0
+    value = fscanf(fid, '%f', 1);
+    fclose(fid);
+    if isscalar(value)
+      seconds = value;
+    end
+  end
 end
 
 function ok = has_ranking(files, d)

@@ -52,12 +52,65 @@ def validate_ranking(ranking, d: int, *, source: str | Path | None = None) -> np
     return arr
 
 
-def stable_descending_order(scores) -> np.ndarray:
-    """Return the 1-based ranking of ``scores``: decreasing value, ties to the lower index.
+def validate_scores(scores, d: int, *, source: str | Path | None = None) -> np.ndarray:
+    """Return per-feature ``scores`` as a float64 array of shape (d,) if they are d finite numbers.
 
-    NaN scores are placed last (in index order), so a method that produces NaN for a feature
-    never ranks it first by accident.
+    Raises
+    ------
+    RankingError
+        If the scores are missing, of the wrong length or not finite.
     """
-    s = np.asarray(scores, dtype=np.float64)
-    key = np.where(np.isnan(s), np.inf, -s)
-    return np.argsort(key, kind="stable").astype(np.int64) + 1
+    if scores is None:
+        raise RankingError("the method returned no feature scores", file=source, expected="info['scores'] (d,)")
+    arr = np.asarray(scores, dtype=np.float64).reshape(-1)
+    if arr.size != d:
+        raise RankingError("feature scores have the wrong length", file=source, expected=f"{d}",
+                           found=f"{arr.size}")
+    if not np.all(np.isfinite(arr)):
+        raise RankingError("feature scores are not finite", file=source,
+                           found=f"{int(np.sum(~np.isfinite(arr)))} non-finite")
+    return arr
+
+
+#: Two scores are a rounding-level tie when they differ by at most this fraction of their magnitude.
+RELATIVE_TIE_TOLERANCE = 1e-10
+
+
+def rank_scores(scores, method: str) -> np.ndarray:
+    """The 1-based ranking of ``scores`` (d,): decreasing score, rounding-level ties to the lower index.
+
+    The rule (docs/methods/README.md; twin: ``matlab/util/mlfs_rank_scores.m``):
+
+    1. sort the features by decreasing score, equal scores by increasing index;
+    2. walk that order forming tie groups: a feature joins the current group when its score is
+       within ``RELATIVE_TIE_TOLERANCE`` of the group's first (largest) score,
+       ``s_first - s <= 1e-10 * max(|s_first|, |s|)``, and starts a new group otherwise;
+    3. order each group by increasing feature index.
+
+    So scores that differ only by rounding noise (duplicate columns, solver round-off) are ordered
+    by index in every engine, while small but well-separated scores keep their order, whatever
+    their size relative to the largest score.
+
+    Raises
+    ------
+    RankingError
+        If a score is NaN or infinite (a failed fit must not yield a ranking).
+    """
+    s = np.asarray(scores, dtype=np.float64).reshape(-1)
+    if not np.all(np.isfinite(s)):
+        raise RankingError(f"{method} produced non-finite feature scores",
+                           found=f"{int(np.sum(~np.isfinite(s)))} of {s.size}")
+    order = np.argsort(-s, kind="stable")
+    groups = _tie_groups(s[order])
+    return order[np.lexsort((order, groups))].astype(np.int64) + 1
+
+
+def _tie_groups(descending: np.ndarray) -> np.ndarray:
+    """Group number of each score of a non-increasing sequence (step 2 of :func:`rank_scores`)."""
+    groups = np.empty(descending.size, dtype=np.int64)
+    group, first = -1, 0.0
+    for i, value in enumerate(descending.tolist()):
+        if group < 0 or first - value > RELATIVE_TIE_TOLERANCE * max(abs(first), abs(value)):
+            group, first = group + 1, value
+        groups[i] = group
+    return groups

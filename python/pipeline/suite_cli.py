@@ -116,6 +116,18 @@ def main(argv: Sequence[str] | None, *, prog: str, mode: str | None, rank: bool)
     return _report(outcomes, summary, root)
 
 
+def _warn_degenerate(outcomes) -> None:
+    """Say which tasks selected mostly training-constant features (their metrics are meaningless there)."""
+    flagged = [o for o in outcomes if o.degenerate_points]
+    if not flagged:
+        return
+    listed = ", ".join(f"{o.task.key} ({o.degenerate_points} points)" for o in flagged[:5])
+    more = f" and {len(flagged) - 5} more" if len(flagged) > 5 else ""
+    print(f"warning: {len(flagged)} task(s) selected mostly features that are constant on the training part "
+          f"at some grid points: {listed}{more}; see n_constant_selected and degenerate in their metrics files",
+          file=sys.stderr)
+
+
 def _grid_from_args(args, mode: str) -> GridSpec:
     if mode == "kgrid":
         return GridSpec("kgrid", k_min=args.k_min, k_max=args.k_max, k_step=args.k_step)
@@ -199,6 +211,7 @@ def _fold_indices(data_dir: Path, dataset: str, n_folds: int | None) -> list[int
 
 def _report(outcomes, summary: dict, root: Path) -> int:
     print(", ".join(f"{summary[s]} {s}" for s in STATUSES) + f" -> {root}", file=sys.stderr)
+    _warn_degenerate(outcomes)
     failed = [o for o in outcomes if o.status in ("failed", "locked")]
     for outcome in failed[:10]:
         print(f"FAILED {outcome.task.key}: {outcome.message}", file=sys.stderr)

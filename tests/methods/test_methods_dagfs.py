@@ -37,7 +37,8 @@ def test_golden_rankings_and_weight_sums(params, ranking, w_sum):
     r, W, info = dagfs(X, Y, params)
     assert r.tolist() == [int(v) for v in ranking.split()]
     assert W.sum() == pytest.approx(w_sum, rel=1e-11)
-    assert set(info) == {"feature_lift", "transfer_graph", "paired_penalty"}
+    assert set(info) == {"feature_lift", "transfer_graph", "paired_penalty", "scores"}
+    assert info["scores"].shape == (X.shape[1],)
 
 
 def test_golden_unpaired_lift_ranks_lifted_rows():

@@ -30,8 +30,7 @@ def result_contents(root: Path) -> dict[str, object]:
         rel = str(path.relative_to(root))
         if path.suffix == ".json":
             record = json.loads(path.read_text())
-            record.pop("time_eval_seconds", None)
-            contents[rel] = record
+            contents[rel] = {key: value for key, value in record.items() if not key.startswith("time_")}
         else:
             contents[rel] = path.read_text()
     return contents

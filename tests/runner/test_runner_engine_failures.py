@@ -18,7 +18,7 @@ import pipeline.methods as methods
 def _explodes_on_fold_one(X, Y, params, init):
     if X.shape[0] == 60 and X[0, 0] > 0.5:
         raise KeyError("a bug inside the method")
-    return np.arange(X.shape[1], 0, -1), {}
+    return np.arange(X.shape[1], 0, -1), {"scores": np.arange(X.shape[1], dtype=float)}
 
 
 def test_method_exception_fails_only_its_task(tmp_path, monkeypatch):

@@ -169,6 +169,7 @@ class OctaveSession:
         self.extra_paths = [Path(p) for p in extra_paths]
         self._octave = None
         self.starts = 0
+        self.last_call_seconds = float("nan")
 
     @property
     def running(self) -> bool:
@@ -203,6 +204,9 @@ class OctaveSession:
     def call(self, function: str, *args, nout: int, context: str = "", timeout: float | None = None) -> list:
         """Run ``function(*args)`` in Octave and return its ``nout`` outputs.
 
+        ``last_call_seconds`` then holds the call's own time measured inside Octave (without the
+        start-up and the data transfer).
+
         Raises
         ------
         EngineError
@@ -215,8 +219,8 @@ class OctaveSession:
         limit = self.timeout if timeout is None else float(timeout)
         where = f"{context}: " if context else ""
         try:
-            outputs, failure = octave.feval("mlfs_engine_call", function, float(nout), *args,
-                                            nout=2, timeout=limit, verbose=False)
+            outputs, failure, seconds = octave.feval("mlfs_engine_call", function, float(nout), *args,
+                                                     nout=3, timeout=limit, verbose=False)
         except Oct2PyError as exc:
             self.close()
             reason = "timed out" if "Timed out" in str(exc) else "crashed"
@@ -226,6 +230,7 @@ class OctaveSession:
         message = failure_message(failure)
         if message is not None:
             raise EngineError(f"{where}{function} failed in Octave: {message}")
+        self.last_call_seconds = float(seconds)
         return list(outputs.ravel()) if isinstance(outputs, np.ndarray) else list(outputs)
 
     def close(self) -> None:
@@ -261,7 +266,8 @@ def shared_session(timeout: float = DEFAULT_TIMEOUT, matlab_dir: str | Path | No
 class OctaveEngine(Engine):
     """Runs a method's MATLAB twin (``spec.matlab_function``) in GNU Octave.
 
-    ``rank`` calls ``[ranking, info] = FUNCTION(X_train, Y_train, params, init)``.
+    ``rank`` calls ``[ranking, info] = FUNCTION(X_train, Y_train, params, init)``; the returned info
+    gains ``compute_seconds``, the call's time inside Octave.
     """
 
     name = "octave"
@@ -280,8 +286,8 @@ class OctaveEngine(Engine):
         ranking, info = self.session.call(
             spec.matlab_function, np.asarray(X_train, dtype=np.float64), np.asarray(Y_train, dtype=np.float64),
             to_engine_value(dict(params)), to_engine_value(dict(init or {}), "init"), nout=2, context=context)
-        info = from_engine_value(info)
-        return ranking_from_engine(ranking), info if isinstance(info, dict) else {}
+        info = from_engine_value(info) if isinstance(info, dict) else {}
+        return ranking_from_engine(ranking), {**info, "compute_seconds": self.session.last_call_seconds}
 
     def close(self) -> None:
         self.session.close()

@@ -7,9 +7,12 @@ A method ranks the d features of a training set from most to least important::
 - ``X_train``: (n, d) float64, min–max scaled training features.
 - ``Y_train``: (n, L) {0,1} labels.
 - ``params``: the method's parameters (defaults merged with user values).
-- ``init``: optional initial matrices, drawn by the harness from a seeded NumPy generator so every
-  engine starts from the same point (``None`` for deterministic methods).
-- ``ranking_1based``: int64 (d,), a permutation of 1..d; ``info``: a JSON-serialisable dict.
+- ``init``: optional initial matrices, drawn by the harness from :class:`~pipeline.methods.starts.UniformStream`
+  so every engine and both front doors start from the same point (``None`` for deterministic methods).
+- ``ranking_1based``: int64 (d,), a permutation of 1..d, made by
+  :func:`~pipeline.rankings.rank_scores` from the method's per-feature scores;
+- ``info``: a dict whose ``"scores"`` entry holds those scores (d,) (written to
+  ``<DATASET>_fold<i>_scores.csv``); every other entry is JSON-serialisable.
 
 A :class:`MethodSpec` describes where a method can run: a NumPy implementation (``python``) and/or
 a MATLAB/Octave function of the same signature under ``matlab/baselines/`` (``matlab_function``).
@@ -23,9 +26,10 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from ..errors import ConfigError
+from .starts import UniformStream
 
 RankFunction = Callable[[np.ndarray, np.ndarray, dict, "dict | None"], "tuple[np.ndarray, dict]"]
-InitFunction = Callable[[int, int, int, np.random.Generator, dict], dict]
+InitFunction = Callable[[int, int, int, UniformStream, dict], dict]
 
 
 @dataclass(frozen=True)
@@ -43,8 +47,9 @@ class MethodSpec:
     matlab_function : str or None
         Name of the MATLAB/Octave function with the same signature.
     make_init : callable or None
-        ``make_init(n, d, L, rng, params) -> dict`` of initial matrices for methods with random
-        starts; the harness seeds ``rng`` from ``params["seed"]``.
+        ``make_init(n, d, L, stream, params) -> dict`` of initial matrices for methods with random
+        starts, drawn from ``stream.matrix(rows, cols)`` in the method's order; the harness seeds
+        the stream with ``params["seed"]``.
     summary : str
         One line for ``--help`` listings.
     """
@@ -66,8 +71,7 @@ class MethodSpec:
         return {**self.defaults, **overrides}
 
     def initial_matrices(self, n: int, d: int, n_labels: int, params: Mapping[str, Any]) -> dict | None:
-        """Draw the initial matrices from ``default_rng(params['seed'])`` (``None`` if not needed)."""
+        """Draw the initial matrices from ``UniformStream(params['seed'])`` (``None`` if not needed)."""
         if self.make_init is None:
             return None
-        rng = np.random.default_rng(int(params.get("seed", 0)))
-        return self.make_init(n, d, n_labels, rng, dict(params))
+        return self.make_init(n, d, n_labels, UniformStream(params.get("seed", 0)), dict(params))

@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from ..errors import ConfigError, DataError
-from ..rankings import stable_descending_order
+from ..rankings import rank_scores
 from .base import MethodSpec
 
 EPS = np.finfo(np.float64).eps
@@ -158,7 +158,7 @@ def dagfs(X, Y, params=None) -> tuple[np.ndarray, np.ndarray, dict]:
         scores = np.linalg.norm(W, axis=1)
     info = {"feature_lift": p.feature_lift, "transfer_graph": p.transfer_graph,
             "paired_penalty": bool(p.paired_penalty)}
-    return stable_descending_order(scores), W, info
+    return rank_scores(scores, "DAGFS"), W, {**info, "scores": scores}
 
 
 def rank(X, Y, params: dict, init: dict | None = None) -> tuple[np.ndarray, dict]:

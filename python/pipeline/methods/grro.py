@@ -26,7 +26,8 @@ import numpy as np
 from scipy.linalg import solve_sylvester
 
 from ..errors import ConfigError, DataError
-from ._common import check_training_data, label_cosine_distance, rank_scores
+from ._common import check_training_data, label_cosine_distance
+from ..rankings import rank_scores
 from .base import MethodSpec
 
 #: Suggested sweep (spec §2.4; the paper's grid is unverified): α, β over 10^-3..10^3.
@@ -124,7 +125,8 @@ def rank(X, Y, params: dict, init: dict | None = None) -> tuple[np.ndarray, dict
     A = np.eye(X.shape[1]) + alpha * FF
     W = solve_sylvester(A, beta * LL, FL)
     residual = np.linalg.norm(A @ W + beta * (W @ LL) - FL) / max(np.linalg.norm(FL), np.finfo(float).tiny)
-    return rank_scores(W.sum(axis=1), "GRRO"), {"sylvester_residual": float(residual)}
+    scores = W.sum(axis=1)
+    return rank_scores(scores, "GRRO"), {"sylvester_residual": float(residual), "scores": scores}
 
 
 SPEC = MethodSpec(name="GRRO", defaults=DEFAULTS, python=rank, matlab_function="GRRO",

@@ -40,9 +40,11 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..errors import ConfigError, DataError
-from ._common import check_training_data, rank_scores
+from ._common import check_training_data
+from ..rankings import rank_scores
 from ._divergence import DEFAULT_LIMIT, check_iterates, check_limit
 from .base import MethodSpec
+from .starts import UniformStream
 
 SAMPLE_NEIGHBOURS = 5
 LABEL_NEIGHBOURS = 3
@@ -54,9 +56,9 @@ DEFAULTS = {"alpha": 1.0, "beta": 1.0, "gamma": 1.0, "max_iter": 50, "divergence
             "seed": 0}
 
 
-def make_init(n: int, d: int, n_labels: int, rng: np.random.Generator, params: dict) -> dict:
+def make_init(n: int, d: int, n_labels: int, stream: UniformStream, params: dict) -> dict:
     """Initial S0 (d, m) then V0 (n, m) ~ U(0,1), the demo's order (``W = rand(d,m); V = rand(n,m)``)."""
-    return {"S0": rng.random((d, n_labels)), "V0": rng.random((n, n_labels))}
+    return {"S0": stream.matrix(d, n_labels), "V0": stream.matrix(n, n_labels)}
 
 
 def heat_knn_graph(F: np.ndarray, k: int) -> sp.csr_matrix:
@@ -182,7 +184,8 @@ def rank(X, Y, params: dict, init: dict | None = None) -> tuple[np.ndarray, dict
     _check(params, init, n, d, Y.shape[1])
     S, V, info = lrdg(X, Y, params, init)
     info.update(S=S.tolist(), V=V.tolist())
-    return rank_scores(np.sum(S * S, axis=1), "LRDG"), info
+    scores = np.sum(S * S, axis=1)
+    return rank_scores(scores, "LRDG"), {**info, "scores": scores}
 
 
 SPEC = MethodSpec(name="LRDG", defaults=DEFAULTS, python=rank, matlab_function="LRDG", make_init=make_init,

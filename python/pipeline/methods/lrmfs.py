@@ -38,8 +38,10 @@ import numpy as np
 from scipy.linalg import solve_sylvester
 
 from ..errors import ConfigError, DataError
-from ._common import MATLAB_EPS, check_training_data, knn_binary_laplacian, rank_scores
+from ._common import MATLAB_EPS, check_training_data, knn_binary_laplacian
+from ..rankings import rank_scores
 from .base import MethodSpec
+from .starts import UniformStream
 
 FEATURE_GRAPH_K = 20
 MODES = ("fast", "faithful")
@@ -49,10 +51,10 @@ DEFAULTS = {"alpha": 0.1, "beta": 1.0, "gamma": 1.0, "lambda": 1.0, "max_iter": 
             "mode": "fast", "seed": 0}
 
 
-def make_init(n: int, d: int, n_labels: int, rng: np.random.Generator, params: dict) -> dict:
+def make_init(n: int, d: int, n_labels: int, stream: UniformStream, params: dict) -> dict:
     """Initial W0 (d, L), Q0 (d, L) and S0 (n, L) ~ U(0,1), drawn in the code's order."""
-    return {"W0": rng.random((d, n_labels)), "Q0": rng.random((d, n_labels)),
-            "S0": rng.random((n, n_labels))}
+    return {"W0": stream.matrix(d, n_labels), "Q0": stream.matrix(d, n_labels),
+            "S0": stream.matrix(n, n_labels)}
 
 
 def _check_params(params: dict, init: dict, n: int, d: int, n_labels: int) -> None:
@@ -159,7 +161,8 @@ def rank(X, Y, params: dict, init: dict | None = None) -> tuple[np.ndarray, dict
         init = SPEC.initial_matrices(n, d, Y.shape[1], params)
     _check_params(params, init, n, d, Y.shape[1])
     W, info = lrmfs(X, Y, params, init)
-    return rank_scores(np.sum(W * W, axis=1), "LRMFS"), info
+    scores = np.sum(W * W, axis=1)
+    return rank_scores(scores, "LRMFS"), {**info, "scores": scores}
 
 
 SPEC = MethodSpec(name="LRMFS", defaults=DEFAULTS, python=rank, matlab_function="LRMFS",

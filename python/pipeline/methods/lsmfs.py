@@ -38,9 +38,11 @@ import numpy as np
 from scipy.linalg import cho_solve
 
 from ..errors import ConfigError, EngineError
-from ._common import MATLAB_EPS, check_training_data, knn_binary_laplacian, rank_scores
+from ._common import MATLAB_EPS, check_training_data, knn_binary_laplacian
+from ..rankings import rank_scores
 from ._divergence import DEFAULT_LIMIT, check_iterates, check_limit
 from .base import MethodSpec
+from .starts import UniformStream
 
 DEFAULTS = {"alpha": 10.0, "beta": 0.1, "gamma": 1.0, "lambda": 1.0, "max_iter": 20, "tol": 1e-6,
             "divergence_limit": DEFAULT_LIMIT, "seed": 0}
@@ -48,9 +50,9 @@ DEFAULTS = {"alpha": 10.0, "beta": 0.1, "gamma": 1.0, "lambda": 1.0, "max_iter":
 PIVOT_RATIO_LIMIT = 1e-14
 
 
-def make_init(n: int, d: int, n_labels: int, rng: np.random.Generator, params: dict) -> dict:
+def make_init(n: int, d: int, n_labels: int, stream: UniformStream, params: dict) -> dict:
     """Initial W0 (d, L), V0 (n, L) and S0 (n, L) ~ U(0,1), drawn in the code's order."""
-    return {"W0": rng.random((d, n_labels)), "V0": rng.random((n, n_labels)), "S0": rng.random((n, n_labels))}
+    return {"W0": stream.matrix(d, n_labels), "V0": stream.matrix(n, n_labels), "S0": stream.matrix(n, n_labels)}
 
 
 def label_laplacian(Y: np.ndarray) -> np.ndarray:
@@ -156,7 +158,8 @@ def rank(X, Y, params: dict, init: dict | None = None) -> tuple[np.ndarray, dict
     _check(params, init, n, d, Y.shape[1])
     W, info = lsmfs(X, Y, params, init)
     info["W"] = W.tolist()
-    return rank_scores(np.sum(W * W, axis=1), "LSMFS"), info
+    scores = np.sum(W * W, axis=1)
+    return rank_scores(scores, "LSMFS"), {**info, "scores": scores}
 
 
 SPEC = MethodSpec(name="LSMFS", defaults=DEFAULTS, python=rank, matlab_function="LSMFS",

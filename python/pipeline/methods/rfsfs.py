@@ -26,18 +26,20 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ConfigError
-from ._common import check_training_data, label_cosine_similarity, nonnegative_start, rank_scores
+from ._common import check_training_data, label_cosine_similarity, nonnegative_start
+from ..rankings import rank_scores
 from ._divergence import DEFAULT_LIMIT, check_iterates, check_limit
 from .base import MethodSpec
+from .starts import UniformStream
 
 EPSILON = float(np.finfo(np.float32).eps)
 DEFAULTS = {"alpha": 0.1, "beta": 0.1, "gamma": 0.1, "max_iter": 50, "divergence_limit": DEFAULT_LIMIT,
             "seed": 0}
 
 
-def make_init(n: int, d: int, n_labels: int, rng: np.random.Generator, params: dict) -> dict:
+def make_init(n: int, d: int, n_labels: int, stream: UniformStream, params: dict) -> dict:
     """Initial W0 (d, L) ~ U(0,1)."""
-    return {"W0": rng.random((d, n_labels))}
+    return {"W0": stream.matrix(d, n_labels)}
 
 
 def objective(X, Y, W, C, degrees, alpha, beta, gamma) -> float:
@@ -93,7 +95,8 @@ def rank(X, Y, params: dict, init: dict | None = None) -> tuple[np.ndarray, dict
         init = SPEC.initial_matrices(n, d, Y.shape[1], params)
     W, info = rfsfs(X, Y, params, nonnegative_start(init, "W0", (d, Y.shape[1]), "RFSFS"))
     info["W"] = W.tolist()
-    return rank_scores(np.sum(W * W, axis=1), "RFSFS"), info
+    scores = np.sum(W * W, axis=1)
+    return rank_scores(scores, "RFSFS"), {**info, "scores": scores}
 
 
 SPEC = MethodSpec(name="RFSFS", defaults=DEFAULTS, python=rank, matlab_function="RFSFS", make_init=make_init,

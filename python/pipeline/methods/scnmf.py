@@ -29,7 +29,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ConfigError
-from ._common import check_training_data, label_cosine_distance, rank_scores
+from ._common import check_training_data, label_cosine_distance
+from ..rankings import rank_scores
 from .base import MethodSpec
 
 SCNMF_EPS = 1e-20
@@ -109,7 +110,8 @@ def rank(X, Y, params: dict, init: dict | None = None) -> tuple[np.ndarray, dict
     if int(params["max_iter"]) < 1:
         raise ConfigError("SCNMF needs at least one iteration", field="max_iter", found=params["max_iter"])
     W, info = scnmf(X, Y, params)
-    return rank_scores(W.sum(axis=1), "SCNMF"), info
+    scores = W.sum(axis=1)
+    return rank_scores(scores, "SCNMF"), {**info, "scores": scores}
 
 
 SPEC = MethodSpec(name="SCNMF", defaults=DEFAULTS, python=rank, matlab_function="SCNMF",

@@ -28,8 +28,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ConfigError
-from ._common import check_training_data, label_cosine_similarity, nonnegative_start, rank_scores
+from ._common import check_training_data, label_cosine_similarity, nonnegative_start
+from ..rankings import rank_scores
 from .base import MethodSpec
+from .starts import UniformStream
 
 EPSILON = 2.0 ** -23
 #: The notebook's commented-out grid (spec §3.4), for each of α, β, γ.
@@ -37,9 +39,9 @@ GRID = {key: [0.01, 0.1, 0.3, 0.5, 0.7, 0.9, 1.0] for key in ("alpha", "beta", "
 DEFAULTS = {"alpha": 0.1, "beta": 0.1, "gamma": 0.1, "max_iter": 30, "tol": 0.0, "seed": 0}
 
 
-def make_init(n: int, d: int, n_labels: int, rng: np.random.Generator, params: dict) -> dict:
+def make_init(n: int, d: int, n_labels: int, stream: UniformStream, params: dict) -> dict:
     """Initial W0 (d, L) ~ U(0,1)."""
-    return {"W0": rng.random((d, n_labels))}
+    return {"W0": stream.matrix(d, n_labels)}
 
 
 def penalties(W, S, A_S, alpha, beta, gamma) -> float:
@@ -107,7 +109,8 @@ def rank(X, Y, params: dict, init: dict | None = None) -> tuple[np.ndarray, dict
     if init is None:
         init = SPEC.initial_matrices(n, d, Y.shape[1], params)
     W, info = srfs(X, Y, params, nonnegative_start(init, "W0", (d, Y.shape[1]), "SRFS"))
-    return rank_scores(np.sqrt(np.sum(W * W, axis=1)), "SRFS"), info
+    scores = np.sqrt(np.sum(W * W, axis=1))
+    return rank_scores(scores, "SRFS"), {**info, "scores": scores}
 
 
 SPEC = MethodSpec(name="SRFS", defaults=DEFAULTS, python=rank, matlab_function="SRFS",

@@ -22,7 +22,7 @@ from ..errors import ConfigError, EngineError, PipelineError
 from ..evaluation.grids import k_grid, p_grid, p_target_index, p_to_k
 from ..evaluation.metrics import METRICS
 from ..methods import get_method
-from ..rankings import validate_ranking
+from ..rankings import validate_ranking, validate_scores
 from .claims import TaskClaim
 from .store import ResultStore, TaskFiles
 from .tasks import GridSpec, Task
@@ -48,13 +48,18 @@ class RunSettings:
 
 @dataclass(frozen=True)
 class Outcome:
-    """What happened to one task: ``done``, ``skipped``, ``failed`` or ``locked`` (another run has it)."""
+    """What happened to one task: ``done``, ``skipped``, ``failed`` or ``locked`` (another run has it).
+
+    ``degenerate_points`` counts the grid points whose selection is mostly training-constant
+    features (see :func:`constant_feature_counts`), for the run summary's warning.
+    """
 
     task: Task
     status: str
     message: str = ""
     error_type: str = ""
     seconds: float = 0.0
+    degenerate_points: int = 0
 
 
 class Workbench:
@@ -112,13 +117,13 @@ def run_task(task: Task, settings: RunSettings, bench: Workbench) -> Outcome:
                 holder = claim.holder()
                 return Outcome(task, "locked", f"being computed by pid {holder.get('pid')} on "
                                f"{holder.get('host')}; rerun with --skip-existing when it ends", "TaskLocked")
-            status = _run(task, settings, bench)
+            status, degenerate_points = _run(task, settings, bench)
     except PipelineError as exc:
         return Outcome(task, "failed", str(exc), type(exc).__name__, time.perf_counter() - start)
-    return Outcome(task, status, seconds=time.perf_counter() - start)
+    return Outcome(task, status, seconds=time.perf_counter() - start, degenerate_points=degenerate_points)
 
 
-def _run(task: Task, settings: RunSettings, bench: Workbench) -> str:
+def _run(task: Task, settings: RunSettings, bench: Workbench) -> tuple[str, int]:
     spec = get_method(task.method) if settings.rank else None
     params = spec.resolve_params(task.overrides) if spec else task.overrides
     store = ResultStore(settings.results_dir)
@@ -128,7 +133,7 @@ def _run(task: Task, settings: RunSettings, bench: Workbench) -> str:
     expected = {"mlknn": _mlknn_settings(settings), "params": params, "grid": settings.grid.describe()}
     status = store.metrics_status(files, mode, expected)
     if settings.skip_existing and not settings.overwrite and status == "ok":
-        return "skipped"
+        return "skipped", 0
     if status == "different" and not settings.overwrite:
         raise ConfigError("result exists with other settings (ML-kNN, grid or parameters); use "
                           "--overwrite or another --results-dir", file=files.metrics(mode))
@@ -136,7 +141,7 @@ def _run(task: Task, settings: RunSettings, bench: Workbench) -> str:
     fold = load_fold(fold_file, dataset=task.dataset, index=task.fold)
     k_per_entry, p_values = grid_points(settings.grid, fold.n_features)
     _check_evaluable(fold, settings, fold_file)
-    ranking = _obtain_ranking(task, spec, params, fold, files, store, settings, bench)
+    ranking, timing = _obtain_ranking(task, spec, params, fold, files, store, settings, bench)
     k_distinct = sorted(set(k_per_entry))
     context = f"{task.folder}/{task.dataset}/fold{task.fold}"
     eval_start = time.perf_counter()
@@ -144,10 +149,12 @@ def _run(task: Task, settings: RunSettings, bench: Workbench) -> str:
                                       k_distinct, num=settings.mlknn_k, smooth=settings.mlknn_smooth,
                                       context=context)
     eval_seconds = time.perf_counter() - eval_start
-    record = _metrics_record(task, fold, params, settings, curves, k_per_entry, p_values, eval_seconds)
+    record = _metrics_record(task, fold, params, settings, curves, k_per_entry, p_values)
+    record.update(constant_feature_counts(fold.X_train, ranking, k_per_entry))
+    record.update(timing, time_eval_seconds=eval_seconds)
     record["provenance"] = _provenance(fold_file, files, bench, spec, settings)
     store.write_metrics(files, mode, record)
-    return "done"
+    return "done", sum(record["degenerate"])
 
 
 def _check_evaluable(fold, settings: RunSettings, fold_file: Path) -> None:
@@ -159,31 +166,53 @@ def _check_evaluable(fold, settings: RunSettings, fold_file: Path) -> None:
 
 
 def _obtain_ranking(task, spec, params, fold, files: TaskFiles, store: ResultStore,
-                    settings: RunSettings, bench: Workbench) -> np.ndarray:
+                    settings: RunSettings, bench: Workbench) -> tuple[np.ndarray, dict]:
+    """The task's ranking (computed, or reused when complete) and its timing fields.
+
+    ``time_rank_seconds`` is the method's own compute time, measured where the method runs (inside
+    Octave for the Octave engine), so it excludes engine start-up and data transfer; those go to
+    ``time_rank_overhead_seconds`` (null when the ranking was reused or given).
+    """
     d = fold.n_features
-    if not settings.rank:
-        return store.read_ranking(files.ranking, d)
-    if not settings.overwrite and store.has_ranking(files, d):
-        return store.read_ranking(files.ranking, d)
+    if not settings.rank or (not settings.overwrite and store.has_ranking(files, d)):
+        return store.read_ranking(files.ranking, d), {"time_rank_seconds": store.read_time(files),
+                                                      "time_rank_overhead_seconds": None}
     engine = bench.engine_for(spec)
     init = spec.initial_matrices(fold.X_train.shape[0], d, fold.n_labels, params)
     context = f"{task.folder}/{task.dataset}/fold{task.fold}"
     start = time.perf_counter()
-    ranking, _info = engine.rank(spec, fold.X_train, fold.Y_train, params, init, context=context)
-    seconds = time.perf_counter() - start
+    ranking, info = engine.rank(spec, fold.X_train, fold.Y_train, params, init, context=context)
+    wall = time.perf_counter() - start
+    seconds = float(info.get("compute_seconds", wall))
     try:
         ranking = validate_ranking(ranking, d, source=f"{spec.name} output for {context}")
+        scores = validate_scores(info.get("scores"), d, source=f"{spec.name} output for {context}")
     except PipelineError as exc:
         raise EngineError(str(exc)) from exc
-    store.write_ranking(files, ranking, seconds)
-    return ranking
+    store.write_ranking(files, ranking, seconds, scores)
+    return ranking, {"time_rank_seconds": seconds, "time_rank_overhead_seconds": max(wall - seconds, 0.0)}
+
+
+def constant_feature_counts(X_train: np.ndarray, ranking: np.ndarray, k_per_entry: list[int]) -> dict:
+    """How many selected features are constant on the training part, per grid entry.
+
+    A constant column carries no information for ML-kNN; a selection made mostly of them scores
+    0 (docs/results-schema.md). ``degenerate`` marks an entry whose selection is more than half
+    constant although non-constant features were left unselected.
+    """
+    constant = np.ptp(X_train, axis=0) == 0
+    selected = np.cumsum(constant[np.asarray(ranking, dtype=np.int64) - 1])
+    n_nonconstant = int(constant.size - constant.sum())
+    counts = [int(selected[k - 1]) for k in k_per_entry]
+    degenerate = [2 * c > k and c > max(0, k - n_nonconstant) for c, k in zip(counts, k_per_entry)]
+    return {"n_constant_features": int(constant.sum()), "n_constant_selected": counts, "degenerate": degenerate}
 
 
 def _mlknn_settings(settings: RunSettings) -> dict:
     return {"num": int(settings.mlknn_k), "smooth": float(settings.mlknn_smooth)}
 
 
-def _metrics_record(task, fold, params, settings, curves, k_per_entry, p_values, eval_seconds) -> dict:
+def _metrics_record(task, fold, params, settings, curves, k_per_entry, p_values) -> dict:
     index = {int(k): i for i, k in enumerate(curves["k_values"])}
     rows = [index[int(k)] for k in k_per_entry]
     record = {
@@ -201,7 +230,6 @@ def _metrics_record(task, fold, params, settings, curves, k_per_entry, p_values,
         "n_test": int(fold.X_test.shape[0]),
         "macro_pr_auc_labels_used": int(curves["macro_pr_auc_labels_used"]),
         "macro_pr_auc_labels_total": int(curves["macro_pr_auc_labels_total"]),
-        "time_eval_seconds": eval_seconds,
     }
     for key in METRICS:
         values = [float(curves[key][r]) for r in rows]

@@ -2,13 +2,14 @@
 
 Layout (see ``docs/results-schema.md``)::
 
+    <root>/<METHOD>/<DATASET>_fold<i>_scores.csv         "feature,score" then one row per feature, %.17g
     <root>/<METHOD>/<DATASET>_fold<i>_ranking.csv        1-based ranking, one integer per line
-    <root>/<METHOD>/<DATASET>_fold<i>_time.txt           ranking seconds, "%.6f\\n"
+    <root>/<METHOD>/<DATASET>_fold<i>_time.txt           the method's own ranking seconds, "%.6f\\n"
     <root>/<METHOD>/<DATASET>_fold<i>_kgrid_metrics.json
     <root>/<METHOD>/<DATASET>_fold<i>_pgrid_metrics.json
 
-Every file is written atomically (temporary name + rename). The time file is written after the
-ranking, so a ranking counts as complete only when both exist and the ranking is a valid
+Every file is written atomically (temporary name + rename). The scores, the ranking and the time
+file are written in that order, so a ranking counts as complete only when the time file exists and the ranking is a valid
 permutation of 1..d; a metrics file counts only if it parses and holds every expected key with
 lists aligned to its grid.
 """
@@ -30,6 +31,7 @@ from ..rankings import validate_ranking
 
 @dataclass(frozen=True)
 class TaskFiles:
+    scores: Path
     ranking: Path
     time: Path
     kgrid: Path
@@ -49,23 +51,31 @@ class ResultStore:
         validate_name(folder, "method")
         validate_name(dataset, "dataset")
         stem = self.root / folder / f"{dataset}_fold{int(fold)}"
-        return TaskFiles(ranking=Path(f"{stem}_ranking.csv"), time=Path(f"{stem}_time.txt"),
+        return TaskFiles(scores=Path(f"{stem}_scores.csv"), ranking=Path(f"{stem}_ranking.csv"), time=Path(f"{stem}_time.txt"),
                          kgrid=Path(f"{stem}_kgrid_metrics.json"), pgrid=Path(f"{stem}_pgrid_metrics.json"))
 
     def remove_partial_files(self, files: TaskFiles) -> list[Path]:
         """Delete temporary files a killed writer left for this task (call while holding its claim)."""
         removed = []
-        for final in (files.ranking, files.time, files.kgrid, files.pgrid):
+        for final in (files.scores, files.ranking, files.time, files.kgrid, files.pgrid):
             for partial in final.parent.glob(f".{final.name}.*.tmp"):
                 partial.unlink(missing_ok=True)
                 removed.append(partial)
         return removed
 
     # -- rankings -------------------------------------------------------------------------
-    def write_ranking(self, files: TaskFiles, ranking: np.ndarray, seconds: float) -> None:
-        """Write the ranking, then its time file (the pair is complete once the time exists)."""
+    def write_ranking(self, files: TaskFiles, ranking: np.ndarray, seconds: float, scores: np.ndarray) -> None:
+        """Write the scores, the ranking, then the time file (complete once the time exists)."""
+        atomic_write_text(files.scores, format_scores(scores))
         atomic_write_text(files.ranking, "".join(f"{int(v)}\n" for v in ranking))
         atomic_write_text(files.time, f"{seconds:.6f}\n")
+
+    def read_time(self, files: TaskFiles) -> float | None:
+        """The ranking seconds of ``_time.txt`` (None if absent or unreadable, e.g. external rankings)."""
+        try:
+            return float(files.time.read_text(encoding="utf-8").strip())
+        except (OSError, ValueError):
+            return None
 
     def read_ranking(self, path: Path, d: int) -> np.ndarray:
         """Read and validate a ranking file (one value per line, or one comma-separated row)."""
@@ -118,6 +128,12 @@ class ResultStore:
         if any(record.get(key) != value for key, value in expected.items()):
             return "different"
         return "ok"
+
+
+def format_scores(scores: np.ndarray) -> str:
+    """``feature,score`` then one row per feature (1-based, in feature order), each score as ``%.17g``
+    (enough digits to read back the same double; MATLAB's sprintf writes the same text)."""
+    return "feature,score\n" + "".join(f"{j},{float(v):.17g}\n" for j, v in enumerate(scores, start=1))
 
 
 def _is_number(token: str) -> bool:
