@@ -382,14 +382,14 @@ def seed_runs(results: ResultSet) -> dict[str, dict[tuple[int, ...] | None, int]
 class DegenerateFold:
     """A fold whose selection is degenerate at some grid points.
 
-    ``points`` holds (x, k, n_constant_selected) per degenerate point, x being k or p;
+    ``points`` holds (grid index, x, k, n_constant_selected) per degenerate point, x being k or p;
     ``in_tables`` says whether one of them is a point the table cell summarises.
     """
 
     method: str
     dataset: str
     fold: int
-    points: tuple[tuple[float, int, int], ...]
+    points: tuple[tuple[int, float, int, int], ...]
     n_constant_features: int
     in_tables: bool
 
@@ -402,7 +402,7 @@ def degenerate_folds(results: ResultSet, *, p_target: float | None = None) -> li
         check = r.selection
         if check is None or not check.degenerate.any():
             continue
-        points = tuple((float(r.x[i]), int(check.k_values[i]), int(check.n_constant_selected[i]))
+        points = tuple((int(i), float(r.x[i]), int(check.k_values[i]), int(check.n_constant_selected[i]))
                        for i in np.flatnonzero(check.degenerate))
         out.append(DegenerateFold(m, d, f, points, check.n_constant_features,
                                   bool(check.degenerate[r.summary_points(target)].any())))

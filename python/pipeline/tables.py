@@ -83,6 +83,17 @@ def format_seeds(seeds: Sequence[int]) -> str:
     return ", ".join(parts)
 
 
+def _consecutive_runs(points: Sequence[tuple]) -> list[list[tuple]]:
+    """Split points whose first entry is a grid index into runs of consecutive indices."""
+    runs: list[list[tuple]] = []
+    for point in points:
+        if runs and point[0] == runs[-1][-1][0] + 1:
+            runs[-1].append(point)
+        else:
+            runs.append([point])
+    return runs
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m pipeline.tables", description=__doc__.splitlines()[0])
     p.add_argument("--results-dir", required=True, help="results/<RUN> with one folder per method")
@@ -204,8 +215,8 @@ class TableJob:
         if not self.degenerate:
             return []
         marked = sorted({(g.method, g.dataset) for g in self.degenerate if g.in_tables})
-        return [f"degenerate selections (mostly constant features selected) in {len(self.degenerate)} "
-                f"folds; {len(marked)} table cells are marked ‡ (see 'Degenerate selections')"]
+        return [f"degenerate selections (mostly constant features selected): {len(self.degenerate)} fold(s), "
+                f"{len(marked)} table cell(s) marked ‡; see 'Degenerate selections'"]
 
     # -- building blocks ----------------------------------------------------------------------
     def _cells(self, pairs) -> frozenset:
@@ -380,14 +391,9 @@ class TableJob:
 
     def degenerate_section(self) -> list[str]:
         """Markdown list of every fold with degenerate grid points."""
-        grid = self.args.grid
-
-        def point(x: float, k: int, constant: int) -> str:
-            where = f"k = {k}" if grid == "kgrid" else f"p = {x:g} (k = {k})"
-            return f"{where}: {constant} constant"
-
         rows = [[markdown_escape(self.name(g.method)), markdown_escape(self.name(g.dataset)), str(g.fold),
-                 "; ".join(point(*p) for p in g.points), str(g.n_constant_features), "yes" if g.in_tables else "no"]
+                 "; ".join(self._point_run(run) for run in _consecutive_runs(g.points)),
+                 str(g.n_constant_features), "yes" if g.in_tables else "no"]
                 for g in self.degenerate]
         header = "| Method | Dataset | Fold | Degenerate grid points | Constant features | Marked ‡ |"
         return (["## Degenerate selections", "",
@@ -395,6 +401,18 @@ class TableJob:
                  "non-constant features were left unselected. A table cell is marked ‡ when one of its folds "
                  "is degenerate at a grid point the cell summarises.", "", header, "|" + ":--|" * 6]
                 + ["| " + " | ".join(r) + " |" for r in rows] + [""])
+
+    def _point_run(self, run: list[tuple[int, float, int, int]]) -> str:
+        """``k = 10: 8 constant`` for one point, ``k = 10–300: 30 points, 8–298 constant`` for a run."""
+        (_, x0, k0, c0), (_, x1, k1, c1) = run[0], run[-1]
+        if self.args.grid == "kgrid":
+            where = f"k = {k0}" if len(run) == 1 else f"k = {k0}–{k1}"
+        else:
+            where = f"p = {x0:g} (k = {k0})" if len(run) == 1 else f"p = {x0:g}–{x1:g} (k = {k0}–{k1})"
+        if len(run) == 1:
+            return f"{where}: {c0} constant"
+        counts = [c for *_, c in run]
+        return f"{where}: {len(run)} points, {min(counts)}–{max(counts)} constant"
 
     def figures(self) -> list[Path]:
         """Curves per dataset, the mean curve and one CD diagram per metric (PNG + PDF each)."""

@@ -72,7 +72,7 @@ def test_files_without_a_time_give_dashes_and_are_counted(kgrid_results, tmp_pat
 def test_degenerate_kgrid_point_marks_the_cell_of_every_score_table(kgrid_results, tmp_path):
     results = copy_results(kgrid_results, tmp_path)
     path = results / "MIFS" / "yeast_fold1_kgrid_metrics.json"
-    edit(path, lambda obj: obj.update(selection_fields(obj["k_values"], degenerate_points=(0, 3),
+    edit(path, lambda obj: obj.update(selection_fields(obj["k_values"], degenerate_points=(0, 3, 4, 5),
                                                        n_constant_features=40)))
     assert run_tables(results, tmp_path / "out") == 0
     out = tmp_path / "out"
@@ -82,14 +82,15 @@ def test_degenerate_kgrid_point_marks_the_cell_of_every_score_table(kgrid_result
         assert tex.count("$^\\ddagger$") == 2 and "constant on the training part" in tex  # cell + caption
     assert "ddagger" not in (out / "table_time.tex").read_text()
     report = (out / "report.md").read_text()
-    assert "| MIFS | yeast | 1 | k = 10: 6 constant; k = 40: 21 constant | 40 | yes |" in report
-    assert "degenerate selections (mostly constant features selected) in 1 folds; 1 table cells" in report
+    assert "| MIFS | yeast | 1 | k = 10: 6 constant; k = 40–60: 3 points, 21–31 constant | 40 | yes |" in report
+    assert "degenerate selections (mostly constant features selected): 1 fold(s), 1 table cell(s) marked ‡" in report
     micro = report.split("### Micro-F1")[1].split("### ")[0]
     yeast = next(line for line in micro.splitlines() if line.startswith("| yeast |")).split(" | ")
     assert yeast[3].endswith(" ‡") and "‡" not in yeast[2] + yeast[4] and "\n‡ in at least one fold" in micro
     stats = json.loads((out / "stats_kgrid.json").read_text())
     assert stats["degenerate_folds"] == [{"method": "MIFS", "dataset": "yeast", "fold": 1,
-                                          "points": [[10.0, 10, 6], [40.0, 40, 21]],
+                                          "points": [[0, 10.0, 10, 6], [3, 40.0, 40, 21], [4, 50.0, 50, 26],
+                                                     [5, 60.0, 60, 31]],
                                           "n_constant_features": 40, "in_tables": True}]
     compile_tables([out / name for name in SCORE_TABLES], tmp_path)
 
@@ -109,7 +110,7 @@ def test_pgrid_marks_only_a_degenerate_point_at_the_target(pgrid_results, tmp_pa
     report = (tmp_path / "out" / "report.md").read_text()
     p_next, k_next = first["p_values"][target + 1], first["k_values"][target + 1]
     assert f"| DAGFS | CAL500 | 0 | p = {p_next:g} (k = {k_next}): {k_next // 2 + 1} constant | 5 | no |" in report
-    assert "| SCLS | emotions | 2 | p = 0.2 (k = " in report and "2 folds; 1 table cells" in report
+    assert "| SCLS | emotions | 2 | p = 0.2 (k = " in report and "2 fold(s), 1 table cell(s)" in report
 
 
 def test_incomplete_selection_check_is_an_error(kgrid_results, tmp_path, capsys):
