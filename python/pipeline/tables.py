@@ -102,6 +102,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--datasets", nargs="+", default=None,
                    help="rows, in this order (default: every dataset found, A-Z ignoring case)")
     p.add_argument("--ref-method", required=True, help="reference method (Wilcoxon, W/T/L, gain)")
+    p.add_argument("--metrics", nargs="+", choices=METRICS, default=None, metavar="METRIC",
+                   help=f"metrics to tabulate and test, in this order (default: all seven: {' '.join(METRICS)})")
     p.add_argument("--out-dir", default="paper/tables")
     p.add_argument("--display-map", default=None, help="JSON object: internal name -> display name")
     p.add_argument("--grid", choices=agg.GRIDS, default="kgrid")
@@ -131,6 +133,8 @@ def check_arguments(args: argparse.Namespace) -> None:
         raise ConfigError("--bayesian-rope must be >= 0", field="--bayesian-rope", found=args.bayesian_rope)
     if args.jobs < 1:
         raise ConfigError("--jobs must be at least 1", field="--jobs", found=args.jobs)
+    if args.metrics and len(set(args.metrics)) != len(args.metrics):
+        raise ConfigError("--metrics lists a metric twice", field="--metrics", found=args.metrics)
     if args.folds is not None and args.folds < 1:
         raise ConfigError("--folds must be at least 1", field="--folds", found=args.folds)
     if not 0 < args.p_target <= 1:
@@ -149,6 +153,7 @@ class TableJob:
     def __init__(self, args: argparse.Namespace):
         check_arguments(args)
         self.args = args
+        self.metrics = tuple(args.metrics or METRICS)
         self.methods = args.methods or agg.list_methods(args.results_dir, args.grid)
         for m in self.methods:
             validate_name(m, "method")
@@ -286,17 +291,17 @@ class TableJob:
         groups = []
         for method in self.seed_runs:
             values = np.column_stack([agg.score_frames(spread, metric, [method], self.results.datasets)[0]
-                                      .to_numpy(float)[:, 0] for metric in METRICS])
+                                      .to_numpy(float)[:, 0] for metric in self.metrics])
             groups.append((self.name(method), [self.name(d) for d in self.results.datasets], values))
         summarised = "grid mean" if self.args.grid == "kgrid" else f"value at p = {self.p_target:g}"
         caption = (f"Standard deviation over seeds (ddof = 1) of each fold's {summarised}, averaged over "
                    "the folds; '--' with a single seed or no seed-averaged fold.")
-        return ValueTable("Across-seed spread", "Method", "Dataset", [agg.METRIC_DISPLAY[m] for m in METRICS],
+        return ValueTable("Across-seed spread", "Method", "Dataset", [agg.METRIC_DISPLAY[m] for m in self.metrics],
                           groups, self.caption(caption), self.label("seed_spread"), fit_width=self.args.fit_width)
 
     def stats_table(self) -> StatsTable:
         blocks = []
-        for metric in METRICS:
+        for metric in self.metrics:
             c = self.comparisons.get(metric)
             if c is None:
                 blocks.append(StatsBlock(agg.METRIC_DISPLAY[metric], metric in agg.LOWER_IS_BETTER, 0,
@@ -317,16 +322,16 @@ class TableJob:
                           fit_width=self.args.fit_width)
 
     def rank_table(self) -> RankTable:
-        ranks = np.full((len(self.methods), len(METRICS)), np.nan)
+        ranks = np.full((len(self.methods), len(self.metrics)), np.nan)
         friedman, iman = [], []
-        for j, metric in enumerate(METRICS):
+        for j, metric in enumerate(self.metrics):
             c = self.comparisons.get(metric)
             fr = None if c is None else c.friedman
             if c is not None:
                 ranks[:, j] = c.avg_ranks
             friedman.append(None if fr is None else fr.chi2_p)
             iman.append(None if fr is None else fr.iman_davenport_p)
-        return RankTable([self.name(m) for m in self.methods], [agg.METRIC_DISPLAY[m] for m in METRICS],
+        return RankTable([self.name(m) for m in self.methods], [agg.METRIC_DISPLAY[m] for m in self.metrics],
                          ranks, self.caption(self.operating_point()), self.label("ranks"),
                          {"Friedman p": friedman, "Iman-Davenport p": iman}, fit_width=self.args.fit_width)
 
@@ -337,7 +342,7 @@ class TableJob:
         csv_path = self.out / f"benchmark_means_{self.args.grid}.csv"
         written.append(atomic_write_text(csv_path, means[["dataset", "method", "metric", "mean", "std", "n_folds"]]
                                          .to_csv(index=False, lineterminator="\n")))
-        tables = {m: self.metric_table(m) for m in METRICS}
+        tables = {m: self.metric_table(m) for m in self.metrics}
         tables["time"] = self.time_table()
         for key, table in tables.items():
             stem = agg.METRIC_TABLE_STEM.get(key, key)
@@ -435,7 +440,7 @@ class TableJob:
         from .report.figures import mpl_escape, plot_curve_panels
 
         grid, folder = self.args.grid, self.out / "figures"
-        metrics = METRICS if self.args.all_curve_metrics else agg.MAIN_METRICS
+        metrics = self.metrics if self.args.all_curve_metrics else [m for m in agg.MAIN_METRICS if m in self.metrics]
         curves = {m: agg.mean_curves(self.results, m) for m in metrics}
         scale, xlabel = (1.0, "number of selected features k") if grid == "kgrid" else (100.0, "% selected features")
         tasks = []

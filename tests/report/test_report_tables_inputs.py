@@ -79,10 +79,20 @@ def test_rows_follow_datasets_or_alphabetical_order_ignoring_case(tmp_path, caps
     (["--p-target", "0"], "--p-target"),
     (["--folds", "0"], "--folds"),
     (["--jobs", "0"], "--jobs"),
+    (["--metrics", "micro_f1", "micro_f1"], "--metrics"),
 ])
 def test_bad_options_are_refused_in_one_line(results, tmp_path, capsys, extra, message):
     assert run_tables(results, tmp_path / "out", *extra) == 2
     assert message in one_line_error(capsys)
+
+
+def test_metrics_option_chooses_the_tables_and_their_order(results, tmp_path):
+    out = tmp_path / "out"
+    assert run_tables(results, out, "--metrics", "one_error", "micro_f1") == 0
+    assert sorted(p.name for p in out.glob("table_*.tex")) == [
+        "table_microf1.tex", "table_one_error.tex", "table_ranks.tex", "table_stats.tex", "table_time.tex"]
+    ranks = (out / "table_ranks.tex").read_text()
+    assert ranks.index("One-error") < ranks.index("Micro-F1")
 
 
 def test_output_folder_that_cannot_be_created_is_refused_before_any_work(results, tmp_path, capsys):

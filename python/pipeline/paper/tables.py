@@ -77,8 +77,11 @@ def table_arguments(suite: Suite, results_dir: Path, root: Path, grid: GridSpec)
         args += ["--p-target", repr(grid.p_target)]
     if options["display_map"]:
         args += ["--display-map", str(Path(suite.source_dir) / options["display_map"])]
+    args += ["--metrics", *options["metrics"]]
     if not options["figures"]:
         args.append("--no-figures")
-    if options["fit_width"]:
-        args.append("--fit-width")
+    if not options["fit_width"]:
+        args.append("--no-fit-width")
+    if any(entry.seeds for entry in suite.methods):
+        args.append("--seed-spread")
     return args
