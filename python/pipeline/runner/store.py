@@ -25,7 +25,7 @@ from ..errors import ConfigError, DataError, RankingError
 from ..evaluation.metrics import METRICS
 from ..fileio import atomic_write_json, atomic_write_text
 from ..names import validate_name
-from ..rankings import validate_ranking
+from ..rankings import read_ranking_file
 
 
 @dataclass(frozen=True)
@@ -68,18 +68,11 @@ class ResultStore:
         atomic_write_text(files.time, f"{seconds:.6f}\n")
 
     def read_ranking(self, path: Path, d: int) -> np.ndarray:
-        """Read and validate a ranking file (one value per line, or one comma-separated row)."""
-        if not path.is_file():
-            raise RankingError("ranking file not found", file=path)
-        text = path.read_text(encoding="utf-8", errors="replace")
-        tokens = [t.strip() for t in text.replace(",", "\n").split()]
-        try:
-            values = np.array([float(t) for t in tokens if t], dtype=np.float64)
-        except ValueError:
-            bad = next(t for t in tokens if not _is_number(t))
-            raise RankingError("ranking holds a non-numeric value", file=path, expected="integers 1..d",
-                               found=repr(bad[:20])) from None
-        return validate_ranking(values, d, source=path)
+        """Read and validate a ranking file (one value per line, or one comma-separated row).
+
+        The file's size is bounded by d before it is read (:func:`~pipeline.rankings.read_ranking_file`).
+        """
+        return read_ranking_file(path, d)
 
     def has_ranking(self, files: TaskFiles, d: int) -> bool:
         """True if the ranking and its time file exist and the ranking is a permutation of 1..d."""
@@ -118,14 +111,6 @@ class ResultStore:
         if any(record.get(key) != value for key, value in expected.items()):
             return "different"
         return "ok"
-
-
-def _is_number(token: str) -> bool:
-    try:
-        float(token)
-    except ValueError:
-        return False
-    return True
 
 
 def _is_complete(record: dict, mode: str) -> bool:
