@@ -85,8 +85,8 @@ def test_run_suite_runs_the_four_methods(octave_engine, data_dir, tmp_path, kgri
     init = {}
     for method in ("LRMFS", "SRFS"):
         spec = get_method(method)
-        init[method] = spec.initial_matrices(n, d, fold.n_labels, spec.resolve_params(
-            {k: v for k, v in params.get(method, {}).items()}))
+        init[method] = spec.initial_matrices(n, d, fold.n_labels, spec.resolve_params(  # Python seeds are ints
+            {k: int(v) if k == "seed" else v for k, v in params.get(method, {}).items()}))
     results = tmp_path / "suite"
     (summary,) = octave_engine.session.call(
         "run_suite", str(results), str(data_dir), ["emotions"], METHODS, "folds", 1.0, "k_min", 10.0,
