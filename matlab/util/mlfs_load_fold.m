@@ -8,17 +8,14 @@ function fold = mlfs_load_fold(path)
 %     variable; default 2^30 = 1 GiB);
 %   - magnitude: every |feature| must be at most sqrt(realmax / (8 d)), so that no squared distance
 %     over the fold's d features can overflow.
-%   What Octave cannot do before loading: look inside a compressed variable (the zlib streams
-%   that `save -v7` and the exporter write) without inflating it, as it has no zlib call that
-%   stops early. The file's elements are walked first (a truncated file, an element running past
-%   the end, or an uncompressed variable above the limit is refused before `load`), but `load`
-%   inflates each compressed variable into a buffer of its declared size (at most 4 GiB, the
-%   format's 32-bit byte count) before the size check can run. The Python loader reads the
-%   compressed headers and refuses such a file without inflating it.
+%   Both are checked before `load` from the variables' headers (mlfs_inflate_prefix inflates
+%   only the first 256 bytes of a compressed variable), as is every variable's size once inflated
+%   (`load` inflates every variable of the file, even those it does not return): a zlib bomb or a
+%   lying header never reaches `load`. The checks are repeated on the loaded arrays.
   mlfs_require(exist(path, 'file') == 2, 'mlfs:fold:missing', 'fold file not found: %s', path);
   keys = {'X_train', 'Y_train', 'X_test', 'Y_test'};
   limit = byte_limit();
-  check_size(path, declared_plain_elements(path, keys), limit);
+  check_headers(path, keys, limit);
   data = load(path, keys{:});
   for i = 1:numel(keys)
     mlfs_require(isfield(data, keys{i}), 'mlfs:fold:missingField', '%s: field ''%s'' is missing', path, keys{i});
@@ -62,7 +59,7 @@ end
 function check_size(path, n_elements, limit)
   total = 8 * sum(n_elements);
   mlfs_require(total <= limit, 'mlfs:fold:tooLarge', ...
-    '%s: fold arrays larger than the fold size limit (expected at most %d bytes as float64 (set MLFS_MAX_FOLD_BYTES to raise the limit); found %d bytes declared)', ...
+    '%s: arrays larger than the size limit (expected at most %d bytes as float64 (set MLFS_MAX_FOLD_BYTES to raise the limit); found %d bytes declared)', ...
     path, limit, total);
 end
 
@@ -82,47 +79,86 @@ function check_magnitude(path, fold, keys)
   end
 end
 
-function n_elements = declared_plain_elements(path, keys)
-  % Walk the file's top-level elements without loading them: refuse a file that is not MAT v5 or
-  % whose elements run past its end, and return the element counts the uncompressed fold
-  % variables declare (compressed ones cannot be read without inflating them).
+function check_headers(path, keys, limit)
+  % Walk the file's variables without loading them (for a compressed one, only the start of its
+  % zlib stream is inflated, by mlfs_inflate_prefix), as pipeline.data.matheader does: refuse a
+  % file that is not MAT v5 or whose elements run past its end, fold variables above the limit
+  % together, and any other variable above it once inflated (`load` inflates every variable).
   info = dir(path);
   fid = fopen(path, 'r');
   header = fread(fid, 128, 'uint8=>char').';
   fclose(fid);
   mlfs_require(numel(header) == 128 && any(strcmp(header(127:128), {'IM', 'MI'})) && all(double(header(1:4)) ~= 0), ...
     'mlfs:fold:badFile', '%s: not a readable MATLAB .mat file (truncated or wrong format): no MAT v5 header', path);
-  fid = fopen(path, 'r', mlfs_ifelse(strcmp(header(127:128), 'IM'), 'ieee-le', 'ieee-be'));
+  big_endian = strcmp(header(127:128), 'MI');
+  fid = fopen(path, 'r', mlfs_ifelse(big_endian, 'ieee-be', 'ieee-le'));
   closer = onCleanup(@() fclose(fid));
   n_elements = 0;
+  other = struct('name', {}, 'bytes', {}, 'dims', {});
   offset = 128;
   while offset < info.bytes
     fseek(fid, offset, 'bof');
     tag = fread(fid, 2, 'uint32');
     mlfs_require(numel(tag) == 2 && offset + 8 + tag(2) <= info.bytes, 'mlfs:fold:badFile', ...
       '%s: not a readable MATLAB .mat file (truncated or wrong format): element at byte %d runs past the end of the file', path, offset);
-    if tag(1) == 14  % miMATRIX, uncompressed: flags, dimensions and name are readable in place
-      [name, dims] = plain_matrix_header(fid);
-      if any(strcmp(name, keys))
-        n_elements(end + 1) = prod(dims);
+    if tag(1) == 15      % miCOMPRESSED: inflate the header only (256 bytes hold 32 dimensions
+      start = fread(fid, min(tag(2), 4096), 'uint8=>uint8').';  % and a 63-character name)
+      try
+        head = mlfs_inflate_prefix(start, 256);
+      catch failure
+        error('mlfs:fold:badFile', '%s: not a readable MATLAB .mat file (truncated or wrong format): %s', path, failure.message);
       end
+    else
+      fseek(fid, offset, 'bof');
+      head = fread(fid, min(8 + tag(2), 256), 'uint8=>uint8').';
+    end
+    var = matrix_header(path, head, big_endian);
+    if any(strcmp(var.name, keys))
+      n_elements(end + 1) = prod(var.dims);
+      mlfs_require(var.bytes <= 8 * prod(var.dims) + 4096, 'mlfs:fold:badFile', ...
+        '%s: not a readable MATLAB .mat file (truncated or wrong format): variable ''%s'' declares %d bytes for shape %s', ...
+        path, var.name, var.bytes, mat2str(var.dims));
+    else
+      other(end + 1) = var;
     end
     offset = offset + 8 + tag(2);
   end
+  check_size(path, n_elements, limit);
+  for var = other
+    mlfs_require(var.bytes <= limit, 'mlfs:fold:tooLarge', ...
+      '%s: field ''%s'': variable larger than the size limit (expected at most %d bytes (set MLFS_MAX_FOLD_BYTES to raise the limit); found %d bytes)', ...
+      path, var.name, limit, var.bytes);
+  end
 end
 
-function [name, dims] = plain_matrix_header(fid)
-  fread(fid, 4, 'uint32');                      % array flags sub-element (tag and 8 bytes)
-  dims_tag = fread(fid, 2, 'uint32');
-  mlfs_require(numel(dims_tag) == 2 && dims_tag(1) == 5 && dims_tag(2) <= 128, 'mlfs:fold:badFile', ...
-    'not a readable MATLAB .mat file (truncated or wrong format): malformed dimensions of a variable');
-  dims = fread(fid, dims_tag(2) / 4, 'int32').';
-  fread(fid, mod(-dims_tag(2), 8), 'uint8');    % padding to 8 bytes
-  name_word = fread(fid, 1, 'uint32');
-  if name_word > 65535                          % small data element: up to 4 name bytes inline
-    name = fread(fid, 4, 'uint8=>char').';
-    name = name(1:floor(name_word / 65536));
-  else
-    name = fread(fid, min(fread(fid, 1, 'uint32'), 4096), 'uint8=>char').';
+function var = matrix_header(path, head, big_endian)
+  % Name, dimensions and inflated size of the miMATRIX element that starts ``head``.
+  words = double(typecast(head(1:4 * floor(numel(head) / 4)), 'uint32'));
+  if big_endian
+    words = double(swapbytes(uint32(words)));
   end
+  bad = @() error('mlfs:fold:badFile', '%s: not a readable MATLAB .mat file (truncated or wrong format): malformed variable header', path);
+  % words: matrix tag (1-2), array flags tag and flags (3-6), dimensions tag (7-8) and values
+  if numel(words) < 8 || words(1) ~= 14 || words(7) ~= 5 || words(8) > 128 || mod(words(8), 4)
+    bad();
+  end
+  var.bytes = words(2);
+  n_dims = words(8) / 4;
+  dims_end = 8 + 2 * ceil(n_dims / 2);   % dimensions are padded to 8 bytes
+  if numel(words) < dims_end + 2
+    bad();
+  end
+  var.dims = typecast(uint32(words(9:8 + n_dims)), 'int32');
+  name_word = words(dims_end + 1);
+  if name_word > 65535                     % small data element: up to 4 name bytes inline
+    name_bytes = head(4 * (dims_end + 1) + (1:floor(name_word / 65536)));
+  else
+    n_name = words(dims_end + 2);
+    if 4 * (dims_end + 2) + n_name > numel(head)
+      bad();
+    end
+    name_bytes = head(4 * (dims_end + 2) + (1:n_name));
+  end
+  var.name = char(name_bytes);
+  var.dims = double(var.dims);
 end

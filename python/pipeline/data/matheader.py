@@ -60,6 +60,9 @@ class MatVariable:
         MAT storage type of the real part (``miDOUBLE`` = 9, ...) for numeric classes, else None.
     offset : int
         Position of the variable's element in the file.
+    element_bytes : int
+        Size of the variable's matrix element as stored, once inflated: what a reader that loads
+        it allocates, whatever its class.
     """
 
     name: str
@@ -69,6 +72,7 @@ class MatVariable:
     is_logical: bool
     storage_type: int | None
     offset: int
+    element_bytes: int
 
     @property
     def class_name(self) -> str:
@@ -145,7 +149,9 @@ def check_declared_matrices(path: Path, headers: list[MatVariable], keys: tuple[
     ------
     DataError
         A key is missing, stored twice, not a real 2-D numeric matrix (sparse, complex, char,
-        cell, struct...), or all of them together would take more than ``max_bytes`` as float64.
+        cell, struct...), or all of them together would take more than ``max_bytes`` as float64;
+        or another variable takes more than ``max_bytes`` once inflated (SciPy skips it, but
+        MATLAB's and Octave's ``load`` inflate every variable, and both sides refuse alike).
     """
     present = sorted({var.name for var in headers})
     missing = [key for key in keys if key not in present]
@@ -174,6 +180,11 @@ def check_declared_matrices(path: Path, headers: list[MatVariable], keys: tuple[
                         expected=f"at most {max_bytes} bytes as float64 (set {MAX_BYTES_VARIABLE} "
                                  "to raise the limit)",
                         found=f"{total} bytes declared ({shapes})")
+    for var in headers:
+        if var.name not in keys and var.element_bytes > max_bytes:
+            raise DataError("variable larger than the size limit", file=path, field=var.name,
+                            expected=f"at most {max_bytes} bytes (set {MAX_BYTES_VARIABLE} to raise "
+                                     "the limit)", found=f"{var.element_bytes} bytes")
     return declared
 
 
@@ -266,7 +277,8 @@ def _matrix_header(path: Path, endian: str, reader, offset: int) -> MatVariable:
             raise _format_error(path, f"variable {name!r}: data of storage type {storage} holds "
                                       f"{data_bytes} bytes, which does not fit shape {dims}")
     return MatVariable(name=name, class_id=class_id, dims=dims, is_complex=bool(word & 0x0800),
-                       is_logical=bool(word & 0x0200), storage_type=storage, offset=offset)
+                       is_logical=bool(word & 0x0200), storage_type=storage, offset=offset,
+                       element_bytes=n_bytes)
 
 
 def _next_tag(endian: str, reader) -> tuple[int, int, bytes | None]:
