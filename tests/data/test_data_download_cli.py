@@ -66,6 +66,20 @@ def test_fetch_rejects_a_corrupted_download_and_writes_nothing(mirror, tmp_path)
     assert not (tmp_path / "dest" / "emotions.xml").exists()
 
 
+@pytest.mark.parametrize("name, remote", [("bibtex", "bibtex.mat"), ("Corel5k", "core15k.mat")])
+def test_fetch_clml_datasets_from_their_pinned_source(mlc_dir, tmp_path, name, remote):
+    (source,) = get_spec(name).files
+    assert source.url == ("https://raw.githubusercontent.com/SaltedPerson/CLML/"
+                          f"9a275b6785c1aba2909a037c4c155eb31e7f33ad/data/{remote}")
+
+    def opener(url, timeout):
+        assert url == source.url
+        return io.BytesIO((mlc_dir / source.name).read_bytes())
+
+    (path,) = fetch_dataset(name, tmp_path, opener=opener)
+    assert path.name == f"{name}.mat" and sha256_file(path) == source.sha256
+
+
 def test_fetch_reports_unreachable_source(tmp_path):
     with pytest.raises(DataError, match="download failed"):
         fetch_dataset("emotions", tmp_path, mirror=(tmp_path / "nowhere").as_uri())

@@ -295,14 +295,15 @@ def _check_finite(path: Path, key: str, array: np.ndarray) -> None:
 
 
 def _check_magnitude(path: Path, key: str, array: np.ndarray, limit: float) -> None:
+    if -limit <= array.min() and array.max() <= limit:  # two reductions, no temporary array
+        return
     big = (array > limit) | (array < -limit)
-    if big.any():
-        row, col = (int(v) for v in np.argwhere(big)[0])
-        raise DataError("feature value too large: a squared distance over the fold's features could "
-                        "overflow", file=path, field=key,
-                        expected=f"|x| <= {limit:.6g} = sqrt(realmax / (8 d)) for d = {array.shape[1]}",
-                        found=f"{array[row, col].item()!r} at row {row}, column {col} "
-                              f"({int(big.sum())} such values)")
+    row, col = (int(v) for v in np.argwhere(big)[0])
+    raise DataError("feature value too large: a squared distance over the fold's features could "
+                    "overflow", file=path, field=key,
+                    expected=f"|x| <= {limit:.6g} = sqrt(realmax / (8 d)) for d = {array.shape[1]}",
+                    found=f"{array[row, col].item()!r} at row {row}, column {col} "
+                          f"({int(big.sum())} such values)")
 
 
 def _check_binary(path: Path, key: str, array: np.ndarray) -> None:
