@@ -123,8 +123,10 @@ def test_limit_comes_from_the_environment(tmp_path, monkeypatch):
      r"holds 8000 bytes, which does not fit shape \(10, 1\)"),
     # an uncompressed element that runs past the end of the file
     (lambda: matrix("X_train", np.ones((40, 3)))[:200], "runs past the end of the file"),
-    # a compressed element claiming more than deflate can expand to
+    # a compressed element whose zlib stream is not one
     (lambda: compressed(matrix_head("X_train", (4, 3))[0])[:8] + b"x" * 50, "corrupt compressed"),
+    # a complete zlib stream that ends before the variable's header does
+    (lambda: compressed(matrix_head("X_train", (4, 3))[0][:30]), "compressed variable ends inside its header"),
 ])
 def test_broken_structures_are_format_errors(tmp_path, build, pattern):
     path = tmp_path / "fold0.mat"

@@ -56,10 +56,6 @@ class MatVariable:
         MATLAB class number (6 = double, 9 = uint8, 2 = struct, ...); see :data:`CLASS_NAMES`.
     dims : tuple of int
     is_complex, is_logical : bool
-    storage_type : int or None
-        MAT storage type of the real part (``miDOUBLE`` = 9, ...) for numeric classes, else None.
-    offset : int
-        Position of the variable's element in the file.
     element_bytes : int
         Size of the variable's matrix element as stored, once inflated: what a reader that loads
         it allocates, whatever its class.
@@ -70,8 +66,6 @@ class MatVariable:
     dims: tuple[int, ...]
     is_complex: bool
     is_logical: bool
-    storage_type: int | None
-    offset: int
     element_bytes: int
 
     @property
@@ -172,6 +166,13 @@ def check_declared_matrices(path: Path, headers: list[MatVariable], keys: tuple[
             raise DataError("wrong number of dimensions", file=path, field=var.name,
                             expected="2-D (rows = instances)", found=f"{len(var.dims)}-D {var.dims}")
         declared[var.name] = var
+    _check_sizes(path, headers, declared, max_bytes)
+    return declared
+
+
+def _check_sizes(path: Path, headers: list[MatVariable], declared: dict[str, MatVariable],
+                 max_bytes: int) -> None:
+    """The ``declared`` variables together as float64, and every other variable once inflated."""
     total = 8 * sum(var.n_elements for var in declared.values())
     if total > max_bytes:
         largest = max(declared.values(), key=lambda var: var.n_elements)
@@ -181,11 +182,10 @@ def check_declared_matrices(path: Path, headers: list[MatVariable], keys: tuple[
                                  "to raise the limit)",
                         found=f"{total} bytes declared ({shapes})")
     for var in headers:
-        if var.name not in keys and var.element_bytes > max_bytes:
+        if var.name not in declared and var.element_bytes > max_bytes:
             raise DataError("variable larger than the size limit", file=path, field=var.name,
                             expected=f"at most {max_bytes} bytes (set {MAX_BYTES_VARIABLE} to raise "
                                      "the limit)", found=f"{var.element_bytes} bytes")
-    return declared
 
 
 def _file_endian(path: Path, header: bytes) -> str:
@@ -209,7 +209,9 @@ def _unpack_tag(path: Path, endian: str, raw: bytes, offset: int) -> tuple[int, 
 
 
 class _PlainReader:
-    """Sequential reads inside an uncompressed element (after its 8-byte tag)."""
+    """Sequential reads of an uncompressed element, from its tag on."""
+
+    compressed_bytes = None
 
     def __init__(self, path: Path, handle: BinaryIO, offset: int):
         self.path, self.handle = path, handle
@@ -239,16 +241,17 @@ class _InflatedPrefix:
     def read(self, n: int) -> bytes:
         out = b""
         while len(out) < n:
-            if not self.pending:
-                if self.left == 0 or self.inflater.eof:
-                    raise _format_error(self.path, "compressed variable ends inside its header")
+            if not self.pending and self.left:
                 self.pending = self.handle.read(min(_INFLATE_BLOCK, self.left))
                 self.left -= len(self.pending)
             try:
-                out += self.inflater.decompress(self.pending, n - len(out))
+                chunk = self.inflater.decompress(self.pending, n - len(out))
             except zlib.error as exc:
                 raise _format_error(self.path, f"corrupt compressed variable ({exc})") from None
             self.pending = self.inflater.unconsumed_tail
+            if not chunk and (self.left == 0 or self.inflater.eof):
+                raise _format_error(self.path, "compressed variable ends inside its header")
+            out += chunk
         return out
 
 
@@ -257,7 +260,7 @@ def _matrix_header(path: Path, endian: str, reader, offset: int) -> MatVariable:
     kind, n_bytes = struct.unpack(endian + "II", reader.read(8))
     if kind != MI_MATRIX:
         raise _format_error(path, f"variable at byte {offset} holds element type {kind}, not a matrix")
-    compressed = getattr(reader, "compressed_bytes", None)
+    compressed = reader.compressed_bytes
     if compressed is not None and n_bytes > MAX_INFLATE_RATIO * compressed + 64:
         raise _format_error(path, f"variable at byte {offset} declares {n_bytes} bytes, more than "
                                   f"its {compressed} compressed bytes can hold")
@@ -269,7 +272,6 @@ def _matrix_header(path: Path, endian: str, reader, offset: int) -> MatVariable:
     name = _element(path, endian, reader, _MAX_NAME_BYTES).decode("latin1")
     if any(v < 0 for v in dims):
         raise _format_error(path, f"variable {name!r} has negative dimensions {dims}")
-    storage = None
     if class_id in NUMERIC_CLASSES:
         storage, data_bytes, _ = _next_tag(endian, reader)
         item = STORAGE_ITEM_BYTES.get(storage)
@@ -277,8 +279,7 @@ def _matrix_header(path: Path, endian: str, reader, offset: int) -> MatVariable:
             raise _format_error(path, f"variable {name!r}: data of storage type {storage} holds "
                                       f"{data_bytes} bytes, which does not fit shape {dims}")
     return MatVariable(name=name, class_id=class_id, dims=dims, is_complex=bool(word & 0x0800),
-                       is_logical=bool(word & 0x0200), storage_type=storage, offset=offset,
-                       element_bytes=n_bytes)
+                       is_logical=bool(word & 0x0200), element_bytes=n_bytes)
 
 
 def _next_tag(endian: str, reader) -> tuple[int, int, bytes | None]:
