@@ -1,16 +1,97 @@
-"""Feature rankings: 1-based permutations of 1..d, most important feature first."""
+"""Feature rankings: 1-based permutations of 1..d, most important feature first.
+
+A ranking file holds d numbers separated by line ends, commas or blanks. Its size is checked
+against d before it is read (:func:`max_ranking_bytes`), so a huge file never reaches memory, and
+every value is reported as it appears in the file when it is not an integer in 1..d.
+"""
 
 from __future__ import annotations
 
+import math
+import re
 from pathlib import Path
 
 import numpy as np
 
 from .errors import RankingError
 
+#: Bytes allowed per feature in a ranking file: room for NumPy's default ``%.18e`` text
+#: (``1.000000000000000000e+00``, 24 characters) plus a CRLF line end, with margin.
+RANKING_BYTES_PER_FEATURE = 32
+#: Extra bytes allowed per file (a byte-order mark, trailing blank lines).
+RANKING_SLACK_BYTES = 1024
+
+_INTEGER = re.compile(r"[+-]?[0-9]+", re.ASCII)
+_DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?", re.ASCII)
+_SEPARATORS = re.compile(r"[,\s]+", re.ASCII)
+_SHOWN_CHARACTERS = 20
+
+
+def max_ranking_bytes(d: int) -> int:
+    """Largest ranking file accepted for a fold with ``d`` features (a documented, fixed bound)."""
+    return int(d) * RANKING_BYTES_PER_FEATURE + RANKING_SLACK_BYTES
+
+
+def read_ranking_file(path: str | Path, d: int) -> np.ndarray:
+    """Read and validate a ranking file for a fold with ``d`` features.
+
+    The file size is checked against :func:`max_ranking_bytes` before any byte is read.
+
+    Returns
+    -------
+    ndarray of shape (d,), int64
+        The 1-based ranking.
+
+    Raises
+    ------
+    RankingError
+        Missing or too large file, a value that is not a decimal number, not an integer or not in
+        1..d (named as written in the file), or not a permutation of 1..d.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise RankingError("ranking file not found", file=path)
+    limit = max_ranking_bytes(d)
+    size = path.stat().st_size
+    if size > limit:
+        raise RankingError(f"ranking file is larger than a ranking of {d} features can be", file=path,
+                           expected=f"at most {limit} bytes ({RANKING_BYTES_PER_FEATURE} per feature "
+                                    f"+ {RANKING_SLACK_BYTES})", found=f"{size} bytes")
+    with open(path, "rb") as handle:
+        text = handle.read(limit + 1).decode("utf-8", errors="replace").lstrip("\ufeff")
+    tokens = [token for token in _SEPARATORS.split(text) if token]
+    return validate_ranking(_token_values(tokens, d, path), d, source=path)
+
+
+def _token_values(tokens: list[str], d: int, source: Path) -> np.ndarray:
+    """The tokens as int64, or RankingError quoting the first token that is not an integer in 0..d.
+
+    0 passes here so that :func:`validate_ranking` can say the ranking looks 0-based.
+    """
+    values = np.empty(len(tokens), dtype=np.int64)
+    for i, token in enumerate(tokens):
+        if _INTEGER.fullmatch(token):
+            value = int(token)
+        elif _DECIMAL.fullmatch(token):
+            value = float(token)
+        else:
+            raise RankingError("ranking holds a non-numeric value", file=source,
+                               expected="integers 1..d", found=_quoted(token))
+        if not (math.isfinite(value) and 0 <= value <= d):
+            raise RankingError("ranking index out of range", file=source,
+                               expected=f"values in 1..{d}", found=f"{_quoted(token)} (entry {i + 1})")
+        if value != int(value):
+            raise RankingError("ranking holds non-integer values", file=source,
+                               expected="integers 1..d", found=f"{_quoted(token)} (entry {i + 1})")
+        values[i] = int(value)
+    return values
+
 
 def validate_ranking(ranking, d: int, *, source: str | Path | None = None) -> np.ndarray:
     """Return ``ranking`` as an int64 array of shape (d,) if it is a permutation of 1..d.
+
+    Values are range-checked in their own type before the cast to int64, so a value such as 1e30
+    is reported as it is, never as the integer its cast overflows to.
 
     Parameters
     ----------
@@ -26,24 +107,26 @@ def validate_ranking(ranking, d: int, *, source: str | Path | None = None) -> np
     RankingError
         If the values are not integers, not 1-based, out of range, repeated, or not d of them.
     """
-    arr = np.asarray(ranking)
-    if arr.ndim != 1:
-        arr = arr.reshape(-1)
+    arr = np.asarray(ranking).reshape(-1)
     if arr.dtype.kind not in "iuf" or (arr.dtype.kind == "f" and not np.all(np.isfinite(arr))):
         raise RankingError("ranking holds non-numeric or non-finite values", file=source,
                            expected="integers 1..d")
     if arr.dtype.kind == "f" and np.any(arr != np.round(arr)):
-        raise RankingError("ranking holds non-integer values", file=source, expected="integers 1..d")
-    arr = arr.astype(np.int64)
+        first = int(np.flatnonzero(arr != np.round(arr))[0])
+        raise RankingError("ranking holds non-integer values", file=source, expected="integers 1..d",
+                           found=f"{arr[first].item()!r} (entry {first + 1})")
     if arr.size != d:
         raise RankingError("ranking has the wrong length", file=source,
                            expected=f"{d} entries (one per feature)", found=f"{arr.size}")
-    if arr.size and arr.min() == 0:
+    if arr.size and np.any(arr == 0):
         raise RankingError("ranking looks 0-based", file=source, expected="1-based indices 1..d",
                            found="a 0")
-    if arr.size and (arr.min() < 1 or arr.max() > d):
+    outside = (arr < 1) | (arr > d)
+    if outside.any():
+        first = int(np.flatnonzero(outside)[0])
         raise RankingError("ranking index out of range", file=source, expected=f"values in 1..{d}",
-                           found=f"values in {arr.min()}..{arr.max()}")
+                           found=f"{arr[first].item()!r} (entry {first + 1})")
+    arr = arr.astype(np.int64)
     counts = np.bincount(arr, minlength=d + 1)
     if np.any(counts[1:] != 1):
         dup = int(np.flatnonzero(counts > 1)[0])
@@ -114,3 +197,9 @@ def _tie_groups(descending: np.ndarray) -> np.ndarray:
             group, first = group + 1, value
         groups[i] = group
     return groups
+
+
+def _quoted(token: str) -> str:
+    """The token in quotes as it appears in the file (cut to its first characters)."""
+    shown = token if len(token) <= _SHOWN_CHARACTERS else token[:_SHOWN_CHARACTERS] + "..."
+    return repr(shown)

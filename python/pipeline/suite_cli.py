@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+import math
 import sys
+from numbers import Real
 from pathlib import Path
 from typing import Sequence
 
@@ -25,6 +27,11 @@ from .runner.tasks import GridSpec, Task, canonical_params
 
 _USER_ERRORS = {"ConfigError", "DataError", "RankingError"}
 STATUSES = ("done", "skipped", "failed", "locked")
+#: Default of ``--max-tasks``: several full paper suites (17 datasets x 5 folds x 11 methods = 935
+#: tasks), while a mistyped sweep of a million combinations is refused before it is expanded.
+DEFAULT_MAX_TASKS = 10_000
+#: Largest parameter file read (a JSON/YAML of method parameters is a few hundred bytes).
+MAX_PARAMS_FILE_BYTES = 1 << 20
 
 
 def build_parser(prog: str, mode: str | None, rank: bool) -> argparse.ArgumentParser:
@@ -85,19 +92,22 @@ def build_parser(prog: str, mode: str | None, rank: bool) -> argparse.ArgumentPa
                         help="seconds after which another host's task claim counts as abandoned")
     parser.add_argument("--task-timeout", type=float, default=3600.0,
                         help="seconds an Octave/MATLAB call may take before it is stopped")
+    parser.add_argument("--max-tasks", type=int, default=DEFAULT_MAX_TASKS,
+                        help="refuse a run of more tasks (methods x sweep combinations x datasets x folds)")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     return parser
 
 
 def main(argv: Sequence[str] | None, *, prog: str, mode: str | None, rank: bool) -> int:
     args = build_parser(prog, mode, rank).parse_args(argv)
+    _check_arguments(args)
     grid = _grid_from_args(args, mode or args.grid)
     if not args.data_dir.is_dir():
         raise ConfigError("data directory not found", file=args.data_dir)
     datasets = [validate_name(d, "dataset") for d in (args.datasets or discover_datasets(args.data_dir))]
     if not datasets:
         raise ConfigError("no dataset folder with fold0.mat found", file=args.data_dir)
-    overrides = _load_params(args.params) if rank else {}
+    overrides = _load_params(args.params, args.max_tasks) if rank else {}
     tasks = _make_tasks(args, datasets, overrides, rank)
     root = ensure_results_root(args.results_dir)
     arguments = {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()}
@@ -140,14 +150,42 @@ def _grid_from_args(args, mode: str) -> GridSpec:
     return GridSpec("pgrid", p_min=args.p_min, p_max=args.p_max, p_step=args.p_step, p_target=args.p_target)
 
 
-def _load_params(path: Path | None) -> dict[str, dict]:
-    """Read ``{METHOD: {param: value}}`` from JSON or YAML (safe loader only)."""
+def _check_arguments(args: argparse.Namespace) -> None:
+    """ConfigError for a numeric option out of its range or a name listed twice."""
+    positive_counts = {"--mlknn-k": args.mlknn_k, "--jobs": args.jobs, "--max-tasks": args.max_tasks,
+                       "--folds": 1 if args.folds is None else args.folds}
+    for option, value in positive_counts.items():
+        if value < 1:
+            raise ConfigError("must be a positive integer", field=option, found=value)
+    positive_reals = {"--mlknn-smooth": args.mlknn_smooth, "--task-timeout": args.task_timeout,
+                      "--claim-stale-after": args.claim_stale_after}
+    for option, value in positive_reals.items():
+        if not (math.isfinite(value) and value > 0):
+            raise ConfigError("must be a finite number > 0", field=option, found=value)
+    for option, names in (("--methods", args.methods), ("--datasets", args.datasets or [])):
+        repeated = sorted({name for name in names if names.count(name) > 1})
+        if repeated:
+            raise ConfigError("listed twice (it would run twice)", field=option, found=repeated[0])
+
+
+def _load_params(path: Path | None, max_tasks: int) -> dict[str, dict]:
+    """Read ``{METHOD: {param: value}}`` from JSON or YAML (safe loader only) and check it.
+
+    Every value, and every value of a swept list, is checked against the method's defaults
+    (:meth:`~pipeline.methods.base.MethodSpec.resolve_params`); a list may not repeat a value, and
+    a sweep of more than ``max_tasks`` combinations is refused before it is expanded.
+    """
     if path is None:
         return {}
     try:
+        size = path.stat().st_size
+        if size > MAX_PARAMS_FILE_BYTES:
+            raise ConfigError("parameter file too large", file=path,
+                              expected=f"at most {MAX_PARAMS_FILE_BYTES} bytes", found=f"{size} bytes")
         text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"cannot read parameter file: {exc.strerror}", file=path) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
+        raise ConfigError(f"cannot read parameter file: {reason}", file=path) from None
     try:
         data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
     except (json.JSONDecodeError, yaml.YAMLError) as exc:
@@ -156,12 +194,31 @@ def _load_params(path: Path | None) -> dict[str, dict]:
         raise ConfigError("parameter file must map method names to parameter objects", file=path,
                           expected='{"DAGFS": {"alpha": 0.2}}')
     for method, params in data.items():
-        for _, variant in parameter_variants(method, params):
-            get_method(method).resolve_params(variant)
+        _check_sweep(method, params, max_tasks, path)
     return data
 
 
+def _check_sweep(method: str, overrides: dict, max_tasks: int, path: Path) -> None:
+    """Check one method's parameters and sweep lists without expanding their product."""
+    spec = get_method(validate_name(method, "method"))
+    _check_combinations(method, overrides, max_tasks)
+    for name, value in overrides.items():
+        values = value if isinstance(value, list) else [value]
+        if not values:
+            raise ConfigError(f"empty value list in the parameter sweep of {method}", file=path,
+                              field=name)
+        seen = set()
+        for item in values:
+            spec.resolve_params({name: item})
+            key = _sweep_key(item)
+            if key in seen:
+                raise ConfigError(f"value listed twice in the parameter sweep of {method} (it would "
+                                  "run twice)", file=path, field=name, found=repr(item))
+            seen.add(key)
+
+
 def _make_tasks(args, datasets: list[str], overrides: dict[str, dict], rank: bool) -> list[Task]:
+    """Every (dataset, method variant, fold) task; ConfigError beyond ``--max-tasks``."""
     methods = [validate_name(m, "method") for m in args.methods]
     if rank:
         for method in methods:
@@ -170,28 +227,37 @@ def _make_tasks(args, datasets: list[str], overrides: dict[str, dict], rank: boo
         for method in methods:
             if not (args.results_dir / method).is_dir():
                 raise ConfigError("method folder not found", file=args.results_dir / method)
-    variants = {method: parameter_variants(method, overrides.get(method, {})) for method in methods}
+    variants = {method: parameter_variants(method, overrides.get(method, {}), args.max_tasks)
+                for method in methods}
+    folds = {dataset: _fold_indices(args.data_dir, dataset, args.folds) for dataset in datasets}
+    total = sum(map(len, variants.values())) * sum(map(len, folds.values()))
+    if total > args.max_tasks:
+        raise ConfigError(f"the run has {total} tasks", field="--max-tasks",
+                          expected=f"at most {args.max_tasks} (raise --max-tasks to run them)")
     tasks = []
     for dataset in datasets:
-        folds = _fold_indices(args.data_dir, dataset, args.folds)
         for method in methods:
             for label, params in variants[method]:
-                tasks.extend(Task(method, dataset, fold, canonical_params(params), label) for fold in folds)
+                tasks.extend(Task(method, dataset, fold, canonical_params(params), label)
+                             for fold in folds[dataset])
     return tasks
 
 
-def parameter_variants(method: str, overrides: dict) -> list[tuple[str, dict]]:
+def parameter_variants(method: str, overrides: dict, max_variants: int = DEFAULT_MAX_TASKS
+                       ) -> list[tuple[str, dict]]:
     """Expand list-valued parameters into their Cartesian product.
 
     Returns ``(results folder, parameters)`` pairs. Without lists there is one variant stored under
     the method's own name; with lists each combination gets its own folder
     ``METHOD__name_value__name_value`` (swept names in sorted order), e.g. ``LRMFS__alpha_0.1``.
+    More than ``max_variants`` combinations raise ConfigError before any is built.
     """
     swept = sorted(name for name, value in overrides.items() if isinstance(value, list))
     if not swept:
         return [(method, dict(overrides))]
     if any(len(overrides[name]) == 0 for name in swept):
         raise ConfigError(f"empty value list in the parameter sweep of {method}", field=swept[0])
+    _check_combinations(method, overrides, max_variants)
     variants = []
     for combination in itertools.product(*(overrides[name] for name in swept)):
         params = {**overrides, **dict(zip(swept, combination))}
@@ -200,14 +266,27 @@ def parameter_variants(method: str, overrides: dict) -> list[tuple[str, dict]]:
     return variants
 
 
+def _check_combinations(method: str, overrides: dict, limit: int) -> None:
+    """ConfigError if the swept lists of ``overrides`` have more than ``limit`` combinations."""
+    combinations = math.prod(len(v) for v in overrides.values() if isinstance(v, list))
+    if combinations > limit:
+        raise ConfigError(f"the parameter sweep of {method} has {combinations} combinations",
+                          field="--max-tasks", expected=f"at most {limit} (raise --max-tasks to run them)")
+
+
+def _sweep_key(value) -> object:
+    """What makes two swept values the same run: numbers by value (1 == 1.0), others by type and text."""
+    if isinstance(value, Real) and not isinstance(value, bool):
+        return float(value)
+    return type(value).__name__, repr(value)
+
+
 def _fold_indices(data_dir: Path, dataset: str, n_folds: int | None) -> list[int]:
     present = list_fold_indices(data_dir, dataset)
     if not present:
         raise ConfigError("no fold files", file=data_dir / dataset, expected="fold0.mat, fold1.mat, ...")
     if n_folds is None:
         return present
-    if n_folds < 1:
-        raise ConfigError(f"--folds must be >= 1, got {n_folds}")
     missing = sorted(set(range(n_folds)) - set(present))
     if missing:
         raise ConfigError("fold files missing", file=data_dir / dataset,

@@ -21,13 +21,18 @@ The contract, the ranking rule and the random starts are described in docs/metho
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
+from numbers import Integral, Real
 from typing import Any, Callable, Mapping
 
 import numpy as np
 
 from ..errors import ConfigError
-from .starts import UniformStream
+from .starts import MAX_SEED, UniformStream
+
+#: Integer parameters must survive the round trip through a MATLAB/Octave double exactly.
+MAX_EXACT_INTEGER = 2**53
 
 RankFunction = Callable[[np.ndarray, np.ndarray, dict, "dict | None"], "tuple[np.ndarray, dict]"]
 InitFunction = Callable[[int, int, int, UniformStream, dict], dict]
@@ -63,12 +68,24 @@ class MethodSpec:
     summary: str = ""
 
     def resolve_params(self, overrides: Mapping[str, Any] | None) -> dict:
-        """Return the defaults updated with ``overrides``; unknown keys raise ConfigError."""
+        """Return the defaults updated with ``overrides``, each checked against its default's type.
+
+        An int default accepts integers only (not bools, not 1.7) within +-2**53; a float default
+        ints and finite floats (not bools); a bool default bools only; a str default strings
+        only. ``seed`` must be an integer in [0, 2**32 - 1].
+
+        Raises
+        ------
+        ConfigError
+            An unknown key, or a value of the wrong type or range (the message names both).
+        """
         overrides = dict(overrides or {})
-        unknown = sorted(set(overrides) - set(self.defaults))
+        unknown = sorted((key for key in overrides if key not in self.defaults), key=str)
         if unknown:
             raise ConfigError(f"unknown parameter(s) {unknown} for method {self.name}",
                               expected=f"keys among {sorted(self.defaults)}")
+        for name, value in overrides.items():
+            _check_parameter(self.name, name, value, self.defaults[name])
         return {**self.defaults, **overrides}
 
     def initial_matrices(self, n: int, d: int, n_labels: int, params: Mapping[str, Any]) -> dict | None:
@@ -76,3 +93,36 @@ class MethodSpec:
         if self.make_init is None:
             return None
         return self.make_init(n, d, n_labels, UniformStream(params.get("seed", 0)), dict(params))
+
+
+def _check_parameter(method: str, name: str, value: Any, default: Any) -> None:
+    """ConfigError unless ``value`` has the type (and range) that ``default`` implies."""
+    if name == "seed":
+        ok, expected = _is_integer(value) and 0 <= value <= MAX_SEED, f"an integer in [0, {MAX_SEED}]"
+    elif isinstance(default, bool):
+        ok, expected = isinstance(value, bool), "true or false"
+    elif isinstance(default, Integral):
+        ok = _is_integer(value) and abs(value) <= MAX_EXACT_INTEGER
+        expected = f"an integer (|value| <= 2**53), like the default {default!r}"
+    elif isinstance(default, Real):
+        ok, expected = _is_finite_number(value), f"a finite number, like the default {default!r}"
+    elif isinstance(default, str):
+        ok, expected = isinstance(value, str), f"a string, like the default {default!r}"
+    else:
+        return
+    if not ok:
+        raise ConfigError(f"invalid value for parameter {name!r} of method {method}", field=name,
+                          expected=expected, found=f"{value!r} ({type(value).__name__})")
+
+
+def _is_integer(value: Any) -> bool:
+    return isinstance(value, Integral) and not isinstance(value, bool)
+
+
+def _is_finite_number(value: Any) -> bool:
+    if not isinstance(value, Real) or isinstance(value, bool):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:  # an int beyond the float range
+        return False

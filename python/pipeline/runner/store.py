@@ -27,7 +27,7 @@ from ..errors import ConfigError, DataError, RankingError
 from ..evaluation.metrics import METRICS
 from ..fileio import atomic_write_json, atomic_write_text
 from ..names import validate_name
-from ..rankings import validate_ranking
+from ..rankings import read_ranking_file
 
 
 @dataclass(frozen=True)
@@ -84,18 +84,11 @@ class ResultStore:
             return None
 
     def read_ranking(self, path: Path, d: int) -> np.ndarray:
-        """Read and validate a ranking file (one value per line, or one comma-separated row)."""
-        if not path.is_file():
-            raise RankingError("ranking file not found", file=path)
-        text = path.read_text(encoding="utf-8", errors="replace")
-        tokens = [t.strip() for t in text.replace(",", "\n").split()]
-        try:
-            values = np.array([float(t) for t in tokens if t], dtype=np.float64)
-        except ValueError:
-            bad = next(t for t in tokens if not _is_number(t))
-            raise RankingError("ranking holds a non-numeric value", file=path, expected="integers 1..d",
-                               found=repr(bad[:20])) from None
-        return validate_ranking(values, d, source=path)
+        """Read and validate a ranking file (one value per line, or one comma-separated row).
+
+        The file's size is bounded by d before it is read (:func:`~pipeline.rankings.read_ranking_file`).
+        """
+        return read_ranking_file(path, d)
 
     def has_ranking(self, files: TaskFiles, d: int) -> bool:
         """True if the ranking and its time file exist and the ranking is a permutation of 1..d."""
@@ -140,14 +133,6 @@ def format_scores(scores: np.ndarray) -> str:
     """``feature,score`` then one row per feature (1-based, in feature order), each score as ``%.17g``
     (enough digits to read back the same double; MATLAB's sprintf writes the same text)."""
     return "feature,score\n" + "".join(f"{j},{float(v):.17g}\n" for j, v in enumerate(scores, start=1))
-
-
-def _is_number(token: str) -> bool:
-    try:
-        float(token)
-    except ValueError:
-        return False
-    return True
 
 
 def _is_complete(record: dict, mode: str) -> bool:
