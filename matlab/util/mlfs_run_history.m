@@ -2,7 +2,8 @@ function history = mlfs_run_history(varargin)
 %MLFS_RUN_HISTORY  The record and log of one run in <results_dir>/runs/ (twin of pipeline.runner.history).
 %   history = mlfs_run_history(results_dir, caller, arguments)  writes the opening record
 %     runs/<RUN_ID>.json (finished: null) and starts runs/<RUN_ID>.log; RUN_ID is
-%     <UTC start, YYYYMMDDTHHMMSSZ>_<host>_<pid>, so concurrent runs never share a file.
+%     <UTC start, YYYYMMDDTHHMMSS.FFFZ>_<host>_<pid> (with -2, -3, ... if the same process started
+%     another run in the same millisecond), so no two runs share a file.
 %   mlfs_run_history(history, 'log', line)    appends one line to the run's log.
 %   mlfs_run_history(history, 'finish', summary)  writes the closing record (end time, summary).
 %   The record holds the command, the arguments, the Octave/MATLAB version and BLAS, the git commit
@@ -29,7 +30,13 @@ function history = open_run(results_dir, caller, arguments)
     mlfs_require(ok, 'mlfs:io:mkdir', 'cannot create folder %s: %s', folder, msg);
   end
   host = host_name();
-  run_id = sprintf('%s_%s_%d', utc_now('compact'), host, process_id());
+  base = sprintf('%s_%s_%d', utc_now('compact'), host, process_id());
+  run_id = base;
+  n = 1;
+  while exist(fullfile(folder, [run_id '.json']), 'file')
+    n = n + 1;
+    run_id = sprintf('%s-%d', base, n);
+  end
   history.record_path = fullfile(folder, [run_id '.json']);
   history.log_path = fullfile(folder, [run_id '.log']);
   history.record = struct('run_id', run_id, 'command', caller, 'arguments', arguments, ...
@@ -52,7 +59,7 @@ function text = utc_now(style)
     t = datenum(datetime('now', 'TimeZone', 'UTC'));
   end
   if strcmp(style, 'compact')
-    text = datestr(t, 'yyyymmddTHHMMSSZ');
+    text = datestr(t, 'yyyymmddTHHMMSS.FFFZ');
   else
     text = datestr(t, 'yyyy-mm-ddTHH:MM:SS+00:00');
   end

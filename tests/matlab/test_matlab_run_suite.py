@@ -241,3 +241,15 @@ def test_skip_existing_with_a_baseline_run_on_its_defaults(octave, tmp_path):
     assert json.loads((results / "GRRO" / "demo_fold0_kgrid_metrics.json").read_text())["params"]["alpha"] == 100
     again = run_octave_suite(octave, "run_suite", results, ["GRRO"], "k_max", 20.0, "skip_existing", True)
     assert (again["skipped"], again["done"]) == (2, 0)
+
+
+def test_each_call_adds_its_own_run_record(octave, tmp_path):
+    """eval_rankings_matlab after run_suite keeps run_suite's record (nothing is overwritten)."""
+    results = tmp_path / "run"
+    run_octave_suite(octave, "run_suite", results, ["VARIANCE"], "k_max", 20.0)
+    run_octave_suite(octave, "eval_rankings_matlab", results, ["VARIANCE"], "k_max", 20.0, "grid", "pgrid")
+    records = [json.loads(p.read_text()) for p in sorted((results / "runs").glob("*.json"))]
+    assert sorted(r["command"] for r in records) == ["eval_rankings_matlab", "run_suite"]
+    assert all(r["finished"] and r["summary"]["done"] == 2 for r in records)
+    assert len({r["run_id"] for r in records}) == 2
+    assert not (results / "config.json").exists()

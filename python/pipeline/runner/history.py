@@ -4,7 +4,8 @@
 commit and whether the tree was dirty, the start and end times, the summary (counts per status,
 why tasks were recomputed) and timings; ``RESULTS_DIR/runs/<RUN_ID>.log`` holds one line per task
 and everything the engines said (e.g. Octave's own messages), which is kept off the terminal.
-``RUN_ID`` is ``<UTC start, YYYYMMDDTHHMMSSZ>_<host>_<pid>``, so concurrent runs never share a file.
+``RUN_ID`` is ``<UTC start, YYYYMMDDTHHMMSS.mmmZ>_<host>_<pid>`` (with ``-2``, ``-3``, ... if a run
+of the same process started in the same millisecond), so no two runs share a file.
 The MATLAB/Octave front door writes the same records (``mlfs_run_many.m``).
 """
 
@@ -55,9 +56,9 @@ class RunHistory:
 
     def __init__(self, results_dir: str | Path, arguments: dict, *, command: list[str] | None = None):
         started = _dt.datetime.now(_dt.timezone.utc)
-        host = _safe_host()
-        self.run_id = f"{started:%Y%m%dT%H%M%SZ}_{host}_{os.getpid()}"
         self.folder = Path(results_dir) / RUN_HISTORY_FOLDER
+        self.run_id = _unique_id(self.folder, f"{started:%Y%m%dT%H%M%S}.{started.microsecond // 1000:03d}Z_"
+                                              f"{_safe_host()}_{os.getpid()}")
         self.record_path = self.folder / f"{self.run_id}.json"
         self.log_path = self.folder / f"{self.run_id}.log"
         self.record = {
@@ -97,6 +98,14 @@ def attach_log(path: str | Path) -> logging.Handler:
     logger.setLevel(logging.DEBUG)
     logger.addHandler(handler)
     return handler
+
+
+def _unique_id(folder: Path, base: str) -> str:
+    run_id, n = base, 1
+    while (folder / f"{run_id}.json").exists():
+        n += 1
+        run_id = f"{base}-{n}"
+    return run_id
 
 
 def _safe_host() -> str:
