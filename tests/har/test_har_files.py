@@ -224,3 +224,23 @@ def test_arbitrary_bytes_give_data_errors_only(tmp_path, data, kind):
         reader(path)
     except DataError:
         pass
+
+
+@pytest.mark.parametrize("extra, fragment", [
+    (["--output-dir", "FILE"], "field '--output-dir': is not a folder"),
+    (["--cache-dir", "FILE", "--output-dir", "out"], "field '--cache-dir': is not a folder"),
+    (["--threads", "0", "--output-dir", "out"], "field '--threads': must be a positive integer"),
+])
+def test_cli_option_errors_are_one_line(tmp_path, capsys, extra, fragment):
+    np.savez(tmp_path / "data.npz", **_dataset_arrays())
+    np.save(tmp_path / "emb.npy", np.ones((20, 4)))
+    (tmp_path / "FILE").write_text("")
+    extra = [str(tmp_path / e) if e in ("FILE", "out") else e for e in extra]
+    err = _cli_error(["evaluate", "--model", "m", "--dataset", str(tmp_path / "data.npz"),
+                      "--embeddings", str(tmp_path / "emb.npy"), "--epochs", "1", *extra], capsys)
+    assert fragment in err and not (tmp_path / "out").exists()
+
+
+def test_table_needs_an_existing_input_folder(tmp_path, capsys):
+    err = _cli_error(["table", "--input-dir", str(tmp_path / "absent")], capsys)
+    assert "--input-dir" in err and not (tmp_path / "absent").exists()

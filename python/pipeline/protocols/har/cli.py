@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import Sequence
 
 from ...errors import ConfigError
@@ -85,8 +86,19 @@ def _provider(args: argparse.Namespace):
     return embedder
 
 
+def _folder(path: str | None, option: str) -> str | None:
+    """``path`` if it is an existing folder or can become one; ConfigError if a file is in the way."""
+    if path is not None and Path(path).exists() and not Path(path).is_dir():
+        raise ConfigError("is not a folder", field=option, found=path)
+    return path
+
+
 def _evaluate(args: argparse.Namespace) -> int:
-    if args.threads:
+    _folder(args.output_dir, "--output-dir")
+    _folder(args.cache_dir, "--cache-dir")
+    if args.threads is not None:
+        if args.threads < 1:
+            raise ConfigError("must be a positive integer", field="--threads", found=args.threads)
         import torch
 
         torch.set_num_threads(args.threads)
@@ -101,6 +113,9 @@ def _evaluate(args: argparse.Namespace) -> int:
 
 
 def _table(args: argparse.Namespace) -> int:
+    if not Path(args.input_dir).is_dir():
+        raise ConfigError("is not a folder of *_evaluation.json files", field="--input-dir", found=args.input_dir)
+    _folder(args.output_dir, "--output-dir")
     paths, warnings = write_tables(args.input_dir, args.output_dir)
     for warning in warnings:
         print(f"warning: {warning}", file=sys.stderr)

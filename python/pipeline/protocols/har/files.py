@@ -49,10 +49,10 @@ def max_array_bytes() -> int:
 def _file_size(path: Path, kind: str) -> int:
     """Size of an existing, non-empty regular file; DataError otherwise."""
     if not path.is_file():
-        raise DataError(f"{kind} file is missing", file=path)
+        raise DataError("not a regular file" if path.exists() else "file is missing", file=path, expected=kind)
     size = path.stat().st_size
     if size == 0:
-        raise DataError(f"empty file (0 bytes); expected {kind}", file=path)
+        raise DataError("empty file (0 bytes)", file=path, expected=kind)
     return size
 
 
