@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Sequence
 
 from ...errors import ConfigError
+from ..user_files import output_folder
 from .cache import EmbeddingCache
 from .classifiers import CLASSIFIER_KINDS, TrainingConfig
 from .data import HarDataset, load_basic_motions, load_npz_dataset
@@ -86,16 +87,9 @@ def _provider(args: argparse.Namespace):
     return embedder
 
 
-def _folder(path: str | None, option: str) -> str | None:
-    """``path`` if it is an existing folder or can become one; ConfigError if a file is in the way."""
-    if path is not None and Path(path).exists() and not Path(path).is_dir():
-        raise ConfigError("is not a folder", field=option, found=path)
-    return path
-
-
 def _evaluate(args: argparse.Namespace) -> int:
-    _folder(args.output_dir, "--output-dir")
-    _folder(args.cache_dir, "--cache-dir")
+    output_folder(args.output_dir, "--output-dir")
+    output_folder(args.cache_dir, "--cache-dir")
     if args.threads is not None:
         if args.threads < 1:
             raise ConfigError("must be a positive integer", field="--threads", found=args.threads)
@@ -115,7 +109,7 @@ def _evaluate(args: argparse.Namespace) -> int:
 def _table(args: argparse.Namespace) -> int:
     if not Path(args.input_dir).is_dir():
         raise ConfigError("is not a folder of *_evaluation.json files", field="--input-dir", found=args.input_dir)
-    _folder(args.output_dir, "--output-dir")
+    output_folder(args.output_dir, "--output-dir")
     paths, warnings = write_tables(args.input_dir, args.output_dir)
     for warning in warnings:
         print(f"warning: {warning}", file=sys.stderr)

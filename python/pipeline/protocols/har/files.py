@@ -12,9 +12,7 @@ together); set the environment variable ``MLFS_HAR_MAX_BYTES`` to a byte count t
 
 from __future__ import annotations
 
-import json
 import math
-import os
 import zipfile
 import zlib
 from pathlib import Path
@@ -22,7 +20,8 @@ from typing import BinaryIO
 
 import numpy as np
 
-from ...errors import ConfigError, DataError
+from ...errors import DataError
+from ..user_files import checked_file_size, env_limit, read_json_bounded
 
 MAX_BYTES_ENV = "MLFS_HAR_MAX_BYTES"
 DEFAULT_MAX_ARRAY_BYTES = 4 * 2 ** 30
@@ -34,26 +33,7 @@ _ZIP_ERRORS = (zipfile.BadZipFile, zlib.error, NotImplementedError, RuntimeError
 
 def max_array_bytes() -> int:
     """The per-file limit on declared array data: ``MLFS_HAR_MAX_BYTES`` or the default (4 GiB)."""
-    text = os.environ.get(MAX_BYTES_ENV)
-    if text is None:
-        return DEFAULT_MAX_ARRAY_BYTES
-    try:
-        limit = int(text)
-    except ValueError:
-        limit = 0
-    if limit <= 0:
-        raise ConfigError("must be a positive byte count", field=MAX_BYTES_ENV, found=repr(text))
-    return limit
-
-
-def _file_size(path: Path, kind: str) -> int:
-    """Size of an existing, non-empty regular file; DataError otherwise."""
-    if not path.is_file():
-        raise DataError("not a regular file" if path.exists() else "file is missing", file=path, expected=kind)
-    size = path.stat().st_size
-    if size == 0:
-        raise DataError("empty file (0 bytes)", file=path, expected=kind)
-    return size
+    return env_limit(MAX_BYTES_ENV, DEFAULT_MAX_ARRAY_BYTES)
 
 
 def _read_header(stream: BinaryIO, source: Path, field: str) -> tuple[tuple[int, ...], np.dtype]:
@@ -86,7 +66,7 @@ def _declared_bytes(shape: tuple[int, ...], dtype: np.dtype, source: Path, field
 def read_npy(path: str | Path, field: str = "array") -> np.ndarray:
     """Read one ``.npy`` array after checking its header, its size and that it is no pickle."""
     path = Path(path)
-    size = _file_size(path, "a .npy array")
+    size = checked_file_size(path, "a .npy array")
     with path.open("rb") as stream:
         shape, dtype = _read_header(stream, path, field)
         n_bytes = _declared_bytes(shape, dtype, path, field, max_array_bytes())
@@ -100,7 +80,7 @@ def read_npy(path: str | Path, field: str = "array") -> np.ndarray:
 def read_npz(path: str | Path) -> dict[str, np.ndarray]:
     """Read every array of an ``.npz`` archive after checking each member's header and the total size."""
     path = Path(path)
-    _file_size(path, "an .npz archive")
+    checked_file_size(path, "an .npz archive")
     limit = max_array_bytes()
     try:
         with zipfile.ZipFile(path) as archive:
@@ -144,15 +124,5 @@ def _checked_members(archive: zipfile.ZipFile, path: Path, limit: int) -> dict[s
 
 
 def read_json(path: str | Path, limit: int = MAX_JSON_BYTES) -> object:
-    """Parse a UTF-8 JSON file of at most ``limit`` bytes."""
-    path = Path(path)
-    size = _file_size(path, "a JSON document")
-    if size > limit:
-        raise DataError("JSON file is larger than the limit", file=path, expected=f"<= {limit} bytes",
-                        found=f"{size} bytes")
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except UnicodeDecodeError as exc:
-        raise DataError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", file=path) from exc
-    except json.JSONDecodeError as exc:
-        raise DataError(f"invalid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})", file=path) from exc
+    """Parse a UTF-8 JSON file of at most ``limit`` bytes (16 MiB by default)."""
+    return read_json_bounded(path, limit)

@@ -18,6 +18,7 @@ from sklearn.metrics import r2_score
 from ...errors import DataError
 from ...fileio import atomic_write_bytes, atomic_write_text
 from ...names import validate_name
+from .files import read_table
 
 PREDICTION_COLUMNS = ("sample_idx", "sequence_id", "y_true", "y_pred", "abs_error")
 KEY = ["sequence_id", "sample_idx"]
@@ -39,15 +40,20 @@ def predictions_path(results_dir: str | Path, variant: str, model_id: str, seed:
     return run_dir(results_dir, variant, model_id, seed) / f"{model_id}_predictions.{fmt}"
 
 
+def existing_predictions(results_dir: str | Path, variant: str, model_id: str, seed: int) -> Path | None:
+    """The CSV or else the Parquet prediction file of a run, or None when neither exists."""
+    candidates = (predictions_path(results_dir, variant, model_id, seed, fmt) for fmt in ("csv", "parquet"))
+    return next((path for path in candidates if path.is_file()), None)
+
+
 def find_predictions(results_dir: str | Path, variant: str, model_id: str, seed: int) -> Path:
     """The existing CSV or Parquet prediction file of a run; DataError naming both candidates if none."""
-    candidates = [predictions_path(results_dir, variant, model_id, seed, fmt)
-                  for fmt in ("csv", "parquet")]
-    for path in candidates:
-        if path.is_file():
-            return path
-    raise DataError("prediction file is missing", file=candidates[0],
-                    expected=f"it or {candidates[1].name} with columns {', '.join(PREDICTION_COLUMNS)}")
+    path = existing_predictions(results_dir, variant, model_id, seed)
+    if path is None:
+        csv_path = predictions_path(results_dir, variant, model_id, seed, "csv")
+        raise DataError("prediction file is missing", file=csv_path,
+                        expected=f"it or {csv_path.stem}.parquet with columns {', '.join(PREDICTION_COLUMNS)}")
+    return path
 
 
 def predictions_frame(sample_idx: np.ndarray, sequence_ids: np.ndarray, y_true: np.ndarray,
@@ -72,7 +78,9 @@ def write_predictions(frame: pd.DataFrame, path: str | Path) -> Path:
 
 
 def read_predictions(path: str | Path, min_sequences: int = 2) -> pd.DataFrame:
-    """Read and validate a prediction file; every problem raises DataError naming the file.
+    """Read (within the size limits of :mod:`.files`) and validate a prediction file.
+
+    Every problem raises DataError naming the file.
 
     Checks: all five columns present; no missing values; integer ``sample_idx``; no duplicated
     ``(sequence_id, sample_idx)``; ``abs_error == |y_true - y_pred|`` (tolerance 1e-6); at least
@@ -80,15 +88,7 @@ def read_predictions(path: str | Path, min_sequences: int = 2) -> pd.DataFrame:
     path in ``frame.attrs["source"]``.
     """
     path = Path(path)
-    try:
-        if path.suffix == ".parquet":
-            frame = pd.read_parquet(path)
-        else:
-            frame = pd.read_csv(path, dtype={"sequence_id": str})
-    except FileNotFoundError as exc:
-        raise DataError("prediction file is missing", file=path) from exc
-    except (OSError, ValueError, pd.errors.ParserError) as exc:
-        raise DataError(f"unreadable prediction file ({type(exc).__name__}: {exc})", file=path) from exc
+    frame = read_table(path, "a prediction table (CSV or Parquet)", dtype={"sequence_id": str})
     missing = [c for c in PREDICTION_COLUMNS if c not in frame.columns]
     if missing:
         raise DataError("missing columns", file=path, field=", ".join(missing),
