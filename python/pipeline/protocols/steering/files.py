@@ -70,7 +70,7 @@ def _read_csv(path: Path, columns, dtype, max_rows: int) -> pd.DataFrame:
             if n_rows > max_rows:
                 raise _too_many_rows(path, f"over {max_rows} rows (reading stopped)", max_rows)
             chunks.append(chunk)
-    return pd.concat(chunks, ignore_index=True)
+    return chunks[0] if len(chunks) == 1 else pd.concat(chunks, ignore_index=True)
 
 
 def _read_parquet(path: Path, columns, max_bytes: int, max_rows: int) -> pd.DataFrame:

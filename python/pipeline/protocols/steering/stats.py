@@ -94,15 +94,19 @@ def _finite_mean(values: np.ndarray) -> float:
     return float(finite.mean()) if finite.size else math.nan
 
 
-def _resampled_finite_means(values: np.ndarray, counts: np.ndarray) -> np.ndarray:
-    """Mean over each resample's drawn sequences of the defined (finite) ``values`` -> ``(B,)``.
+def _resampled_finite_means(values: Mapping[str, np.ndarray], counts: np.ndarray) -> dict[str, np.ndarray]:
+    """Per metric, the mean over each resample's drawn sequences of its defined (finite) values.
 
-    Equal to :func:`resampled_group_means` when every value is finite; a resample that drew only
+    ``values`` maps metric -> ``(G,)``; returns metric -> ``(B,)`` from one matrix product. Equal
+    to :func:`resampled_group_means` when every value is finite; a resample that drew only
     undefined sequences gets NaN (and is left out of the summary).
     """
-    finite = np.isfinite(values)
+    matrix = np.column_stack(list(values.values()))
+    finite = np.isfinite(matrix)
+    totals = counts @ np.hstack([np.where(finite, matrix, 0.0), finite])
     with np.errstate(divide="ignore", invalid="ignore"):
-        return counts @ np.where(finite, values, 0.0) / (counts @ finite)
+        means = totals[:, :matrix.shape[1]] / totals[:, matrix.shape[1]:]
+    return dict(zip(values, means.T))
 
 
 def _summaries(estimates: Mapping[str, float], replicates: Mapping[str, np.ndarray],
@@ -127,7 +131,7 @@ def bootstrap_ci_sequences(frame: pd.DataFrame, *, n_bootstrap: int = 1000, seed
     return {"n_sequences": int(sums.shape[0]), "n_bootstrap": n_bootstrap, "seed": seed,
             "per_sequence_mean": _summaries(
                 {m: _finite_mean(v) for m, v in per_sequence.items()},
-                {m: _resampled_finite_means(v, counts) for m, v in per_sequence.items()}, confidence),
+                _resampled_finite_means(per_sequence, counts), confidence),
             "pooled": _summaries(_metrics_from_sums(sums.sum(axis=0)),
                                  _metrics_from_sums(resampled_group_sums(sums, counts)), confidence)}
 
@@ -153,7 +157,7 @@ def paired_bootstrap_delta(paired: pd.DataFrame, *, n_bootstrap: int = 1000, see
         "n_sequences": int(sums[0].shape[0]), "n_bootstrap": n_bootstrap, "seed": seed,
         "per_sequence_mean": _summaries(
             {m: _finite_mean(v) for m, v in delta_seq.items()},
-            {m: _resampled_finite_means(v, counts) for m, v in delta_seq.items()}, confidence),
+            _resampled_finite_means(delta_seq, counts), confidence),
         "pooled": _summaries({m: pooled[0][m] - pooled[1][m] for m in METRICS},
                              {m: pooled_boot[0][m] - pooled_boot[1][m] for m in METRICS},
                              confidence),
