@@ -30,15 +30,23 @@ def _cli_error(args, capsys) -> str:
     return err
 
 
-def test_zero_byte_prediction_file_in_analyze(tmp_path, capsys):
+def _analyze_m1_m3(results, capsys) -> str:
+    """Write valid M1 and M3 predictions for seed 42 unless a file is already there, then analyze."""
     for model in ("M1", "M3"):
-        path = tmp_path / "paper" / model / "seed_42" / f"{model}_predictions.csv"
-        path.parent.mkdir(parents=True)
-        _frame().to_csv(path, index=False)
+        path = results / "paper" / model / "seed_42" / f"{model}_predictions.csv"
+        if not path.exists():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            _frame().to_csv(path, index=False)
+    return _cli_error(["analyze", "--results", str(results), "--variant", "paper", "--seeds", "42",
+                       "--comparisons", "M1:M3", "--out", str(results / "out"), "--permutations", "10",
+                       "--bootstrap", "10", "--effect-bootstrap", "10"], capsys)
+
+
+def test_zero_byte_prediction_file_in_analyze(tmp_path, capsys):
     empty = tmp_path / "paper" / "M3" / "seed_42" / "M3_predictions.csv"
+    empty.parent.mkdir(parents=True)
     empty.write_bytes(b"")
-    err = _cli_error(["analyze", "--results", str(tmp_path), "--variant", "paper", "--seeds", "42",
-                      "--comparisons", "M1:M3", "--out", str(tmp_path / "out")], capsys)
+    err = _analyze_m1_m3(tmp_path, capsys)
     assert str(empty) in err and "empty file (0 bytes)" in err
 
 
@@ -114,15 +122,10 @@ def test_split_ids_must_be_strings(tmp_path):
 
 
 def test_run_metrics_json_must_be_an_object(tmp_path, capsys):
-    for model in ("M1", "M3"):
-        path = tmp_path / "paper" / model / "seed_42" / f"{model}_predictions.csv"
-        path.parent.mkdir(parents=True)
-        _frame().to_csv(path, index=False)
     metrics = tmp_path / "paper" / "M1" / "seed_42" / "M1_metrics.json"
+    metrics.parent.mkdir(parents=True)
     metrics.write_text("[1, 2, 3]")
-    err = _cli_error(["analyze", "--results", str(tmp_path), "--variant", "paper", "--seeds", "42",
-                      "--comparisons", "M1:M3", "--out", str(tmp_path / "out"), "--permutations", "10",
-                      "--bootstrap", "10", "--effect-bootstrap", "10"], capsys)
+    err = _analyze_m1_m3(tmp_path, capsys)
     assert str(metrics) in err and "JSON object" in err
 
 
