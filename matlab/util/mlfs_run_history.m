@@ -6,8 +6,9 @@ function history = mlfs_run_history(varargin)
 %     another run in the same millisecond), so no two runs share a file.
 %   mlfs_run_history(history, 'log', line)    appends one line to the run's log.
 %   mlfs_run_history(history, 'finish', summary)  writes the closing record (end time, summary).
-%   The record holds the command, the arguments, the Octave/MATLAB version and BLAS, the git commit
-%   and whether the tree was dirty, the start and end times and the summary.
+%   The record holds the command, the arguments, the Octave/MATLAB version and BLAS, the variables
+%   that choose BLAS kernels and threads, the git commit and whether the tree was dirty, the start
+%   and end times and the summary.
   if ischar(varargin{1})
     history = open_run(varargin{:});
     return
@@ -40,9 +41,21 @@ function history = open_run(results_dir, caller, arguments)
   history.record_path = fullfile(folder, [run_id '.json']);
   history.log_path = fullfile(folder, [run_id '.log']);
   history.record = struct('run_id', run_id, 'command', caller, 'arguments', arguments, ...
-    'versions', mlfs_runtime_versions(), 'git', mlfs_git_state(), 'host', host, 'pid', int64(process_id()), ...
+    'versions', mlfs_runtime_versions(), 'git', mlfs_git_state(), 'environment', numerics_environment(), ...
+    'host', host, 'pid', int64(process_id()), ...
     'started', utc_now('iso'), 'finished', [], 'summary', [], 'log', [run_id '.log']);
   mlfs_write_json_atomic(history.record_path, history.record);
+end
+
+function env = numerics_environment()
+%NUMERICS_ENVIRONMENT  The variables that choose BLAS kernels and threads (null when unset).
+  names = {'OPENBLAS_CORETYPE', 'OPENBLAS_NUM_THREADS', 'OMP_NUM_THREADS', 'MKL_NUM_THREADS', 'MKL_CBWR', ...
+           'NUMBA_NUM_THREADS'};
+  env = struct();
+  for i = 1:numel(names)
+    value = getenv(names{i});
+    env.(names{i}) = mlfs_ifelse(isempty(value), NaN, value);   % NaN: null, as Python writes None
+  end
 end
 
 function append_line(path, line)

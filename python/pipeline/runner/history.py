@@ -25,6 +25,10 @@ from ..names import validate_name
 from .fingerprint import git_state
 
 _PACKAGES = ("numpy", "scipy", "scikit-learn", "scikit-multilearn", "oct2py", "pandas", "jinja2", "numba")
+#: Environment variables that choose BLAS kernels and threads: with an unstable method (LRDG) they
+#: change the numbers, so every run records them (twin list in mlfs_run_history.m).
+NUMERICS_ENVIRONMENT = ("OPENBLAS_CORETYPE", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
+                        "MKL_CBWR", "NUMBA_NUM_THREADS")
 LOGGER_NAME = "pipeline"
 #: The run history's folder in a results folder; no method may be named so (pipeline.names).
 RUN_HISTORY_FOLDER = "runs"
@@ -64,6 +68,7 @@ class RunHistory:
         self.record = {
             "run_id": self.run_id, "command": command or [Path(sys.argv[0]).name, *sys.argv[1:]],
             "arguments": arguments, "versions": package_versions(), "git": git_state(), "host": socket.gethostname(),
+            "environment": {key: os.environ.get(key) for key in NUMERICS_ENVIRONMENT},
             "pid": os.getpid(), "started": started.isoformat(timespec="seconds"), "finished": None,
             "summary": None, "log": self.log_path.name,
         }
