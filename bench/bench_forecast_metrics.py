@@ -30,7 +30,7 @@ sys.path.insert(0, str(REPO / "python"))
 from pipeline.protocols.forecast import metrics as M  # noqa: E402
 from pipeline.protocols.forecast.convert import read_m4_hourly  # noqa: E402
 from pipeline.protocols.forecast.forecasters import SeasonalNaiveForecaster  # noqa: E402
-from pipeline.protocols.forecast.windows import make_windows  # noqa: E402
+from pipeline.protocols.forecast.windows import backtest_windows  # noqa: E402
 
 LEVELS = list(M.DEFAULT_QUANTILES)
 REPEATS = 3
@@ -103,7 +103,7 @@ def timed(function, *args):
 
 def real_m4_hourly():
     dataset = read_m4_hourly(REPO.parent / "shared" / "data" / "forecast" / "m4_hourly")
-    (window,) = make_windows(dataset.series, offset=-48, prediction_length=48)
+    (window,) = backtest_windows(dataset.series, offset=-48, prediction_length=48)
     return window.targets, window.contexts, 24
 
 
