@@ -82,7 +82,7 @@ def test_raised_limits_keep_memory_bounded_by_the_data(toy_root, tmp_path, capsy
         tracemalloc.stop()
     assert result == code and peak < 50 * 2**20
     if policy == "error":
-        assert "window 0 keeps no series" in _one_error_line(capsys)
+        assert "field 'toy': window 0 keeps no series" in _one_error_line(capsys)
 
 
 def test_task_list_size_and_count_are_checked_before_use(tmp_path):

@@ -2,10 +2,12 @@
 
 The benchmark's seasonal naive variant (``Benchmark.baseline_model``) is always scored on the same
 windows as the baseline of the relative scores (its own scores are reused when it is the model
-under test). A dataset that is missing or whose forecast fails becomes a row with status
+under test). A dataset that is missing or whose model fails becomes a row with status
 ``missing``/``failed``; ``on_missing`` decides what the summary does with it (``error``: the
-benchmark fails, ``drop``, ``impute``: relative score 1). Progress goes to ``log`` one line per
-task, as ``[i/n] name: WQL=..., MASE=... (s)``.
+benchmark fails, ``drop``, ``impute``: relative score 1). Unusable input (a PipelineError while
+loading or cutting a dataset) stops the run under ``error`` and becomes a ``failed`` row under
+``drop``/``impute``. Progress goes to ``log`` one line per task, as
+``[i/n] name: WQL=..., MASE=... (s)``.
 """
 
 from __future__ import annotations
@@ -74,7 +76,7 @@ def score_task(forecaster: BaseForecaster, task: TaskSpec, dataset: SeriesDatase
     per_window, n_skipped, n_series, mse_forecast = [], 0, 0, "median"
     for window in make_windows(series, task_cuts(task, dataset, rows), prediction_length=task.prediction_length,
                                min_context_length=task.min_context_length,
-                               max_context_length=task.max_context_length):
+                               max_context_length=task.max_context_length, label=task.label):
         quantiles, mean = forecaster.predict(window.contexts, task.prediction_length, levels)
         assert_quantile_shape(quantiles, len(window.contexts), len(levels), task.prediction_length,
                               f"runner[{task.label}, window {window.index}]")
@@ -115,7 +117,7 @@ def run_task(factory: ModelFactory, task: TaskSpec, benchmark: Benchmark, root: 
     dataset = load_dataset(root, task.name, task.target, limits=limits, with_timestamps=task.initial_cutoff is not None)
     task = benchmark.resolve(task, np.array([len(s) for s in dataset.series]), dataset.freq)
     if task.seasonality is None and dataset.freq is None:
-        raise PipelineError("dataset has no frequency; set 'seasonality' in the benchmark config", field=task.label)
+        raise DataError("dataset has no frequency; set 'seasonality' in the benchmark config", field=task.label)
     seasonality = task.seasonality or seasonality_from_freq(dataset.freq)
     model_dims, baseline_dims, predict_seconds = [], [], 0.0
     for rows in _target_groups(task, dataset):

@@ -61,18 +61,20 @@ def date_cuts(timestamps: Sequence[np.ndarray], *, first: pd.Timestamp, step: pd
 
 
 def make_windows(series: Sequence[np.ndarray], cuts: Iterable[np.ndarray], *, prediction_length: int,
-                 min_context_length: int = 1, max_context_length: int | None = None) -> Iterator[Window]:
+                 min_context_length: int = 1, max_context_length: int | None = None,
+                 label: str | None = None) -> Iterator[Window]:
     """Yield one :class:`Window` per cut array; series too short for a window are skipped and counted.
 
-    Raises DataError when a window keeps no series at all (the cutoff or offset lies outside
-    every series), so that a task never reports a score from fewer windows than it declares.
+    Raises DataError (naming task ``label``) when a window keeps no series at all (the cutoff or
+    offset lies outside every series), so that a task never reports a score from fewer windows
+    than it declares.
     """
     lengths = np.array([len(values) for values in series], dtype=np.int64)
     for index, cut in enumerate(cuts):
         kept = np.flatnonzero((cut >= min_context_length) & (cut + prediction_length <= lengths))
         if not len(kept):
             raise DataError(f"window {index} keeps no series: no series has {min_context_length} point(s) "
-                            f"before its cut and {prediction_length} after it",
+                            f"before its cut and {prediction_length} after it", field=label,
                             expected=f"series longer than the offset or cutoff (longest: {lengths.max(initial=0)})")
         starts = np.zeros(len(kept), dtype=np.int64) if max_context_length is None else \
             np.maximum(cut[kept] - max_context_length, 0)
