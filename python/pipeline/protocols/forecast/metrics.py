@@ -117,19 +117,21 @@ def _mean_lagged_abs_diff(flat: np.ndarray, lengths: np.ndarray, lag: int) -> np
     results) and the straddling gaps (odd results, discarded), in O(N) extra memory whatever m.
     """
     result = np.full(len(lengths), np.nan)
-    if flat.size <= lag:
-        return result
-    diff = np.abs(flat[lag:] - flat[:-lag])
-    usable = ~np.isnan(diff)
-    np.copyto(diff, 0.0, where=~usable)
-    ends = np.cumsum(lengths)
     owned = lengths > lag
-    if not owned.any():
+    if flat.size <= lag or not owned.any():
         return result
-    bounds = np.column_stack([(ends - lengths)[owned], ends[owned] - lag]).ravel()
-    # a zero pad keeps the last bound (== len(diff) for the last series) a valid index
-    totals = np.add.reduceat(np.append(diff, 0.0), bounds)[::2]
-    counts = np.add.reduceat(np.append(usable, False), bounds, dtype=np.int64)[::2]
+    size = flat.size - lag
+    diff = np.empty(size + 1)  # one zero pad keeps the last bound (== size) a valid reduceat index
+    np.subtract(flat[lag:], flat[:-lag], out=diff[:size])
+    np.abs(diff[:size], out=diff[:size])
+    diff[size] = 0.0
+    missing = np.isnan(diff)
+    diff[missing] = 0.0
+    ends = np.cumsum(lengths)
+    bounds = np.empty(2 * int(owned.sum()), dtype=np.intp)
+    bounds[0::2], bounds[1::2] = (ends - lengths)[owned], ends[owned] - lag
+    totals = np.add.reduceat(diff, bounds)[::2]
+    counts = (lengths[owned] - lag) - np.add.reduceat(missing, bounds, dtype=np.int64)[::2]
     with np.errstate(invalid="ignore", divide="ignore"):
         result[owned] = np.where(counts > 0, totals / np.maximum(counts, 1), np.nan)
     return result

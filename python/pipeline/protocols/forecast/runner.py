@@ -153,7 +153,7 @@ def _failed_row(task: TaskSpec, model: str, status: str, message: str) -> dict:
 
 
 def _progress_line(index: int, total: int, label: str, width: int, row: dict, seconds: float | None) -> str:
-    head = f"  [{index}/{total}] {label + ':':<{width + 1}}"
+    head = f"  [{index:>{len(str(total))}}/{total}] {label + ':':<{width + 1}}"
     if row["status"] == "ok":
         return f"{head} WQL={row['WQL']:.4f}, MASE={row['MASE']:.4f} ({seconds:.1f}s)"
     return f"{head} {row['status'].upper()} ({row['error']})"
