@@ -7,10 +7,14 @@ speed-up of ``pipeline.protocols.forecast.metrics`` over the peers measured in t
 the largest relative difference between the implementations.
 
 Peer requirements (optional): ``fev==0.10.0`` and ``gluonts==0.17.0``. fev pins
-``huggingface_hub<2``, which conflicts with the project's transformers, so install both in a
-separate environment, e.g. ``python3 -m venv --system-site-packages /tmp/benchvenv &&
-/tmp/benchvenv/bin/pip install fev==0.10.0 gluonts==0.17.0``, and run this script with that
-interpreter. A peer that is not installed is reported as unavailable. The GluonTS peer computes the
+``huggingface_hub<2``, which conflicts with the project's transformers, so install both beside the
+project instead of into it, keeping the project's numerical packages::
+
+    pip install --target /tmp/benchpkgs fev==0.10.0 gluonts==0.17.0
+    rm -rf /tmp/benchpkgs/{numpy,pandas,scipy,pyarrow}*
+    PYTHONPATH=python:/tmp/benchpkgs python bench/bench_forecast_metrics.py
+
+A peer that is not installed is reported as unavailable. The GluonTS peer computes the
 seasonal errors one series at a time with ``gluonts.ev.ts_stats.seasonal_error`` (as its
 ``evaluate_forecasts`` does) and the metrics with ``gluonts.ev.metrics``.
 """

@@ -1,4 +1,4 @@
-"""Seasonal Naive (§4.6), AutoETS (StatsForecast) and the (N, Q, H) contract of BaseForecaster."""
+"""Seasonal Naive (docs/forecast.md), AutoETS (StatsForecast) and the (N, Q, H) contract of BaseForecaster."""
 
 from __future__ import annotations
 
