@@ -108,10 +108,11 @@ def test_task_list_size_and_count_are_checked_before_use(tmp_path):
     ({"name": "toy", "prediction_length": 4, "num_roll": 3}, "unknown task keys"),
     ({"name": "toy", "prediction_length": True}, "invalid value"),
     ({"name": "../toy", "prediction_length": 4}, "invalid dataset name"),
+    ([{"name": "toy", "prediction_length": 4}, {"name": "toy", "prediction_length": 8}], "task names repeat"),
 ])
 def test_task_fields_are_bounded_and_checked(tmp_path, entry, message):
     tasks = tmp_path / "tasks.yaml"
-    tasks.write_text(yaml.safe_dump([entry]))
+    tasks.write_text(yaml.safe_dump(entry if isinstance(entry, list) else [entry]))
     with pytest.raises(ConfigError, match=message):
         load_benchmark(f"lite={tasks}")
 

@@ -228,8 +228,8 @@ def _config_path(value: str) -> Path:
 def cmd_download(args) -> int:
     limits = _limits(args)
     if args.config:
-        tasks = [task for value in args.config
-                 for task in parse_task_list(read_yaml(_config_path(value), limits), _config_path(value), limits=limits)]
+        paths = [_config_path(value) for value in args.config]
+        tasks = [task for path in paths for task in parse_task_list(read_yaml(path, limits), path, limits=limits)]
     else:
         tasks = [task for spec in args.benchmarks for task in load_benchmark(spec, limits).tasks]
     if args.datasets:

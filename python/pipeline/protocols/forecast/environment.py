@@ -9,8 +9,8 @@ from importlib import metadata
 # distribution names; None in the result means "not installed"
 PACKAGES = ("numpy", "pandas", "scipy", "statsforecast", "pyarrow", "datasets", "gluonts", "torch",
             "transformers", "chronos-forecasting", "mlfs-bench")
-# the block the original framework prints in a dry run: label -> distribution
-DRY_RUN_BLOCK = (("PyTorch", "torch"), ("PyArrow", "pyarrow"), ("Datasets", "datasets"), ("GluonTS", "gluonts"))
+# the packages the original framework's dry run lists after PyTorch and CUDA: label -> distribution
+DRY_RUN_PACKAGES = (("PyArrow", "pyarrow"), ("Datasets", "datasets"), ("GluonTS", "gluonts"))
 
 
 def package_versions() -> dict:
@@ -50,4 +50,4 @@ def dry_run_lines(env: dict) -> list[str]:
         return "not installed" if value is None else value
 
     lines = [f"Python: {env['python']}", f"PyTorch: {shown(env['torch'])}", f"CUDA: {shown(env['cuda_available'])}"]
-    return lines + [f"{label}: {shown(env[package])}" for label, package in DRY_RUN_BLOCK[1:]]
+    return lines + [f"{label}: {shown(env[package])}" for label, package in DRY_RUN_PACKAGES]

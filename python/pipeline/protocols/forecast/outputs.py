@@ -76,7 +76,7 @@ def render_report(config: dict, runs: Sequence[BenchmarkRun], total_seconds: flo
     if comparison:
         lines += ["## Comparison with other runs", "", comparison, ""]
     lines += ["## Environment", ""]
-    lines += [f"- {key}: {markdown_escape(value)}" for key, value in sorted(config["environment"].items())]
+    lines += [f"- {markdown_escape(key)}: {markdown_escape(value)}" for key, value in sorted(config["environment"].items())]
     model = config["model"]
     lines += [f"- device: {model.get('device')} (requested {model.get('device_requested')}), "
               f"dtype: {model.get('torch_dtype')}, batch size: {model.get('batch_size')}", ""]

@@ -171,6 +171,11 @@ class Benchmark:
         self.limits = limits
         self.source = Path(source) if source is not None else CONFIG_DIR / self.default_config
         self.tasks = self.load_tasks(self.source)
+        labels = [task.label for task in self.tasks]
+        repeated = sorted({label for label in labels if labels.count(label) > 1})
+        if repeated:  # one result row per task: a repeated name would make the tables ambiguous
+            raise ConfigError("task names repeat", file=self.source, expected="one task per name",
+                              found=brief(repeated))
 
     def load_tasks(self, source: Path) -> list[TaskSpec]:
         return parse_task_list(read_yaml(source, self.limits), source, self.mase_edge, self.limits)
