@@ -33,7 +33,8 @@ def chronos_table(columns: dict[str, list], start: str = "2020-01-01", freq: str
     return pa.table({"id": [f"s{i}" for i in range(len(first))],
                      "timestamp": pa.array([stamps(start, len(row), freq) for row in first],
                                            type=pa.list_(pa.timestamp("ms"))),
-                     **{name: pa.array([np.asarray(row, dtype=float) for row in rows]) for name, rows in columns.items()}})
+                     **{name: pa.array([np.asarray(row, dtype=float) for row in rows])
+                        for name, rows in columns.items()}})
 
 
 def gift_eval_table(targets: list, freq: str, start: str = "2020-01-01") -> pa.Table:

@@ -113,7 +113,8 @@ def test_dry_run_reports_files_sizes_and_environment(arrow_root, tiny_models, tm
     assert [line.split(":")[0].strip() for line in environment[:6]] == [
         "Python", "PyTorch", "CUDA", "PyArrow", "Datasets", "GluonTS"]
     assert "No evaluation was performed (2 dataset(s) missing)" in out
-    only_local = _task_file(tmp_path / "lite3.yaml", [{"name": n, "prediction_length": 4} for n in ("nn5", "exchange_rate")])
+    only_local = _task_file(tmp_path / "lite3.yaml",
+                            [{"name": n, "prediction_length": 4} for n in ("nn5", "exchange_rate")])
     assert cli("run_benchmark", "--model-path", tiny_models["chronos2"], "--benchmarks", f"lite={only_local}",
                "--datasets-root", arrow_root, "--dry-run") == 0
     out = capsys.readouterr().out

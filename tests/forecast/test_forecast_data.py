@@ -104,13 +104,15 @@ def test_a_non_numeric_target_column_is_refused(tmp_path, column, found):
 
 
 def test_a_numeric_target_without_any_finite_value_is_refused(tmp_path):
-    write_ipc(tmp_path / "empty", pa.table({"id": ["a"], "target": pa.array([[None, None]], type=pa.list_(pa.float64()))}))
+    nulls = pa.array([[None, None]], type=pa.list_(pa.float64()))
+    write_ipc(tmp_path / "empty", pa.table({"id": ["a"], "target": nulls}))
     with pytest.raises(DataError, match="no finite number"):
         load_dataset(tmp_path, "empty")
 
 
 def test_an_all_text_csv_target_is_refused_with_its_line(tmp_path):
-    (tmp_path / "words.csv").write_text("item_id,timestamp,target\na,2020-01-01,\na,2020-01-02,high\na,2020-01-03,low\n")
+    (tmp_path / "words.csv").write_text(
+        "item_id,timestamp,target\na,2020-01-01,\na,2020-01-02,high\na,2020-01-03,low\n")
     with pytest.raises(DataError, match="non-numeric target values") as info:
         load_dataset(tmp_path, "words")
     assert "2 such cells, first 'high' on line 3" in str(info.value)

@@ -118,13 +118,14 @@ def dry_run(model_path: str, benchmarks: Sequence[Benchmark], root: Path, out: C
         for name in dict.fromkeys(task.name for task in bench.tasks):
             location = dataset_location(root, name)
             missing += location is None
-            lines.append(f"  {name}: " + (_size_line(location, root) if location else f"[NOT FOUND] checked: {root / name}"))
+            found = _size_line(location, root) if location else f"[NOT FOUND] checked: {root / name}"
+            lines.append(f"  {name}: {found}")
     lines += ["", "--- Environment ---", *(f"  {line}" for line in dry_run_lines(environment()))]
     verdict = "all inputs available" if ok and not missing else \
         f"{missing} dataset(s) missing" + ("" if ok else ", model unavailable")
     for line in [RULE, "  DRY RUN — Checking data and model availability", RULE, "",
-                 *(f"  {line}" if line else "" for line in lines), "", f"  Dry run complete. No evaluation was performed ({verdict}).",
-                 RULE]:
+                 *(f"  {line}" if line else "" for line in lines), "",
+                 f"  Dry run complete. No evaluation was performed ({verdict}).", RULE]:
         out(line)
     return 0 if ok and not missing else 1
 
@@ -165,7 +166,8 @@ def cmd_run(args, argv: Sequence[str]) -> int:
         return dry_run(args.model_path, benchmarks, root)
     if args.batch_size < 1:
         raise ConfigError("batch size must be >= 1", field="--batch-size", found=args.batch_size)
-    factory = ModelFactory(args.model_path, device=args.device, torch_dtype=args.torch_dtype, batch_size=args.batch_size)
+    factory = ModelFactory(args.model_path, device=args.device, torch_dtype=args.torch_dtype,
+                           batch_size=args.batch_size)
     if args.on_missing == "error":
         require_datasets(benchmarks, root)
     folder = experiment_dir(args.output_dir, args.experiment_name)
@@ -194,7 +196,8 @@ def cmd_run(args, argv: Sequence[str]) -> int:
         atomic_write_text(folder / "comparison.md", comparison)
         report = write_experiment(folder, config, runs, total, command, comparison)
     failed = [run for run in runs if not run.passed]
-    for line in ["", RULE, "  EVALUATION COMPLETE", f"  Benchmarks : {len(runs) - len(failed)} passed, {len(failed)} failed",
+    for line in ["", RULE, "  EVALUATION COMPLETE",
+                 f"  Benchmarks : {len(runs) - len(failed)} passed, {len(failed)} failed",
                  f"  Total time : {total:.1f}s", f"  Results    : {folder}", f"  Report     : {report}", RULE]:
         print(line)
     for run in failed:
@@ -240,7 +243,8 @@ def cmd_download(args) -> int:
     root = Path(args.output_dir)
     if args.dry_run:
         plan = plan_lines(tasks, root)
-        for line in [f"DRY RUN — {len(plan)} unique dataset(s) to download into {root}:", *(f"  {line}" for line in plan)]:
+        header = f"DRY RUN — {len(plan)} unique dataset(s) to download into {root}:"
+        for line in [header, *(f"  {line}" for line in plan)]:
             print(line)
         return 0
     if args.staged_dir:

@@ -63,7 +63,8 @@ def compare_tables(sources: Sequence[str | Path], model_names: Sequence[str],
     if runs:
         pairs = pd.concat(runs)[["benchmark", "dataset"]].drop_duplicates()
     else:
-        pairs = pd.concat([reference_scores(name) for name, _ in references])[["benchmark", "dataset"]].drop_duplicates()
+        pairs = pd.concat([reference_scores(name)[["benchmark", "dataset"]] for name, _ in references])
+        pairs = pairs.drop_duplicates()
     for name, model in references:
         scores = reference_scores(name).drop(columns="benchmark").reindex(columns=["dataset", *metrics])
         runs.append(pairs.merge(scores, on="dataset", how="left").assign(model=model))
@@ -84,7 +85,8 @@ def markdown_table(frame: pd.DataFrame) -> str:
     """A GitHub-flavoured Markdown table of ``frame`` (floats with 4 decimals, text escaped)."""
     header = "| " + " | ".join(markdown_escape(c) for c in frame.columns) + " |"
     rule = "|" + "|".join("---" for _ in frame.columns) + "|"
-    rows = ["| " + " | ".join(markdown_escape(format_value(v)) for v in row) + " |" for row in frame.itertuples(index=False)]
+    rows = ["| " + " | ".join(markdown_escape(format_value(v)) for v in row) + " |"
+            for row in frame.itertuples(index=False)]
     return "\n".join([header, rule, *rows])
 
 

@@ -72,11 +72,13 @@ def render_report(config: dict, runs: Sequence[BenchmarkRun], total_seconds: flo
     lines += ["## Per-dataset results", ""]
     for run in runs:
         columns = ["dataset", "status", "MASE", "WQL", "SQL", "relative_MASE", "relative_WQL", "n_series"]
-        lines += [f"### {markdown_escape(run.name)} (`{run.result_name}.csv`)", "", markdown_table(run.table[columns]), ""]
+        lines += [f"### {markdown_escape(run.name)} (`{run.result_name}.csv`)", "",
+                  markdown_table(run.table[columns]), ""]
     if comparison:
         lines += ["## Comparison with other runs", "", comparison, ""]
     lines += ["## Environment", ""]
-    lines += [f"- {markdown_escape(key)}: {markdown_escape(value)}" for key, value in sorted(config["environment"].items())]
+    lines += [f"- {markdown_escape(key)}: {markdown_escape(value)}"
+              for key, value in sorted(config["environment"].items())]
     model = config["model"]
     lines += [f"- device: {model.get('device')} (requested {model.get('device_requested')}), "
               f"dtype: {model.get('torch_dtype')}, batch size: {model.get('batch_size')}", ""]

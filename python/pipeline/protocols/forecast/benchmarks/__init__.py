@@ -73,7 +73,8 @@ def bounded_int(entry: dict, key: str, source: Path, *, default=None, minimum: i
     field = f"{label or entry.get('name')}.{key}"
     if value is None:
         return None
-    if not isinstance(value, int) or isinstance(value, bool) or value < minimum or (maximum is not None and value > maximum):
+    too_big = maximum is not None and isinstance(value, int) and value > maximum
+    if not isinstance(value, int) or isinstance(value, bool) or value < minimum or too_big:
         expected = f"an integer >= {minimum}" + (f" and <= {maximum}" if maximum is not None else "")
         raise ConfigError("invalid value", file=source, field=field, expected=expected, found=brief(value))
     return limits.check(limit, value, file=source, field=field) if limit else value

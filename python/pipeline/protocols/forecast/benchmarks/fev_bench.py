@@ -88,7 +88,9 @@ def _reject_unsupported(entry: dict, source: Path, label: str) -> None:
     if entry.get("generate_univariate_targets_from") is not None:
         raise ConfigError("generate_univariate_targets_from is not supported", file=source,
                           field=f"{label}.generate_univariate_targets_from")
-    if entry.get("timestamp_column", "timestamp") != "timestamp" or entry.get("id_column", "id") not in ("id", "item_id"):
+    default_columns = entry.get("timestamp_column", "timestamp") == "timestamp" and \
+        entry.get("id_column", "id") in ("id", "item_id")
+    if not default_columns:
         raise ConfigError("only the default 'id'/'timestamp' columns are supported", file=source, field=label)
     levels = entry.get("quantile_levels")
     if levels is not None and (not isinstance(levels, list) or sorted(levels) != list(DEFAULT_QUANTILES)):
