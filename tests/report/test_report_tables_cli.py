@@ -165,7 +165,7 @@ def test_regeneration_is_byte_identical(kgrid_results, tmp_path):
 def test_shipped_paper_display_map_is_valid():
     repo = Path(__file__).resolve().parents[2]
     mapping = read_display_map(repo / "paper" / "tables" / "display_map_paper.json")
-    assert mapping["DAGFS"] == "DAGFS" and mapping["corel5k"] == "Corel5k"
+    assert mapping["DAGFS"] == "DAGFS" and mapping["Corel5k"] == "Corel5k"
 
 
 def test_metric_without_any_complete_dataset_keeps_the_other_tables(kgrid_results, tmp_path, capsys):
