@@ -1,4 +1,4 @@
-"""Metric conventions (spec §3.3): properties, hand cases, and scikit-learn where they coincide."""
+"""Metric conventions (docs/evaluation.md, "Metrics"): properties, hand cases, and scikit-learn where they coincide."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Multi-label metrics with the reference evaluator's exact conventions (spec §3.3).
+"""Multi-label metrics with the reference evaluator's exact conventions (docs/evaluation.md, "Metrics").
 
 Every function takes ``Y_true`` of shape (n, L) with values in {0, 1} (bool and {-1, +1} are
 accepted too; +1 / 1 / True mean relevant) and either hard predictions of the same shape and
