@@ -36,17 +36,18 @@ MAX_PARAMS_FILE_BYTES = 1 << 20
 
 def build_parser(prog: str, mode: str | None, rank: bool) -> argparse.ArgumentParser:
     """Arguments common to the three front doors; ``mode=None`` adds ``--grid``."""
-    what = "rank features on each training fold and score" if rank else "score existing rankings"
+    what = ("rank the features on the training part and score the ranking" if rank
+            else "score the existing ranking (RESULTS_DIR/<METHOD>/<DATASET>_fold<i>_ranking.csv)")
     grid_text = {"kgrid": "over k = k-min..k-max (step k-step, clipped to d)",
                  "pgrid": "over p = p-min..p-max of the d features (tables use p-target)",
                  None: "over the k-grid or the p-grid (--grid)"}[mode]
     parser = argparse.ArgumentParser(
         prog=prog,
-        description=f"For every (method, dataset, fold): {what} them with ML-kNN on the test part "
+        description=f"For every (method, dataset, fold): {what} with ML-kNN on the test part "
                     f"{grid_text}. Results go to RESULTS_DIR/<METHOD>/<DATASET>_fold<i>_*; see "
-                    "docs/results-schema.md. Exit codes: 0 ok, 1 a task failed (see failures.json), "
-                    "2 bad input.",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+                    "docs/results-schema.md. Each run adds a record and a log to RESULTS_DIR/runs/. "
+                    "Exit codes: 0 ok, 1 a task failed (see failures.json), 2 bad input, 130 interrupted.",
+        formatter_class=_DefaultsFormatter)
     if rank:
         parser.add_argument("--methods", nargs="+", required=True,
                             help=f"methods to run, among {available_methods()}")
@@ -57,34 +58,42 @@ def build_parser(prog: str, mode: str | None, rank: bool) -> argparse.ArgumentPa
                                  "values sweeps that parameter (one result folder per combination)")
     else:
         parser.add_argument("--methods", nargs="+", required=True,
-                            help="method folders under --results-dir holding *_ranking.csv files")
+                            help="method folders under --results-dir holding <DATASET>_fold<i>_ranking.csv files")
     parser.add_argument("--evaluator", choices=EVALUATORS, default="native", help="where ML-kNN runs")
     parser.add_argument("--datasets", nargs="+", default=None,
-                        help="dataset folders under --data-dir (default: every folder with fold0.mat)")
+                        help="dataset folders under --data-dir (default: every folder with fold0.mat" +
+                             (")" if rank else " for which the method has a ranking)"))
     parser.add_argument("--folds", type=int, default=None,
-                        help="use folds 0..N-1 (default: every fold file present)")
-    parser.add_argument("--data-dir", type=Path, default=Path("data/paper_matlab_minmax"))
+                        help="use folds 0..N-1 (default: every fold file present" +
+                             (")" if rank else " for which the method has a ranking)"))
+    parser.add_argument("--data-dir", type=Path, default=Path("data/paper_matlab_minmax"),
+                        help="folder of <DATASET>/fold<i>.mat files (python -m pipeline.export_splits)")
     default_results = {"kgrid": "results/bench_paper_kgrid", "pgrid": "results/bench_paper_pgrid",
                        None: "results/bench_paper_kgrid"}[mode]
-    parser.add_argument("--results-dir", type=Path, default=Path(default_results))
+    parser.add_argument("--results-dir", type=Path, default=Path(default_results),
+                        help="where <METHOD>/<DATASET>_fold<i>_* and runs/ go")
     parser.add_argument("--mlknn-k", type=int, default=10, help="ML-kNN neighbours (Num)")
     parser.add_argument("--mlknn-smooth", type=float, default=1.0, help="ML-kNN Laplace smoothing")
     if mode is None:
-        parser.add_argument("--grid", choices=("kgrid", "pgrid"), default="kgrid")
+        parser.add_argument("--grid", choices=("kgrid", "pgrid"), default="kgrid", help="which grid to score")
     if mode in ("kgrid", None):
-        parser.add_argument("--k-min", type=int, default=10)
-        parser.add_argument("--k-max", type=int, default=300)
-        parser.add_argument("--k-step", type=int, default=10)
+        parser.add_argument("--k-min", type=int, default=10, help="smallest k (a fold with d < k-min uses k = d)")
+        parser.add_argument("--k-max", type=int, default=300, help="largest k (clipped to d)")
+        parser.add_argument("--k-step", type=int, default=10, help="step of the k-grid")
     if mode in ("pgrid", None):
-        parser.add_argument("--p-min", type=float, default=0.05)
-        parser.add_argument("--p-max", type=float, default=0.5)
-        parser.add_argument("--p-step", type=float, default=0.05)
-        parser.add_argument("--p-target", type=float, default=0.2)
+        parser.add_argument("--p-min", type=float, default=0.05, help="smallest share of the d features")
+        parser.add_argument("--p-max", type=float, default=0.5, help="largest share of the d features")
+        parser.add_argument("--p-step", type=float, default=0.05, help="step of the p-grid")
+        parser.add_argument("--p-target", type=float, default=0.2,
+                            help="operating point recorded as <metric>_at_p_target (and used by the tables)")
     reuse = parser.add_mutually_exclusive_group()
     reuse.add_argument("--skip-existing", action="store_true",
-                       help="keep tasks whose complete, valid result file already exists")
-    reuse.add_argument("--overwrite", action="store_true", help="recompute rankings and metrics")
-    parser.add_argument("--executor", choices=EXECUTORS, default="serial")
+                       help="keep results that are complete and fresh (same settings, made by the current code); "
+                            "recompute the stale ones and say why")
+    reuse.add_argument("--overwrite", action="store_true",
+                       help="recompute rankings and metrics (also over results made with other settings)")
+    parser.add_argument("--executor", choices=EXECUTORS, default="serial",
+                        help="serial, local worker processes, or Dask (see --scheduler)")
     parser.add_argument("--jobs", type=int, default=1, help="worker processes (process and dask executors)")
     parser.add_argument("--scheduler", default=None,
                         help="address of a running Dask scheduler (tcp://HOST:PORT) to use instead of a LocalCluster")
@@ -126,6 +135,16 @@ def main(argv: Sequence[str] | None, *, prog: str, mode: str | None, rank: bool)
     history.finish(summary)
     write_failures(root, outcomes)
     return report_outcomes(outcomes, summary, root)
+
+
+class _DefaultsFormatter(argparse.HelpFormatter):
+    """Adds "(default: ...)" to options that have a meaningful default and do not state one."""
+
+    def _get_help_string(self, action):
+        help_text = action.help or ""
+        if "default" in help_text or action.default in (None, False, argparse.SUPPRESS) or not action.option_strings:
+            return help_text
+        return f"{help_text} (default: %(default)s)".strip()
 
 
 def _is_stale_reason(reason: str) -> bool:
@@ -239,8 +258,16 @@ def _make_tasks(args, datasets: list[str], overrides: dict[str, dict], rank: boo
         for method in methods:
             for label, params in variants[method]:
                 tasks.extend(Task(method, dataset, fold, canonical_params(params), label)
-                             for fold in folds[dataset])
+                             for fold in folds[dataset] if rank or _has_ranking(args, label, dataset, fold))
+    if not tasks:
+        raise ConfigError("no ranking to score for these methods", file=args.results_dir,
+                          expected="<METHOD>/<DATASET>_fold<i>_ranking.csv")
     return tasks
+
+
+def _has_ranking(args, method: str, dataset: str, fold: int) -> bool:
+    """Evaluate's default: score only what has a ranking, unless --datasets named the datasets."""
+    return args.datasets is not None or (args.results_dir / method / f"{dataset}_fold{fold}_ranking.csv").is_file()
 
 
 def parameter_variants(method: str, overrides: dict, max_variants: int = DEFAULT_MAX_TASKS

@@ -181,3 +181,22 @@ def test_bad_params_files(fold_dir, tmp_path, capsys, text, message):
     assert code == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
+
+
+def test_evaluate_defaults_to_what_has_rankings(tmp_path, capsys):
+    """Without --datasets, only (dataset, fold) pairs with a ranking are scored; nothing fails."""
+    folds = make_fold_dir(tmp_path / "folds", dataset="toy", n_folds=2)
+    make_fold_dir(folds, dataset="other", n_folds=2, seed=1)
+    external = tmp_path / "external"
+    (external / "MINE").mkdir(parents=True)
+    (external / "MINE" / "toy_fold1_ranking.csv").write_text("".join(f"{i}\n" for i in range(25, 0, -1)))
+    assert run_main(evaluate.main, ["--no-progress", "--data-dir", str(folds), "--results-dir", str(external),
+                                    "--methods", "MINE"]) == 0
+    assert "1 done, 0 skipped, 0 failed" in capsys.readouterr().err
+    assert sorted(p.name for p in (external / "MINE").glob("*_metrics.json")) == ["toy_fold1_kgrid_metrics.json"]
+    assert run_main(evaluate.main, ["--no-progress", "--data-dir", str(folds), "--results-dir", str(external),
+                                    "--methods", "MINE", "--datasets", "other"]) == 2  # named: a missing ranking fails
+    (empty := tmp_path / "empty" / "NONE").mkdir(parents=True)
+    assert run_main(evaluate.main, ["--no-progress", "--data-dir", str(folds), "--results-dir", str(empty.parent),
+                                    "--methods", "NONE"]) == 2
+    assert "no ranking to score" in capsys.readouterr().err
