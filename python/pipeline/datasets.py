@@ -51,7 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "list":
-        print(_format_table([_row(spec) for spec in REGISTRY.values()]))
+        print(_format_table([_row(dataset_spec) for dataset_spec in REGISTRY.values()]))
     elif args.command == "info":
         _print_info(get_spec(args.name), args.data_root or default_data_root())
     else:
@@ -59,9 +59,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-def _row(spec: DatasetSpec) -> tuple:
-    card = "-" if math.isnan(spec.cardinality) else f"{spec.cardinality:.3f}"
-    return (spec.name, spec.format, spec.n, spec.n_train, spec.n_test, spec.d, spec.n_labels, card)
+def _row(dataset_spec: DatasetSpec) -> tuple:
+    card = "-" if math.isnan(dataset_spec.cardinality) else f"{dataset_spec.cardinality:.3f}"
+    return (dataset_spec.name, dataset_spec.format, dataset_spec.n, dataset_spec.n_train, dataset_spec.n_test, dataset_spec.d, dataset_spec.n_labels, card)
 
 
 def _format_table(rows: list[tuple]) -> str:
@@ -72,20 +72,20 @@ def _format_table(rows: list[tuple]) -> str:
     return "\n".join(lines)
 
 
-def _print_info(spec: DatasetSpec, data_root: Path) -> None:
-    print(_format_table([_row(spec)]))
-    for source in spec.files:
+def _print_info(dataset_spec: DatasetSpec, data_root: Path) -> None:
+    print(_format_table([_row(dataset_spec)]))
+    for source in dataset_spec.files:
         print(f"file {source.name}: {source_url(source)} (sha256 {source.sha256})")
-    if spec.drop_attributes:
-        print(f"dropped attributes: {', '.join(spec.drop_attributes)}")
-    if spec.format == CLML_MAT:
+    if dataset_spec.drop_attributes:
+        print(f"dropped attributes: {', '.join(dataset_spec.drop_attributes)}")
+    if dataset_spec.format == CLML_MAT:
         print("rows in file order: the file stores no split; train/test are Mulan's predefined "
               "split sizes, used only for the default hold-out test fraction")
-    if spec.format != SYNTHETIC and not all((data_root / f.name).is_file() for f in spec.files):
+    if dataset_spec.format != SYNTHETIC and not all((data_root / f.name).is_file() for f in dataset_spec.files):
         print(f"files not found in {data_root}: run `python -m pipeline.datasets fetch "
-              f"{spec.name} --dest {data_root}`")
+              f"{dataset_spec.name} --dest {data_root}`")
         return
-    dataset = load_dataset(spec.name, data_root)
+    dataset = load_dataset(dataset_spec.name, data_root)
     Y = dataset.Y
     print(f"loaded: n={dataset.n_samples} d={dataset.n_features} L={dataset.n_labels} "
           f"cardinality={dataset.cardinality:.3f} density={Y.mean():.4f} "
@@ -97,11 +97,11 @@ def _print_info(spec: DatasetSpec, data_root: Path) -> None:
 def _fetch(args: argparse.Namespace) -> None:
     names = list(REAL_DATASETS) if args.names == ["all"] else args.names
     specs = [get_spec(name) for name in names]
-    total = sum(len(spec.files) for spec in specs)
+    total = sum(len(dataset_spec.files) for dataset_spec in specs)
     with tqdm(total=total, unit="file", disable=args.no_progress or None) as bar:
-        for spec in specs:
-            bar.set_description(spec.name)
-            fetch_dataset(spec.name, args.dest, mirror=args.mirror, force=args.force,
+        for dataset_spec in specs:
+            bar.set_description(dataset_spec.name)
+            fetch_dataset(dataset_spec.name, args.dest, mirror=args.mirror, force=args.force,
                           on_file=lambda _source: bar.update(1))
     print(f"{len(specs)} dataset(s) in {args.dest}, checksums verified")
 

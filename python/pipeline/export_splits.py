@@ -67,21 +67,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.test_size is not None and args.split_mode == "kfold":
         raise ConfigError("--test-size applies to --split-mode holdout only", field="--test-size")
     data_root = args.data_root or default_data_root()
-    plan = [(spec, _settings(args, spec)) for spec in specs]  # fail before any work on bad input
-    for spec in specs:
-        require_files(spec.name, data_root)
+    plan = [(dataset_spec, _settings(args, dataset_spec)) for dataset_spec in specs]  # fail before any work on bad input
+    for dataset_spec in specs:
+        require_files(dataset_spec.name, data_root)
     _check_output_dir(args.output_dir)
     with tqdm(total=len(specs) * args.folds, unit="fold", disable=args.no_progress or None) as bar:
-        for spec, settings in plan:
-            bar.set_description(spec.name)
-            dataset = load_dataset(spec.name, data_root)
+        for dataset_spec, settings in plan:
+            bar.set_description(dataset_spec.name)
+            dataset = load_dataset(dataset_spec.name, data_root)
             try:
                 paths = export_dataset(dataset, args.output_dir, settings,
                                        on_fold=lambda _index: bar.update(1))
             except OSError as exc:  # a full disk, a read-only folder, ...
                 raise DataError(f"cannot write the folds: {exc.strerror}",
                                 file=exc.filename or args.output_dir) from None
-            tqdm.write(f"{spec.name}: {len(paths)} folds in {paths[0].parent}")
+            tqdm.write(f"{dataset_spec.name}: {len(paths)} folds in {paths[0].parent}")
     return 0
 
 
@@ -93,11 +93,11 @@ def _check_output_dir(output_dir: Path) -> None:
                           field="--output-dir", expected="a directory (or a path to create one)")
 
 
-def _settings(args: argparse.Namespace, spec: DatasetSpec) -> ExportSettings:
+def _settings(args: argparse.Namespace, dataset_spec: DatasetSpec) -> ExportSettings:
     """Validated settings; a holdout without ``--test-size`` uses the dataset's ``n_test / n``."""
     test_size = None
     if args.split_mode == "holdout":
-        test_size = args.test_size if args.test_size is not None else spec.reference_test_size
+        test_size = args.test_size if args.test_size is not None else dataset_spec.reference_test_size
     return ExportSettings(mode=args.split_mode, n_folds=args.folds, seed=args.seed,
                           test_size=test_size, scaler=args.scaler,
                           clip_test=args.clip_test).validate()

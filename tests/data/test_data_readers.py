@@ -41,11 +41,11 @@ def test_registry_lists_the_seventeen_readme_datasets_and_demo():
     assert set(REAL_DATASETS) == set(README_TABLE)
     assert set(registry.REGISTRY) == set(README_TABLE) | {"demo"}
     for name, (n, d, n_labels, card, *_rest) in README_TABLE.items():
-        spec = get_spec(name)
-        assert (spec.n, spec.d, spec.n_labels) == (n, d, n_labels)
-        assert spec.n_train + spec.n_test == n
-        assert spec.cardinality == pytest.approx(card)
-        assert all(f.url.startswith("https://raw.githubusercontent.com/") for f in spec.files)
+        dataset_spec = get_spec(name)
+        assert (dataset_spec.n, dataset_spec.d, dataset_spec.n_labels) == (n, d, n_labels)
+        assert dataset_spec.n_train + dataset_spec.n_test == n
+        assert dataset_spec.cardinality == pytest.approx(card)
+        assert all(f.url.startswith("https://raw.githubusercontent.com/") for f in dataset_spec.files)
 
 
 def test_registry_checksums_match_the_shared_sha256sums(mlc_dir):

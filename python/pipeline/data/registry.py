@@ -166,9 +166,9 @@ _SPECS = (
 #: 320 / 80 being the nominal split of its default 0.2 hold-out fraction.
 DEMO_SPEC = DatasetSpec("demo", *DEMO_SHAPE, 320, 80, float("nan"), SYNTHETIC)
 
-REGISTRY: dict[str, DatasetSpec] = {spec.name: spec for spec in (*_SPECS, DEMO_SPEC)}
+REGISTRY: dict[str, DatasetSpec] = {dataset_spec.name: dataset_spec for dataset_spec in (*_SPECS, DEMO_SPEC)}
 #: Names of the 17 real datasets, in registry order (Yahoo, then Mulan, then CLML).
-REAL_DATASETS: tuple[str, ...] = tuple(spec.name for spec in _SPECS)
+REAL_DATASETS: tuple[str, ...] = tuple(dataset_spec.name for dataset_spec in _SPECS)
 
 
 def default_data_root() -> Path:
@@ -207,16 +207,16 @@ def load_dataset(name: str, data_root: str | Path | None = None) -> Dataset:
     DataError
         A file is missing or malformed, or the shape differs from the registry.
     """
-    spec = get_spec(name)
-    if spec.format == SYNTHETIC:
+    dataset_spec = get_spec(name)
+    if dataset_spec.format == SYNTHETIC:
         return make_demo_dataset()[0]
     if data_root is None:
         raise ConfigError(f"dataset {name!r} needs a data root", field="data_root")
     paths = require_files(name, data_root)
-    raw = _read_raw(spec, paths)
-    _check_shape(spec, raw, paths[0])
-    provenance = {"format": spec.format,
-                  "row_order": _ROW_ORDER[spec.format],
+    raw = _read_raw(dataset_spec, paths)
+    _check_shape(dataset_spec, raw, paths[0])
+    provenance = {"format": dataset_spec.format,
+                  "row_order": _ROW_ORDER[dataset_spec.format],
                   "source_files": [{"name": p.name, "sha256": sha256_file(p)} for p in paths]}
     return Dataset(name=name, X=raw.X, Y=raw.Y, label_names=raw.label_names,
                    provenance=provenance)
@@ -236,17 +236,17 @@ def require_files(name: str, data_root: str | Path) -> list[Path]:
     return paths
 
 
-def _read_raw(spec: DatasetSpec, paths: list[Path]) -> RawData:
-    if spec.format == YAHOO_MAT:
+def _read_raw(dataset_spec: DatasetSpec, paths: list[Path]) -> RawData:
+    if dataset_spec.format == YAHOO_MAT:
         return read_yahoo_mat(paths[0])
-    if spec.format == CLML_MAT:
+    if dataset_spec.format == CLML_MAT:
         return read_clml_mat(paths[0])
-    return read_mulan(paths[:2], paths[2], drop_attributes=spec.drop_attributes)
+    return read_mulan(paths[:2], paths[2], drop_attributes=dataset_spec.drop_attributes)
 
 
-def _check_shape(spec: DatasetSpec, raw: RawData, path: Path) -> None:
-    expected = (spec.n, spec.d, spec.n_labels)
+def _check_shape(dataset_spec: DatasetSpec, raw: RawData, path: Path) -> None:
+    expected = (dataset_spec.n, dataset_spec.d, dataset_spec.n_labels)
     found = (raw.X.shape[0], raw.X.shape[1], raw.Y.shape[1])
     if found != expected:
-        raise DataError(f"dataset {spec.name!r} does not have its registered shape", file=path,
+        raise DataError(f"dataset {dataset_spec.name!r} does not have its registered shape", file=path,
                         field="(n, d, L)", expected=expected, found=found)

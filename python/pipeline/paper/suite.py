@@ -163,15 +163,15 @@ def _methods(data: Any) -> tuple[MethodEntry, ...]:
     entries = []
     for name, body in _mapping(data, "methods", required=set(), allowed=None).items():
         body = _mapping(body or {}, f"methods.{name}", required=set(), allowed={"params", "seeds"})
-        spec = get_method(validate_name(str(name), "method"))
+        method_spec = get_method(validate_name(str(name), "method"))
         params = _mapping(body.get("params", {}), f"methods.{name}.params", required=set(), allowed=None)
         seeds = tuple(_int(seed, f"methods.{name}.seeds") for seed in body.get("seeds", []))
-        if seeds and spec.make_init is None and "seed" not in spec.defaults:
+        if seeds and method_spec.make_init is None and "seed" not in method_spec.defaults:
             raise ConfigError(f"{name} has no random start: seeds do not apply", field=f"methods.{name}.seeds")
         if len(set(seeds)) != len(seeds):
             raise ConfigError("a seed is listed twice", field=f"methods.{name}.seeds", found=list(seeds))
-        spec.resolve_params(params)
-        entries.append(MethodEntry(spec.name, dict(params), seeds))
+        method_spec.resolve_params(params)
+        entries.append(MethodEntry(method_spec.name, dict(params), seeds))
     if not entries:
         raise ConfigError("the suite declares no method", field="methods")
     return tuple(entries)

@@ -56,14 +56,14 @@ def matlab_fingerprint(function: str) -> dict:
     return code_fingerprint(_matlab_closure(function, MATLAB_DIR))
 
 
-def method_fingerprint(spec, engine: str) -> dict:
-    """Fingerprint of the code that ranks with ``spec`` on ``engine`` (``python``, ``octave``, ``matlab``).
+def method_fingerprint(method_spec, engine: str) -> dict:
+    """Fingerprint of the code that ranks with ``method_spec`` on ``engine`` (``python``, ``octave``, ``matlab``).
 
     A NumPy method defined outside the package (a user's plug-in) is fingerprinted by its own file.
     """
     if engine != "python":
-        return matlab_fingerprint(spec.matlab_function)
-    path = Path(spec.python.__code__.co_filename).resolve()
+        return matlab_fingerprint(method_spec.matlab_function)
+    path = Path(method_spec.python.__code__.co_filename).resolve()
     if PACKAGE_DIR not in path.parents:
         return code_fingerprint({f"external:{path.as_posix()}": hashlib.sha256(path.read_bytes()).hexdigest()})
     return python_fingerprint(path.relative_to(PACKAGE_DIR).as_posix())

@@ -160,7 +160,7 @@ def _device_text(factory: ModelFactory, args) -> str:
 
 def cmd_run(args, argv: Sequence[str]) -> int:
     limits = _limits(args)
-    benchmarks = [load_benchmark(spec, limits) for spec in args.benchmarks]
+    benchmarks = [load_benchmark(benchmark_name, limits) for benchmark_name in args.benchmarks]
     root = Path(args.datasets_root)
     if args.dry_run:
         return dry_run(args.model_path, benchmarks, root)
@@ -234,7 +234,7 @@ def cmd_download(args) -> int:
         paths = [_config_path(value) for value in args.config]
         tasks = [task for path in paths for task in parse_task_list(read_yaml(path, limits), path, limits=limits)]
     else:
-        tasks = [task for spec in args.benchmarks for task in load_benchmark(spec, limits).tasks]
+        tasks = [task for benchmark_name in args.benchmarks for task in load_benchmark(benchmark_name, limits).tasks]
     if args.datasets:
         unknown = sorted(set(args.datasets) - {t.name for t in tasks})
         if unknown:

@@ -202,9 +202,9 @@ def mean_and_relative(table: pd.DataFrame) -> dict:
     return summary
 
 
-def load_benchmark(spec: str, limits: Limits = DEFAULT_LIMITS) -> Benchmark:
+def load_benchmark(benchmark_name: str, limits: Limits = DEFAULT_LIMITS) -> Benchmark:
     """Build the adapter for ``NAME`` or ``NAME=FILE``."""
-    name, _, file = spec.partition("=")
+    name, _, file = benchmark_name.partition("=")
     if name not in ADAPTERS:
         raise ConfigError("unknown benchmark", field="--benchmarks", expected=list(ADAPTERS), found=brief(name))
     module = importlib.import_module(f"{__name__}.{name}")
