@@ -6,6 +6,7 @@ import argparse
 import itertools
 import json
 import sys
+import time
 from pathlib import Path
 from typing import Sequence
 
@@ -13,17 +14,17 @@ import yaml
 
 from .data.folds import discover_datasets, list_fold_indices
 from .engines import ENGINES, EVALUATORS
-from .errors import ConfigError
+from .errors import ConfigError, StorageError
 from .methods import available_methods, get_method
 from .names import validate_name
-from .runner.executors import EXECUTORS, run_all
+from .runner.executors import EXECUTORS, RunResult, execute, make_executor
 from .runner.manifest import now_iso, remove_partial_reports, write_failures, write_manifest
 from .runner.run import RunSettings
 from .runner.store import ensure_results_root
 from .runner.tasks import GridSpec, Task, canonical_params
 
-_USER_ERRORS = {"ConfigError", "DataError", "RankingError"}
-STATUSES = ("done", "skipped", "failed", "locked")
+_USER_ERRORS = {"ConfigError", "DataError", "RankingError", "StorageError"}
+STATUSES = ("done", "skipped", "done_elsewhere", "failed", "interrupted")
 
 
 def build_parser(prog: str, mode: str | None, rank: bool) -> argparse.ArgumentParser:
@@ -37,7 +38,7 @@ def build_parser(prog: str, mode: str | None, rank: bool) -> argparse.ArgumentPa
         description=f"For every (method, dataset, fold): {what} them with ML-kNN on the test part "
                     f"{grid_text}. Results go to RESULTS_DIR/<METHOD>/<DATASET>_fold<i>_*; see "
                     "docs/results-schema.md. Exit codes: 0 ok, 1 a task failed (see failures.json), "
-                    "2 bad input.",
+                    "2 bad input or an unusable results folder, 130 interrupted (Ctrl-C; 143 for SIGTERM).",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     if rank:
         parser.add_argument("--methods", nargs="+", required=True,
@@ -103,17 +104,22 @@ def main(argv: Sequence[str] | None, *, prog: str, mode: str | None, rank: bool)
         data_dir=str(args.data_dir), results_dir=str(root), grid=grid,
         engine=getattr(args, "engine", "python"), evaluator=args.evaluator, mlknn_k=args.mlknn_k,
         mlknn_smooth=args.mlknn_smooth, skip_existing=args.skip_existing, overwrite=args.overwrite,
-        rank=rank, claim_stale_after=args.claim_stale_after, engine_options={"timeout": args.task_timeout})
-    remove_partial_reports(root)
+        rank=rank, claim_stale_after=args.claim_stale_after, engine_options={"timeout": args.task_timeout},
+        run_started=time.time())
+    remove_partial_reports(root, args.claim_stale_after)
     started = now_iso()
     arguments = {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()}
-    write_manifest(root, arguments, started, None)
-    outcomes = run_all(tasks, settings, args.executor, args.jobs, progress=not args.no_progress,
-                       scheduler=args.scheduler)
-    summary = {status: sum(o.status == status for o in outcomes) for status in STATUSES}
-    write_manifest(root, arguments, started, now_iso(), summary)
-    write_failures(root, outcomes)
-    return _report(outcomes, summary, root)
+    with make_executor(args.executor, settings, args.jobs, args.scheduler) as executor:
+        write_manifest(root, arguments, started, None)
+        result = execute(executor, tasks, progress=not args.no_progress)
+    summary = {status: sum(o.status == status for o in result.outcomes) for status in STATUSES}
+    try:
+        write_manifest(root, arguments, started, now_iso(), summary)
+        write_failures(root, result.outcomes)
+    except StorageError as exc:  # e.g. the disk filled up: the run's outcome is still reported below
+        print(f"error: {exc}", file=sys.stderr)
+        return max(_report(result, summary, root), 2)
+    return _report(result, summary, root)
 
 
 def _grid_from_args(args, mode: str) -> GridSpec:
@@ -197,12 +203,24 @@ def _fold_indices(data_dir: Path, dataset: str, n_folds: int | None) -> list[int
     return list(range(n_folds))
 
 
-def _report(outcomes, summary: dict, root: Path) -> int:
-    print(", ".join(f"{summary[s]} {s}" for s in STATUSES) + f" -> {root}", file=sys.stderr)
-    failed = [o for o in outcomes if o.status in ("failed", "locked")]
+def _report(result: RunResult, summary: dict, root: Path) -> int:
+    """Print the summary and the failures; return the exit code.
+
+    128 + the signal number when a signal stopped the run (130 for Ctrl-C); 2 when a storage fault
+    stopped it or every failure is a user error; 1 when a task failed otherwise; 0 when all went well.
+    """
+    print(", ".join(f"{summary[s]} {s.replace('_', ' ')}" for s in STATUSES) + f" -> {root}", file=sys.stderr)
+    failed = [o for o in result.outcomes if o.status == "failed"]
     for outcome in failed[:10]:
         print(f"FAILED {outcome.task.key}: {outcome.message}", file=sys.stderr)
+    if result.stop_reason:
+        print(f"{result.stop_reason}; resume with --skip-existing", file=sys.stderr)
+    if failed or result.stop_reason:
+        print(f"details: {root / 'failures.json'}", file=sys.stderr)
+    if result.stop_signal is not None:
+        return 128 + int(result.stop_signal)
+    if result.stop_reason:
+        return 2
     if not failed:
         return 0
-    print(f"details: {root / 'failures.json'}", file=sys.stderr)
     return 2 if all(o.error_type in _USER_ERRORS for o in failed) else 1

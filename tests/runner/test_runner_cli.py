@@ -41,7 +41,8 @@ def test_kgrid_writes_schema_files(fold_dir, tmp_path):
             assert 0 <= min(record["hamming_loss"]) and max(record["micro_f1"]) <= 1
             assert len(record["provenance"]["fold_sha256"]) == 64
     manifest = json.loads((results / "config.json").read_text())
-    assert manifest["finished"] and manifest["summary"] == {"done": 6, "skipped": 0, "failed": 0, "locked": 0}
+    assert manifest["finished"] and manifest["summary"] == {"done": 6, "skipped": 0, "done_elsewhere": 0, "failed": 0,
+                                                          "interrupted": 0}
     assert manifest["versions"]["numpy"] == np.__version__
     assert json.loads((results / "DAGFS" / "toy_fold0_kgrid_metrics.json").read_text())["params"]["alpha"] == 0.1
 

@@ -9,7 +9,7 @@ import sys
 from importlib import metadata
 from pathlib import Path
 
-from ..fileio import atomic_write_json
+from ..fileio import atomic_write_json, remove_abandoned_temporaries
 from .run import Outcome
 
 _PACKAGES = ("numpy", "scipy", "scikit-learn", "scikit-multilearn", "oct2py", "pandas", "jinja2")
@@ -42,11 +42,14 @@ def git_commit(repo: Path | None = None) -> str | None:
     return out.stdout.strip() or None if out.returncode == 0 else None
 
 
-def remove_partial_reports(root: Path) -> None:
-    """Delete ``config.json`` / ``failures.json`` temporaries a killed run left in ``root``."""
+def remove_partial_reports(root: Path, unnamed_after: float) -> None:
+    """Delete the ``config.json`` / ``failures.json`` temporaries of dead writers in ``root``.
+
+    A live run's temporary, about to be renamed, is never touched; one of another host, or one
+    that names no writer, only once older than ``unnamed_after`` seconds.
+    """
     for name in ("config.json", "failures.json"):
-        for partial in root.glob(f".{name}.*.tmp"):
-            partial.unlink(missing_ok=True)
+        remove_abandoned_temporaries(root / name, unnamed_after)
 
 
 def write_manifest(root: Path, arguments: dict, started: str, finished: str | None,
@@ -66,7 +69,7 @@ def write_manifest(root: Path, arguments: dict, started: str, finished: str | No
 def write_failures(root: Path, outcomes: list[Outcome]) -> Path | None:
     """Write ``<root>/failures.json`` naming each failed task; remove a stale one if none failed."""
     path = root / "failures.json"
-    failed = [o for o in outcomes if o.status in ("failed", "locked")]
+    failed = [o for o in outcomes if o.status in ("failed", "interrupted")]
     if not failed:
         path.unlink(missing_ok=True)
         return None

@@ -23,7 +23,7 @@ from ..evaluation.grids import k_grid, p_grid, p_target_index, p_to_k
 from ..evaluation.metrics import METRICS
 from ..methods import get_method
 from ..rankings import validate_ranking
-from .claims import TaskClaim
+from .claims import TaskClaim, claim_path
 from .store import ResultStore, TaskFiles
 from .tasks import GridSpec, Task
 
@@ -44,11 +44,14 @@ class RunSettings:
     rank: bool = True
     claim_stale_after: float = 6 * 3600.0
     engine_options: dict = field(default_factory=dict, compare=False)
+    run_started: float | None = None  # epoch s; a complete result newer than this is another run's
 
 
 @dataclass(frozen=True)
 class Outcome:
-    """What happened to one task: ``done``, ``skipped``, ``failed`` or ``locked`` (another run has it)."""
+    """What happened to one task: ``done``, ``skipped``, ``done_elsewhere`` (another run completed it
+    while this one ran), ``failed``, ``interrupted`` (the run stopped first) or ``locked`` (another
+    run holds it right now; the executors wait for it and report one of the others)."""
 
     task: Task
     status: str
@@ -105,9 +108,9 @@ def grid_points(grid: GridSpec, d: int) -> tuple[list[int], list[float] | None]:
 def run_task(task: Task, settings: RunSettings, bench: Workbench) -> Outcome:
     """Run one task and return its outcome; user errors and engine failures are caught here."""
     start = time.perf_counter()
-    claim_path = Path(settings.results_dir) / task.folder / f".{task.dataset}_fold{task.fold}.claim"
     try:
-        with TaskClaim(claim_path, settings.claim_stale_after) as claim:
+        with TaskClaim(claim_path(settings.results_dir, task.folder, task.dataset, task.fold),
+                       settings.claim_stale_after) as claim:
             if not claim.acquired:
                 holder = claim.holder()
                 return Outcome(task, "locked", f"being computed by pid {holder.get('pid')} on "
@@ -127,6 +130,8 @@ def _run(task: Task, settings: RunSettings, bench: Workbench) -> str:
     mode = settings.grid.mode
     expected = {"mlknn": _mlknn_settings(settings), "params": params, "grid": settings.grid.describe()}
     status = store.metrics_status(files, mode, expected)
+    if status == "ok" and not settings.overwrite and _written_since(files.metrics(mode), settings.run_started):
+        return "done_elsewhere"
     if settings.skip_existing and not settings.overwrite and status == "ok":
         return "skipped"
     if status == "different" and not settings.overwrite:
@@ -148,6 +153,10 @@ def _run(task: Task, settings: RunSettings, bench: Workbench) -> str:
     record["provenance"] = _provenance(fold_file, files, bench, spec, settings)
     store.write_metrics(files, mode, record)
     return "done"
+
+
+def _written_since(path: Path, moment: float | None) -> bool:
+    return moment is not None and path.stat().st_mtime >= moment
 
 
 def _check_evaluable(fold, settings: RunSettings, fold_file: Path) -> None:
