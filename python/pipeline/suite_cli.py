@@ -113,13 +113,16 @@ def main(argv: Sequence[str] | None, *, prog: str, mode: str | None, rank: bool)
         write_manifest(root, arguments, started, None)
         result = execute(executor, tasks, progress=not args.no_progress)
     summary = {status: sum(o.status == status for o in result.outcomes) for status in STATUSES}
+    code = _report(result, summary, root)
     try:
         write_manifest(root, arguments, started, now_iso(), summary)
-        write_failures(root, result.outcomes)
-    except StorageError as exc:  # e.g. the disk filled up: the run's outcome is still reported below
+        details = write_failures(root, result.outcomes)
+    except StorageError as exc:  # e.g. the disk filled up: the outcome was reported above all the same
         print(f"error: {exc}", file=sys.stderr)
-        return max(_report(result, summary, root), 2)
-    return _report(result, summary, root)
+        return max(code, 2)
+    if details is not None:
+        print(f"details: {details}", file=sys.stderr)
+    return code
 
 
 def _grid_from_args(args, mode: str) -> GridSpec:
@@ -204,7 +207,7 @@ def _fold_indices(data_dir: Path, dataset: str, n_folds: int | None) -> list[int
 
 
 def _report(result: RunResult, summary: dict, root: Path) -> int:
-    """Print the summary and the failures; return the exit code.
+    """Print the summary, the failures and why the run stopped; return the exit code.
 
     128 + the signal number when a signal stopped the run (130 for Ctrl-C); 2 when a storage fault
     stopped it or every failure is a user error; 1 when a task failed otherwise; 0 when all went well.
@@ -214,9 +217,8 @@ def _report(result: RunResult, summary: dict, root: Path) -> int:
     for outcome in failed[:10]:
         print(f"FAILED {outcome.task.key}: {outcome.message}", file=sys.stderr)
     if result.stop_reason:
-        print(f"{result.stop_reason}; resume with --skip-existing", file=sys.stderr)
-    if failed or result.stop_reason:
-        print(f"details: {root / 'failures.json'}", file=sys.stderr)
+        advice = "resume" if result.stop_signal is not None else "fix it, then resume"
+        print(f"{result.stop_reason}; {advice} with --skip-existing", file=sys.stderr)
     if result.stop_signal is not None:
         return 128 + int(result.stop_signal)
     if result.stop_reason:

@@ -221,7 +221,7 @@ class OctaveSession:
         self._exchange = Path(tempfile.mkdtemp(prefix="octave.", dir=process_scratch_dir()))
         guard = _SignalsAbort(self)
         try:
-            with guard, _stderr_to_log():
+            with guard, _stderr_to_log(), _signals_held():
                 self._octave = session_class(logger=_LOG, timeout=self.timeout, backend="disable",
                                              executable=_octave_executable(), temp_dir=str(self._exchange))
                 self._octave.addpath(self._octave.genpath(str(self.matlab_dir)))
@@ -361,6 +361,21 @@ class _SignalsAbort:
         """Call the replaced handler with the caught signal (it may raise, e.g. KeyboardInterrupt)."""
         if self.caught is not None and self.caught in self._replaced:
             self._replaced[self.caught](self.caught, None)
+
+
+@contextlib.contextmanager
+def _signals_held():
+    """Hold SIGINT and SIGTERM back meanwhile (they arrive at the end).
+
+    While it forks Octave, pexpect sets SIGINT to the system default for a moment: a Ctrl-C then
+    would kill this process outright instead of stopping the run.
+    """
+    held = {signal.SIGINT, signal.SIGTERM}
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 _STDERR_LOCK = threading.Lock()

@@ -96,8 +96,8 @@ class DaskExecutor:
             try:
                 self._client = Client(self.scheduler)
             except (OSError, TimeoutError) as exc:
-                raise ConfigError("cannot reach the Dask scheduler", field="--scheduler", found=self.scheduler,
-                                  expected=f"a running scheduler ({' '.join(str(exc).split())})") from None
+                raise ConfigError(f"cannot reach the Dask scheduler: {' '.join(str(exc).split())}",
+                                  field="--scheduler", found=self.scheduler) from None
         else:
             self._cluster = _local_cluster(self.jobs)
             self._client = Client(self._cluster)

@@ -87,11 +87,11 @@ class RunStop:
 @contextlib.contextmanager
 def stop_signals_blocked():
     """Block the stop signals in this thread meanwhile (a process forked here inherits the block)."""
-    signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 def become_worker(parent_pid: int, grace: float = WORKER_GRACE) -> None:
