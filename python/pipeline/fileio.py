@@ -222,6 +222,13 @@ def _umask() -> int:
     return mask
 
 
+def write_durably(handle, data: bytes) -> None:
+    """Write ``data`` to the open binary file ``handle`` and force it to the disk."""
+    handle.write(data)
+    handle.flush()
+    os.fsync(handle.fileno())
+
+
 def atomic_write_bytes(path: str | Path, data: bytes) -> Path:
     """Write ``data`` to ``path`` atomically (temp file in the same folder, then ``os.replace``).
 
@@ -242,9 +249,7 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> Path:
     try:
         with os.fdopen(fd, "wb") as handle:
             os.chmod(tmp, 0o666 & ~_umask())
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
+            write_durably(handle, data)
         os.replace(tmp, path)
     except BaseException as exc:
         tmp.unlink(missing_ok=True)
