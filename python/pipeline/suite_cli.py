@@ -18,6 +18,7 @@ from .errors import ConfigError, StorageError
 from .methods import available_methods, get_method
 from .names import validate_name
 from .runner.executors import EXECUTORS, RunResult, execute, make_executor
+from .runner.lifecycle import RunStop
 from .runner.manifest import now_iso, remove_partial_reports, write_failures, write_manifest
 from .runner.run import RunSettings
 from .runner.store import ensure_results_root
@@ -109,9 +110,16 @@ def main(argv: Sequence[str] | None, *, prog: str, mode: str | None, rank: bool)
     remove_partial_reports(root, args.claim_stale_after)
     started = now_iso()
     arguments = {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()}
-    with make_executor(args.executor, settings, args.jobs, args.scheduler) as executor:
-        write_manifest(root, arguments, started, None)
-        result = execute(executor, tasks, progress=not args.no_progress)
+    with RunStop() as stop:  # a signal, even while workers start or close, ends with reports and 128 + n
+        with make_executor(args.executor, settings, args.jobs, args.scheduler) as executor:
+            write_manifest(root, arguments, started, None)
+            result = execute(executor, tasks, progress=not args.no_progress, stop=stop)
+        code = _finish(root, arguments, started, result)
+    return 128 + stop.signum if stop.signum is not None else code
+
+
+def _finish(root: Path, arguments: dict, started: str, result: RunResult) -> int:
+    """Report the run on the terminal, then in config.json and failures.json; return the exit code."""
     summary = {status: sum(o.status == status for o in result.outcomes) for status in STATUSES}
     code = _report(result, summary, root)
     try:
@@ -209,8 +217,8 @@ def _fold_indices(data_dir: Path, dataset: str, n_folds: int | None) -> list[int
 def _report(result: RunResult, summary: dict, root: Path) -> int:
     """Print the summary, the failures and why the run stopped; return the exit code.
 
-    128 + the signal number when a signal stopped the run (130 for Ctrl-C); 2 when a storage fault
-    stopped it or every failure is a user error; 1 when a task failed otherwise; 0 when all went well.
+    2 when the run stopped early (a storage fault) or every failure is a user error; 1 when a task
+    failed otherwise; 0 when all went well. (A signal makes it 128 + its number, see ``main``.)
     """
     print(", ".join(f"{summary[s]} {s.replace('_', ' ')}" for s in STATUSES) + f" -> {root}", file=sys.stderr)
     failed = [o for o in result.outcomes if o.status == "failed"]
@@ -219,9 +227,6 @@ def _report(result: RunResult, summary: dict, root: Path) -> int:
     if result.stop_reason:
         advice = "resume" if result.stop_signal is not None else "fix it, then resume"
         print(f"{result.stop_reason}; {advice} with --skip-existing", file=sys.stderr)
-    if result.stop_signal is not None:
-        return 128 + int(result.stop_signal)
-    if result.stop_reason:
         return 2
     if not failed:
         return 0

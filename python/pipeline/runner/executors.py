@@ -183,13 +183,20 @@ class RunResult:
     stop_signal: int | None = None
 
 
-def execute(executor, tasks: list[Task], progress: bool = True) -> RunResult:
-    """Run ``tasks`` on an entered executor with a progress bar; see the module docstring."""
+def execute(executor, tasks: list[Task], progress: bool = True, stop: RunStop | None = None) -> RunResult:
+    """Run ``tasks`` on an entered executor with a progress bar; see the module docstring.
+
+    ``stop`` is the caller's entered :class:`RunStop` when signals must also be caught before and
+    after the tasks (while the executor starts and closes, while reports are written); without it
+    the signals are caught while the tasks run.
+    """
+    if stop is None:
+        with RunStop() as own:
+            return execute(executor, tasks, progress, own)
     result = RunResult()
     unfinished = Counter(tasks)
     held_elsewhere: list[Task] = []
-    with RunStop() as stop, tqdm(total=len(tasks), desc="tasks", unit="task", disable=not progress,
-                                 leave=True) as bar:
+    with tqdm(total=len(tasks), desc="tasks", unit="task", disable=not progress, leave=True) as bar:
         batch = tasks
         while batch and not stop.requested:
             for outcome in executor.run(batch, stop):

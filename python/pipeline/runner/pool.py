@@ -59,10 +59,12 @@ def _worker_main(conn: Connection, settings: RunSettings, parent_pid: int) -> No
     try:
         while True:
             try:
-                task = decode_task(conn.recv_bytes())
+                message = conn.recv_bytes()
             except EOFError:
                 break
-            conn.send_bytes(encode(run_task(task, settings, bench)))
+            if not message:  # no more tasks
+                break
+            conn.send_bytes(encode(run_task(decode_task(message), settings, bench)))
     except KeyboardInterrupt:  # SIGTERM: the run stops, or the driver died
         pass
     finally:
@@ -126,6 +128,11 @@ class _Worker:
                 pass
 
     def close(self) -> None:
+        """Tell the worker there are no more tasks, wait for it, kill it if it does not end."""
+        try:  # an explicit message: workers forked later hold copies of this pipe, so no EOF comes
+            self.conn.send_bytes(b"")
+        except OSError:
+            pass
         self.conn.close()
         self.process.join(DRIVER_GRACE)
         self.stop(signal.SIGKILL)
