@@ -49,14 +49,15 @@ def decode_outcome(data: bytes) -> Outcome:
 
 
 def _worker_main(conn: Connection, settings: RunSettings, parent_pid: int) -> None:
-    """A worker's life: run the tasks the driver sends until the pipe closes or SIGTERM."""
-    become_worker(parent_pid)
-    tempfile.tempdir = str(process_scratch_dir())  # everything temporary goes with the worker
+    """A worker's life: run the tasks the driver sends until it says stop, or until SIGTERM."""
     from threadpoolctl import threadpool_limits
 
-    threadpool_limits(1)
-    bench = Workbench(settings)
+    bench = None
     try:
+        become_worker(parent_pid)
+        tempfile.tempdir = str(process_scratch_dir())  # everything temporary goes with the worker
+        threadpool_limits(1)
+        bench = Workbench(settings)
         while True:
             try:
                 message = conn.recv_bytes()
@@ -69,7 +70,8 @@ def _worker_main(conn: Connection, settings: RunSettings, parent_pid: int) -> No
         pass
     finally:
         signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})  # let the clean-up finish
-        bench.close()
+        if bench is not None:
+            bench.close()
         remove_process_scratch_dir()
 
 
