@@ -249,36 +249,42 @@ class OctaveSession:
         """
         octave = self.start()
         limit = self.timeout if timeout is None else float(timeout)
-        where = f"{context}: " if context else ""
+        what = f"{context}: {function}" if context else function
         guard = _SignalsAbort(self)
+        try:
+            outputs, failure = self._feval(octave, guard, limit, function, float(nout), *args)
+        except Exception as exc:
+            self._raise_if_stopped(guard, what, limit)
+            if not isinstance(exc, _process_failures()):
+                raise
+            self.close()
+            detail = str(exc).splitlines()[0] if type(exc).__name__ == "Oct2PyError" else "Octave died"
+            raise EngineError(f"{what} crashed in Octave ({detail}); the Octave process was stopped") from None
+        self._raise_if_stopped(guard, what, limit)
+        message = failure_message(failure)
+        if message is not None:
+            raise EngineError(f"{what} failed in Octave: {message}")
+        return list(outputs.ravel()) if isinstance(outputs, np.ndarray) else list(outputs)
+
+    def _feval(self, octave, guard: "_SignalsAbort", limit: float, *args):
+        """``mlfs_engine_call(*args)`` under the signal guard and a timer that kills Octave at ``limit``."""
         timer = threading.Timer(limit, self._expire)
         timer.daemon = True
-        failure = None
-        try:
-            with guard:
-                timer.start()
-                result = octave.feval("mlfs_engine_call", function, float(nout), *args, nout=2,
-                                      timeout=limit + _OCT2PY_BACKSTOP, verbose=False)
-        except Exception as exc:
-            failure = exc
-        finally:
-            timer.cancel()
+        with guard:
+            timer.start()
+            try:
+                return octave.feval("mlfs_engine_call", *args, nout=2, timeout=limit + _OCT2PY_BACKSTOP,
+                                    verbose=False)
+            finally:
+                timer.cancel()
+
+    def _raise_if_stopped(self, guard: "_SignalsAbort", what: str, limit: float) -> None:
+        """After the timer or a signal killed Octave: close, then raise EngineError (timeout) or
+        hand the signal on and raise KeyboardInterrupt."""
         if self._expired:
             self.close()
-            raise EngineError(f"{where}{function} timed out in Octave after {limit:g} s; the Octave process "
-                              "was stopped")
+            raise EngineError(f"{what} timed out in Octave after {limit:g} s; the Octave process was stopped")
         self._stop_if_aborted(guard)
-        if failure is not None:
-            if not isinstance(failure, _import_oct2py().Oct2PyError):
-                raise failure
-            self.close()
-            raise EngineError(f"{where}{function} crashed in Octave ({str(failure).splitlines()[0]}); the "
-                              "Octave process was stopped") from None
-        outputs, failure_info = result
-        message = failure_message(failure_info)
-        if message is not None:
-            raise EngineError(f"{where}{function} failed in Octave: {message}")
-        return list(outputs.ravel()) if isinstance(outputs, np.ndarray) else list(outputs)
 
     def abort(self) -> None:
         """Kill Octave at once; the running call or start then raises. Safe from a signal handler
@@ -431,6 +437,15 @@ def _import_oct2py():
             os.environ["OCTAVE_EXECUTABLE"] = saved
     _LOG.debug("oct2py imported without its default session: %s", printed.getvalue().strip())
     return oct2py
+
+
+def _process_failures() -> tuple[type[BaseException], ...]:
+    """What a call raises when the Octave process died or stopped answering: oct2py's error, or
+    pexpect's when the death is noticed outside oct2py's own handling (e.g. while it sets up the
+    plot settings before the call)."""
+    from pexpect import ExceptionPexpect
+
+    return _import_oct2py().Oct2PyError, ExceptionPexpect, OSError
 
 
 @functools.cache
