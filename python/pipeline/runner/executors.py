@@ -100,7 +100,11 @@ class DaskExecutor:
                                   field="--scheduler", found=self.scheduler) from None
         else:
             self._cluster = _local_cluster(self.jobs)
-            self._client = Client(self._cluster)
+            try:
+                self._client = Client(self._cluster)
+            except BaseException:
+                self._cluster.close()
+                raise
         return self
 
     def __exit__(self, *exc) -> None:

@@ -67,7 +67,8 @@ def write_manifest(root: Path, arguments: dict, started: str, finished: str | No
 
 
 def write_failures(root: Path, outcomes: list[Outcome]) -> Path | None:
-    """Write ``<root>/failures.json`` naming each failed task; remove a stale one if none failed."""
+    """Write ``<root>/failures.json`` naming each failed or interrupted task; remove a stale one if
+    there is none."""
     path = root / "failures.json"
     failed = [o for o in outcomes if o.status in ("failed", "interrupted")]
     if not failed:
