@@ -5,15 +5,22 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup octave latex demo test bench clean
+.PHONY: setup-core setup octave latex demo test bench clean
 
-$(VENV)/.installed: pyproject.toml
+# The core (k-grid/p-grid benchmark, tables, Octave bridge) and, for the tests, everything else:
+# the sibling protocols' stack (torch, librosa, ...) and the test tools.
+$(VENV)/.core-installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --upgrade pip
+	$(PY) -m pip install -e .
+	touch $@
+
+$(VENV)/.dev-installed: pyproject.toml $(VENV)/.core-installed
 	$(PY) -m pip install -e ".[dev]"
 	touch $@
 
-setup: $(VENV)/.installed
+setup-core: $(VENV)/.core-installed
+setup: $(VENV)/.dev-installed
 
 # GNU Octave runs the MATLAB side of the suite (Debian/Ubuntu; about one minute).
 octave:
@@ -28,7 +35,7 @@ latex:
 
 DEMO_METHODS := DAGFS LABELCORR VARIANCE RANDOM
 
-demo: setup
+demo: setup-core
 	$(PY) -m pipeline.kgrid --engine python --datasets demo --methods $(DEMO_METHODS) \
 	  --results-dir results/demo_kgrid --skip-existing
 	$(PY) -m pipeline.tables --results-dir results/demo_kgrid --methods $(DEMO_METHODS) \

@@ -8,7 +8,8 @@ it prints the ranking time in NumPy and in Octave (the method's own timer, witho
 the ratio Octave / NumPy, the NumPy peak of traced allocations (tracemalloc) and the Octave
 process's peak resident memory above its resident size at start-up (a fresh Octave per method;
 VmHWM - VmRSS, so the copies of the inputs the bridge loads are included), and checks that the
-two rankings agree (top 50, all features, Spearman ρ of the positions). Defaults: the spec's hyper-parameters.
+two rankings agree (top 50, all features, Spearman ρ of the positions). Defaults: each method's
+DEFAULTS (docs/methods/).
 """
 
 from __future__ import annotations

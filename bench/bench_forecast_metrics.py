@@ -7,10 +7,14 @@ speed-up of ``pipeline.protocols.forecast.metrics`` over the peers measured in t
 the largest relative difference between the implementations.
 
 Peer requirements (optional): ``fev==0.10.0`` and ``gluonts==0.17.0``. fev pins
-``huggingface_hub<2``, which conflicts with the project's transformers, so install both in a
-separate environment, e.g. ``python3 -m venv --system-site-packages /tmp/benchvenv &&
-/tmp/benchvenv/bin/pip install fev==0.10.0 gluonts==0.17.0``, and run this script with that
-interpreter. A peer that is not installed is reported as unavailable. The GluonTS peer computes the
+``huggingface_hub<2``, which conflicts with the project's transformers, so install both beside the
+project instead of into it, keeping the project's numerical packages::
+
+    pip install --target /tmp/benchpkgs fev==0.10.0 gluonts==0.17.0
+    rm -rf /tmp/benchpkgs/{numpy,pandas,scipy,pyarrow}*
+    PYTHONPATH=python:/tmp/benchpkgs python bench/bench_forecast_metrics.py
+
+A peer that is not installed is reported as unavailable. The GluonTS peer computes the
 seasonal errors one series at a time with ``gluonts.ev.ts_stats.seasonal_error`` (as its
 ``evaluate_forecasts`` does) and the metrics with ``gluonts.ev.metrics``.
 """
@@ -30,7 +34,7 @@ sys.path.insert(0, str(REPO / "python"))
 from pipeline.protocols.forecast import metrics as M  # noqa: E402
 from pipeline.protocols.forecast.convert import read_m4_hourly  # noqa: E402
 from pipeline.protocols.forecast.forecasters import SeasonalNaiveForecaster  # noqa: E402
-from pipeline.protocols.forecast.windows import make_windows  # noqa: E402
+from pipeline.protocols.forecast.windows import backtest_windows  # noqa: E402
 
 LEVELS = list(M.DEFAULT_QUANTILES)
 REPEATS = 3
@@ -103,7 +107,7 @@ def timed(function, *args):
 
 def real_m4_hourly():
     dataset = read_m4_hourly(REPO.parent / "shared" / "data" / "forecast" / "m4_hourly")
-    (window,) = make_windows(dataset.series, offset=-48, prediction_length=48)
+    (window,) = backtest_windows(dataset.series, offset=-48, prediction_length=48)
     return window.targets, window.contexts, 24
 
 

@@ -1,5 +1,7 @@
 """Time the HAR protocol pieces on this machine (not part of the test suite).
 
+0. Reading a RealWorld-sized dataset ``.npz`` (27,138 windows, float32) and 1,024-d float32
+   embeddings ``.npy`` with the bounded, header-checking readers vs plain ``np.load`` (the peer).
 1. Embedding BasicMotions: MiniRocket vs summary statistics (the peer), and a cache hit vs a
    recompute of MiniRocket.
 2. Metrics 3-5 at protocol settings (100 epochs, batch 512) on a VTT-ConIoT-sized synthetic set
@@ -7,6 +9,7 @@
    classifier, against the linear probe as the peer.
 
     python3 bench/bench_har_protocol.py [--quick] [--classifiers linear svm_rbf gru transformer_ft]
+    python3 bench/bench_har_protocol.py --loading-only
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import torch
 from pipeline.protocols.har import (EmbeddingCache, EvaluationConfig, HarDataset, MiniRocketEmbedder,
                                     SummaryStatisticsEmbedder, TrainingConfig, evaluate_model,
                                     load_basic_motions)
+from pipeline.protocols.har.files import read_npy, read_npz
 
 
 def _timed(fn):
@@ -37,6 +41,31 @@ class FixedEmbeddings:
 
     def embed(self, windows):
         return self.array
+
+
+def _best_of(fn, repeats=3):
+    return min(_timed(fn)[0] for _ in range(repeats))
+
+
+def bench_loading() -> None:
+    rng = np.random.default_rng(0)
+    n = 27_138
+    with tempfile.TemporaryDirectory() as root:
+        dataset, embeddings = f"{root}/realworld.npz", f"{root}/emb.npy"
+        np.savez(dataset, windows=rng.standard_normal((n, 120, 6), dtype=np.float32),
+                 labels=np.arange(n) % 8, activity_names=np.array([f"a{k}" for k in range(8)]))
+        np.save(embeddings, rng.standard_normal((n, 1024), dtype=np.float32))
+
+        def plain_npz():
+            with np.load(dataset, allow_pickle=False) as archive:
+                return {key: archive[key] for key in archive.files}
+
+        for name, checked, plain in (("dataset .npz (78 MB)", lambda: read_npz(dataset), plain_npz),
+                                     ("embeddings .npy (111 MB)", lambda: read_npy(embeddings),
+                                      lambda: np.load(embeddings, allow_pickle=False))):
+            t_plain, t_checked = _best_of(plain), _best_of(checked)
+            print(f"read {name}: np.load {t_plain * 1e3:.1f} ms, bounded reader {t_checked * 1e3:.1f} ms "
+                  f"(ratio {t_checked / t_plain:.2f}x)")
 
 
 def bench_embedding() -> None:
@@ -83,8 +112,12 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="10 epochs instead of 100")
     parser.add_argument("--classifiers", nargs="+", default=["linear", "svm_rbf", "gru", "transformer_ft"],
                         choices=["linear", "svm_rbf", "gru", "transformer_ft"])
+    parser.add_argument("--loading-only", action="store_true", help="only time the file readers")
     args = parser.parse_args()
     torch.set_num_threads(1)
+    bench_loading()
+    if args.loading_only:
+        return
     bench_embedding()
     bench_classifiers(10 if args.quick else 100, args.classifiers)
 

@@ -6,8 +6,11 @@ function summary = run_suite(results_dir, data_dir, datasets, methods, varargin)
 %   _time.txt, score with ML-kNN, write _kgrid_metrics.json), the same files, names and contents
 %   as `python -m pipeline.kgrid --engine octave` (docs/results-schema.md). A task that errors
 %   fails alone: it is listed in <results_dir>/failures.json (task, method, dataset, fold,
-%   error_type = the error identifier, message) and the suite carries on. <results_dir>/config.json
-%   records the arguments, the Octave/MATLAB version and the start and end times.
+%   error_type = the error identifier, message) and the suite carries on. Each call adds a record
+%   and a log to the run history <results_dir>/runs/ (arguments, Octave/MATLAB version and BLAS, git
+%   commit, start and end times, summary), as the Python front door does; nothing is overwritten.
+%   A task selecting mostly training-constant features raises the warning
+%   mlfs:run_suite:degenerateSelection (summary.degenerate lists them).
 %
 %   Options (name-value): folds, grid ('kgrid'|'pgrid'), mlknn_k, mlknn_smooth, k_min, k_max,
 %   k_step, p_min, p_max, p_step, p_target, skip_existing, overwrite, verbose, params, init; see

@@ -4,11 +4,14 @@ function [ranking, info] = GRRO(X, Y, params, init) %#ok<INUSD>
 %   defaults = GRRO()  returns the default parameter struct (no arguments).
 %   X: n×d training features; Y: n×L labels in {0,1}; init: unused (deterministic).
 %   params: alpha 100 (redundancy), beta 0.1 (label dissimilarity), num_bins 2 (equal frequency).
-%   Closed form (spec baselines-part1 §2.3): discretise each feature (mlfs_discretize_efi);
+%   Closed form, as the authors' example script (docs/methods/GRRO.md): discretise each feature
+%   (mlfs_discretize_efi);
 %   FL = MI(feature, label) and FF = MI(feature, feature) in bits with diag(FF) = 1
 %   (mlfs_mutual_information); LL = label cosine distance, NaN -> 0; W = lyap(I + alpha FF,
-%   beta LL, -FL), i.e. (I + alpha FF) W + W (beta LL) = FL. ranking: by the signed row sum of W.
-%   info: sylvester_residual |(I+alpha FF)W + beta W LL - FL| / |FL|, seconds, params.
+%   beta LL, -FL), i.e. (I + alpha FF) W + W (beta LL) = FL. ranking: the signed row sum of W (the
+%   score the script sorts), ordered by mlfs_rank_scores.
+%   info: scores (d×1), sylvester_residual |(I+alpha FF)W + beta W LL - FL| / |FL|, seconds,
+%   params.
 %   Twin of pipeline.methods.grro.
   defaults = struct('alpha', 100, 'beta', 0.1, 'num_bins', 2);
   if nargin == 0
@@ -36,6 +39,7 @@ function [ranking, info] = GRRO(X, Y, params, init) %#ok<INUSD>
   A = eye(d) + p.alpha * FF;
   W = mlfs_lyap(A, p.beta * LL, -FL);
   residual = norm(A * W + p.beta * (W * LL) - FL, 'fro') / max(norm(FL, 'fro'), realmin);
-  ranking = mlfs_rank_scores(sum(W, 2), 'GRRO');
-  info = struct('sylvester_residual', residual, 'seconds', toc(started), 'params', p);
+  scores = sum(W, 2);
+  ranking = mlfs_rank_scores(scores, 'GRRO');
+  info = struct('scores', scores, 'sylvester_residual', residual, 'seconds', toc(started), 'params', p);
 end

@@ -3,7 +3,7 @@ function [ranking, info] = LABELCORR(X, Y, params, init) %#ok<INUSD>
 %   [ranking, info] = LABELCORR(X, Y, params, init)
 %   X: n×d training features; Y: n×L {0,1} labels; params, init: unused.
 %   Score of feature j: mean over labels l of |Pearson correlation(x_j, y_l)|, with 0 where either
-%   column is constant. ranking: 1×d, 1-based, stable descending (ties to the lower index).
+%   column is constant. ranking: 1×d, 1-based, by mlfs_rank_scores.
 %   info.scores: the 1×d scores. Twin of pipeline.methods.anchors.rank_label_correlation.
   mlfs_require(isnumeric(X) && ismatrix(X) && all(isfinite(X(:))), 'mlfs:LABELCORR:badInput', ...
                'LABELCORR: X must be a finite numeric n×d matrix');
@@ -24,6 +24,6 @@ function [ranking, info] = LABELCORR(X, Y, params, init) %#ok<INUSD>
   for j = 1:size(X, 2)
     scores(j) = mlfs_np_mean(abs(corr(j, :)));   % numpy's pairwise order over the labels
   end
-  ranking = mlfs_stable_descending_order(scores);
+  ranking = mlfs_rank_scores(scores, 'LABELCORR');
   info = struct('scores', scores);
 end

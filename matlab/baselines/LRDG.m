@@ -1,11 +1,11 @@
 function [ranking, info] = LRDG(X, Y, params, init)
 %LRDG  Latent representation learning and dynamic graph constraints (Zhang, Huo, Tang, PR 151, 2024).
-%   [ranking, info] = LRDG(X, Y, params, init)   (authors' code yunbao520/LRDG; spec baselines-part2 §A2)
+%   [ranking, info] = LRDG(X, Y, params, init)   (authors' code yunbao520/LRDG; docs/methods/LRDG.md)
 %   X: n×d training features in [0,1]; Y: n×m labels in {0,1}; needs n >= 6 and m >= 4.
 %   params: alpha 1, beta 1, gamma 1 (the demo's), max_iter 50 (fixed, no convergence test),
 %     divergence_limit 1e100, seed 0.
-%   init (struct): S0 (d×m) and V0 (n×m), drawn by the Python harness from numpy default_rng(seed)
-%     in the demo's order; without them mlfs_seeded_uniform(seed).
+%   init (struct): S0 (d×m) and V0 (n×m), the random starts (docs/methods/README.md); without
+%     them mlfs_seeded_uniform(seed) draws them, in this order (the demo's).
 %   Graphs (mlfs_knn_heat_graph): A_X = graph(X, 5), (P_Y, A_Y) = graph(Y, 5), and every iteration
 %   the dynamic label graph (P_V, A_V) = graph(V', 3). Each iteration, with H = I - 11'/n:
 %     V = V .* (HXS + alpha Y + 2 beta A_X V + gamma A_Y V) ./ (HV + alpha V + 2 beta (VV')V + gamma P_Y V)
@@ -17,7 +17,8 @@ function [ranking, info] = LRDG(X, Y, params, init)
 %   The iteration is chaotic: Octave and NumPy agree over one or two iterations, not over 50
 %   (rankings are engine-specific).
 %   A non-finite iterate or one above divergence_limit throws mlfs:LRDG:diverged.
-%   ranking: by the squared row norm of S. info: iterations, objective (J), S, V, seconds, params.
+%   ranking: the squared row norm of S (the score the code sorts), ordered by mlfs_rank_scores.
+%   info: scores (d×1), iterations, objective (J), S, V, seconds, params.
 %   Twin of pipeline.methods.lrdg.
   started = tic;
   [X, Y] = mlfs_check_training_data(X, Y, 'LRDG');
@@ -64,8 +65,9 @@ function [ranking, info] = LRDG(X, Y, params, init)
     HXS = full(X * S) - mu * S;
     objective(end+1) = objective_value(HXS, Y, V, S, A_X, affinity_norm2, A_Y, p_Y, A_V, p_V, p);
   end
-  ranking = mlfs_rank_scores(sum(S .* S, 2), 'LRDG');
-  info = struct('iterations', numel(objective), 'objective', objective, 'S', S, 'V', V, ...
+  scores = sum(S .* S, 2);
+  ranking = mlfs_rank_scores(scores, 'LRDG');
+  info = struct('scores', scores, 'iterations', numel(objective), 'objective', objective, 'S', S, 'V', V, ...
                 'seconds', toc(started), 'params', p);
 end
 

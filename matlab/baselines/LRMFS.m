@@ -6,12 +6,13 @@ function [ranking, info] = LRMFS(X, Y, params, init)
 %   params (struct, missing fields take the defaults):
 %     alpha 0.1 (ridge), beta 1, gamma 1 (graph terms; inert, see below), lambda 1 (l2,1 rows),
 %     max_iter 10, tol 1e-3 (|obj_{t-1} - obj_t|, in [0, 1)), mode 'fast' | 'faithful', seed 0.
-%   init (struct): W0, Q0 (d×L) and S0 (n×L), the random starts; the Python harness draws them
-%     from numpy default_rng(seed). Without them they are drawn by mlfs_seeded_uniform(seed).
-%   ranking: 1×d, by decreasing squared row norm of W (mlfs_rank_scores).
-%   info: iterations, objective (trace), mode, seconds, params, and max_abs_Q (faithful mode).
+%   init (struct): W0, Q0 (d×L) and S0 (n×L), the random starts (docs/methods/README.md); without
+%     them mlfs_seeded_uniform(seed) draws them, in this order.
+%   ranking: 1×d, the squared row norm of W (the score the code sorts) ordered by mlfs_rank_scores.
+%   info: scores (d×1), iterations, objective (trace), mode, seconds, params, and max_abs_Q
+%     (faithful mode).
 %
-%   Follows the authors' public code (HQUF/LRMFS, spec baselines-part1 §1.4), with X as n×d:
+%   Follows the authors' public code (HQUF/LRMFS LRMFS.m; docs/methods/LRMFS.md), with X as n×d:
 %     F = Y + B.*S;  A = Q'W;  C = X'DzX + alpha I + lambda D;  W = (C - alpha QQ') \ X'DzF;
 %     Q solves U1 Q + Q U2 = 0 (U1 = 2 beta L_X - alpha (P + P'), U2 = 2 gamma L_Y);
 %     S = max(B.*(XW - Y), 0);  V = XW - F;  Dz, D = 0.5 ./ (row norms of V, W + eps);
@@ -81,8 +82,9 @@ function [ranking, info] = LRMFS(X, Y, params, init)
     end
     t = t + 1;
   end
-  ranking = mlfs_rank_scores(sum(W .* W, 2), 'LRMFS');
-  info = struct('iterations', numel(objective), 'objective', objective, 'mode', p.mode, ...
+  scores = sum(W .* W, 2);
+  ranking = mlfs_rank_scores(scores, 'LRMFS');
+  info = struct('scores', scores, 'iterations', numel(objective), 'objective', objective, 'mode', p.mode, ...
                 'seconds', toc(started), 'params', p);
   if faithful
     info.max_abs_Q = max_abs_Q;

@@ -1,12 +1,13 @@
 function [ranking, info] = LSMFS(X, Y, params, init)
-%LSMFS  Embedded MLFS of the public code HQUF/LSMFS (paper not identified; spec baselines-part2 §A1).
+%LSMFS  Embedded MLFS of the public code HQUF/LSMFS (paper not identified; docs/methods/LSMFS.md).
 %   [ranking, info] = LSMFS(X, Y, params, init)
 %   X: n×d training features in [0,1]; Y: n×L labels in {0,1}.
-%   params (struct, missing fields take the defaults of the sibling driver HQUF/LRMFS LRMFSKNN.m):
-%     alpha 10, beta 0.1, gamma 1 (> 0), lambda 1, max_iter 20, tol 1e-6 (|obj_{t-1} - obj_t|, in [0, 1)),
-%     divergence_limit 1e100, seed 0.
-%   init (struct): W0 (d×L), V0 and S0 (n×L), drawn by the Python harness from numpy
-%     default_rng(seed); without them mlfs_seeded_uniform(seed).
+%   params (struct, missing fields take the defaults; the repository has none, and the sibling
+%     driver's alpha 0.1, beta 1 make V grow, see docs/methods/LSMFS.md):
+%     alpha 10, beta 0.1, gamma 1 (> 0), lambda 1, max_iter 20, tol 1e-6 (|obj_{t-1} - obj_t|,
+%     in [0, 1)), divergence_limit 1e100, seed 0.
+%   init (struct): W0 (d×L), V0 and S0 (n×L), the random starts (docs/methods/README.md); without
+%     them mlfs_seeded_uniform(seed) draws them, in this order.
 %   With B = 2Y - 1 and L_y the binary (L-1)-NN label-column Laplacian (= L I - 11' for distinct
 %   label columns), while err > tol and t <= max_iter:
 %     M = Y + B.*S;  [U,~,P] = svd(W,'econ');  W = (X'X + gamma D) \ (X'V - lambda U P');
@@ -14,9 +15,11 @@ function [ranking, info] = LSMFS(X, Y, params, init)
 %     D = diag(0.5 ./ (|w_i| + eps));
 %     obj = |XW - V|^2 + alpha |V - M|^2 + beta tr(V L_y V') + gamma tr(W'DW) + lambda sum_i |w_i|.
 %   The V-step is the code's, not the objective's minimiser: for alpha <~ 1 + beta V grows by up to
-%   (1+beta)/alpha per iteration (the code's update, kept; the defaults lie in the settling region). An iterate that becomes
-%   non-finite or exceeds divergence_limit throws mlfs:LSMFS:diverged naming the iteration.
-%   ranking: by the squared row norm of W. info: iterations, objective, V, W, seconds, params.
+%   (1+beta)/alpha per iteration (the code's update, kept; the defaults lie in the settling
+%   region). An iterate that becomes non-finite or exceeds divergence_limit throws
+%   mlfs:LSMFS:diverged naming the iteration.
+%   ranking: the squared row norm of W (the score the code sorts), ordered by mlfs_rank_scores.
+%   info: scores (d×1), iterations, objective, V, W, seconds, params.
 %   Deviations from the public code: solves instead of inv, the W-step in the equivalent scaled form
 %   E (E X'X E + gamma I) \ (E rhs) with E = D^(-1/2) by Cholesky, a W-step system singular to
 %   working precision (growing rows of W on rank-deficient data) is a divergence (see weight_step),
@@ -67,8 +70,9 @@ function [ranking, info] = LSMFS(X, Y, params, init)
     end
     t = t + 1;
   end
-  ranking = mlfs_rank_scores(sum(W .* W, 2), 'LSMFS');
-  info = struct('iterations', numel(objective), 'objective', objective, 'V', V, 'W', W, ...
+  scores = sum(W .* W, 2);
+  ranking = mlfs_rank_scores(scores, 'LSMFS');
+  info = struct('scores', scores, 'iterations', numel(objective), 'objective', objective, 'V', V, 'W', W, ...
                 'seconds', toc(started), 'params', p);
 end
 

@@ -1,12 +1,12 @@
 function [ranking, info] = RFSFS(X, Y, params, init)
 %RFSFS  Robust flexible sparse regularised MLFS (Li, Hu, Gao, Pattern Recognition 134, 2023).
 %   [ranking, info] = RFSFS(X, Y, params, init)   (third-party code FarajiMohammad/MLFS-RFSFS;
-%   spec baselines-part2 §A3)
+%   docs/methods/RFSFS.md)
 %   X: n×d training features in [0,1]; Y: n×L labels in {0,1}.
 %   params: alpha 0.1 (label graph), beta 0.1 (l1), gamma 0.1 (row inner products), max_iter 50,
 %     divergence_limit 1e100, seed 0.
-%   init: W0 (d×L, >= 0) from the Python harness (numpy default_rng(seed)); without it
-%     mlfs_seeded_uniform(seed).
+%   init: W0 (d×L, >= 0), the random start (docs/methods/README.md); without it
+%     mlfs_seeded_uniform(seed) draws it.
 %   With C the label cosine similarity (0 for an all-zero column), D_C = diag(C 1), eps = 2^-23:
 %     Q = 1 ./ max(2|W|, eps);
 %     W = W .* (X'Y + alpha W C + gamma W) ./ max(X'XW + alpha W D_C + beta Q.*W + gamma 1_{d×d} W, eps)
@@ -14,7 +14,9 @@ function [ranking, info] = RFSFS(X, Y, params, init)
 %   W >= 0 (W stays >= 0, F does not increase). 1_{d×d} W is the broadcast column sums; X'X is
 %   cached when d <= n; X is sparse when under 30 % of it is non-zero (speed only). Non-finite W or
 %   |W| above divergence_limit throws mlfs:RFSFS:diverged.
-%   ranking: by the squared row norm of W. info: iterations, objective (F), W, seconds, params.
+%   ranking: the squared row norm of W, ordered by mlfs_rank_scores (the third-party code sorts
+%   the row norm itself; docs/methods/RFSFS.md).
+%   info: scores (d×1), iterations, objective (F), W, seconds, params.
 %   Twin of pipeline.methods.rfsfs.
   started = tic;
   [X, Y] = mlfs_check_training_data(X, Y, 'RFSFS');
@@ -62,7 +64,8 @@ function [ranking, info] = RFSFS(X, Y, params, init)
         + p.alpha * (sum(sum((W .* degrees) .* W)) - sum(sum((W * C) .* W))) + p.beta * sum(abs(W(:))) ...
         + p.gamma * (sum(column_sums .* column_sums) - sum(sum(W .* W)));
   end
-  ranking = mlfs_rank_scores(sum(W .* W, 2), 'RFSFS');
-  info = struct('iterations', numel(objective), 'objective', objective, 'W', W, 'seconds', toc(started), ...
+  scores = sqrt(sum(W .* W, 2));       % the row norm, as the authors' code sorts
+  ranking = mlfs_rank_scores(scores, 'RFSFS');
+  info = struct('scores', scores, 'iterations', numel(objective), 'objective', objective, 'W', W, 'seconds', toc(started), ...
                 'params', p);
 end

@@ -4,7 +4,8 @@ function [ranking, info] = SCNMF(X, Y, params, init) %#ok<INUSD>
 %   defaults = SCNMF()  returns the default parameter struct (no arguments).
 %   X: n×d training features in [0,1]; Y: n×L labels in {0,1}; init: unused (W starts at 0.5).
 %   params: lambda1 1e-3 (|H - WW'|^2), lambda2 1 (tr(LL W'W)), max_iter 1001, tol 1e-2 (absolute).
-%   Multiplicative updates (spec baselines-part1 §4.3), eps = 1e-20:
+%   Multiplicative updates of the authors' SCNMF.m (BIGOatMNNU/SCNMF; docs/methods/SCNMF.md),
+%   eps = 1e-20:
 %     R = 1 ./ max(|w_j|, eps);  W = W .* (X'Y + 2 lambda1 H W) ./
 %         max(X'XW + R.*W/2 + 2 lambda1 W(W'W) + lambda2 W LL, eps)
 %     obj = |XW - Y|^2 + sum_j |w_j| + lambda1 |H - WW'|^2 + lambda2 tr(LL W'W)
@@ -12,7 +13,8 @@ function [ranking, info] = SCNMF(X, Y, params, init) %#ok<INUSD>
 %   columns with sigma = mean pairwise distance (mlfs_feature_kernel); LL: label cosine distance,
 %   NaN -> 0. H*W and X'X*W are shared by the objective (|XW-Y|^2 = <W,X'XW> - 2<W,X'Y> + |Y|^2,
 %   |H-WW'|^2 = |H|^2 - 2<W,HW> + |W'W|^2) and the next update.
-%   ranking: by the row sum of W. info: iterations, objective (trace), sigma, seconds, params.
+%   ranking: the row sum of W (the score the code sorts), ordered by mlfs_rank_scores.
+%   info: scores (d×1), iterations, objective (trace), sigma, seconds, params.
 %   Twin of pipeline.methods.scnmf.
   defaults = struct('lambda1', 1e-3, 'lambda2', 1, 'max_iter', 1001, 'tol', 1e-2);
   if nargin == 0
@@ -50,7 +52,8 @@ function [ranking, info] = SCNMF(X, Y, params, init) %#ok<INUSD>
       break
     end
   end
-  ranking = mlfs_rank_scores(sum(W, 2), 'SCNMF');
-  info = struct('iterations', numel(objective), 'objective', objective, 'sigma', sigma, ...
+  scores = sum(W, 2);
+  ranking = mlfs_rank_scores(scores, 'SCNMF');
+  info = struct('scores', scores, 'iterations', numel(objective), 'objective', objective, 'sigma', sigma, ...
                 'seconds', toc(started), 'params', p);
 end

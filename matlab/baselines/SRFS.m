@@ -5,16 +5,18 @@ function [ranking, info] = SRFS(X, Y, params, init)
 %   X: n×d training features in [0,1]; Y: n×L labels in {0,1}.
 %   params: alpha 0.1 (label graph), beta 0.1 (l2,1), gamma 0.1 (inner product), max_iter 30,
 %     tol 0 (off; > 0 stops at a relative objective change <= tol), seed 0.
-%   init: W0 (d×L, >= 0), drawn by the Python harness from numpy default_rng(seed); without it,
-%     mlfs_seeded_uniform(seed).
+%   init: W0 (d×L, >= 0), the random start (docs/methods/README.md); without it
+%     mlfs_seeded_uniform(seed) draws it.
 %   Multiplicative updates of min_{W>=0} |XW-Y|^2 + alpha tr(W L_Y W') + beta |W|_21
-%   + gamma (|WW'|_1 - |W|_F^2) (spec baselines-part1 §3), eps = 2^-23, float64:
+%   + gamma (|WW'|_1 - |W|_F^2), as the third-party notebook FarajiMohammad/MLFS-SRFS
+%   (docs/methods/SRFS.md), eps = 2^-23, float64:
 %     D = 1 ./ (2 |w_j| + eps);  W = W .* (X'Y + alpha W S + gamma W) ./
 %         max(X'XW + alpha W A_S + beta D.*W + gamma colsum(W), eps)
 %   with S the label cosine similarity (0 for an all-zero column), A_S = diag(S 1).
 %   X'XW is shared by the update and the objective (fit term <W,X'XW> - 2<W,X'Y> + |Y|^2 when
 %   d <= n, else X'(XW) with no d×d memory).
-%   ranking: by the row l2 norm of W. info: iterations, objective (trace), seconds, params.
+%   ranking: the row l2 norm of W (the score the notebook sorts), ordered by mlfs_rank_scores.
+%   info: scores (d×1), iterations, objective (trace), seconds, params.
 %   Twin of pipeline.methods.srfs.
   defaults = struct('alpha', 0.1, 'beta', 0.1, 'gamma', 0.1, 'max_iter', 30, 'tol', 0, 'seed', 0);
   if nargin == 0
@@ -66,8 +68,9 @@ function [ranking, info] = SRFS(X, Y, params, init)
       break
     end
   end
-  ranking = mlfs_rank_scores(sqrt(sum(W .* W, 2)), 'SRFS');
-  info = struct('iterations', numel(objective), 'objective', objective, 'seconds', toc(started), 'params', p);
+  scores = sqrt(sum(W .* W, 2));
+  ranking = mlfs_rank_scores(scores, 'SRFS');
+  info = struct('scores', scores, 'iterations', numel(objective), 'objective', objective, 'seconds', toc(started), 'params', p);
 end
 
 function value = penalties(W, S, A_S, p)

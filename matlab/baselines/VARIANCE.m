@@ -3,13 +3,13 @@ function [ranking, info] = VARIANCE(X, Y, params, init) %#ok<INUSD>
 %   [ranking, info] = VARIANCE(X, Y, params, init)
 %   X: n×d training features; Y, params, init: unused (uniform method signature).
 %   Score of feature j: population variance mean((x_j - mean(x_j)).^2) (ddof 0). ranking: 1×d,
-%   1-based, stable descending (ties to the lower index). info.scores: the 1×d scores.
+%   1-based, by mlfs_rank_scores. info.scores: the 1×d scores.
 %   Twin of pipeline.methods.anchors.rank_variance (same operations in the same order).
   mlfs_require(isnumeric(X) && ismatrix(X) && all(isfinite(X(:))), 'mlfs:VARIANCE:badInput', ...
                'VARIANCE: X must be a finite numeric n×d matrix');
   X = double(X);
   centred = X - repmat(mean(X, 1), size(X, 1), 1);
   scores = mean(centred .* centred, 1);
-  ranking = mlfs_stable_descending_order(scores);
+  ranking = mlfs_rank_scores(scores, 'VARIANCE');
   info = struct('scores', scores);
 end

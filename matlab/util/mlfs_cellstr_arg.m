@@ -10,4 +10,9 @@ function names = mlfs_cellstr_arg(value, kind, caller)
   for i = 1:numel(names)
     mlfs_validate_name(names{i}, kind);
   end
+  [~, first] = unique(names, 'stable');
+  twice = setdiff(1:numel(names), first);
+  if ~isempty(twice)
+    error(sprintf('mlfs:%s:badArgument', caller), '%s: %s ''%s'' listed twice (it would run twice)', caller, kind, names{twice(1)});
+  end
 end

@@ -3,7 +3,7 @@ function mlfs_check_iterates(method, iteration, limit, varargin)
 %   mlfs_check_iterates(method, iteration, limit, 'W', W, 'V', V, ...) throws
 %   mlfs:<method>:diverged, naming the method, the iteration and the iterate, when an iterate has
 %   a non-finite entry or an entry larger than limit in magnitude (the divergence_limit parameter,
-%   default 1e100; see docs/baselines2.md). Twin of pipeline.methods._divergence.check_iterates.
+%   default 1e100; see docs/methods/README.md). Twin of pipeline.methods._divergence.check_iterates.
   id = sprintf('mlfs:%s:diverged', method);
   for i = 1:2:numel(varargin)
     name = varargin{i};

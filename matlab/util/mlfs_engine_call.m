@@ -1,13 +1,17 @@
-function [outputs, failure] = mlfs_engine_call(fname, nout, varargin)
+function [outputs, failure, seconds] = mlfs_engine_call(fname, nout, varargin)
 %MLFS_ENGINE_CALL  Call fname(varargin{:}) with nout outputs for the Python bridges; never throws.
 %   outputs: 1×nout cell of results ({} on failure). failure: '' on success, else a struct with the
 %   error's identifier, message and a one-line call stack, so the Python side can report the
-%   method, the task and the Octave/MATLAB message instead of a bridge traceback.
+%   method, the task and the Octave/MATLAB message instead of a bridge traceback. seconds: the
+%   call's own wall time inside Octave/MATLAB (no start-up, no data transfer).
   outputs = {};
   failure = '';
+  seconds = NaN;
   try
     results = cell(1, nout);
+    started = tic;
     [results{:}] = feval(fname, varargin{:});
+    seconds = toc(started);
     outputs = results;
   catch err
     where = '';

@@ -1,7 +1,12 @@
 function p = mlfs_method_params(method, defaults, params)
 %MLFS_METHOD_PARAMS  The method's defaults (struct) overridden by the fields of params.
 %   params may be struct() or [] (all defaults). A field that is not a default is an error
-%   (mlfs:<method>:unknownParameter), as MethodSpec.resolve_params does in Python.
+%   (mlfs:<method>:unknownParameter), as is a value of another type than its default
+%   (mlfs:<method>:badParameter), as MethodSpec.resolve_params does in Python: a logical default
+%   takes a logical scalar, a char default text, a numeric default a finite real numeric scalar
+%   (not a logical), and seed an integer in [0, 2^32 - 1] (it seeds a Mersenne Twister). MATLAB
+%   stores integer and real defaults alike as doubles, so Python's "an int default takes integers
+%   only" (max_iter = 1.7) is checked on the Python side only.
   p = defaults;
   if isempty(params)
     return
@@ -12,6 +17,34 @@ function p = mlfs_method_params(method, defaults, params)
   for i = 1:numel(names)
     mlfs_require(isfield(defaults, names{i}), sprintf('mlfs:%s:unknownParameter', method), ...
       '%s: unknown parameter ''%s'' (known: %s)', method, names{i}, strjoin(sort(fieldnames(defaults)).', ', '));
+    check_type(method, names{i}, params.(names{i}), defaults.(names{i}));
     p.(names{i}) = params.(names{i});
+  end
+end
+
+function check_type(method, name, value, default)
+  real_scalar = isnumeric(value) && isreal(value) && isscalar(value) && isfinite(value);
+  if strcmp(name, 'seed')
+    ok = real_scalar && value == fix(value) && value >= 0 && value <= 2^32 - 1;
+    expected = 'an integer in [0, 4294967295]';
+  elseif islogical(default)
+    [ok, expected] = deal(islogical(value) && isscalar(value), 'true or false');
+  elseif ischar(default)
+    [ok, expected] = deal(ischar(value) && size(value, 1) <= 1, 'text');
+  elseif isnumeric(default)
+    [ok, expected] = deal(real_scalar, 'a finite real number');
+  else
+    return
+  end
+  if ~ok
+    if ischar(value)
+      shown = ['''' value(1:min(end, 40)) ''''];
+    elseif isnumeric(value) && isscalar(value)
+      shown = sprintf('%.17g', double(value));
+    else
+      shown = sprintf('%s %s', mat2str(size(value)), class(value));
+    end
+    error(sprintf('mlfs:%s:badParameter', method), '%s: invalid value for parameter ''%s'' (expected %s; found %s, %s)', ...
+          method, name, expected, shown, class(value));
   end
 end

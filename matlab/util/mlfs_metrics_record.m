@@ -1,4 +1,4 @@
-function record = mlfs_metrics_record(curves, k_entries, p_values, opts, method, dataset, fold, data, params, seconds)
+function record = mlfs_metrics_record(curves, k_entries, p_values, opts, method, dataset, fold, data, params)
 %MLFS_METRICS_RECORD  The _kgrid/_pgrid_metrics.json content (docs/results-schema.md), key for key
 %   what pipeline.runner writes: each grid entry gets the metrics of its k; means as numpy.mean.
   [~, rows] = ismember(k_entries, curves.k_values);
@@ -17,7 +17,6 @@ function record = mlfs_metrics_record(curves, k_entries, p_values, opts, method,
   record.n_test = int64(size(data.X_test, 1));
   record.macro_pr_auc_labels_used = int64(curves.macro_pr_auc_labels_used);
   record.macro_pr_auc_labels_total = int64(curves.macro_pr_auc_labels_total);
-  record.time_eval_seconds = seconds;
   names = mlknn_metric_names();
   for i = 1:numel(names)
     values = curves.(names{i})(rows);

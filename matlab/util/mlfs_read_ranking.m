@@ -1,11 +1,35 @@
 function ranking = mlfs_read_ranking(path, d)
 %MLFS_READ_RANKING  Read a ranking file (one value per line, or comma-separated) and validate it.
+%   As pipeline.rankings.read_ranking_file: the file may hold at most 32*d + 1024 bytes, checked
+%   before it is read; the first value that is not a decimal number, not in 0..d or not an integer
+%   is reported as it is written in the file; then mlfs_validate_ranking checks the permutation.
+%   Error identifiers: mlfs:ranking:missing, :tooLarge, :notNumeric, :outOfRange, :notInteger,
+%   and those of mlfs_validate_ranking.
   mlfs_require(exist(path, 'file') == 2, 'mlfs:ranking:missing', '%s: ranking file not found', path);
-  tokens = regexp(fileread(path), '[^,\s]+', 'match');
+  limit = 32 * d + 1024;  % pipeline.rankings.max_ranking_bytes
+  info = dir(path);
+  mlfs_require(info.bytes <= limit, 'mlfs:ranking:tooLarge', ...
+    '%s: ranking file is larger than a ranking of %d features can be (expected at most %d bytes (32 per feature + 1024); found %d bytes)', ...
+    path, d, limit, info.bytes);
+  text = fileread(path);
+  if numel(text) >= 3 && all(double(text(1:3)) == [239 187 191])  % UTF-8 byte-order mark
+    text = text(4:end);
+  end
+  tokens = regexp(text, '[^,\s]+', 'match');
+  is_number = ~cellfun(@isempty, regexp(tokens, '^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$', 'once'));
   values = str2double(tokens);
-  bad = find(isnan(values), 1);
+  in_range = is_number & isfinite(values) & values >= 0 & values <= d;
+  bad = find(~(in_range & values == fix(values)), 1);
   if ~isempty(bad)
-    error('mlfs:ranking:notNumeric', '%s: ranking holds a non-numeric value (found ''%s'')', path, tokens{bad});
+    shown = tokens{bad}(1:min(end, 20));
+    if ~is_number(bad)
+      error('mlfs:ranking:notNumeric', '%s: ranking holds a non-numeric value (expected integers 1..d; found ''%s'')', path, shown);
+    elseif ~in_range(bad)
+      error('mlfs:ranking:outOfRange', '%s: ranking index out of range (expected values in 1..%d; found ''%s'' (entry %d))', ...
+            path, d, shown, bad);
+    end
+    error('mlfs:ranking:notInteger', '%s: ranking holds non-integer values (expected integers 1..d; found ''%s'' (entry %d))', ...
+          path, shown, bad);
   end
   ranking = mlfs_validate_ranking(values, d, path);
 end

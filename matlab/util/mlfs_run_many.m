@@ -21,20 +21,23 @@ function summary = mlfs_run_many(caller, results_dir, data_dir, datasets, method
   if ~exist(results_dir, 'dir')
     mkdir(results_dir);
   end
-  started = utc_now();
   arguments = struct('results_dir', results_dir, 'data_dir', data_dir, 'datasets', {datasets}, ...
                      'methods', {methods}, 'options', to_json_options(opts));
-  write_manifest(results_dir, caller, arguments, started, NaN, NaN);
+  history = mlfs_run_history(results_dir, caller, arguments);
 
   counts = struct('done', int64(0), 'skipped', int64(0), 'failed', int64(0), 'locked', int64(0));
   failures = {};
+  degenerate = {};
   for s = 1:numel(datasets)
     for m = 1:numel(methods)
       for fold = folds{s}
         key = sprintf('%s/%s/fold%d', methods{m}, datasets{s}, fold);
         try
-          status = mlfs_run_task(results_dir, data_dir, methods{m}, datasets{s}, fold, opts, rank);
+          [status, degenerate_points] = mlfs_run_task(results_dir, data_dir, methods{m}, datasets{s}, fold, opts, rank);
           message = '';
+          if degenerate_points > 0
+            degenerate{end + 1} = sprintf('%s (%d points)', key, degenerate_points); %#ok<AGROW>
+          end
         catch err
           status = 'failed';
           message = err.message;
@@ -42,13 +45,15 @@ function summary = mlfs_run_many(caller, results_dir, data_dir, datasets, method
             'dataset', datasets{s}, 'fold', int64(fold), 'error_type', err.identifier, 'message', message); %#ok<AGROW>
         end
         counts.(status) = counts.(status) + 1;
+        line = strtrim(sprintf('%s %s %s', status, key, message));
+        mlfs_run_history(history, 'log', line);
         if opts.verbose
-          fprintf('%-8s %s %s\n', status, key, message);
+          fprintf('%s\n', line);
         end
       end
     end
   end
-  write_manifest(results_dir, caller, arguments, started, utc_now(), counts);
+  mlfs_run_history(history, 'finish', counts);
   failures_path = fullfile(results_dir, 'failures.json');
   if isempty(failures)
     if exist(failures_path, 'file')
@@ -57,19 +62,14 @@ function summary = mlfs_run_many(caller, results_dir, data_dir, datasets, method
   else
     mlfs_write_json_atomic(failures_path, struct('failed', {failures}));
   end
+  if ~isempty(degenerate)
+    warning('mlfs:run_suite:degenerateSelection', ['%d task(s) selected mostly features that are constant ' ...
+            'on the training part at some grid points: %s; see n_constant_selected and degenerate in their ' ...
+            'metrics files'], numel(degenerate), strjoin(degenerate, ', '));
+  end
   summary = counts;
   summary.failures = failures;
-end
-
-function write_manifest(results_dir, caller, arguments, started, finished, counts)
-  if mlfs_is_octave()
-    versions = struct('octave', version());
-  else
-    versions = struct('matlab', version());
-  end
-  manifest = struct('command', caller, 'arguments', arguments, 'versions', versions, ...
-                    'started', started, 'finished', finished, 'summary', counts);
-  mlfs_write_json_atomic(fullfile(results_dir, 'config.json'), manifest);
+  summary.degenerate = degenerate;
 end
 
 function opts = to_json_options(opts)
@@ -82,17 +82,5 @@ function opts = to_json_options(opts)
         {'mlknn_smooth', 'p_min', 'p_max', 'p_step', 'p_target'}))
       opts.(keys{i}) = int64(value);
     end
-  end
-end
-
-function text = utc_now()
-  text = datestr(now_utc(), 'yyyy-mm-ddTHH:MM:SS+00:00');
-end
-
-function t = now_utc()
-  if mlfs_is_octave()
-    t = time() / 86400 + datenum(1970, 1, 1);
-  else
-    t = datenum(datetime('now', 'TimeZone', 'UTC'));
   end
 end

@@ -1,9 +1,13 @@
-function status = mlfs_run_task(results_dir, data_dir, method, dataset, fold, opts, rank)
+function [status, degenerate_points] = mlfs_run_task(results_dir, data_dir, method, dataset, fold, opts, rank)
 %MLFS_RUN_TASK  One (method, dataset, fold) task; the Octave/MATLAB twin of pipeline.runner.run.
-%   rank = true: rank on the training part with the function named method (reusing a complete
-%   ranking unless overwrite), write _ranking.csv then _time.txt; rank = false: read the ranking.
-%   Then score it with MLKNN_eval_kgrid on the grid and write _kgrid/_pgrid_metrics.json.
-%   Returns 'done' or 'skipped'; errors are thrown (the suite records them as failures).
+%   rank = true: rank on the training part with the function named method (reusing a fresh, complete
+%   ranking unless overwrite) and write _scores.csv, _ranking.csv, _ranking.json, then _time.txt (the
+%   method's own seconds); rank = false: read the ranking. Then score it with MLKNN_eval_kgrid on the
+%   grid and write _kgrid/_pgrid_metrics.json. With skip_existing a task is skipped only when its
+%   files are fresh: same settings, and made by the current code (code fingerprints,
+%   mlfs_code_fingerprint) from the current ranking (docs/results-schema.md).
+%   Returns 'done' or 'skipped' and the number of grid points whose selection is mostly
+%   training-constant features; errors are thrown (the suite records them as failures).
 %   The "params" key records the method's info.params when it reports them (its defaults merged
 %   with the given params, what the Python front door records), else the given params.
   files = mlfs_task_files(results_dir, method, dataset, fold);
@@ -15,10 +19,17 @@ function status = mlfs_run_task(results_dir, data_dir, method, dataset, fold, op
   if rank
     params = mlfs_resolved_params(method, params);   % compare with what earlier runs recorded
   end
+  code = struct('method', [], 'evaluator', mlfs_code_fingerprint('MLKNN_eval_kgrid'));
+  if rank
+    code.method = mlfs_code_fingerprint(method);
+  end
   mlknn = struct('num', int64(opts.mlknn_k), 'smooth', double(opts.mlknn_smooth));
   expected = struct('mlknn', mlknn, 'params', params, 'grid', mlfs_grid_struct(opts));
   [existing, previous] = mlfs_metrics_status(metrics_path, opts.grid, expected);
-  if opts.skip_existing && ~opts.overwrite && strcmp(existing, 'ok')
+  degenerate_points = 0;
+  ranking_fresh = ~rank || (~opts.overwrite && is_fresh_ranking(files, code.method));
+  if opts.skip_existing && ~opts.overwrite && strcmp(existing, 'ok') && ranking_fresh && ...
+      is_fresh_metrics(previous, files, code.evaluator)
     status = 'skipped';
     return
   end
@@ -39,39 +50,44 @@ function status = mlfs_run_task(results_dir, data_dir, method, dataset, fold, op
     [p_values, k_entries] = mlfs_pgrid_values(d, opts.p_min, opts.p_max, opts.p_step);
   end
 
-  [ranking, used_params] = obtain_ranking(files, method, data, params, opts, rank, dataset, fold);
-  if isempty(used_params) && strcmp(existing, 'ok')
-    used_params = previous.params;      % reused ranking: keep the resolved parameters on record
-  end
-  if isempty(used_params)
-    used_params = params;
+  if ~rank || (ranking_fresh && has_ranking(files, d))
+    ranking = mlfs_read_ranking(files.ranking, d);
+    used_params = recorded_params(files, previous, params, rank);
+    timing = struct('rank_seconds', read_time(files.time), 'overhead_seconds', NaN);
+  else
+    [ranking, used_params, timing] = compute_ranking(files, method, data, params, opts, dataset, fold, code.method);
   end
   started = tic;
   curves = MLKNN_eval_kgrid(data.X_train, data.Y_train, data.X_test, data.Y_test, ranking, ...
                             unique(k_entries), opts.mlknn_k, opts.mlknn_smooth);
   seconds = toc(started);
-  record = mlfs_metrics_record(curves, k_entries, p_values, opts, method, dataset, fold, data, used_params, seconds);
-  engine = 'external';
-  if rank
-    engine = mlfs_ifelse(mlfs_is_octave(), 'octave', 'matlab');
-  end
+  record = mlfs_metrics_record(curves, k_entries, p_values, opts, method, dataset, fold, data, used_params);
+  record = mlfs_constant_feature_counts(record, data.X_train, ranking, k_entries);
+  record.time_rank_seconds = timing.rank_seconds;
+  record.time_rank_overhead_seconds = timing.overhead_seconds;
+  record.time_eval_seconds = seconds;
   record.provenance = struct('fold_sha256', mlfs_sha256_file(fold_file), ...
-    'ranking_sha256', mlfs_sha256_file(files.ranking), 'engine', engine, ...
-    'evaluator', mlfs_ifelse(mlfs_is_octave(), 'octave', 'matlab'), 'front_door', 'run_suite', ...
-    'octave_or_matlab_version', version());
+    'ranking_sha256', mlfs_sha256_file(files.ranking), 'engine', engine_name(rank), ...
+    'evaluator', engine_name(true), 'code', code, 'git', mlfs_git_state(), 'front_door', 'run_suite', ...
+    'versions', mlfs_runtime_versions());
   mlfs_write_json_atomic(metrics_path, record);
   status = 'done';
+  degenerate_points = sum([record.degenerate{:}]);
 end
 
-function [ranking, used_params] = obtain_ranking(files, method, data, params, opts, rank, dataset, fold)
-%OBTAIN_RANKING  Read or compute the ranking; used_params: the method's info.params (its defaults
-%   merged with params, as the Python side records them) when it ran and reported them, else [].
-  d = size(data.X_train, 2);
-  used_params = [];
-  if ~rank || (~opts.overwrite && has_ranking(files, d))
-    ranking = mlfs_read_ranking(files.ranking, d);
-    return
+function name = engine_name(rank)
+  name = 'external';
+  if rank
+    name = mlfs_ifelse(mlfs_is_octave(), 'octave', 'matlab');
   end
+end
+
+function [ranking, used_params, timing] = compute_ranking(files, method, data, params, opts, dataset, fold, method_code)
+%COMPUTE_RANKING  Rank on the training part; write scores, ranking, its record, then the time file.
+%   used_params: the method's info.params (its defaults merged with params, as the Python side
+%   records them) when it reports them, else params. timing: the method's own seconds; no bridge
+%   overhead in this front door.
+  d = size(data.X_train, 2);
   mlfs_require(exist(method, 'file') ~= 0, 'mlfs:task:unknownMethod', ...
     'no MATLAB/Octave function named %s on the path (matlab/baselines/%s.m)', method, method);
   init = struct();
@@ -86,12 +102,91 @@ function [ranking, used_params] = obtain_ranking(files, method, data, params, op
           method, err.message, err.identifier);
   end
   seconds = toc(started);
+  used_params = params;
   if isstruct(info) && isscalar(info) && isfield(info, 'params') && isstruct(info.params)
     used_params = info.params;
   end
-  ranking = mlfs_validate_ranking(ranking, d, sprintf('%s output for %s/%s/fold%d', method, method, dataset, fold));
+  where = sprintf('%s output for %s/%s/fold%d', method, method, dataset, fold);
+  ranking = mlfs_validate_ranking(ranking, d, where);
+  mlfs_require(isstruct(info) && isscalar(info) && isfield(info, 'scores') && isnumeric(info.scores) && ...
+    numel(info.scores) == d && all(isfinite(info.scores(:))), 'mlfs:task:badScores', ...
+    '%s: info.scores must hold %d finite feature scores', where, d);
+  timing = struct('rank_seconds', seconds, 'overhead_seconds', 0);
+  record = struct('method', method, 'dataset', dataset, 'fold', int64(fold), 'params', used_params, ...
+    'engine', engine_name(true), 'code', method_code, 'git', mlfs_git_state(), ...
+    'time_rank_seconds', seconds, 'time_rank_overhead_seconds', 0, 'info', recordable_info(info), ...
+    'versions', mlfs_runtime_versions());
+  if exist(files.time, 'file')
+    delete(files.time);                 % an old time file must not vouch for the new ranking mid-write
+  end
+  mlfs_write_text_atomic(files.scores, ['feature,score' char(10) sprintf('%d,%.17g\n', [1:d; double(info.scores(:)).'])]);
   mlfs_write_text_atomic(files.ranking, sprintf('%d\n', ranking));
+  mlfs_write_json_atomic(files.ranking_record, record);
   mlfs_write_text_atomic(files.time, sprintf('%.6f\n', seconds));
+end
+
+function kept = recordable_info(info)
+%RECORDABLE_INFO  info without scores and without entries of more than 1000 numbers (as the Python side).
+  kept = struct();
+  keys = fieldnames(info);
+  for i = 1:numel(keys)
+    value = info.(keys{i});
+    if ~strcmp(keys{i}, 'scores') && (ischar(value) || isstruct(value) || numel(value) <= 1000)
+      kept.(keys{i}) = value;
+    end
+  end
+end
+
+function fresh = is_fresh_ranking(files, method_code)
+%IS_FRESH_RANKING  A complete ranking whose record names the current code of the method.
+  fresh = false;
+  if exist(files.time, 'file') ~= 2 || exist(files.ranking_record, 'file') ~= 2
+    return
+  end
+  try
+    record = jsondecode(fileread(files.ranking_record));
+    fresh = isfield(record, 'code') && isfield(record.code, 'sha256') && strcmp(record.code.sha256, method_code.sha256);
+  catch
+    fresh = false;
+  end
+end
+
+function fresh = is_fresh_metrics(previous, files, evaluator_code)
+%IS_FRESH_METRICS  Metrics made by this evaluator's current code from the current ranking file.
+  fresh = isfield(previous, 'provenance') && isfield(previous.provenance, 'evaluator') && ...
+    strcmp(previous.provenance.evaluator, engine_name(true)) && ...
+    isfield(previous.provenance, 'ranking_sha256') && ...
+    strcmp(previous.provenance.ranking_sha256, mlfs_sha256_file(files.ranking)) && ...
+    isfield(previous.provenance, 'code') && isfield(previous.provenance.code, 'evaluator') && ...
+    strcmp(previous.provenance.code.evaluator.sha256, evaluator_code.sha256);
+end
+
+function used = recorded_params(files, previous, params, rank)
+%RECORDED_PARAMS  The resolved parameters of a reused ranking: from its record, else the old metrics.
+  used = params;
+  if ~rank
+    return
+  end
+  try
+    record = jsondecode(fileread(files.ranking_record));
+    used = record.params;
+  catch
+    if isstruct(previous) && isfield(previous, 'params')
+      used = previous.params;
+    end
+  end
+end
+
+function seconds = read_time(path)
+  seconds = NaN;
+  fid = fopen(path, 'r');
+  if fid >= 0
+    value = fscanf(fid, '%f', 1);
+    fclose(fid);
+    if isscalar(value)
+      seconds = value;
+    end
+  end
 end
 
 function ok = has_ranking(files, d)

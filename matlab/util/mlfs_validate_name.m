@@ -1,15 +1,35 @@
 function name = mlfs_validate_name(name, kind)
-%MLFS_VALIDATE_NAME  A method/dataset name must be one safe path component.
-%   Letters, digits and _ . + - only, starting with a letter or digit, never containing '..'.
-  ok = ischar(name) && size(name, 1) == 1 && ~isempty(regexp(name, '^[A-Za-z0-9][A-Za-z0-9_.+-]*$', 'once')) ...
-       && isempty(strfind(name, '..'));
+%MLFS_VALIDATE_NAME  A method/dataset name must be one safe path component (as pipeline.names).
+%   1 to 128 characters; ASCII letters, digits and _ . + - only, starting with a letter or digit,
+%   never containing '..' (no whitespace, not even a trailing newline). Characters are compared
+%   one by one, not with a regular expression, because '$' also matches before a final newline.
+%   Error identifier: mlfs:badName.
+  max_length = 128;  % pipeline.names.MAX_NAME_LENGTH: the name plus ~45 bytes stays within 255
+  ok = ischar(name) && size(name, 1) == 1 && ~isempty(name);
+  if ok
+    alnum = (name >= 'A' & name <= 'Z') | (name >= 'a' & name <= 'z') | (name >= '0' & name <= '9');
+    allowed = alnum | name == '_' | name == '.' | name == '+' | name == '-';
+    ok = alnum(1) && all(allowed) && isempty(strfind(name, '..'));
+  end
   if ~ok
-    if ischar(name)
-      shown = name;
-    else
-      shown = class(name);
-    end
     error('mlfs:badName', 'invalid %s name ''%s'': use letters, digits and _ . + - only, no path separators or ''..''', ...
-          kind, shown);
+          kind, shown(name));
+  end
+  if numel(name) > max_length
+    error('mlfs:badName', '%s name too long (expected at most %d characters; found %d characters, ''%s...'')', ...
+          kind, max_length, numel(name), name(1:40));
+  end
+end
+
+function text = shown(name)
+  % The name as one printable line (control characters as '?'), or its class if it is not text.
+  if ~ischar(name)
+    text = class(name);
+    return
+  end
+  text = name(:).';
+  text(text < 32 | text > 126) = '?';
+  if numel(text) > 40
+    text = [text(1:40) '...'];
   end
 end

@@ -8,6 +8,11 @@ with the mean and the *sample* standard deviation (ddof = 1).
 Missing folds are never averaged away silently: :meth:`ResultSet.check_complete` raises a
 ``DataError`` listing every missing file unless the caller explicitly allows incomplete cells, in
 which case each cell carries its own ``n_folds`` and the gaps are returned as notes.
+
+The same reduction applies to the optional fields of a metrics file: the ranking time
+(``time_rank_seconds``), the constant-feature check (``degenerate`` points among those a cell
+summarises) and, for seed-averaged runs, the std over seeds (``seeds``, ``<metric>_seed_std``,
+``<metric>_mean_seed_std``). Every name read back from a folder or file name is validated.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Sequence
@@ -37,15 +43,62 @@ METRIC_TABLE_STEM = {"micro_f1": "microf1", "macro_f1": "macrof1", "hamming_loss
                      "avg_precision": "avg_precision", "one_error": "one_error"}
 MAIN_METRICS = ("micro_f1", "macro_f1", "hamming_loss")
 GRID_TOLERANCE = 1e-9
+TIDY_COLUMNS = ["dataset", "method", "fold", "metric", "value"]
+TIME_FIELD = "time_rank_seconds"
+SELECTION_FIELDS = ("n_constant_selected", "degenerate", "n_constant_features")
+_ABSENT = object()
+
+
+def name_order(names: Iterable[str]) -> list[str]:
+    """The documented default order of methods and datasets: alphabetical, ignoring case."""
+    return sorted(names, key=lambda name: (name.casefold(), name))
+
+
+def _name_from_disk(name: str, kind: str, path: Path) -> str:
+    """``validate_name`` for a name read back from a file or folder name (DataError naming it)."""
+    try:
+        return validate_name(name, kind)
+    except ConfigError as exc:
+        raise DataError(f"{exc.message}; rename or move it", file=path) from None
 
 
 def _file_pattern(grid: str) -> re.Pattern:
-    return re.compile(rf"^(?P<dataset>.+)_fold(?P<fold>\d+)_{grid}_metrics\.json$")
+    # DOTALL: a name with a newline must reach validate_name, not be skipped as a non-match.
+    return re.compile(rf"(?P<dataset>.+)_fold(?P<fold>[0-9]+)_{grid}_metrics\.json", re.DOTALL)
+
+
+@dataclass(frozen=True)
+class SelectionCheck:
+    """The runner's check of constant features among the selected ones, aligned with the grid.
+
+    ``k_values``, ``n_constant_selected`` (ints) and ``degenerate`` (bools) have shape (n_points,);
+    a point is degenerate when more than half of its top-k features are constant on the fold's
+    training part although non-constant features were left unselected. ``n_constant_features``
+    counts the features constant on the training part.
+    """
+
+    k_values: np.ndarray
+    n_constant_selected: np.ndarray
+    degenerate: np.ndarray
+    n_constant_features: int
+
+
+@dataclass(frozen=True)
+class SeedSpread:
+    """Spread over the seeds of a seed-averaged fold (its curves are the mean over ``seeds``).
+
+    ``curve_std[m]`` has shape (n_points,): std over seeds (ddof = 1) per grid point;
+    ``grid_mean_std[m]`` is the std over seeds of each seed's grid mean. NaN with a single seed.
+    """
+
+    seeds: tuple[int, ...]
+    curve_std: dict[str, np.ndarray]
+    grid_mean_std: dict[str, float]
 
 
 @dataclass
 class FoldResult:
-    """One metrics file: the grid (k or p values) and the seven curves aligned with it."""
+    """One metrics file: the grid (k or p values), the seven curves aligned with it and extras."""
 
     method: str
     dataset: str
@@ -54,6 +107,13 @@ class FoldResult:
     curves: dict[str, np.ndarray]
     path: Path
     p_target_file: float | None = None
+    time_rank_seconds: float | None = None
+    selection: SelectionCheck | None = None
+    seed_spread: SeedSpread | None = None
+
+    def summary_points(self, p_target: float | None = None) -> slice | list[int]:
+        """Grid points a table cell summarises: all (k-grid) or the one nearest ``p_target``."""
+        return slice(None) if p_target is None else [p_target_index(self.x, p_target)]
 
 
 def _as_curve(value, path: Path, key: str, size: int) -> np.ndarray:
@@ -61,7 +121,79 @@ def _as_curve(value, path: Path, key: str, size: int) -> np.ndarray:
         raise DataError("metric curve must be a list aligned with the grid", file=path, field=key,
                         expected=f"list of {size} numbers", found=type(value).__name__
                         if not isinstance(value, list) else f"{len(value)} entries")
+    if not all(v is None or _is_real(v) for v in value):
+        raise DataError("metric curve entries must be numbers or null", file=path, field=key)
     return np.array([np.nan if v is None else v for v in value], dtype=float)
+
+
+def _is_real(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _typed_list(value, path: Path, key: str, size: int, kind: type) -> list:
+    """A JSON list of ``size`` entries of ``kind`` (int: no bools; bool: only true/false)."""
+    ok = isinstance(value, list) and len(value) == size and all(
+        isinstance(v, kind) and (kind is bool or not isinstance(v, bool)) for v in value)
+    if not ok:
+        raise DataError("list must be aligned with the grid", file=path, field=key,
+                        expected=f"list of {size} {kind.__name__}s", found=repr(value)[:80])
+    return value
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _count(value, path: Path, key: str) -> int:
+    if not _is_int(value) or value < 0:
+        raise DataError("must be a non-negative integer", file=path, field=key, found=repr(value)[:80])
+    return value
+
+
+def _read_time(obj: dict, path: Path) -> float | None:
+    value = obj.get(TIME_FIELD)
+    if value is None:
+        return None
+    if not _is_real(value) or not math.isfinite(value) or value < 0:
+        raise DataError("ranking time must be a non-negative number of seconds or null", file=path,
+                        field=TIME_FIELD, found=repr(value)[:80])
+    return float(value)
+
+
+def _read_selection_check(obj: dict, path: Path, size: int) -> SelectionCheck | None:
+    present = [key for key in SELECTION_FIELDS if key in obj]
+    if not present:
+        return None
+    if len(present) < len(SELECTION_FIELDS):
+        missing = next(key for key in SELECTION_FIELDS if key not in obj)
+        raise DataError("the constant-feature check is incomplete", file=path, field=missing,
+                        expected=f"all of {', '.join(SELECTION_FIELDS)}")
+    return SelectionCheck(
+        k_values=np.array(_typed_list(obj.get("k_values"), path, "k_values", size, int), dtype=int),
+        n_constant_selected=np.array(_typed_list(obj["n_constant_selected"], path, "n_constant_selected",
+                                                 size, int), dtype=int),
+        degenerate=np.array(_typed_list(obj["degenerate"], path, "degenerate", size, bool), dtype=bool),
+        n_constant_features=_count(obj["n_constant_features"], path, "n_constant_features"))
+
+
+def _read_seed_spread(obj: dict, path: Path, size: int) -> SeedSpread | None:
+    seeds = obj.get("seeds")
+    if seeds is None:
+        return None
+    if not (isinstance(seeds, list) and seeds and all(_is_int(s) for s in seeds)
+            and len(set(seeds)) == len(seeds)):
+        raise DataError("seeds must be a non-empty list of distinct integers", file=path, field="seeds",
+                        found=repr(seeds)[:80])
+    grid_mean_std = {}
+    for metric in METRICS:
+        key = f"{metric}_mean_seed_std"
+        value = obj.get(key, _ABSENT)
+        if value is not None and not _is_real(value):
+            raise DataError("seed-averaged file lacks the std over seeds", file=path, field=key,
+                            expected="a number or null", found="nothing" if value is _ABSENT else repr(value))
+        grid_mean_std[metric] = math.nan if value is None else float(value)
+    curve_std = {m: _as_curve(obj.get(f"{m}_seed_std"), path, f"{m}_seed_std", size) for m in METRICS}
+    return SeedSpread(tuple(seeds), curve_std, grid_mean_std)
 
 
 def read_fold_result(path: str | Path, method: str, dataset: str, fold: int, grid: str) -> FoldResult:
@@ -78,15 +210,24 @@ def read_fold_result(path: str | Path, method: str, dataset: str, fold: int, gri
                         found=obj.get("grid_mode"))
     x_key = "k_values" if grid == "kgrid" else "p_values"
     x = obj.get(x_key)
-    if not isinstance(x, list) or not x:
-        raise DataError("grid missing or empty", file=path, field=x_key, expected="non-empty list")
+    if not isinstance(x, list) or not x or not all(_is_real(v) for v in x):
+        raise DataError("grid missing, empty or not numeric", file=path, field=x_key,
+                        expected="non-empty list of numbers")
     curves = {m: _as_curve(obj.get(m), path, m, len(x)) for m in METRICS}
     p_target_file = obj.get("p_target") if grid == "pgrid" else None
-    return FoldResult(method, dataset, fold, np.asarray(x, dtype=float), curves, path, p_target_file)
+    return FoldResult(method, dataset, fold, np.asarray(x, dtype=float), curves, path, p_target_file,
+                      time_rank_seconds=_read_time(obj, path),
+                      selection=_read_selection_check(obj, path, len(x)),
+                      seed_spread=_read_seed_spread(obj, path, len(x)))
 
 
 def discover_files(results_dir: str | Path, methods: Sequence[str], grid: str) -> dict[tuple[str, str, int], Path]:
-    """Map (method, dataset, fold) to its metrics file for every listed method."""
+    """Map (method, dataset, fold) to its metrics file for every listed method.
+
+    Every ``*_<grid>_metrics.json`` file must be named ``<DATASET>_fold<i>_<grid>_metrics.json``
+    with a valid dataset name and a fold number without leading zeros; anything else is a
+    DataError naming the file, never skipped.
+    """
     root = Path(results_dir)
     pattern = _file_pattern(grid)
     found = {}
@@ -94,19 +235,24 @@ def discover_files(results_dir: str | Path, methods: Sequence[str], grid: str) -
         folder = root / validate_name(method, "method")
         if not folder.is_dir():
             raise DataError("method folder not found in the results directory", file=folder)
-        for path in sorted(folder.glob(f"*_fold*_{grid}_metrics.json")):
-            match = pattern.match(path.name)
-            if match:
-                found[(method, match["dataset"], int(match["fold"]))] = path
+        for path in sorted(folder.glob(f"*_{grid}_metrics.json")):
+            match = pattern.fullmatch(path.name)
+            if match is None or str(int(match["fold"])) != match["fold"]:
+                raise DataError(f"metrics file name must read <DATASET>_fold<i>_{grid}_metrics.json "
+                                "(i without leading zeros)", file=path)
+            found[(method, _name_from_disk(match["dataset"], "dataset", path), int(match["fold"]))] = path
     return found
 
 
-def list_methods(results_dir: str | Path) -> list[str]:
-    """Sub-folders of ``results_dir`` (sorted), i.e. every method that has results."""
+def list_methods(results_dir: str | Path, grid: str) -> list[str]:
+    """Sub-folders of ``results_dir`` holding ``*_<grid>_metrics.json`` files, in :func:`name_order`."""
     root = Path(results_dir)
     if not root.is_dir():
         raise DataError("results directory not found", file=root)
-    return sorted(p.name for p in root.iterdir() if p.is_dir() and not p.name.startswith("."))
+    folders = [p for p in root.iterdir() if p.is_dir() and next(p.glob(f"*_{grid}_metrics.json"), None)]
+    if not folders:
+        raise DataError(f"no method folder holds *_{grid}_metrics.json files", file=root)
+    return name_order(_name_from_disk(p.name, "method", p) for p in folders)
 
 
 @dataclass
@@ -140,11 +286,14 @@ class ResultSet:
 
 
 def load_results(results_dir: str | Path, methods: Sequence[str], grid: str = "kgrid", *,
-                 datasets: Iterable[str] | None = None, n_folds: int | None = None) -> ResultSet:
+                 datasets: Sequence[str] | None = None, n_folds: int | None = None) -> ResultSet:
     """Load every metrics file of ``methods`` (and ``datasets``, if given) for ``grid``.
 
     Parameters
     ----------
+    datasets : sequence of str, optional
+        The datasets and their order (the table rows). Each must have metrics files. By default
+        every dataset found, in :func:`name_order`.
     n_folds : int, optional
         Expected folds 0..n_folds-1 for every dataset. By default the folds expected for a dataset
         are the union of the folds any method has for it.
@@ -152,33 +301,113 @@ def load_results(results_dir: str | Path, methods: Sequence[str], grid: str = "k
     if grid not in GRIDS:
         raise ConfigError("unknown grid", field="grid", expected=" or ".join(GRIDS), found=grid)
     files = discover_files(results_dir, methods, grid)
-    wanted = None if datasets is None else {validate_name(d, "dataset") for d in datasets}
-    files = {key: p for key, p in files.items() if wanted is None or key[1] in wanted}
-    names = sorted({d for _, d, _ in files} | (wanted or set()))
-    if not names:
+    found = {d for _, d, _ in files}
+    if not found:
         raise DataError(f"no *_{grid}_metrics.json files for the chosen methods", file=results_dir)
+    names = name_order(found) if datasets is None else _chosen_datasets(datasets, found, grid, results_dir)
+    files = {key: path for key, path in files.items() if key[1] in names}
     results = {key: read_fold_result(path, *key, grid) for key, path in sorted(files.items())}
     expected = {d: list(range(n_folds)) if n_folds else sorted({f for _, dd, f in results if dd == d})
                 for d in names}
     return ResultSet(grid, list(methods), names, results, Path(results_dir), expected)
 
 
+def _chosen_datasets(datasets: Sequence[str], found: set[str], grid: str, results_dir) -> list[str]:
+    """The requested datasets in the requested order, each validated, listed once and present."""
+    names = [validate_name(d, "dataset") for d in datasets]
+    if len(set(names)) != len(names):
+        raise ConfigError("a dataset is listed twice", field="datasets", found=names)
+    absent = [d for d in names if d not in found]
+    if absent:
+        by_case = {d.casefold(): d for d in found}
+        hints = [f"{d} (found {by_case[d.casefold()]})" if d.casefold() in by_case else d for d in absent]
+        raise DataError(f"no *_{grid}_metrics.json files for {', '.join(hints)}; names are case-sensitive",
+                        file=results_dir)
+    return names
+
+
 def fold_scalar(result: FoldResult, metric: str, *, p_target: float | None = None) -> float:
     """The fold's single value: curve mean over the grid (k-grid) or value nearest ``p_target``."""
-    curve = result.curves[metric]
-    if p_target is None:
-        return float(curve.mean())
-    return float(curve[p_target_index(result.x, p_target)])
+    return float(result.curves[metric][result.summary_points(p_target)].mean())
+
+
+def _table_target(results: ResultSet, p_target: float | None) -> float | None:
+    if results.grid == "pgrid" and p_target is None:
+        raise ConfigError("p-grid aggregation needs p_target", field="p_target")
+    return p_target if results.grid == "pgrid" else None
 
 
 def fold_table(results: ResultSet, *, p_target: float | None = None) -> pd.DataFrame:
     """Tidy per-fold scalars: columns dataset, method, fold, metric, value."""
-    if results.grid == "pgrid" and p_target is None:
-        raise ConfigError("p-grid aggregation needs p_target", field="p_target")
-    target = p_target if results.grid == "pgrid" else None
+    target = _table_target(results, p_target)
     rows = [(d, m, f, metric, fold_scalar(r, metric, p_target=target))
             for (m, d, f), r in results.results.items() for metric in METRICS]
-    return pd.DataFrame(rows, columns=["dataset", "method", "fold", "metric", "value"])
+    return pd.DataFrame(rows, columns=TIDY_COLUMNS)
+
+
+def time_table(results: ResultSet) -> pd.DataFrame:
+    """Tidy ranking times (metric ``time_rank_seconds``) of the files that carry one."""
+    rows = [(d, m, f, TIME_FIELD, r.time_rank_seconds) for (m, d, f), r in results.results.items()
+            if r.time_rank_seconds is not None]
+    return pd.DataFrame(rows, columns=TIDY_COLUMNS)
+
+
+def seed_spread_table(results: ResultSet, *, p_target: float | None = None) -> pd.DataFrame:
+    """Tidy per-fold std over seeds of the value a table cell summarises, for seed-averaged files.
+
+    k-grid: the std over seeds of each seed's grid mean; p-grid: the std over seeds at the grid
+    point nearest ``p_target``.
+    """
+    target = _table_target(results, p_target)
+    rows = []
+    for (m, d, f), r in results.results.items():
+        if r.seed_spread is None:
+            continue
+        for metric in METRICS:
+            std = (r.seed_spread.grid_mean_std[metric] if target is None
+                   else float(r.seed_spread.curve_std[metric][r.summary_points(target)][0]))
+            rows.append((d, m, f, metric, std))
+    return pd.DataFrame(rows, columns=TIDY_COLUMNS)
+
+
+def seed_runs(results: ResultSet) -> dict[str, dict[tuple[int, ...] | None, int]]:
+    """Per method with any seed-averaged file: number of files per seed list (None = single run)."""
+    runs = {m: Counter() for m in results.methods}
+    for (method, _, _), r in sorted(results.results.items()):
+        runs[method][None if r.seed_spread is None else r.seed_spread.seeds] += 1
+    return {m: dict(c) for m, c in runs.items() if any(seeds is not None for seeds in c)}
+
+
+@dataclass(frozen=True)
+class DegenerateFold:
+    """A fold whose selection is degenerate at some grid points.
+
+    ``points`` holds (grid index, x, k, n_constant_selected) per degenerate point, x being k or p;
+    ``in_tables`` says whether one of them is a point the table cell summarises.
+    """
+
+    method: str
+    dataset: str
+    fold: int
+    points: tuple[tuple[int, float, int, int], ...]
+    n_constant_features: int
+    in_tables: bool
+
+
+def degenerate_folds(results: ResultSet, *, p_target: float | None = None) -> list[DegenerateFold]:
+    """Every fold with a degenerate grid point, in table order (dataset, method) and by fold."""
+    target = _table_target(results, p_target)
+    out = []
+    for (m, d, f), r in results.results.items():
+        check = r.selection
+        if check is None or not check.degenerate.any():
+            continue
+        points = tuple((int(i), float(r.x[i]), int(check.k_values[i]), int(check.n_constant_selected[i]))
+                       for i in np.flatnonzero(check.degenerate))
+        out.append(DegenerateFold(m, d, f, points, check.n_constant_features,
+                                  bool(check.degenerate[r.summary_points(target)].any())))
+    order = {d: i for i, d in enumerate(results.datasets)}
+    return sorted(out, key=lambda g: (order[g.dataset], results.methods.index(g.method), g.fold))
 
 
 def p_target_used(results: ResultSet, p_target: float) -> tuple[float, list[str]]:

@@ -18,8 +18,8 @@ from tqdm import tqdm
 
 from .cli import run_main
 from .data.download import fetch_dataset, source_url
-from .data.registry import REAL_DATASETS, REGISTRY, SYNTHETIC, DatasetSpec, default_data_root, \
-    get_spec, load_dataset
+from .data.registry import (CLML_MAT, REAL_DATASETS, REGISTRY, SYNTHETIC, DatasetSpec,
+                            default_data_root, get_spec, load_dataset)
 
 _TABLE_HEADER = ("dataset", "format", "n", "train", "test", "d", "L", "card.")
 
@@ -38,7 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
                            "../shared/data/mlc)")
     fetch = commands.add_parser("fetch", help="download datasets' files and verify their SHA-256")
     fetch.add_argument("names", nargs="+", metavar="NAME",
-                       help="registered real datasets, or 'all' for the 15 of them")
+                       help=f"registered real datasets, or 'all' for the {len(REAL_DATASETS)} of them")
     fetch.add_argument("--dest", type=Path, required=True, help="destination folder (flat layout)")
     fetch.add_argument("--mirror", default=None,
                        help="base URL holding the same file names (e.g. file:///path/to/copy)")
@@ -78,6 +78,9 @@ def _print_info(spec: DatasetSpec, data_root: Path) -> None:
         print(f"file {source.name}: {source_url(source)} (sha256 {source.sha256})")
     if spec.drop_attributes:
         print(f"dropped attributes: {', '.join(spec.drop_attributes)}")
+    if spec.format == CLML_MAT:
+        print("rows in file order: the file stores no split; train/test are Mulan's predefined "
+              "split sizes, used only for the default hold-out test fraction")
     if spec.format != SYNTHETIC and not all((data_root / f.name).is_file() for f in spec.files):
         print(f"files not found in {data_root}: run `python -m pipeline.datasets fetch "
               f"{spec.name} --dest {data_root}`")
@@ -85,7 +88,7 @@ def _print_info(spec: DatasetSpec, data_root: Path) -> None:
     dataset = load_dataset(spec.name, data_root)
     Y = dataset.Y
     print(f"loaded: n={dataset.n_samples} d={dataset.n_features} L={dataset.n_labels} "
-          f"cardinality={dataset.cardinality:.3f} density={Y.mean():.3f} "
+          f"cardinality={dataset.cardinality:.3f} density={Y.mean():.4f} "
           f"features in [{dataset.X.min():.4g}, {dataset.X.max():.4g}] "
           f"zero share={float((dataset.X == 0).mean()):.3f} "
           f"labels without positives={int((Y.sum(axis=0) == 0).sum())}")

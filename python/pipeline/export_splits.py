@@ -25,7 +25,7 @@ from .data.registry import (REAL_DATASETS, REGISTRY, DatasetSpec, default_data_r
                             load_dataset, require_files)
 from .data.scaling import SCALERS
 from .data.splits import SPLIT_MODES
-from .errors import ConfigError
+from .errors import ConfigError, DataError
 
 DEFAULT_OUTPUT_DIR = Path("data/paper_matlab_minmax")
 
@@ -36,7 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="Datasets: " + ", ".join(REGISTRY) + ". Details: docs/data.md.")
     parser.add_argument("--datasets", "--dataset", nargs="+", metavar="NAME",
-                        help="datasets to export (default: the 15 real datasets)")
+                        help=f"datasets to export (default: the {len(REAL_DATASETS)} real datasets)")
     parser.add_argument("--data-root", type=Path, default=None,
                         help="folder with the raw dataset files (default: $MLFS_SHARED_DATA/mlc "
                              "or ../shared/data/mlc); not needed for 'demo'")
@@ -70,14 +70,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     plan = [(spec, _settings(args, spec)) for spec in specs]  # fail before any work on bad input
     for spec in specs:
         require_files(spec.name, data_root)
+    _check_output_dir(args.output_dir)
     with tqdm(total=len(specs) * args.folds, unit="fold", disable=args.no_progress or None) as bar:
         for spec, settings in plan:
             bar.set_description(spec.name)
             dataset = load_dataset(spec.name, data_root)
-            paths = export_dataset(dataset, args.output_dir, settings,
-                                   on_fold=lambda _index: bar.update(1))
+            try:
+                paths = export_dataset(dataset, args.output_dir, settings,
+                                       on_fold=lambda _index: bar.update(1))
+            except OSError as exc:  # a full disk, a read-only folder, ...
+                raise DataError(f"cannot write the folds: {exc.strerror}",
+                                file=exc.filename or args.output_dir) from None
             tqdm.write(f"{spec.name}: {len(paths)} folds in {paths[0].parent}")
     return 0
+
+
+def _check_output_dir(output_dir: Path) -> None:
+    """ConfigError if ``output_dir``, or the nearest part of it that exists, is not a directory."""
+    existing = next(p for p in (output_dir, *output_dir.parents) if p.exists())
+    if not existing.is_dir():
+        raise ConfigError("the output directory is, or lies inside, a file", file=existing,
+                          field="--output-dir", expected="a directory (or a path to create one)")
 
 
 def _settings(args: argparse.Namespace, spec: DatasetSpec) -> ExportSettings:

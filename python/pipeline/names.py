@@ -6,14 +6,23 @@ import re
 
 from .errors import ConfigError
 
-_SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")
+#: Longest accepted name. The longest file a name becomes part of is a temporary such as
+#: ``.<NAME>_fold<i>_kgrid_metrics.json.<8 random>.tmp`` (the name plus about 45 bytes), which must
+#: stay within the 255-byte limit most file systems put on one path component.
+MAX_NAME_LENGTH = 128
+
+_SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]*", re.ASCII)
+_SHOWN_CHARACTERS = 40
+#: Folder names a results folder uses for itself (the run history), never a method's.
+RESERVED_METHOD_NAMES = ("runs",)
 
 
 def validate_name(name: str, kind: str) -> str:
     """Return ``name`` if it is safe to use as one path component, else raise ConfigError.
 
-    A safe name starts with a letter or digit and holds only letters, digits and ``_ . + -``;
-    it never contains a path separator and is never ``.`` or ``..``.
+    A safe name has 1 to :data:`MAX_NAME_LENGTH` characters, starts with an ASCII letter or digit
+    and holds only ASCII letters, digits and ``_ . + -`` (no whitespace, not even a trailing
+    newline); it never contains a path separator and is never ``.`` or ``..``.
 
     Parameters
     ----------
@@ -22,7 +31,19 @@ def validate_name(name: str, kind: str) -> str:
     kind : str
         What the name is, for the message (``"method"``, ``"dataset"``, ...).
     """
-    if not isinstance(name, str) or not _SAFE_NAME.match(name) or ".." in name:
-        raise ConfigError(f"invalid {kind} name {name!r}: use letters, digits and _ . + - only, "
-                          "no path separators or '..'")
+    if not isinstance(name, str) or not _SAFE_NAME.fullmatch(name) or ".." in name:
+        raise ConfigError(f"invalid {kind} name {_shown(name)}: use letters, digits and _ . + - "
+                          "only, no path separators or '..'")
+    if len(name) > MAX_NAME_LENGTH:
+        raise ConfigError(f"{kind} name too long", expected=f"at most {MAX_NAME_LENGTH} characters",
+                          found=_shown(name))
+    if kind.startswith("method") and name in RESERVED_METHOD_NAMES:
+        raise ConfigError(f"invalid {kind} name {name!r}: it is reserved for the run history folder")
     return name
+
+
+def _shown(name: object) -> str:
+    """``repr`` of the name, cut to its first characters so that a huge name stays one short line."""
+    if isinstance(name, str) and len(name) > _SHOWN_CHARACTERS:
+        return f"{name[:_SHOWN_CHARACTERS]!r}... ({len(name)} characters)"
+    return repr(name)

@@ -5,8 +5,10 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+import math
 import sys
 import time
+from numbers import Real
 from pathlib import Path
 from typing import Sequence
 
@@ -18,29 +20,37 @@ from .errors import ConfigError, StorageError
 from .methods import available_methods, get_method
 from .names import validate_name
 from .runner.executors import EXECUTORS, RunResult, execute, make_executor
+from .runner.history import RunHistory
 from .runner.lifecycle import RunStop
-from .runner.manifest import now_iso, remove_partial_reports, write_failures, write_manifest
+from .runner.manifest import remove_partial_reports, write_failures
 from .runner.run import RunSettings
 from .runner.store import ensure_results_root
 from .runner.tasks import GridSpec, Task, canonical_params
 
 _USER_ERRORS = {"ConfigError", "DataError", "RankingError", "StorageError"}
 STATUSES = ("done", "skipped", "done_elsewhere", "failed", "interrupted")
+#: Default of ``--max-tasks``: several full paper suites (17 datasets x 5 folds x 11 methods = 935
+#: tasks), while a mistyped sweep of a million combinations is refused before it is expanded.
+DEFAULT_MAX_TASKS = 10_000
+#: Largest parameter file read (a JSON/YAML of method parameters is a few hundred bytes).
+MAX_PARAMS_FILE_BYTES = 1 << 20
 
 
 def build_parser(prog: str, mode: str | None, rank: bool) -> argparse.ArgumentParser:
     """Arguments common to the three front doors; ``mode=None`` adds ``--grid``."""
-    what = "rank features on each training fold and score" if rank else "score existing rankings"
+    what = ("rank the features on the training part and score the ranking" if rank
+            else "score the existing ranking (RESULTS_DIR/<METHOD>/<DATASET>_fold<i>_ranking.csv)")
     grid_text = {"kgrid": "over k = k-min..k-max (step k-step, clipped to d)",
                  "pgrid": "over p = p-min..p-max of the d features (tables use p-target)",
                  None: "over the k-grid or the p-grid (--grid)"}[mode]
     parser = argparse.ArgumentParser(
         prog=prog,
-        description=f"For every (method, dataset, fold): {what} them with ML-kNN on the test part "
+        description=f"For every (method, dataset, fold): {what} with ML-kNN on the test part "
                     f"{grid_text}. Results go to RESULTS_DIR/<METHOD>/<DATASET>_fold<i>_*; see "
-                    "docs/results-schema.md. Exit codes: 0 ok, 1 a task failed (see failures.json), "
-                    "2 bad input or an unusable results folder, 130 interrupted (Ctrl-C; 143 for SIGTERM).",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+                    "docs/results-schema.md. Each run adds a record and a log to RESULTS_DIR/runs/. "
+                    "Exit codes: 0 ok, 1 a task failed (see failures.json), 2 bad input or an unusable results "
+                    "folder, 130 interrupted (Ctrl-C; 143 for SIGTERM); see docs/reliability.md.",
+        formatter_class=_DefaultsFormatter)
     if rank:
         parser.add_argument("--methods", nargs="+", required=True,
                             help=f"methods to run, among {available_methods()}")
@@ -51,34 +61,42 @@ def build_parser(prog: str, mode: str | None, rank: bool) -> argparse.ArgumentPa
                                  "values sweeps that parameter (one result folder per combination)")
     else:
         parser.add_argument("--methods", nargs="+", required=True,
-                            help="method folders under --results-dir holding *_ranking.csv files")
+                            help="method folders under --results-dir holding <DATASET>_fold<i>_ranking.csv files")
     parser.add_argument("--evaluator", choices=EVALUATORS, default="native", help="where ML-kNN runs")
     parser.add_argument("--datasets", nargs="+", default=None,
-                        help="dataset folders under --data-dir (default: every folder with fold0.mat)")
+                        help="dataset folders under --data-dir (default: every folder with fold0.mat" +
+                             (")" if rank else " for which the method has a ranking)"))
     parser.add_argument("--folds", type=int, default=None,
-                        help="use folds 0..N-1 (default: every fold file present)")
-    parser.add_argument("--data-dir", type=Path, default=Path("data/paper_matlab_minmax"))
+                        help="use folds 0..N-1 (default: every fold file present" +
+                             (")" if rank else " for which the method has a ranking)"))
+    parser.add_argument("--data-dir", type=Path, default=Path("data/paper_matlab_minmax"),
+                        help="folder of <DATASET>/fold<i>.mat files (python -m pipeline.export_splits)")
     default_results = {"kgrid": "results/bench_paper_kgrid", "pgrid": "results/bench_paper_pgrid",
                        None: "results/bench_paper_kgrid"}[mode]
-    parser.add_argument("--results-dir", type=Path, default=Path(default_results))
+    parser.add_argument("--results-dir", type=Path, default=Path(default_results),
+                        help="where <METHOD>/<DATASET>_fold<i>_* and runs/ go")
     parser.add_argument("--mlknn-k", type=int, default=10, help="ML-kNN neighbours (Num)")
     parser.add_argument("--mlknn-smooth", type=float, default=1.0, help="ML-kNN Laplace smoothing")
     if mode is None:
-        parser.add_argument("--grid", choices=("kgrid", "pgrid"), default="kgrid")
+        parser.add_argument("--grid", choices=("kgrid", "pgrid"), default="kgrid", help="which grid to score")
     if mode in ("kgrid", None):
-        parser.add_argument("--k-min", type=int, default=10)
-        parser.add_argument("--k-max", type=int, default=300)
-        parser.add_argument("--k-step", type=int, default=10)
+        parser.add_argument("--k-min", type=int, default=10, help="smallest k (a fold with d < k-min uses k = d)")
+        parser.add_argument("--k-max", type=int, default=300, help="largest k (clipped to d)")
+        parser.add_argument("--k-step", type=int, default=10, help="step of the k-grid")
     if mode in ("pgrid", None):
-        parser.add_argument("--p-min", type=float, default=0.05)
-        parser.add_argument("--p-max", type=float, default=0.5)
-        parser.add_argument("--p-step", type=float, default=0.05)
-        parser.add_argument("--p-target", type=float, default=0.2)
+        parser.add_argument("--p-min", type=float, default=0.05, help="smallest share of the d features")
+        parser.add_argument("--p-max", type=float, default=0.5, help="largest share of the d features")
+        parser.add_argument("--p-step", type=float, default=0.05, help="step of the p-grid")
+        parser.add_argument("--p-target", type=float, default=0.2,
+                            help="operating point recorded as <metric>_at_p_target (and used by the tables)")
     reuse = parser.add_mutually_exclusive_group()
     reuse.add_argument("--skip-existing", action="store_true",
-                       help="keep tasks whose complete, valid result file already exists")
-    reuse.add_argument("--overwrite", action="store_true", help="recompute rankings and metrics")
-    parser.add_argument("--executor", choices=EXECUTORS, default="serial")
+                       help="keep results that are complete and fresh (same settings, made by the current code); "
+                            "recompute the stale ones and say why")
+    reuse.add_argument("--overwrite", action="store_true",
+                       help="recompute rankings and metrics (also over results made with other settings)")
+    parser.add_argument("--executor", choices=EXECUTORS, default="serial",
+                        help="serial, local worker processes, or Dask (see --scheduler)")
     parser.add_argument("--jobs", type=int, default=1, help="worker processes (process and dask executors)")
     parser.add_argument("--scheduler", default=None,
                         help="address of a running Dask scheduler (tcp://HOST:PORT) to use instead of a LocalCluster")
@@ -86,51 +104,88 @@ def build_parser(prog: str, mode: str | None, rank: bool) -> argparse.ArgumentPa
                         help="seconds after which another host's task claim counts as abandoned")
     parser.add_argument("--task-timeout", type=float, default=3600.0,
                         help="seconds an Octave/MATLAB call may take before it is stopped")
+    parser.add_argument("--max-tasks", type=int, default=DEFAULT_MAX_TASKS,
+                        help="refuse a run of more tasks (methods x sweep combinations x datasets x folds)")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     return parser
 
 
 def main(argv: Sequence[str] | None, *, prog: str, mode: str | None, rank: bool) -> int:
     args = build_parser(prog, mode, rank).parse_args(argv)
+    _check_arguments(args)
     grid = _grid_from_args(args, mode or args.grid)
     if not args.data_dir.is_dir():
         raise ConfigError("data directory not found", file=args.data_dir)
     datasets = [validate_name(d, "dataset") for d in (args.datasets or discover_datasets(args.data_dir))]
     if not datasets:
         raise ConfigError("no dataset folder with fold0.mat found", file=args.data_dir)
-    overrides = _load_params(args.params) if rank else {}
+    overrides = _load_params(args.params, args.max_tasks) if rank else {}
     tasks = _make_tasks(args, datasets, overrides, rank)
     root = ensure_results_root(args.results_dir)
+    arguments = {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()}
+    history = RunHistory(root, arguments)
     settings = RunSettings(
-        data_dir=str(args.data_dir), results_dir=str(root), grid=grid,
+        data_dir=str(args.data_dir), results_dir=str(root), grids=(grid,),
         engine=getattr(args, "engine", "python"), evaluator=args.evaluator, mlknn_k=args.mlknn_k,
         mlknn_smooth=args.mlknn_smooth, skip_existing=args.skip_existing, overwrite=args.overwrite,
         rank=rank, claim_stale_after=args.claim_stale_after, engine_options={"timeout": args.task_timeout},
-        run_started=time.time())
+        log_file=str(history.log_path), run_started=time.time())
     remove_partial_reports(root, args.claim_stale_after)
-    started = now_iso()
-    arguments = {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()}
     with RunStop() as stop:  # a signal, even while workers start or close, ends with reports and 128 + n
         with make_executor(args.executor, settings, args.jobs, args.scheduler) as executor:
-            write_manifest(root, arguments, started, None)
-            result = execute(executor, tasks, progress=not args.no_progress, stop=stop)
-        code = _finish(root, arguments, started, result)
+            history.start()
+            result = execute(executor, tasks, progress=not args.no_progress, stop=stop,
+                             on_outcome=lambda o: history.log(describe_outcome(o)))
+        code = _finish(history, root, result)
     return 128 + stop.signum if stop.signum is not None else code
 
 
-def _finish(root: Path, arguments: dict, started: str, result: RunResult) -> int:
-    """Report the run on the terminal, then in config.json and failures.json; return the exit code."""
-    summary = {status: sum(o.status == status for o in result.outcomes) for status in STATUSES}
-    code = _report(result, summary, root)
+def _finish(history: RunHistory, root: Path, result: RunResult) -> int:
+    """Write the run's record and failures.json, then report on the terminal; return the exit code.
+
+    A report that cannot be written (e.g. the disk is full) is said after the summary, exit code 2.
+    """
+    summary = summarise_outcomes(result.outcomes)
+    problems = [problem for problem in (_attempt(history.finish, summary),
+                                        _attempt(write_failures, root, result.outcomes)) if problem is not None]
+    code = report_outcomes(result.outcomes, summary, root, result.stop_reason, result.stop_signal)
+    for problem in problems:
+        print(f"error: {problem}", file=sys.stderr)
+    return max(code, 2) if problems else code
+
+
+def _attempt(write, *args) -> StorageError | None:
     try:
-        write_manifest(root, arguments, started, now_iso(), summary)
-        details = write_failures(root, result.outcomes)
-    except StorageError as exc:  # e.g. the disk filled up: the outcome was reported above all the same
-        print(f"error: {exc}", file=sys.stderr)
-        return max(code, 2)
-    if details is not None:
-        print(f"details: {details}", file=sys.stderr)
-    return code
+        write(*args)
+    except StorageError as exc:
+        return exc
+    return None
+
+
+class _DefaultsFormatter(argparse.HelpFormatter):
+    """Adds "(default: ...)" to options that have a meaningful default and do not state one."""
+
+    def _get_help_string(self, action):
+        help_text = action.help or ""
+        if "default" in help_text or action.default in (None, False, argparse.SUPPRESS) or not action.option_strings:
+            return help_text
+        return f"{help_text} (default: %(default)s)".strip()
+
+
+def _is_stale_reason(reason: str) -> bool:
+    return reason not in ("no ranking yet", "no metrics yet", "recomputed (no --skip-existing)", "--overwrite")
+
+
+def _warn_degenerate(outcomes) -> None:
+    """Say which tasks selected mostly training-constant features (their metrics are meaningless there)."""
+    flagged = [o for o in outcomes if o.degenerate_points]
+    if not flagged:
+        return
+    listed = ", ".join(f"{o.task.key} ({o.degenerate_points} points)" for o in flagged[:5])
+    more = f" and {len(flagged) - 5} more" if len(flagged) > 5 else ""
+    print(f"warning: {len(flagged)} task(s) selected mostly features that are constant on the training part "
+          f"at some grid points: {listed}{more}; see n_constant_selected and degenerate in their metrics files",
+          file=sys.stderr)
 
 
 def _grid_from_args(args, mode: str) -> GridSpec:
@@ -139,14 +194,42 @@ def _grid_from_args(args, mode: str) -> GridSpec:
     return GridSpec("pgrid", p_min=args.p_min, p_max=args.p_max, p_step=args.p_step, p_target=args.p_target)
 
 
-def _load_params(path: Path | None) -> dict[str, dict]:
-    """Read ``{METHOD: {param: value}}`` from JSON or YAML (safe loader only)."""
+def _check_arguments(args: argparse.Namespace) -> None:
+    """ConfigError for a numeric option out of its range or a name listed twice."""
+    positive_counts = {"--mlknn-k": args.mlknn_k, "--jobs": args.jobs, "--max-tasks": args.max_tasks,
+                       "--folds": 1 if args.folds is None else args.folds}
+    for option, value in positive_counts.items():
+        if value < 1:
+            raise ConfigError("must be a positive integer", field=option, found=value)
+    positive_reals = {"--mlknn-smooth": args.mlknn_smooth, "--task-timeout": args.task_timeout,
+                      "--claim-stale-after": args.claim_stale_after}
+    for option, value in positive_reals.items():
+        if not (math.isfinite(value) and value > 0):
+            raise ConfigError("must be a finite number > 0", field=option, found=value)
+    for option, names in (("--methods", args.methods), ("--datasets", args.datasets or [])):
+        repeated = sorted({name for name in names if names.count(name) > 1})
+        if repeated:
+            raise ConfigError("listed twice (it would run twice)", field=option, found=repeated[0])
+
+
+def _load_params(path: Path | None, max_tasks: int) -> dict[str, dict]:
+    """Read ``{METHOD: {param: value}}`` from JSON or YAML (safe loader only) and check it.
+
+    Every value, and every value of a swept list, is checked against the method's defaults
+    (:meth:`~pipeline.methods.base.MethodSpec.resolve_params`); a list may not repeat a value, and
+    a sweep of more than ``max_tasks`` combinations is refused before it is expanded.
+    """
     if path is None:
         return {}
     try:
+        size = path.stat().st_size
+        if size > MAX_PARAMS_FILE_BYTES:
+            raise ConfigError("parameter file too large", file=path,
+                              expected=f"at most {MAX_PARAMS_FILE_BYTES} bytes", found=f"{size} bytes")
         text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"cannot read parameter file: {exc.strerror}", file=path) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
+        raise ConfigError(f"cannot read parameter file: {reason}", file=path) from None
     try:
         data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
     except (json.JSONDecodeError, yaml.YAMLError) as exc:
@@ -155,12 +238,31 @@ def _load_params(path: Path | None) -> dict[str, dict]:
         raise ConfigError("parameter file must map method names to parameter objects", file=path,
                           expected='{"DAGFS": {"alpha": 0.2}}')
     for method, params in data.items():
-        for _, variant in parameter_variants(method, params):
-            get_method(method).resolve_params(variant)
+        _check_sweep(method, params, max_tasks, path)
     return data
 
 
+def _check_sweep(method: str, overrides: dict, max_tasks: int, path: Path) -> None:
+    """Check one method's parameters and sweep lists without expanding their product."""
+    spec = get_method(validate_name(method, "method"))
+    _check_combinations(method, overrides, max_tasks)
+    for name, value in overrides.items():
+        values = value if isinstance(value, list) else [value]
+        if not values:
+            raise ConfigError(f"empty value list in the parameter sweep of {method}", file=path,
+                              field=name)
+        seen = set()
+        for item in values:
+            spec.resolve_params({name: item})
+            key = _sweep_key(item)
+            if key in seen:
+                raise ConfigError(f"value listed twice in the parameter sweep of {method} (it would "
+                                  "run twice)", file=path, field=name, found=repr(item))
+            seen.add(key)
+
+
 def _make_tasks(args, datasets: list[str], overrides: dict[str, dict], rank: bool) -> list[Task]:
+    """Every (dataset, method variant, fold) task; ConfigError beyond ``--max-tasks``."""
     methods = [validate_name(m, "method") for m in args.methods]
     if rank:
         for method in methods:
@@ -169,28 +271,45 @@ def _make_tasks(args, datasets: list[str], overrides: dict[str, dict], rank: boo
         for method in methods:
             if not (args.results_dir / method).is_dir():
                 raise ConfigError("method folder not found", file=args.results_dir / method)
-    variants = {method: parameter_variants(method, overrides.get(method, {})) for method in methods}
+    variants = {method: parameter_variants(method, overrides.get(method, {}), args.max_tasks)
+                for method in methods}
+    folds = {dataset: _fold_indices(args.data_dir, dataset, args.folds) for dataset in datasets}
+    total = sum(map(len, variants.values())) * sum(map(len, folds.values()))
+    if total > args.max_tasks:
+        raise ConfigError(f"the run has {total} tasks", field="--max-tasks",
+                          expected=f"at most {args.max_tasks} (raise --max-tasks to run them)")
     tasks = []
     for dataset in datasets:
-        folds = _fold_indices(args.data_dir, dataset, args.folds)
         for method in methods:
             for label, params in variants[method]:
-                tasks.extend(Task(method, dataset, fold, canonical_params(params), label) for fold in folds)
+                tasks.extend(Task(method, dataset, fold, canonical_params(params), label)
+                             for fold in folds[dataset] if rank or _has_ranking(args, label, dataset, fold))
+    if not tasks:
+        raise ConfigError("no ranking to score for these methods", file=args.results_dir,
+                          expected="<METHOD>/<DATASET>_fold<i>_ranking.csv")
     return tasks
 
 
-def parameter_variants(method: str, overrides: dict) -> list[tuple[str, dict]]:
+def _has_ranking(args, method: str, dataset: str, fold: int) -> bool:
+    """Evaluate's default: score only what has a ranking, unless --datasets named the datasets."""
+    return args.datasets is not None or (args.results_dir / method / f"{dataset}_fold{fold}_ranking.csv").is_file()
+
+
+def parameter_variants(method: str, overrides: dict, max_variants: int = DEFAULT_MAX_TASKS
+                       ) -> list[tuple[str, dict]]:
     """Expand list-valued parameters into their Cartesian product.
 
     Returns ``(results folder, parameters)`` pairs. Without lists there is one variant stored under
     the method's own name; with lists each combination gets its own folder
     ``METHOD__name_value__name_value`` (swept names in sorted order), e.g. ``LRMFS__alpha_0.1``.
+    More than ``max_variants`` combinations raise ConfigError before any is built.
     """
     swept = sorted(name for name, value in overrides.items() if isinstance(value, list))
     if not swept:
         return [(method, dict(overrides))]
     if any(len(overrides[name]) == 0 for name in swept):
         raise ConfigError(f"empty value list in the parameter sweep of {method}", field=swept[0])
+    _check_combinations(method, overrides, max_variants)
     variants = []
     for combination in itertools.product(*(overrides[name] for name in swept)):
         params = {**overrides, **dict(zip(swept, combination))}
@@ -199,14 +318,27 @@ def parameter_variants(method: str, overrides: dict) -> list[tuple[str, dict]]:
     return variants
 
 
+def _check_combinations(method: str, overrides: dict, limit: int) -> None:
+    """ConfigError if the swept lists of ``overrides`` have more than ``limit`` combinations."""
+    combinations = math.prod(len(v) for v in overrides.values() if isinstance(v, list))
+    if combinations > limit:
+        raise ConfigError(f"the parameter sweep of {method} has {combinations} combinations",
+                          field="--max-tasks", expected=f"at most {limit} (raise --max-tasks to run them)")
+
+
+def _sweep_key(value) -> object:
+    """What makes two swept values the same run: numbers by value (1 == 1.0), others by type and text."""
+    if isinstance(value, Real) and not isinstance(value, bool):
+        return float(value)
+    return type(value).__name__, repr(value)
+
+
 def _fold_indices(data_dir: Path, dataset: str, n_folds: int | None) -> list[int]:
     present = list_fold_indices(data_dir, dataset)
     if not present:
         raise ConfigError("no fold files", file=data_dir / dataset, expected="fold0.mat, fold1.mat, ...")
     if n_folds is None:
         return present
-    if n_folds < 1:
-        raise ConfigError(f"--folds must be >= 1, got {n_folds}")
     missing = sorted(set(range(n_folds)) - set(present))
     if missing:
         raise ConfigError("fold files missing", file=data_dir / dataset,
@@ -214,20 +346,47 @@ def _fold_indices(data_dir: Path, dataset: str, n_folds: int | None) -> list[int
     return list(range(n_folds))
 
 
-def _report(result: RunResult, summary: dict, root: Path) -> int:
-    """Print the summary, the failures and why the run stopped; return the exit code.
+def summarise_outcomes(outcomes) -> dict:
+    """Counts per status, and per reason of the tasks that were computed."""
+    summary = {status: sum(o.status == status for o in outcomes) for status in STATUSES}
+    reasons: dict[str, int] = {}
+    for outcome in outcomes:
+        if outcome.status == "done" and outcome.reason:
+            reasons[outcome.reason] = reasons.get(outcome.reason, 0) + 1
+    summary["computed_because"] = dict(sorted(reasons.items(), key=lambda item: -item[1]))
+    summary["degenerate_tasks"] = sum(o.degenerate_points > 0 for o in outcomes)
+    return summary
 
-    2 when the run stopped early (a storage fault) or every failure is a user error; 1 when a task
-    failed otherwise; 0 when all went well. (A signal makes it 128 + its number, see ``main``.)
+
+def describe_outcome(outcome) -> str:
+    """One log line for a task: status, key, why it ran or what went wrong, seconds."""
+    detail = outcome.message or outcome.reason
+    return f"{outcome.status} {outcome.task.key}" + (f" ({detail})" if detail else "") + f" {outcome.seconds:.2f}s"
+
+
+def report_outcomes(outcomes, summary: dict, root: Path, stop_reason: str | None = None,
+                    stop_signal: int | None = None) -> int:
+    """Print the run summary (counts, stale recomputations, degenerate selections, failures, why the
+    run stopped early); return the exit code.
+
+    2 when tasks were interrupted (the run stopped early) or every failure is a user error; 1 when
+    a task failed otherwise; 0 when all went well. (``main`` makes a signal 128 + its number.)
     """
     print(", ".join(f"{summary[s]} {s.replace('_', ' ')}" for s in STATUSES) + f" -> {root}", file=sys.stderr)
-    failed = [o for o in result.outcomes if o.status == "failed"]
+    stale = {reason: n for reason, n in summary["computed_because"].items() if _is_stale_reason(reason)}
+    for reason, count in stale.items():
+        print(f"recomputed {count} stale task(s): {reason}", file=sys.stderr)
+    _warn_degenerate(outcomes)
+    failed = [o for o in outcomes if o.status == "failed"]
     for outcome in failed[:10]:
         print(f"FAILED {outcome.task.key}: {outcome.message}", file=sys.stderr)
-    if result.stop_reason:
-        advice = "resume" if result.stop_signal is not None else "fix it, then resume"
-        print(f"{result.stop_reason}; {advice} with --skip-existing", file=sys.stderr)
-        return 2
-    if not failed:
+    if summary["interrupted"]:
+        advice = "fix it, then resume" if stop_reason and stop_signal is None else "resume"
+        print(f"{stop_reason or 'the run stopped early'}; {advice} with --skip-existing", file=sys.stderr)
+    if not failed and not summary["interrupted"]:
         return 0
+    if (root / "failures.json").is_file():
+        print(f"details: {root / 'failures.json'}", file=sys.stderr)
+    if summary["interrupted"]:
+        return 2
     return 2 if all(o.error_type in _USER_ERRORS for o in failed) else 1

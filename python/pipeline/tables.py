@@ -5,10 +5,12 @@ From one results directory (k-grid or p-grid metrics files) it writes into ``--o
 * ``table_microf1.tex``, ``table_macrof1.tex``, ``table_hamming.tex``, ``table_micro_pr_auc.tex``,
   ``table_macro_pr_auc.tex``, ``table_avg_precision.tex``, ``table_one_error.tex``: datasets x
   methods, mean +- sample std over folds, best bold, second underlined, average-rank and W/T/L rows;
+* ``table_time.tex``: ranking time in seconds, mean +- sample std over folds;
 * ``table_ranks.tex``: average rank of every method per metric, with the Friedman and
   Iman–Davenport p values;
 * ``table_stats.tex``: Friedman / Iman–Davenport / Nemenyi CD per metric, Wilcoxon + Holm per
   method against the reference;
+* ``table_seed_spread.tex`` (with ``--seed-spread``): std over seeds of the seed-averaged methods;
 * ``benchmark_means_<grid>.csv`` (tidy: dataset, method, metric, mean, std, n_folds),
   ``stats_<grid>.json`` (every number of the statistics), ``report.md`` (the same as Markdown);
 * ``figures/``: curves per dataset and averaged over datasets, CD diagrams (PNG + PDF).
@@ -19,8 +21,10 @@ from __future__ import annotations
 import argparse
 import json
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict
 from pathlib import Path
 from typing import Sequence
+from urllib.parse import quote
 
 import numpy as np
 
@@ -30,13 +34,20 @@ from .errors import ConfigError
 from .evaluation.metrics import METRICS
 from .fileio import atomic_write_json, atomic_write_text
 from .names import validate_name
-from .report.tables import (RankTable, ScoreTable, StatsBlock, StatsRow, StatsTable, markdown_escape,
-                            render_score_table_latex, render_score_table_markdown,
-                            render_rank_table_latex, render_rank_table_markdown,
-                            render_stats_table_latex, render_stats_table_markdown)
+from .report.output import prepare_output_folder
+from .report.tables import (CellNote, RankTable, ScoreTable, StatsBlock, StatsRow, StatsTable, ValueTable,
+                            check_label, markdown_escape, render_rank_table_latex,
+                            render_rank_table_markdown, render_score_table_latex,
+                            render_score_table_markdown, render_stats_table_latex,
+                            render_stats_table_markdown, render_value_table_latex,
+                            render_value_table_markdown)
 from .stats.compare import Comparison, compare_methods
 
 SIG_ALPHA = 0.05
+FEWER_FOLDS_NOTE = "averaged over fewer folds than expected (see report.md)."
+DEGENERATE_NOTE = ("in at least one fold, more than half of the selected features are constant on the "
+                   "training part although non-constant features were left unselected, at a grid point "
+                   "this cell summarises (see report.md).")
 
 
 def read_display_map(path: str | Path | None) -> dict[str, str]:
@@ -60,12 +71,39 @@ def read_display_map(path: str | Path | None) -> dict[str, str]:
     return obj
 
 
+def format_seeds(seeds: Sequence[int]) -> str:
+    """Sorted seeds with runs of three or more consecutive ones as ranges: ``0–4, 7, 9``."""
+    ordered = sorted(seeds)
+    parts, start = [], 0
+    for i in range(1, len(ordered) + 1):
+        if i == len(ordered) or ordered[i] != ordered[i - 1] + 1:
+            run = ordered[start:i]
+            parts += [f"{run[0]}–{run[-1]}"] if len(run) >= 3 else [str(s) for s in run]
+            start = i
+    return ", ".join(parts)
+
+
+def _consecutive_runs(points: Sequence[tuple]) -> list[list[tuple]]:
+    """Split points whose first entry is a grid index into runs of consecutive indices."""
+    runs: list[list[tuple]] = []
+    for point in points:
+        if runs and point[0] == runs[-1][-1][0] + 1:
+            runs[-1].append(point)
+        else:
+            runs.append([point])
+    return runs
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m pipeline.tables", description=__doc__.splitlines()[0])
     p.add_argument("--results-dir", required=True, help="results/<RUN> with one folder per method")
-    p.add_argument("--methods", nargs="+", default=None, help="column order (default: all method folders, sorted)")
-    p.add_argument("--datasets", nargs="+", default=None, help="restrict to these datasets")
+    p.add_argument("--methods", nargs="+", default=None,
+                   help="column order (default: every method folder with metrics files, A-Z ignoring case)")
+    p.add_argument("--datasets", nargs="+", default=None,
+                   help="rows, in this order (default: every dataset found, A-Z ignoring case)")
     p.add_argument("--ref-method", required=True, help="reference method (Wilcoxon, W/T/L, gain)")
+    p.add_argument("--metrics", nargs="+", choices=METRICS, default=None, metavar="METRIC",
+                   help=f"metrics to tabulate and test, in this order (default: all seven: {' '.join(METRICS)})")
     p.add_argument("--out-dir", default="paper/tables")
     p.add_argument("--display-map", default=None, help="JSON object: internal name -> display name")
     p.add_argument("--grid", choices=agg.GRIDS, default="kgrid")
@@ -78,8 +116,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--caption-note", default="", help="sentence appended to every caption")
     p.add_argument("--bayesian-rope", type=float, default=None,
                    help="add the Bayesian signed-rank P(ref better) column with this rope")
-    p.add_argument("--fit-width", action="store_true",
-                   help=r"shrink wide tables to \textwidth (the paper then needs \usepackage{graphicx})")
+    p.add_argument("--fit-width", action=argparse.BooleanOptionalAction, default=True,
+                   help=r"shrink tables wider than \textwidth to fit (default; needs \usepackage{graphicx})")
+    p.add_argument("--seed-spread", action="store_true",
+                   help="add table_seed_spread.tex: std over seeds of the seed-averaged methods")
     p.add_argument("--no-figures", action="store_true", help="skip curves and CD diagrams")
     p.add_argument("--jobs", type=int, default=1, help="processes drawing the figures in parallel")
     p.add_argument("--all-curve-metrics", action="store_true",
@@ -87,12 +127,34 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def check_arguments(args: argparse.Namespace) -> None:
+    """Refuse option values that would fail later (or silently) with a one-line ConfigError."""
+    if args.bayesian_rope is not None and not args.bayesian_rope >= 0:
+        raise ConfigError("--bayesian-rope must be >= 0", field="--bayesian-rope", found=args.bayesian_rope)
+    if args.jobs < 1:
+        raise ConfigError("--jobs must be at least 1", field="--jobs", found=args.jobs)
+    if args.metrics and len(set(args.metrics)) != len(args.metrics):
+        raise ConfigError("--metrics lists a metric twice", field="--metrics", found=args.metrics)
+    if args.folds is not None and args.folds < 1:
+        raise ConfigError("--folds must be at least 1", field="--folds", found=args.folds)
+    if not 0 < args.p_target <= 1:
+        raise ConfigError("--p-target must lie in (0, 1]", field="--p-target", found=args.p_target)
+    if args.label_suffix:
+        try:
+            check_label(args.label_suffix)
+        except ValueError:
+            raise ConfigError("--label-suffix may hold letters, digits and : _ . + - only",
+                              field="--label-suffix", found=repr(args.label_suffix)) from None
+
+
 class TableJob:
     """One regeneration: loaded results plus the naming and captions chosen on the command line."""
 
     def __init__(self, args: argparse.Namespace):
+        check_arguments(args)
         self.args = args
-        self.methods = args.methods or agg.list_methods(args.results_dir)
+        self.metrics = tuple(args.metrics or METRICS)
+        self.methods = args.methods or agg.list_methods(args.results_dir, args.grid)
         for m in self.methods:
             validate_name(m, "method")
         if len(set(self.methods)) != len(self.methods):
@@ -100,15 +162,11 @@ class TableJob:
         if args.ref_method not in self.methods:
             raise ConfigError("--ref-method is not among the methods", field="--ref-method",
                               expected=f"one of {self.methods}", found=args.ref_method)
-        if args.bayesian_rope is not None and not args.bayesian_rope >= 0:
-            raise ConfigError("--bayesian-rope must be >= 0", field="--bayesian-rope", found=args.bayesian_rope)
-        if args.jobs < 1:
-            raise ConfigError("--jobs must be at least 1", field="--jobs", found=args.jobs)
         self.display = read_display_map(args.display_map)
         shown = [self.name(m) for m in self.methods]
         if len(set(shown)) != len(shown):
             raise ConfigError("two methods get the same display name", file=args.display_map, found=shown)
-        self.out = Path(args.out_dir)
+        self.out = prepare_output_folder(args.out_dir, option="--out-dir")
         self.results = agg.load_results(args.results_dir, self.methods, args.grid,
                                         datasets=args.datasets, n_folds=args.folds)
         self.notes = self.results.check_complete(args.allow_incomplete)
@@ -117,8 +175,14 @@ class TableJob:
             self.p_target, p_notes = agg.p_target_used(self.results, args.p_target)
             self.notes += p_notes
         self.means = agg.summarise(agg.fold_table(self.results, p_target=args.p_target))
+        self.seed_runs = agg.seed_runs(self.results)
+        if args.seed_spread and not self.seed_runs:
+            raise ConfigError("no method has seed-averaged results (metrics files with 'seeds')",
+                              field="--seed-spread", file=args.results_dir)
+        self.degenerate = agg.degenerate_folds(self.results, p_target=args.p_target)
         self.comparisons: dict[str, Comparison] = {}
         self.excluded: dict[str, list[str]] = {}
+        self.notes += self.selection_notes()
 
     def name(self, internal: str) -> str:
         return self.display.get(internal, internal)
@@ -132,14 +196,45 @@ class TableJob:
             return "Each fold is averaged over the feature-count grid k = 10, 20, ..., min(300, d)."
         return f"At {100 * self.p_target:g}% selected features (p = {self.p_target:g})."
 
+    def seed_sentence(self) -> str:
+        """Which methods are averaged over which seeds (empty when none is)."""
+        parts = []
+        for method, runs in self.seed_runs.items():
+            total = sum(runs.values())
+            lists = [f"seeds {format_seeds(seeds)}" + (f" in {n} of {total} files" if len(runs) > 1 else "")
+                     for seeds, n in runs.items() if seeds is not None]
+            if None in runs:
+                lists.append(f"a single run in {runs[None]} of {total} files")
+            parts.append(f"{self.name(method)}, {', '.join(lists)}")
+        return f"Seed-averaged (mean over the seeds at each grid point): {'; '.join(parts)}." if parts else ""
+
     def caption(self, text: str) -> str:
-        return f"{text} {self.args.caption_note}".strip()
+        return " ".join(part for part in (text, self.seed_sentence(), self.args.caption_note) if part)
 
     def fold_counts(self) -> str:
         counts = sorted({len(f) for f in self.results.expected_folds.values()})
         return f"{'/'.join(map(str, counts))} folds"
 
+    def selection_notes(self) -> list[str]:
+        """Warnings for degenerate selections (listed in full in report.md)."""
+        if not self.degenerate:
+            return []
+        marked = sorted({(g.method, g.dataset) for g in self.degenerate if g.in_tables})
+        return [f"degenerate selections (mostly constant features selected): {len(self.degenerate)} fold(s), "
+                f"{len(marked)} table cell(s) marked ‡; see 'Degenerate selections'"]
+
     # -- building blocks ----------------------------------------------------------------------
+    def _cells(self, pairs) -> frozenset:
+        """Table (row, column) positions of (method, dataset) pairs."""
+        rows = {d: i for i, d in enumerate(self.results.datasets)}
+        return frozenset((rows[d], self.methods.index(m)) for m, d in pairs)
+
+    def _fewer_folds(self, mean, n) -> frozenset:
+        expected = np.array([[len(self.results.expected_folds[d])] * len(self.methods)
+                             for d in self.results.datasets])
+        short = np.argwhere(n.fillna(0).to_numpy() < expected)
+        return frozenset((int(i), int(j)) for i, j in short if np.isfinite(mean.iloc[i, j]))
+
     def metric_table(self, metric: str) -> ScoreTable:
         datasets = self.results.datasets
         mean, std, n = agg.score_frames(self.means, metric, self.methods, datasets)
@@ -155,26 +250,58 @@ class TableJob:
         else:
             self.notes.append(f"{agg.METRIC_DISPLAY[metric]}: no dataset has a value for every method; "
                               "no ranks or tests")
-        expected = np.array([[len(self.results.expected_folds[d])] * len(self.methods) for d in datasets])
-        short = np.argwhere(n.fillna(0).to_numpy() < expected)
-        flagged = {(int(i), int(j)) for i, j in short if np.isfinite(mean.iloc[i, j])}
         caption = self.operating_point()
         if excluded:
             caption += (f" Ranks and W/T/L use the {len(complete)} datasets with a value for every "
                         f"method (left out: {', '.join(self.name(d) for d in excluded)}).")
         wtl = None if comparison is None else {
             self.name(p.method): (p.wins, p.ties, p.losses) for p in comparison.pairwise}
+        notes = [CellNote("dagger", FEWER_FOLDS_NOTE, self._fewer_folds(mean, n)),
+                 CellNote("ddagger", DEGENERATE_NOTE,
+                          self._cells((g.method, g.dataset) for g in self.degenerate if g.in_tables))]
         return ScoreTable(title=agg.METRIC_DISPLAY[metric], row_names=[self.name(d) for d in datasets],
                           column_names=[self.name(m) for m in self.methods], means=mean.to_numpy(float),
                           stds=std.to_numpy(float), lower_is_better=lower, caption=self.caption(caption),
-                          label=self.label(agg.METRIC_TABLE_STEM[metric]), avg_ranks=None if comparison is None else comparison.avg_ranks,
-                          win_tie_loss=wtl, reference=self.name(self.args.ref_method), flagged=flagged,
-                          flag_note="averaged over fewer folds than expected (see report.md)",
+                          label=self.label(agg.METRIC_TABLE_STEM[metric]),
+                          avg_ranks=None if comparison is None else comparison.avg_ranks,
+                          win_tie_loss=wtl, reference=self.name(self.args.ref_method), notes=notes,
                           spread_over=self.fold_counts(), fit_width=self.args.fit_width)
+
+    def time_table(self) -> ScoreTable:
+        """Ranking seconds per method and dataset (files without a time are left out, and counted)."""
+        times = agg.time_table(self.results)
+        mean, std, n = agg.score_frames(agg.summarise(times), agg.TIME_FIELD, self.methods,
+                                        self.results.datasets)
+        caption = ("Ranking time in seconds: the method's own computation, engine start-up excluded.")
+        missing = len(self.results.results) - len(times)
+        if missing:
+            caption += (f" {missing} of {len(self.results.results)} metrics files carry no time "
+                        f"({agg.TIME_FIELD}; older runs): '--' where no fold of a cell has one.")
+        return ScoreTable(title="Running time (s)", row_names=[self.name(d) for d in self.results.datasets],
+                          column_names=[self.name(m) for m in self.methods], means=mean.to_numpy(float),
+                          stds=std.to_numpy(float), lower_is_better=True, caption=self.caption(caption),
+                          label=self.label("time"), notes=[CellNote("dagger", FEWER_FOLDS_NOTE,
+                                                                    self._fewer_folds(mean, n))],
+                          spread_over=self.fold_counts(), digits=3, significant=True,
+                          fit_width=self.args.fit_width)
+
+    def seed_spread_table(self) -> ValueTable:
+        """Mean over folds of the std over seeds, per seed-averaged method, dataset and metric."""
+        spread = agg.summarise(agg.seed_spread_table(self.results, p_target=self.args.p_target))
+        groups = []
+        for method in self.seed_runs:
+            values = np.column_stack([agg.score_frames(spread, metric, [method], self.results.datasets)[0]
+                                      .to_numpy(float)[:, 0] for metric in self.metrics])
+            groups.append((self.name(method), [self.name(d) for d in self.results.datasets], values))
+        summarised = "grid mean" if self.args.grid == "kgrid" else f"value at p = {self.p_target:g}"
+        caption = (f"Standard deviation over seeds (ddof = 1) of each fold's {summarised}, averaged over "
+                   "the folds; '--' with a single seed or no seed-averaged fold.")
+        return ValueTable("Across-seed spread", "Method", "Dataset", [agg.METRIC_DISPLAY[m] for m in self.metrics],
+                          groups, self.caption(caption), self.label("seed_spread"), fit_width=self.args.fit_width)
 
     def stats_table(self) -> StatsTable:
         blocks = []
-        for metric in METRICS:
+        for metric in self.metrics:
             c = self.comparisons.get(metric)
             if c is None:
                 blocks.append(StatsBlock(agg.METRIC_DISPLAY[metric], metric in agg.LOWER_IS_BETTER, 0,
@@ -182,7 +309,8 @@ class TableJob:
                 continue
             fr = c.friedman
             rows = [StatsRow(self.name(p.method), p.gain, p.wins, p.ties, p.losses, p.wilcoxon.p_value,
-                             p.holm_p, None if p.bayesian is None else p.bayesian.p_x_better)
+                             p.holm_p, None if p.bayesian is None else p.bayesian.p_x_better,
+                             wilcoxon_method=p.wilcoxon.method)
                     for p in c.pairwise]
             blocks.append(StatsBlock(agg.METRIC_DISPLAY[metric], c.lower_is_better, len(c.blocks),
                                      None if fr is None else fr.chi2, None if fr is None else fr.chi2_p,
@@ -194,16 +322,16 @@ class TableJob:
                           fit_width=self.args.fit_width)
 
     def rank_table(self) -> RankTable:
-        ranks = np.full((len(self.methods), len(METRICS)), np.nan)
+        ranks = np.full((len(self.methods), len(self.metrics)), np.nan)
         friedman, iman = [], []
-        for j, metric in enumerate(METRICS):
+        for j, metric in enumerate(self.metrics):
             c = self.comparisons.get(metric)
             fr = None if c is None else c.friedman
             if c is not None:
                 ranks[:, j] = c.avg_ranks
             friedman.append(None if fr is None else fr.chi2_p)
             iman.append(None if fr is None else fr.iman_davenport_p)
-        return RankTable([self.name(m) for m in self.methods], [agg.METRIC_DISPLAY[m] for m in METRICS],
+        return RankTable([self.name(m) for m in self.methods], [agg.METRIC_DISPLAY[m] for m in self.metrics],
                          ranks, self.caption(self.operating_point()), self.label("ranks"),
                          {"Friedman p": friedman, "Iman-Davenport p": iman}, fit_width=self.args.fit_width)
 
@@ -214,44 +342,82 @@ class TableJob:
         csv_path = self.out / f"benchmark_means_{self.args.grid}.csv"
         written.append(atomic_write_text(csv_path, means[["dataset", "method", "metric", "mean", "std", "n_folds"]]
                                          .to_csv(index=False, lineterminator="\n")))
-        tables = {m: self.metric_table(m) for m in METRICS}
-        for metric, table in tables.items():
-            path = self.out / f"table_{agg.METRIC_TABLE_STEM[metric]}.tex"
-            written.append(atomic_write_text(path, render_score_table_latex(table)))
+        tables = {m: self.metric_table(m) for m in self.metrics}
+        tables["time"] = self.time_table()
+        for key, table in tables.items():
+            stem = agg.METRIC_TABLE_STEM.get(key, key)
+            written.append(atomic_write_text(self.out / f"table_{stem}.tex", render_score_table_latex(table)))
         stats_table, rank_table = self.stats_table(), self.rank_table()
         written.append(atomic_write_text(self.out / "table_stats.tex", render_stats_table_latex(stats_table)))
         written.append(atomic_write_text(self.out / "table_ranks.tex", render_rank_table_latex(rank_table)))
+        spread = self.seed_spread_table() if self.args.seed_spread else None
+        if spread is not None:
+            written.append(atomic_write_text(self.out / "table_seed_spread.tex", render_value_table_latex(spread)))
         written.append(atomic_write_json(self.out / f"stats_{self.args.grid}.json", self.stats_json()))
         figures = [] if self.args.no_figures else self.figures()
         written += figures
-        written.append(atomic_write_text(self.out / "report.md",
-                                         self.report(tables, stats_table, rank_table, figures)))
+        sections = [render_score_table_markdown(t) for t in tables.values()]
+        sections += [render_rank_table_markdown(rank_table), render_stats_table_markdown(stats_table)]
+        if spread is not None:
+            sections.append(render_value_table_markdown(spread))
+        written.append(atomic_write_text(self.out / "report.md", self.report(sections, figures)))
         return written
 
     def stats_json(self) -> dict:
         return {"grid": self.args.grid, "p_target_used": self.p_target, "reference": self.args.ref_method,
                 "notes": self.notes,
+                "seed_averaged": {m: [{"seeds": None if seeds is None else list(seeds), "files": n}
+                                      for seeds, n in runs.items()] for m, runs in self.seed_runs.items()},
+                "degenerate_folds": [asdict(g) for g in self.degenerate],
                 "metrics": {m: {**c.to_dict(), "datasets": list(c.blocks), "excluded_datasets": self.excluded[m]}
                             for m, c in self.comparisons.items()}}
 
-    def report(self, tables: dict[str, ScoreTable], stats_table: StatsTable, rank_table: RankTable,
-               figures: list[Path]) -> str:
+    def report(self, sections: list[str], figures: list[Path]) -> str:
+        """report.md: run summary, notes, seeds, degenerate selections, the tables and figure links."""
         a = self.args
         lines = [f"# Benchmark report ({a.grid})", "",
-                 f"- results: `{Path(a.results_dir).name}`; methods: "
+                 f"- results: {markdown_escape(Path(a.results_dir).name)}; methods: "
                  + ", ".join(markdown_escape(self.name(m)) for m in self.methods),
                  f"- reference: {markdown_escape(self.name(a.ref_method))}; datasets: {len(self.results.datasets)}; "
                  f"{self.fold_counts()}",
-                 f"- operating point: {self.operating_point()}", ""]
+                 f"- operating point: {markdown_escape(self.operating_point())}", ""]
         if self.notes:
             lines += ["## Notes", ""] + [f"- {markdown_escape(n)}" for n in self.notes] + [""]
-        lines += ["## Tables", ""] + [render_score_table_markdown(t) for t in tables.values()]
-        lines.append(render_rank_table_markdown(rank_table))
-        lines.append(render_stats_table_markdown(stats_table))
+        if self.seed_runs:
+            lines += ["## Seed-averaged methods", "", markdown_escape(self.seed_sentence()), ""]
+        if self.degenerate:
+            lines += self.degenerate_section()
+        lines += ["## Tables", ""] + sections
         pngs = [f for f in figures if f.suffix == ".png"]
         if pngs:
-            lines += ["## Figures", ""] + [f"![{f.stem}]({f.relative_to(self.out).as_posix()})" for f in pngs] + [""]
+            lines += ["## Figures", ""] + [
+                f"![{markdown_escape(f.stem)}]({quote(f.relative_to(self.out).as_posix())})" for f in pngs] + [""]
         return "\n".join(lines)
+
+    def degenerate_section(self) -> list[str]:
+        """Markdown list of every fold with degenerate grid points."""
+        rows = [[markdown_escape(self.name(g.method)), markdown_escape(self.name(g.dataset)), str(g.fold),
+                 "; ".join(self._point_run(run) for run in _consecutive_runs(g.points)),
+                 str(g.n_constant_features), "yes" if g.in_tables else "no"]
+                for g in self.degenerate]
+        header = "| Method | Dataset | Fold | Degenerate grid points | Constant features | Marked ‡ |"
+        return (["## Degenerate selections", "",
+                 "More than half of the top-k features are constant on the fold's training part although "
+                 "non-constant features were left unselected. A table cell is marked ‡ when one of its folds "
+                 "is degenerate at a grid point the cell summarises.", "", header, "|" + ":--|" * 6]
+                + ["| " + " | ".join(r) + " |" for r in rows] + [""])
+
+    def _point_run(self, run: list[tuple[int, float, int, int]]) -> str:
+        """``k = 10: 8 constant`` for one point, ``k = 10–300: 30 points, 8–298 constant`` for a run."""
+        (_, x0, k0, c0), (_, x1, k1, c1) = run[0], run[-1]
+        if self.args.grid == "kgrid":
+            where = f"k = {k0}" if len(run) == 1 else f"k = {k0}–{k1}"
+        else:
+            where = f"p = {x0:g} (k = {k0})" if len(run) == 1 else f"p = {x0:g}–{x1:g} (k = {k0}–{k1})"
+        if len(run) == 1:
+            return f"{where}: {c0} constant"
+        counts = [c for *_, c in run]
+        return f"{where}: {len(run)} points, {min(counts)}–{max(counts)} constant"
 
     def figures(self) -> list[Path]:
         """Curves per dataset, the mean curve and one CD diagram per metric (PNG + PDF each)."""
@@ -274,7 +440,7 @@ class TableJob:
         from .report.figures import mpl_escape, plot_curve_panels
 
         grid, folder = self.args.grid, self.out / "figures"
-        metrics = METRICS if self.args.all_curve_metrics else agg.MAIN_METRICS
+        metrics = self.metrics if self.args.all_curve_metrics else [m for m in agg.MAIN_METRICS if m in self.metrics]
         curves = {m: agg.mean_curves(self.results, m) for m in metrics}
         scale, xlabel = (1.0, "number of selected features k") if grid == "kgrid" else (100.0, "% selected features")
         tasks = []
@@ -304,7 +470,8 @@ class TableJob:
             self.notes.append("no grid point is shared by all datasets: mean curve figure skipped")
         else:
             tasks.append((plot_curve_panels, (x * scale, panels, folder / f"curves_{grid}_mean"),
-                          {"xlabel": xlabel, "suptitle": f"Unweighted mean over {len(self.results.datasets)} datasets"}))
+                          {"xlabel": xlabel,
+                           "suptitle": f"Unweighted mean over {len(self.results.datasets)} datasets"}))
         return tasks
 
     @staticmethod

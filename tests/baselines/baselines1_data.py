@@ -1,4 +1,5 @@
-"""Data for the Baselines I tests: the specification's synthetic recipe (§5) and real training folds."""
+"""Data for the Baselines I tests: the planted-feature recipe and real training folds
+(docs/methods/README.md, "Tests")."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from pipeline.data.scaling import scale_fold
 from pipeline.data.splits import stratified_splits
 
 PLANTED = {1, 2, 3, 4, 5}
-#: The synthetic-recipe settings of the spec (§5).
+#: The settings under which the recipe's planted features 1-5 are each method's top 5.
 RECIPE_SETTINGS = {"LRMFS": {"alpha": 0.1, "beta": 1.0, "gamma": 1.0, "lambda": 1.0},
                    "SCNMF": {"lambda1": 1e-3, "lambda2": 1.0},
                    "GRRO": {"alpha": 100.0, "beta": 0.1, "num_bins": 2},
@@ -17,7 +18,7 @@ RECIPE_SETTINGS = {"LRMFS": {"alpha": 0.1, "beta": 1.0, "gamma": 1.0, "lambda": 
 
 
 def recipe(seed: int, n: int = 200, d: int = 100) -> tuple[np.ndarray, np.ndarray]:
-    """The spec's synthetic recipe (§5): label l = 1[x_a + x_b + 0.1 N(0,1) > median], pairs
+    """The planted-feature recipe: label l = 1[x_a + x_b + 0.1 N(0,1) > median], pairs
     (1,2), (2,3), (3,4), (4,5), (5,1) (1-based), all other features noise; X min-max scaled."""
     rng = np.random.default_rng(seed)
     X = rng.random((n, d))

@@ -1,5 +1,5 @@
-"""Baselines I in real GNU Octave: the matlab/util helpers against SciPy/NumPy, and the spec's
-sanity properties of LRMFS.m, GRRO.m, SRFS.m and SCNMF.m."""
+"""Baselines I in real GNU Octave: the matlab/util helpers against SciPy/NumPy, and the sanity
+properties of LRMFS.m, GRRO.m, SRFS.m and SCNMF.m (docs/methods/)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,7 @@ from scipy.spatial.distance import cdist
 from baselines1_data import PLANTED, RECIPE_SETTINGS, recipe
 from pipeline.errors import EngineError
 from pipeline.methods import get_method, grro, scnmf
-from pipeline.methods._common import (knn_binary_laplacian, label_cosine_distance, label_cosine_similarity,
-                                      rank_scores)
+from pipeline.methods._common import knn_binary_laplacian, label_cosine_distance, label_cosine_similarity
 from pipeline.rankings import validate_ranking
 
 pytestmark = pytest.mark.octave
@@ -102,14 +101,6 @@ def test_graph_kernel_and_label_helpers_match_python(octave_engine):
                                atol=1e-15)
     np.testing.assert_allclose(call(octave_engine, "mlfs_label_cosine_similarity", Y),
                                label_cosine_similarity(Y), atol=1e-15)
-
-
-def test_rank_scores_matches_python(octave_engine):
-    scores = np.array([1.0, 3.0, 3.0 * (1 + 1e-13), 2.0, 3.0 * (1 - 1e-13), 0.0, -1.0])
-    ranking = call(octave_engine, "mlfs_rank_scores", scores, "X")
-    np.testing.assert_array_equal(np.ravel(ranking), rank_scores(scores, "X"))
-    with pytest.raises(EngineError, match="non-finite"):
-        call(octave_engine, "mlfs_rank_scores", np.array([1.0, np.nan]), "X")
 
 
 def test_seeded_uniform_is_deterministic_and_leaves_the_global_stream(octave_engine):

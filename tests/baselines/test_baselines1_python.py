@@ -1,4 +1,5 @@
-"""Baselines I in NumPy: the spec's sanity properties (§1.8, §2.7, §3.7, §4.7) and the helpers."""
+"""Baselines I in NumPy: the sanity properties of LRMFS, GRRO, SRFS and SCNMF (docs/methods/) and
+the helpers."""
 
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ from baselines1_data import PLANTED, RECIPE_SETTINGS, real_training_fold, recipe
 from pipeline.errors import ConfigError, DataError, RankingError
 from pipeline.methods import available_methods, get_method
 from pipeline.methods import grro, lrmfs, scnmf, srfs
-from pipeline.methods._common import knn_binary_laplacian, label_cosine_distance, rank_scores
+from pipeline.methods._common import knn_binary_laplacian, label_cosine_distance
+from pipeline.rankings import rank_scores
 from pipeline.rankings import validate_ranking
 
 METHODS = ("LRMFS", "GRRO", "SRFS", "SCNMF")
@@ -277,14 +279,6 @@ def test_label_cosine_distance_of_an_empty_label_is_zero():
     LL = label_cosine_distance(Y)
     assert np.all(LL[1] == 0) and np.all(LL[:, 1] == 0)
     assert LL[0, 2] == pytest.approx(0.5)
-
-
-def test_rank_scores_ties_within_resolution_go_to_the_lower_index():
-    scores = np.array([1.0, 3.0, 3.0 * (1 + 1e-13), 2.0, 3.0 * (1 - 1e-13)])
-    np.testing.assert_array_equal(rank_scores(scores, "X"), [2, 3, 5, 4, 1])
-    np.testing.assert_array_equal(rank_scores(np.zeros(4), "X"), [1, 2, 3, 4])
-    with pytest.raises(RankingError, match="non-finite"):
-        rank_scores(np.array([1.0, np.nan]), "X")
 
 
 @pytest.mark.parametrize("method", METHODS)

@@ -1,5 +1,5 @@
-"""LSMFS.m, LRDG.m, RFSFS.m and their helpers in real GNU Octave: the spec's sanity properties
-(baselines-part2 §A1–A3) and the divergence guard with its error identifier."""
+"""LSMFS.m, LRDG.m, RFSFS.m and their helpers in real GNU Octave: their sanity properties
+(docs/methods/) and the divergence guard with its error identifier."""
 
 from __future__ import annotations
 

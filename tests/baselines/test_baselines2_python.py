@@ -1,5 +1,5 @@
-"""Sanity properties of the NumPy ports of LSMFS, LRDG and RFSFS (spec baselines-part2 §A1–A3),
-and their divergence guard."""
+"""Sanity properties of the NumPy ports of LSMFS, LRDG and RFSFS (docs/methods/), and their
+divergence guard."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Readers and registry on the 15 real datasets (../shared/data/mlc) and on small bad files."""
+"""Readers and registry on the 17 real datasets (../shared/data/mlc) and on small bad files."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 import scipy.io
 
 from pipeline.data import registry
-from pipeline.data.readers import read_mulan, read_yahoo_mat
+from pipeline.data.readers import read_clml_mat, read_mulan, read_yahoo_mat
 from pipeline.data.registry import REAL_DATASETS, get_spec, load_dataset
 from pipeline.errors import ConfigError, DataError
 
@@ -32,10 +32,12 @@ README_TABLE = {
     "medical": (978, 1449, 45, 1.245, 0.0, 1.0, 0),
     "scene": (2407, 294, 6, 1.074, 0.0, 1.0, 0),
     "yeast": (2417, 103, 14, 4.237, -0.797, 0.730, 0),
+    "bibtex": (7395, 1836, 159, 2.402, 0.0, 1.0, 0),
+    "Corel5k": (5000, 499, 374, 3.522, 0.0, 1.0, 0),
 }
 
 
-def test_registry_lists_the_fifteen_readme_datasets_and_demo():
+def test_registry_lists_the_seventeen_readme_datasets_and_demo():
     assert set(REAL_DATASETS) == set(README_TABLE)
     assert set(registry.REGISTRY) == set(README_TABLE) | {"demo"}
     for name, (n, d, n_labels, card, *_rest) in README_TABLE.items():
@@ -69,7 +71,7 @@ def test_real_dataset_matches_readme_statistics(real_datasets, name):
     assert [f["name"] for f in ds.provenance["source_files"]] == [f.name for f in get_spec(name).files]
 
 
-@pytest.mark.parametrize("name", ["enron", "genbase", "medical"])
+@pytest.mark.parametrize("name", ["enron", "genbase", "medical", "bibtex", "Corel5k"])
 def test_binary_features_are_exactly_zero_or_one(real_datasets, name):
     assert set(np.unique(real_datasets[name].X)) == {0.0, 1.0}
 
@@ -105,6 +107,42 @@ def test_rows_are_train_then_test(real_datasets, mlc_dir):
     np.testing.assert_array_equal(real_datasets["Arts"].Y[2000:], (arts["test_target"].T == 1))
     scene_train = read_mulan([mlc_dir / "scene-train.arff"], mlc_dir / "scene.xml")
     np.testing.assert_array_equal(real_datasets["scene"].X[:1211], scene_train.X)
+
+
+# (density, share of zero features, duplicate feature rows, label type in the file) from the README
+CLML_README = {"bibtex": (0.0151, 0.963, 40, np.uint8), "Corel5k": (0.0094, 0.983, 2, np.int16)}
+
+
+@pytest.mark.parametrize("name", sorted(CLML_README))
+def test_clml_datasets_keep_file_rows_and_convert_labels(real_datasets, mlc_dir, name):
+    density, zeros, duplicate_rows, label_type = CLML_README[name]
+    ds = real_datasets[name]
+    raw = scipy.io.loadmat(mlc_dir / f"{name}.mat")
+    assert raw["class"].dtype == label_type  # {0,1} in bibtex, {-1,+1} in Corel5k
+    np.testing.assert_array_equal(ds.Y, (raw["class"].T == 1).astype(np.uint8))
+    np.testing.assert_array_equal(ds.X, raw["dataset"])  # file row order, no split stored
+    assert ds.Y.mean() == pytest.approx(density, abs=5e-5)
+    assert float((ds.X == 0).mean()) == pytest.approx(zeros, abs=5e-4)
+    assert ds.n_samples - np.unique(ds.X, axis=0).shape[0] == duplicate_rows
+    assert ds.provenance["row_order"] == "file order (the file stores no split)"
+    assert get_spec(name).reference_test_size == pytest.approx({"bibtex": 2515 / 7395, "Corel5k": 0.1}[name])
+
+
+def test_clml_reader_maps_both_label_codings_and_checks_orientation(tmp_path):
+    path = tmp_path / "c.mat"
+    features = np.array([[0, 1], [1, 1], [0, 0]], dtype=np.uint8)
+    for labels in (np.array([[1, 0, 1], [0, 0, 1]], dtype=np.uint8),
+                   np.array([[1, -1, 1], [-1, -1, 1]], dtype=np.int16)):
+        scipy.io.savemat(path, {"dataset": features, "class": labels})
+        raw = read_clml_mat(path)
+        np.testing.assert_array_equal(raw.Y, [[1, 0], [0, 0], [1, 1]])
+        assert raw.X.dtype == np.float64 and raw.label_names == ("label1", "label2")
+    scipy.io.savemat(path, {"dataset": features, "class": np.ones((3, 2))})
+    with pytest.raises(DataError, match=r"c\.mat, field 'class': targets must be L x n.*found shape \(3, 2\)"):
+        read_clml_mat(path)
+    scipy.io.savemat(path, {"dataset": features})
+    with pytest.raises(DataError, match=r"field 'class': missing variable.*found keys \['dataset'\]"):
+        read_clml_mat(path)
 
 
 def test_yahoo_reader_transposes_and_maps_targets(tmp_path):

@@ -1,6 +1,7 @@
 """The Octave evaluator (MLKNN_eval_kgrid through oct2py) and the native one agree on real folds.
 
-Same ranking, same grid: every metric within 1e-12, identical k values and label counts. The folds
+Same ranking, same grid: every metric equal to the last bit (both sum in NumPy's pairwise order),
+identical k values and label counts. The folds
 are seeded row subsamples of the real data sets (tie-heavy sparse Yahoo and medical included).
 """
 
@@ -24,7 +25,7 @@ FOLDS = [("emotions", 391, 202), ("yeast", 600, 300), ("scene", 600, 300), ("med
          ("Arts", 600, 300), ("Social", 600, 300)]
 
 
-def assert_same_curves(native: dict, octave: dict, tol: float = 1e-12) -> None:
+def assert_same_curves(native: dict, octave: dict, tol: float = 0.0) -> None:
     assert octave["k_values"] == [int(k) for k in native["k_values"]]
     assert octave["macro_pr_auc_labels_used"] == native["macro_pr_auc_labels_used"]
     assert octave["macro_pr_auc_labels_total"] == native["macro_pr_auc_labels_total"]

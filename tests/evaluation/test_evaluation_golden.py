@@ -1,4 +1,4 @@
-"""Golden values of the reference evaluator (spec dagfs-and-pipeline.md §3.6, E1 and E2), to 1e-9."""
+"""Golden values of the reference evaluator (docs/evaluation.md, "Golden values": E1 and E2), to 1e-9."""
 
 from __future__ import annotations
 

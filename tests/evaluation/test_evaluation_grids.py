@@ -1,4 +1,4 @@
-"""k-grid, p-grid and the p -> k mapping (spec §3.4, §3.5)."""
+"""k-grid, p-grid and the p -> k mapping (docs/evaluation.md, "Grids")."""
 
 from __future__ import annotations
 

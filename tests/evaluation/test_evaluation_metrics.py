@@ -1,4 +1,4 @@
-"""Metric conventions (spec §3.3): properties, hand cases, and scikit-learn where they coincide."""
+"""Metric conventions (docs/evaluation.md, "Metrics"): properties, hand cases, and scikit-learn where they coincide."""
 
 from __future__ import annotations
 
@@ -156,3 +156,10 @@ def test_plus_minus_one_labels_are_accepted():
 def test_bad_metric_inputs(call, text):
     with pytest.raises(DataError, match=text):
         call()
+
+
+@given(st.lists(st.floats(min_value=0, max_value=1e6, allow_nan=False), max_size=700), st.integers(0, 9))
+def test_pairwise_sum_is_numpys_sum_to_the_bit(values, offset):
+    """The AP kernel sums in NumPy's pairwise order, which mlfs_np_sum.m mirrors in Octave."""
+    padded = np.concatenate([np.full(offset, 7.0), np.array(values, dtype=np.float64)])
+    assert M.pairwise_sum(padded, offset, len(values)) == np.sum(padded[offset:])

@@ -1,4 +1,4 @@
-"""Zhang & Zhou sanity checks (baselines-part2.md B5, B8) and bad-input errors."""
+"""Zhang & Zhou sanity checks (a hand example n = 4, Num = 1; priors and conditionals sum to 1) and bad-input errors."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Aggregations of §4.5: gmean relative scores, win rate with ties, clipped skill, bootstrap CI, policies."""
+"""Aggregations (docs/forecast.md, "Aggregation"): gmean relative scores, win rate with ties, clipped skill,
+bootstrap CI, policies."""
 
 from __future__ import annotations
 

@@ -77,7 +77,20 @@ def test_cuda_request_falls_back_to_cpu_with_a_warning(monkeypatch):
     import torch
 
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
-    with pytest.warns(UserWarning, match="falling back to CPU"):
-        assert resolve_device("cuda") == "cpu"
-    with pytest.raises(ConfigError):
-        resolve_device("tpu")
+    for device in ("cuda", "cuda:0", "cuda:3"):
+        with pytest.warns(UserWarning, match="falling back to CPU"):
+            assert resolve_device(device) == "cpu"
+    assert resolve_device("cpu") == "cpu"
+    for bad in ("tpu", "cuda:", "cuda:x", "CUDA"):
+        with pytest.raises(ConfigError, match="cpu, cuda or cuda:N"):
+            resolve_device(bad)
+
+
+def test_a_missing_cuda_index_is_an_error(monkeypatch):
+    import torch
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 2)
+    assert resolve_device("cuda:1") == "cuda:1"
+    with pytest.raises(ConfigError, match="no such CUDA device"):
+        resolve_device("cuda:2")

@@ -1,4 +1,4 @@
-"""Seasonal Naive (§4.6), AutoETS (StatsForecast) and the (N, Q, H) contract of BaseForecaster."""
+"""Seasonal Naive (docs/forecast.md), AutoETS (StatsForecast) and the (N, Q, H) contract of BaseForecaster."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pipeline.protocols.forecast.data import load_dataset
 from pipeline.protocols.forecast.forecasters import (AutoETSForecaster, BaseForecaster,
                                                      SeasonalNaiveForecaster)
 from pipeline.protocols.forecast.metrics import DEFAULT_QUANTILES, evaluate_window
-from pipeline.protocols.forecast.windows import make_windows
+from pipeline.protocols.forecast.windows import backtest_windows
 
 LEVELS = list(DEFAULT_QUANTILES)
 
@@ -71,7 +71,7 @@ def test_base_forecaster_asserts_the_output_shape():
 
 def test_auto_ets_runs_on_real_exchange_rates(arrow_root):
     dataset = load_dataset(arrow_root, "exchange_rate")
-    (window,) = make_windows(dataset.series[:3], offset=-30, prediction_length=30)
+    (window,) = backtest_windows(dataset.series[:3], offset=-30, prediction_length=30)
     quantiles, mean = AutoETSForecaster(5, max_context=200).predict(window.contexts, 30, LEVELS)
     assert quantiles.shape == (3, 9, 30) and np.all(np.isfinite(quantiles))
     assert np.all(np.diff(quantiles, axis=1) > 0)  # Gaussian quantiles increase with the level
@@ -84,7 +84,7 @@ def test_auto_ets_runs_on_real_exchange_rates(arrow_root):
 def test_auto_ets_follows_a_trend_that_seasonal_naive_cannot():
     rng = np.random.default_rng(3)
     series = [10 + 0.5 * np.arange(120) + rng.normal(0, 0.2, 120) for _ in range(2)]
-    (window,) = make_windows(series, offset=-12, prediction_length=12)
+    (window,) = backtest_windows(series, offset=-12, prediction_length=12)
     ets = AutoETSForecaster(1).predict_quantiles(window.contexts, 12, LEVELS)
     naive = SeasonalNaiveForecaster(1).predict_quantiles(window.contexts, 12, LEVELS)
     ets_mase = evaluate_window(window.targets, ets, LEVELS, window.contexts, 1)["MASE"]

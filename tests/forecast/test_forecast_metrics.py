@@ -1,4 +1,4 @@
-"""Metrics of spec §4.1 on hand-computed examples, and vectorised == per-series loop."""
+"""Metrics on hand-computed examples, vectorised == per-series loop, windows averaged or pooled."""
 
 from __future__ import annotations
 
@@ -109,11 +109,45 @@ def test_vectorised_metrics_equal_a_per_series_loop(n, h, m, seed):
     assert M.wql(y, q, levels) == pytest.approx(expected_wql, rel=1e-12)
 
 
-def test_average_windows_means_numeric_metrics():
-    first = {name: 1.0 for name in M.NUMERIC_METRICS} | {"mase_edge": "fev"}
-    second = {name: 3.0 for name in M.NUMERIC_METRICS} | {"mase_edge": "fev"}
-    merged = M.average_windows([first, second])
-    assert merged["MASE"] == 2.0 and merged["n_windows"] == 2 and merged["mase_edge"] == "fev"
+def _point_window(y, point):
+    """Sums of one window whose every quantile equals ``point`` (WQL = WAPE)."""
+    y, point = np.array(y, dtype=float), np.array(point, dtype=float)
+    q = np.repeat(point[:, None, :], len(M.DEFAULT_QUANTILES), axis=1)
+    return M.window_sums(y, q, M.DEFAULT_QUANTILES, [np.array([0.0, 1.0])] * len(y), 1)
+
+
+def test_windows_averaged_fev_style_or_pooled_gluonts_style():
+    # window A: |err| 2 on |y| 10; window B: |err| 0 and 2 on |y| 1 and 1
+    windows = [_point_window([[10.0]], [[12.0]]), _point_window([[1.0, 1.0]], [[1.0, 3.0]])]
+    averaged = M.average_windows([M.scores(w) for w in windows])
+    pooled = M.scores(M.pool_windows(windows))
+    assert averaged["WQL"] == pytest.approx((2 / 10 + 2 / 2) / 2)
+    assert pooled["WQL"] == pytest.approx(4 / 12)
+    assert averaged["MAE"] == pytest.approx((2 + 1) / 2) and pooled["MAE"] == pytest.approx(4 / 3)
+    assert pooled["crps_wql"] == pooled["WQL"]
+
+
+def test_scores_of_window_sums_equal_the_metric_functions():
+    rng = np.random.default_rng(3)
+    contexts = [rng.normal(5, 2, n) for n in (4, 9, 13)]
+    y = rng.normal(5, 2, (3, 5))
+    y[0, 1] = np.nan
+    q = np.sort(rng.normal(5, 2, (3, 9, 5)), axis=1)
+    levels = list(M.DEFAULT_QUANTILES)
+    result = M.evaluate_window(y, q, levels, contexts, 2)
+    scale = M.seasonal_error(contexts, 2)
+    expected = {"MASE": M.mase(y, q[:, 4], scale), "WQL": M.wql(y, q, levels), "SQL": M.sql(y, q, levels, scale),
+                "crps_mql": M.mql(y, q, levels), "MAE": M.mae(y, q[:, 4]), "MSE": M.mse(y, q[:, 4]),
+                "sMAPE": M.smape(y, q[:, 4])}
+    for name, value in expected.items():
+        assert result[name] == pytest.approx(value, rel=1e-13), name
+
+
+def test_seasonal_error_with_a_long_season_needs_no_season_sized_buffer():
+    """m = 3600 (seconds data) on many short series: O(N) extra memory, lag-1 fallback per series."""
+    contexts = [np.arange(5.0) * (i + 1) for i in range(20_000)]
+    scale = M.seasonal_error(contexts, 3600)
+    np.testing.assert_allclose(scale, np.arange(1, 20_001))
 
 
 def test_metrics_match_fev_0_10_on_a_fixed_input():

@@ -1,4 +1,4 @@
-"""Per-baseline downstream classifiers (protocols.md 1.5)."""
+"""Per-baseline downstream classifiers."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from pipeline.protocols.har.classifiers import (GRUClassifier, LinearProbe, SvmR
 from pipeline.protocols.har.evaluate import recut_subwindows
 
 
-def test_architectures_have_the_specified_shapes():
+def test_architectures_have_the_documented_shapes():
     gru = GRUClassifier(72, 6)
     assert (gru.gru1.input_size, gru.gru1.hidden_size, gru.gru1.num_layers) == (72, 20, 2)
     assert (gru.gru2.hidden_size, gru.gru2.num_layers, gru.fc.in_features) == (10, 1, 10)

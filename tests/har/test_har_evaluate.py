@@ -94,7 +94,7 @@ def test_embedding_cache_reuses_and_refuses_pickle(basic_motions, tmp_path):
     files = list((tmp_path / "m1").glob("basicmotions_*.npy"))
     assert len(files) == 1 and basic_motions.content_hash()[:16] in files[0].name
     np.save(files[0], np.array([{"x": 1}], dtype=object), allow_pickle=True)
-    with pytest.raises(DataError, match="pickle is refused"):
+    with pytest.raises(DataError, match="are pickles and are refused"):
         cache.window_embeddings("m1", basic_motions, lambda: embedder.embed(basic_motions.windows))
 
 
@@ -150,7 +150,7 @@ def test_cli_bad_input_exits_2_and_writes_nothing(basic_motions, tmp_path, capsy
         args += ["--label-embeddings", str(labels)]
     assert run_main(main, args) == 2
     message = capsys.readouterr().err
-    expected = {"rows": "different row counts", "nan": "NaN", "pickle": "pickle is refused",
+    expected = {"rows": "different row counts", "nan": "NaN", "pickle": "are pickles and are refused",
                 "model_name": "invalid model name", "label_texts": "label embeddings lack texts"}[case]
     assert expected in message and message.count("\n") == 1
     assert not (tmp_path / "out").exists()

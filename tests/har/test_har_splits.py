@@ -1,4 +1,4 @@
-"""The 80/10/10 window split and balanced_subsample (protocols.md 1.3-1.4)."""
+"""The 80/10/10 window split and balanced_subsample."""
 
 from __future__ import annotations
 

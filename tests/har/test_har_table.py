@@ -1,4 +1,4 @@
-"""The combined comparison table (protocols.md 1.8): order, N/A, missing, means, malformed files."""
+"""The combined comparison table: order, N/A, missing, means, malformed files, escaping."""
 
 from __future__ import annotations
 
@@ -70,7 +70,8 @@ def test_cli_writes_markdown_csv_latex(results_dir, tmp_path, capsys):
     assert run_main(main, ["table", "--input-dir", str(results_dir), "--output-dir", str(out)]) == 0
     assert capsys.readouterr().err.count("warning:") == 2
     markdown = (out / "results_table.md").read_text()
-    assert markdown.splitlines()[0].startswith("| dataset | model | zero_shot_open_set_acc |")
+    assert markdown.splitlines()[0].startswith(r"| dataset | model | zero\_shot\_open\_set\_acc |")
+    assert r"| VTT\_ConIoT | tsfm |" in markdown and "| VTT_ConIoT |" not in markdown
     rows = list(csv.reader((out / "results_table.csv").open()))
     assert len(rows) == 1 + 9 + 3 and len(rows[0]) == 17
     latex = (out / "results_table.tex").read_text()
@@ -93,3 +94,14 @@ def test_empty_folder_gives_header_only_tables(tmp_path):
     paths, warnings = write_tables(tmp_path)
     assert warnings == [] and len(paths) == 3
     assert len((tmp_path / "results_table.md").read_text().splitlines()) == 2
+
+
+def test_markdown_escapes_hostile_names_and_oversized_files_are_skipped(tmp_path):
+    atomic_write_json(tmp_path / "hostile_evaluation.json",
+                      {"dataset": "a|b", "model": "[m](http://x)", "metrics": {"linear_probe": _entry(80)}})
+    (tmp_path / "big_evaluation.json").write_text(" " * (16 * 2 ** 20 + 1))
+    paths, warnings = write_tables(tmp_path)
+    assert len(warnings) == 1 and "larger than the limit" in warnings[0]
+    markdown = (tmp_path / "results_table.md").read_text()
+    assert r"| a\|b | \[m\](http://x) |" in markdown
+    assert all(line.count(" | ") == 16 for line in markdown.splitlines() if line.startswith("| "))

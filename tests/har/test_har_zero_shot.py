@@ -1,4 +1,4 @@
-"""Zero-shot metrics 1-2: cosine argmax, group matching, N/A for non-text models (protocols.md 1.6)."""
+"""Zero-shot metrics 1-2: cosine argmax, group matching, N/A for non-text models."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from pipeline.errors import DataError
 from pipeline.protocols.har.data import HarDataset
 from pipeline.protocols.har.evaluate import EvaluationConfig, evaluate_model
 from pipeline.protocols.har.classifiers import TrainingConfig
-from pipeline.protocols.har.zero_shot import (LabelGroups, LabelVocabulary, cosine_predict, l2_normalize,
-                                              load_label_vocabulary, score_closed_set, score_open_set)
+from pipeline.protocols.har.vocabulary import LabelGroups, LabelVocabulary
+from pipeline.protocols.har.zero_shot import cosine_predict, l2_normalize, score_closed_set, score_open_set
 
 # A small table defined here (the tests never depend on the shipped project table).
 TEST_GROUPS = {"running": ["running", "jogging"], "walking": ["walking", "strolling"],
@@ -120,18 +120,6 @@ def test_non_text_model_gets_not_applicable():
     metrics = evaluate_model(_dataset(10), "plain", Plain(), EvaluationConfig(training=TrainingConfig(epochs=2)))["metrics"]
     for key in ("zero_shot_open_set", "zero_shot_closed_set"):
         assert metrics[key] == {"applicable": False, "reason": "not text-aligned"}
-
-
-def test_shipped_label_table_is_consistent():
-    vocabulary = load_label_vocabulary()
-    assert len(vocabulary.training_labels) == 87
-    assert list(vocabulary.training_labels) == sorted(set(vocabulary.training_labels))
-    assert vocabulary.groups.group("walking_upstairs") == "ascending_stairs"
-    assert vocabulary.groups.group("walking_downstairs") == "descending_stairs"
-    assert vocabulary.groups.group("stairs") == "stairs"
-    assert load_label_vocabulary(coarse=True).groups.group("walking_downstairs") == "stairs"
-    known = set(vocabulary.training_labels)
-    assert set(vocabulary.groups.label_to_group) <= known
 
 
 def test_real_minilm_label_embeddings_offline(minilm, basic_motions):

@@ -1,4 +1,4 @@
-"""The Octave ML-kNN (matlab/_eval_mlknn) against the spec's golden values, a hand example, a plain
+"""The Octave ML-kNN (matlab/_eval_mlknn) against the golden values of docs/evaluation.md, a hand example, a plain
 reference written here, and the native metric functions. Real Octave, one process per session."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ pytestmark = pytest.mark.octave
 METRICS = ("micro_f1", "macro_f1", "hamming_loss", "micro_pr_auc", "macro_pr_auc", "avg_precision",
            "one_error")
 
-# Spec dagfs-and-pipeline.md §3.6 (reference output; compare to 1e-9).
+# docs/evaluation.md, "Golden values" (reference output; compare to 1e-9).
 E1_RANKING = [7, 29, 1, 17, 13, 4, 23, 3, 6, 30, 22, 21, 15, 27, 14, 18, 2, 10, 24, 9, 5, 12, 28, 16,
               11, 25, 20, 19, 8, 26]
 E1_PGRID = {

@@ -1,14 +1,16 @@
-"""Beat alignment (spec §3.5): click tracks synthesised with librosa, motions with planted beats."""
+"""Beat alignment: click tracks synthesised with librosa, motions with planted beats."""
 
 from __future__ import annotations
 
 import librosa
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pipeline.errors import ConfigError
 from pipeline.protocols.motion import beat_alignment, kinematic_beat_times, music_beat_times
-from pipeline.protocols.motion.beats import music_beat_times_batch
+from pipeline.protocols.motion.beats import music_beat_times_batch, nearest_gaps
 from pipeline.protocols.motion.evaluate import EvalSettings, score_motion_beats
 from pipeline.protocols.motion.loading import Audio
 
@@ -98,3 +100,13 @@ def test_scores_with_known_answers():
         beat_alignment(np.array([1.0]), np.array([1.0]), sigma=0.0)
     with pytest.raises(ConfigError, match="variant"):
         kinematic_beat_times(np.zeros((10, 22, 3)), FPS, "edge")
+
+
+times = st.lists(st.floats(-100, 100), min_size=1, max_size=30).map(np.array)
+
+
+@settings(max_examples=100, deadline=None)
+@given(points=times, targets=times)
+def test_nearest_gaps_equal_the_brute_force_minimum(points, targets):
+    expected = np.min(np.abs(points[:, None] - targets[None, :]), axis=1)
+    np.testing.assert_array_equal(nearest_gaps(points, targets), expected)

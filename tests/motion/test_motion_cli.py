@@ -1,4 +1,4 @@
-"""End-to-end CLI runs (spec §3.7) on small synthetic result files."""
+"""End-to-end CLI runs on small synthetic result files."""
 
 from __future__ import annotations
 
@@ -53,15 +53,24 @@ def test_cli_writes_every_metric_and_the_console_block(results_file, tmp_path, c
     assert "clamped" in printed.err
     metrics = json.loads(out.read_text())
     for key in ("num_samples", "FID", "FID_k", "FID_g", "Diversity", "Div_k", "Div_g", "BeatAlign",
-                "SkatingRatio", "FootSliding_mm", "Penetration_mm", "Floating_mm", "PFC", "settings"):
+                "SkatingRatio", "FootSliding_mm", "FootSliding_mm_per_step", "Penetration_mm",
+                "Floating_mm", "PFC", "excluded_dims", "settings"):
         assert key in metrics
     assert metrics["num_samples"] == N
     assert metrics["FID"] is None and "checkpoint" in metrics["null_reasons"]["FID"]
     assert metrics["FID_k"] > 0 and metrics["Div_k"] > 0 and 0 <= metrics["SkatingRatio"] <= 1
     beat = metrics["BeatAlign"]
-    assert beat["n_with_audio"] == N // 8 and beat["sigma"] == 0.05 and beat["variant"] == "closd"
+    assert beat["n_with_audio"] == N // 8 and beat["sigma"] == 0.08 and beat["variant"] == "closd"
     assert 0 <= beat["precision"] <= 1 and beat["mean"] == beat["precision"]
     assert metrics["settings"]["max_frames"] == 30 and metrics["settings"]["seed"] == 10
+    assert metrics["settings"]["feature_convention"] == "corrected"
+    assert metrics["settings"]["feature_constants"]["humerus"] == pytest.approx(0.249323, abs=1e-6)
+    # the synthetic root height is a constant 0.9 m: its vertical kinetic energy (dimension 1) is
+    # 0 in every ground-truth motion, as are many relations of the stiff synthetic bodies
+    assert metrics["excluded_dims"]["k"] == [1] and len(metrics["excluded_dims"]["g"]) > 0
+    assert "FID_k: " in printed.out and "(1 constant dims excluded)" in printed.out
+    assert 0 < metrics["FID_g"] < 1e6
+    assert "FootSliding(mm/step):" in printed.out
     assert metrics["Floating_mm"] > 50  # the lowest joint is ~0.1 m above the floor
 
 
@@ -95,13 +104,50 @@ def test_malicious_file_exits_2_without_running_code(tmp_path, capsys):
     assert not marker.exists()
 
 
+def test_bailando_convention_is_recorded_and_changes_only_the_handcrafted_fids(results_file,
+                                                                              tmp_path):
+    outs = {name: tmp_path / f"{name}.json" for name in ("corrected", "bailando")}
+    for name, out in outs.items():
+        assert run_main(main, ["--external_results_file", str(results_file), "--out", str(out),
+                               "--feature-convention", name]) == 0
+    corrected, bailando = (json.loads(out.read_text()) for out in outs.values())
+    assert bailando["settings"]["feature_convention"] == "bailando"
+    assert bailando["settings"]["feature_constants"]["humerus"] == pytest.approx(0.256838, abs=1e-6)
+    assert "Bailando" in bailando["settings"]["feature_constants"]["acceleration"]
+    assert bailando["FID_k"] != corrected["FID_k"] and bailando["Div_k"] != corrected["Div_k"]
+    for key in ("SkatingRatio", "FootSliding_mm", "PFC", "BeatAlign"):
+        assert bailando[key] == corrected[key]
+
+
 @pytest.mark.parametrize("args, message", [
-    (["--fps", "0"], "must be positive"),
+    (["--fps", "0"], "must be a positive finite number"),
+    (["--fps", "inf"], "must be a positive finite number"),
+    (["--beat_sigma", "nan"], "must be a positive finite number"),
+    (["--seed", "-1"], "field '--seed': must be >= 0"),
+    (["--max-bytes", "0"], "positive integer"),
     (["--evaluator-ckpt", "model.tar"], "needs --evaluator-mean"),
 ])
-def test_bad_arguments_exit_2(results_file, capsys, args, message):
+def test_bad_arguments_exit_2_with_one_line(results_file, capsys, args, message):
     assert run_main(main, ["--external_results_file", str(results_file), *args]) == 2
-    assert message in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
+
+
+def test_output_that_cannot_be_written_exits_2_with_one_line(results_file, tmp_path, capsys):
+    from pipeline.protocols.motion.convert import main as convert
+
+    folder = tmp_path / "folder.npz"
+    folder.mkdir()
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    source = ["--external_results_file", str(results_file)]
+    for command, args in ((main, [*source, "--out", str(folder)]),
+                          (main, [*source, "--out", str(blocker / "m.json")]),
+                          (convert, [str(results_file), str(folder)])):
+        assert run_main(command, args) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("error: ") and err.count("\n") == 1
+        assert "folder" in err or "cannot write output" in err
 
 
 def test_converter_writes_an_npz_that_evaluates_identically(results_file, tmp_path):
@@ -142,4 +188,20 @@ def test_21_joint_input_gets_kinetic_metrics_and_reasons_for_the_rest():
                                                        MotionSet(joints[1], lengths))
     assert metrics["FID_k"] > 0 and metrics["Div_k"] > 0
     for key in ("FID_g", "Div_g", "SkatingRatio", "Penetration_mm", "PFC"):
-        assert metrics[key] is None and "22-joint" in metrics["null_reasons"][key]
+        assert metrics[key] is None and "SMPL skeleton" in metrics["null_reasons"][key]
+
+
+def test_24_joint_smpl_input_gets_every_joint_metric(tmp_path):
+    rng = np.random.default_rng(8)
+    motions = [np.cumsum(rng.normal(0, 0.01, (N, 24, 3, T)), axis=3) for _ in range(2)]
+    for motion in motions:
+        motion[:, :, 1] += np.linspace(0.0, 1.7, 24)[None, :, None]
+    path = tmp_path / "smpl.npz"
+    np.savez(path, motion=motions[0], gt_motion=motions[1], lengths=np.full(N, T))
+    out = tmp_path / "smpl.json"
+    assert run_main(main, ["--external_results_file", str(path), "--out", str(out)]) == 0
+    metrics = json.loads(out.read_text())
+    assert metrics["settings"]["input_kind"] == "joints"
+    for key in ("FID_k", "Div_k", "FID_g", "Div_g", "SkatingRatio", "FootSliding_mm", "PFC"):
+        assert metrics[key] is not None, key
+    assert set(metrics["null_reasons"]) == {"FID", "Diversity", "BeatAlign"}

@@ -1,4 +1,4 @@
-"""FID and diversity (spec §3.3–3.4) with known answers."""
+"""FID and diversity with known answers; constant reference dimensions."""
 
 from __future__ import annotations
 
@@ -7,8 +7,11 @@ import pytest
 from scipy.spatial.distance import pdist
 
 from pipeline.errors import DataError
-from pipeline.protocols.motion import (frechet_distance, normalize_to_reference,
-                                       pairwise_diversity, sampled_diversity)
+from pipeline.protocols.motion import (EvalSettings, MotionDataWarning, MotionEvaluator, MotionSet,
+                                       constant_dimensions, frechet_distance,
+                                       normalize_to_reference, pairwise_diversity,
+                                       sampled_diversity)
+from test_motion_features import dancing, rest_pose
 
 RNG = np.random.default_rng(0)
 
@@ -56,6 +59,13 @@ def test_pairwise_diversity_known_value():
     assert pairwise_diversity(square) == pytest.approx((4 * 1 + 2 * np.sqrt(2)) / 6)
 
 
+@pytest.mark.parametrize("block", [1, 7, 50, 2 ** 22])
+def test_blocked_pairwise_diversity_equals_the_mean_of_all_pairs(block):
+    features = RNG.normal(size=(23, 5))
+    assert pairwise_diversity(features, block=block) == pytest.approx(np.mean(pdist(features)),
+                                                                      rel=1e-12)
+
+
 def test_sampled_diversity_is_seeded_and_unbiased_for_large_sets():
     embeddings = RNG.normal(size=(2000, 8))
     first = sampled_diversity(embeddings, times=300, seed=10)
@@ -64,3 +74,34 @@ def test_sampled_diversity_is_seeded_and_unbiased_for_large_sets():
     assert first == pytest.approx(np.mean(pdist(embeddings[:400])), rel=0.05)
     # times is capped at N − 1; two motions → one pair drawn from {0, 1} twice
     assert sampled_diversity(np.array([[0.0], [3.0]]), times=300, seed=1) in (0.0, 3.0)
+
+
+def test_constant_reference_dimensions_include_rounding_noise_of_identical_values():
+    reference = RNG.normal(size=(50, 4))
+    reference[:, 1] = 0.7  # 50 copies of 0.7: numpy's mean is off by one ulp, std 2.2e-16
+    reference[:, 3] = 0.0
+    assert reference[:, 1].std() > 0
+    assert constant_dimensions(reference).tolist() == [False, True, False, True]
+    reference[0, 1] = 0.7 + 1e-9  # a genuine (tiny) variation is kept
+    assert not constant_dimensions(reference)[1]
+
+
+def test_fid_g_excludes_dimensions_constant_in_the_ground_truth():
+    """Still ground-truth bodies make every motion relation (12 of 32) constantly false, and every
+    kinetic feature zero; a dancing generated set then drives Bailando's z-scored FID_g to
+    ~1e20. The evaluator excludes those dimensions, says how many, and keeps FID_g finite."""
+    rng = np.random.default_rng(5)
+    still = np.repeat(rest_pose(24)[None, None] + rng.normal(0, 0.08, (40, 1, 24, 3)), 30, axis=1)
+    lengths = np.full(40, 30)
+    generated = dancing(6, n_motions=40, n_frames=30)
+    evaluator = MotionEvaluator(EvalSettings())
+    with pytest.warns(MotionDataWarning, match=r"FID_g/Div_g: \d+ of 32 geometric dimensions"):
+        metrics = evaluator.evaluate(MotionSet(generated, lengths), MotionSet(still, lengths))
+    excluded = metrics["excluded_dims"]["g"]
+    assert {0, 1, 4, 5, 9, 10, 11, 12, 13, 21, 22, 31} <= set(excluded) and len(excluded) < 32
+    assert np.isfinite(metrics["FID_g"]) and 0 < metrics["FID_g"] < 1e4
+    assert metrics["FID_k"] is None
+    assert "every kinetic dimension" in metrics["null_reasons"]["FID_k"]
+    features = [evaluator.feature_sets(MotionSet(j, lengths))["g"] for j in (generated, still)]
+    with np.errstate(all="ignore"):
+        assert frechet_distance(*normalize_to_reference(*features)) > 1e15  # Bailando's number

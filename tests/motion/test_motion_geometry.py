@@ -1,4 +1,4 @@
-"""Joint recovery from HumanML3D 263-d features (spec §3.2): round trips on known joints."""
+"""Joint recovery from HumanML3D 263-d features: round trips on known joints."""
 
 from __future__ import annotations
 

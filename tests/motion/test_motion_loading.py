@@ -1,4 +1,4 @@
-"""Safe loading of result files (spec §3.1)."""
+"""Safe loading of result files: formats, validation, and crafted hostile files."""
 
 from __future__ import annotations
 
@@ -6,12 +6,14 @@ import os
 import pickle
 import subprocess
 import sys
+import zipfile
 
 import numpy as np
 import pytest
 
 from pipeline.errors import DataError
-from pipeline.protocols.motion import load_motion_results, restricted_loads, save_npz
+from pipeline.protocols.motion import (FeatureDenormalizer, LoadLimits, load_motion_results,
+                                       restricted_loads, save_npz)
 from pipeline.protocols.motion.loading import MotionDataWarning
 
 RNG = np.random.default_rng(0)
@@ -133,3 +135,105 @@ def test_npz_with_object_arrays_is_refused(tmp_path):
     np.savez(path, motion=np.array([{"a": 1}], dtype=object))
     with pytest.raises(DataError, match="without pickle"):
         load_motion_results(path)
+
+
+def _npy_with_header(path, shape, payload=b"", descr="<f8"):
+    """A .npy whose header declares ``shape`` but which holds only ``payload`` as data."""
+    with path.open("wb") as handle:
+        np.lib.format.write_array_header_1_0(handle, {"descr": descr, "fortran_order": False,
+                                                      "shape": shape})
+        handle.write(payload)
+    return path
+
+
+def test_npy_header_declaring_petabytes_is_refused_before_reading(tmp_path):
+    path = _npy_with_header(tmp_path / "huge.npy", (10 ** 6, 10 ** 6, 263), b"\0" * 64)  # 1.87 PiB
+    with pytest.raises(DataError, match="declares 2,104,000,000,000,000 bytes of data, above"):
+        load_motion_results(path)
+    with pytest.raises(DataError, match="2,104,000,000,000,000 bytes of data but the file holds 64"):
+        load_motion_results(path, LoadLimits(max_bytes=2 ** 62))
+
+
+def test_truncated_files_are_data_errors(tmp_path):
+    whole = tmp_path / "whole.npy"
+    np.save(whole, RNG.normal(size=(2, 10, 263)))
+    cut = tmp_path / "cut.npy"
+    cut.write_bytes(whole.read_bytes()[:-100])
+    with pytest.raises(DataError, match="declares 42,080 bytes of data but the file holds 41,980"):
+        load_motion_results(cut)
+    pickled = _save_npy(tmp_path / "dict.npy", _content())
+    pickled.write_bytes(pickled.read_bytes()[:-500])
+    with pytest.raises(DataError, match="corrupt pickle|asks for"):
+        load_motion_results(pickled)
+    (tmp_path / "empty.npy").write_bytes(b"")
+    with pytest.raises(DataError, match="not a valid .npy"):
+        load_motion_results(tmp_path / "empty.npy")
+
+
+def test_npz_members_are_checked_before_reading(tmp_path):
+    hostile = tmp_path / "hostile.npz"
+    member = _npy_with_header(tmp_path / "motion.npy", (10 ** 6, 10 ** 6, 263)).read_bytes()
+    with zipfile.ZipFile(hostile, "w") as archive:
+        archive.writestr("motion.npy", member)
+    with pytest.raises(DataError, match=r"hostile.npz\[motion.npy\]: header declares"):
+        load_motion_results(hostile)
+    bomb = tmp_path / "bomb.npz"
+    np.savez_compressed(bomb, motion=np.zeros((4, 1000, 263)))  # 8.4 MB in a few KB
+    assert bomb.stat().st_size < 100_000
+    with pytest.raises(DataError, match="members declare 8,416,[0-9]+ uncompressed bytes, above"):
+        load_motion_results(bomb, LoadLimits(max_bytes=2 ** 20))
+    assert load_motion_results(bomb).motion.shape == (4, 1000, 263)
+    (tmp_path / "junk.npz").write_bytes(b"PK\x03\x04 not really a zip")
+    with pytest.raises(DataError, match="not a readable .npz archive"):
+        load_motion_results(tmp_path / "junk.npz")
+
+
+def test_files_above_the_byte_limit_are_refused_unread(tmp_path):
+    path = tmp_path / "big.pkl"
+    path.write_bytes(pickle.dumps({"motion": np.zeros((2, 5, 263))}))
+    with pytest.raises(DataError, match="above the limit of 1,000"):
+        load_motion_results(path, LoadLimits(max_bytes=1000))
+
+
+def test_normalisation_files_are_read_with_size_checks(tmp_path):
+    _npy_with_header(tmp_path / "mean.npy", (10 ** 15,))
+    np.save(tmp_path / "std.npy", np.ones(263))
+    with pytest.raises(DataError, match="mean.npy: header declares 8,000,000,000,000,000 bytes"):
+        FeatureDenormalizer(tmp_path / "mean.npy", tmp_path / "std.npy")
+
+
+@pytest.mark.parametrize("lengths, message", [
+    (np.array([3 + 1j, 4]), "not a numeric array"),
+    ([[3, 4], [5]], "not a numeric array"),
+    (np.array([np.nan, 4.0]), "integers >= 2"),
+])
+def test_bad_lengths_are_data_errors(tmp_path, lengths, message):
+    content = {"motion": np.zeros((2, 5, 263)), "lengths": lengths}
+    with pytest.raises(DataError, match=message):
+        load_motion_results(_save_npy(tmp_path / "bad.npy", content))
+
+
+def test_huge_lengths_are_clamped_not_wrapped(tmp_path):
+    content = {"motion": np.zeros((2, 5, 263)), "lengths": np.array([1e30, 3.0])}
+    with pytest.warns(MotionDataWarning, match="clamped"):
+        results = load_motion_results(_save_npy(tmp_path / "l.npy", content))
+    assert results.lengths.tolist() == [5, 3]
+
+
+@pytest.mark.parametrize("rate, found", [(10 ** 5000, "an integer of 16610 bits"),
+                                         (float("inf"), "inf"), (44100.5, "44100.5"),
+                                         (True, "True")],
+                         ids=["huge integer", "infinite", "fractional", "boolean"])
+def test_bad_sample_rates_are_described_in_one_line(tmp_path, rate, found):
+    content = {"motion": np.zeros((1, 5, 263)),
+               "audio_waveforms": [{"waveform": np.ones(4), "sample_rate": rate}]}
+    with pytest.raises(DataError, match="bad sample rate") as caught:
+        load_motion_results(_save_npy(tmp_path / "a.npy", content))
+    assert f"found {found})" in str(caught.value) and len(str(caught.value)) < 300
+
+
+def test_24_joint_smpl_input_is_accepted(tmp_path):
+    path = tmp_path / "smpl.pkl"
+    path.write_bytes(pickle.dumps({"motion": RNG.normal(size=(2, 24, 3, 9)), "length": [9, 7]}))
+    results = load_motion_results(path)
+    assert results.kind == "joints" and results.motion.shape == (2, 9, 24, 3)

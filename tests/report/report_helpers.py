@@ -12,6 +12,7 @@ import pytest
 METHODS = ["DAGFS", "LRMFS", "MIFS", "SCLS"]
 DATASETS = ["CAL500", "emotions", "yeast"]
 NASTY = "A&B_%$#{}~^\\"
+SEEDED = {"SCLS": [0, 1, 2, 3, 4]}
 
 
 def compile_tables(tex_files, workdir: Path) -> Path:
@@ -29,3 +30,9 @@ def compile_tables(tex_files, workdir: Path) -> Path:
     if proc.returncode != 0:
         pytest.fail("pdflatex failed:\n" + proc.stdout[-3000:])
     return workdir / "doc.pdf"
+
+
+def overfull_boxes(workdir: Path) -> list[str]:
+    """The "Overfull \\hbox" warnings of the last :func:`compile_tables` run in ``workdir``."""
+    log = (workdir / "doc.log").read_text(encoding="latin-1")
+    return [line for line in log.splitlines() if line.startswith("Overfull \\hbox")]

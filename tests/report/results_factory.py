@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
 
@@ -22,8 +22,31 @@ def synthetic_curves(rng: np.random.Generator, n_points: int, skill: float) -> d
     return curves
 
 
+def selection_fields(k_values: Sequence[int], degenerate_points: Sequence[int] = (),
+                     n_constant_features: int = 5) -> dict:
+    """The runner's constant-feature check: ``degenerate_points`` (grid indices) select k//2 + 1
+    constant features, every other point none."""
+    constant = [k // 2 + 1 if i in degenerate_points else 0 for i, k in enumerate(k_values)]
+    return {"n_constant_selected": constant, "degenerate": [i in degenerate_points for i in range(len(k_values))],
+            "n_constant_features": n_constant_features}
+
+
+def seed_fields(rng: np.random.Generator, seeds: Sequence[int], n_points: int, grid: str,
+                p_index: int | None = None) -> dict:
+    """The spread fields of a seed-averaged file: std over seeds per point, of the grid mean, at p."""
+    out: dict = {"seeds": list(seeds)}
+    for metric in METRICS:
+        std = np.abs(rng.normal(0.0, 0.01, n_points))
+        out[f"{metric}_seed_std"] = std.tolist()
+        out[f"{metric}_mean_seed_std"] = float(std.mean() / 2)
+        if grid == "pgrid":
+            out[f"{metric}_at_p_target_seed_std"] = float(std[p_index])
+    return out
+
+
 def write_fold(root: Path, method: str, dataset: str, fold: int, grid: str, d: int,
-               curves: dict[str, np.ndarray], x, k_values, p_target: float = 0.2) -> Path:
+               curves: dict[str, np.ndarray], x, k_values, p_target: float = 0.2,
+               extras: Mapping | None = None) -> Path:
     obj = {"grid_mode": grid, "method": method, "dataset": dataset, "fold": fold,
            "k_values": [int(k) for k in k_values], "n_features": d, "n_labels": 6, "n_train": 80,
            "n_test": 20, "mlknn": {"num": 10, "smooth": 1.0}, "params": {}, "time_eval_seconds": 0.01,
@@ -36,12 +59,18 @@ def write_fold(root: Path, method: str, dataset: str, fold: int, grid: str, d: i
         idx = p_target_index(x, p_target)
         obj.update(p_target=p_target, p_target_used=float(x[idx]))
         obj.update({f"{m}_at_p_target": float(v[idx]) for m, v in curves.items()})
+    obj.update(extras or {})
     return atomic_write_json(root / method / f"{dataset}_fold{fold}_{grid}_metrics.json", obj)
 
 
 def write_result_set(root: str | Path, methods: Sequence[str], datasets: Sequence[str], *, folds: int = 5,
-                     grid: str = "kgrid", seed: int = 0, n_features: Sequence[int] | None = None) -> Path:
-    """Write a full result set; method i has skill decreasing with i, plus noise per dataset."""
+                     grid: str = "kgrid", seed: int = 0, n_features: Sequence[int] | None = None,
+                     seeded: Mapping[str, Sequence[int]] | None = None) -> Path:
+    """Write a full result set; method i has skill decreasing with i, plus noise per dataset.
+
+    Every file carries a ranking time (method i takes about 2**i seconds) and a constant-feature
+    check without degenerate points; the methods in ``seeded`` are seed-averaged over their seeds.
+    """
     root = Path(root)
     rng = np.random.default_rng(seed)
     dims = list(n_features) if n_features is not None else [int(v) for v in rng.integers(40, 400, len(datasets))]
@@ -55,5 +84,10 @@ def write_result_set(root: str | Path, methods: Sequence[str], datasets: Sequenc
         for fold in range(folds):
             for i, method in enumerate(methods):
                 skill = 1.0 - i / max(1, len(methods)) + rng.normal(0, 0.15)
-                write_fold(root, method, dataset, fold, grid, d, synthetic_curves(rng, len(x), skill), x, ks)
+                extras = {"time_rank_seconds": round(2.0 ** i * (1 + 0.1 * rng.random()), 6),
+                          **selection_fields(ks)}
+                if seeded and method in seeded:
+                    extras.update(seed_fields(rng, seeded[method], len(x), grid, p_target_index(x, 0.2)))
+                write_fold(root, method, dataset, fold, grid, d, synthetic_curves(rng, len(x), skill), x, ks,
+                           extras=extras)
     return root

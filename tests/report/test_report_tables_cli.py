@@ -1,6 +1,7 @@
 """``python -m pipeline.tables`` end to end on synthetic result sets (docs/results-schema.md)."""
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -15,8 +16,8 @@ from pipeline.report.latex import latex_escape
 from pipeline.tables import main, read_display_map
 
 TABLES = ["table_microf1.tex", "table_macrof1.tex", "table_hamming.tex", "table_micro_pr_auc.tex",
-          "table_macro_pr_auc.tex", "table_avg_precision.tex", "table_one_error.tex", "table_stats.tex",
-          "table_ranks.tex"]
+          "table_macro_pr_auc.tex", "table_avg_precision.tex", "table_one_error.tex", "table_time.tex",
+          "table_stats.tex", "table_ranks.tex"]
 
 
 def run_tables(results, out, *extra, capsys=None):
@@ -71,8 +72,11 @@ def test_kgrid_tables_stats_and_report(kgrid_out):
     assert micro_stats["reference"] == "DAGFS" and set(micro_stats["holm_p"]) == {"LRMFS", "MIFS", "SCLS"}
     assert micro_stats["datasets"] == DATASETS and micro_stats["excluded_datasets"] == []
     report = (kgrid_out / "report.md").read_text()
-    assert report.count("### ") == 9 and "figures/curves_kgrid_mean.png" in report
-    assert "P(DAGFS (ours) better)" in report
+    assert report.count("### ") == 10 and "(figures/curves_kgrid_mean.png)" in report
+    assert "P(DAGFS (ours) better)" in report and "Degenerate" not in report
+    # Every image in report.md is one of the figures written, linked relatively.
+    pngs = sorted(p.relative_to(kgrid_out).as_posix() for p in (kgrid_out / "figures").glob("*.png"))
+    assert sorted(re.findall(r"!\[[^]]*\]\(([^)]*)\)", report)) == pngs and report.count("![") == len(pngs)
     for stem in ["curves_kgrid_CAL500", "curves_kgrid_mean", "cd_kgrid_hamming_loss"]:
         for ext in ("png", "pdf"):
             assert (kgrid_out / "figures" / f"{stem}.{ext}").stat().st_size > 1000
@@ -153,7 +157,7 @@ def test_regeneration_is_byte_identical(kgrid_results, tmp_path):
         assert run_tables(kgrid_results, tmp_path / name, "--no-figures")[0] == 0
         outputs.append({p.relative_to(tmp_path / name): p.read_bytes()
                         for p in sorted((tmp_path / name).rglob("*")) if p.is_file()})
-    assert outputs[0].keys() == outputs[1].keys() and len(outputs[0]) == 12
+    assert outputs[0].keys() == outputs[1].keys() and len(outputs[0]) == 13
     for key in outputs[0]:
         assert outputs[0][key] == outputs[1][key], key
 
@@ -161,7 +165,7 @@ def test_regeneration_is_byte_identical(kgrid_results, tmp_path):
 def test_shipped_paper_display_map_is_valid():
     repo = Path(__file__).resolve().parents[2]
     mapping = read_display_map(repo / "paper" / "tables" / "display_map_paper.json")
-    assert mapping["DAGFS"] == "DAGFS" and mapping["corel5k"] == "Corel5k"
+    assert mapping["DAGFS"] == "DAGFS" and mapping["Corel5k"] == "Corel5k"
 
 
 def test_metric_without_any_complete_dataset_keeps_the_other_tables(kgrid_results, tmp_path, capsys):

@@ -27,16 +27,19 @@ def make_fold_dir(root: Path, dataset: str = "toy", n_folds: int = 2, n_train: i
 
 
 def result_contents(root: Path) -> dict[str, object]:
-    """Every result file under ``root`` minus timing: JSON parsed without timing fields, text as is."""
+    """Every result file under ``root`` minus timing: JSON parsed without timing fields, text as is.
+
+    The run history (``runs/``) and ``failures.json`` describe runs, not results, and are left out.
+    """
     contents: dict[str, object] = {}
     for path in sorted(root.rglob("*")):
-        if not path.is_file() or path.name in ("config.json", "failures.json") or path.name.endswith("_time.txt"):
+        if (not path.is_file() or path.name == "failures.json" or path.name.endswith("_time.txt")
+                or path.relative_to(root).parts[0] == "runs"):
             continue
         rel = str(path.relative_to(root))
         if path.suffix == ".json":
             record = json.loads(path.read_text())
-            record.pop("time_eval_seconds", None)
-            contents[rel] = record
+            contents[rel] = {key: value for key, value in record.items() if not key.startswith("time_")}
         else:
             contents[rel] = path.read_text()
     return contents

@@ -40,10 +40,14 @@ def test_kgrid_writes_schema_files(fold_dir, tmp_path):
                 assert record[f"{key}_mean"] == pytest.approx(np.mean(record[key]))
             assert 0 <= min(record["hamming_loss"]) and max(record["micro_f1"]) <= 1
             assert len(record["provenance"]["fold_sha256"]) == 64
-    manifest = json.loads((results / "config.json").read_text())
-    assert manifest["finished"] and manifest["summary"] == {"done": 6, "skipped": 0, "done_elsewhere": 0, "failed": 0,
-                                                          "interrupted": 0}
-    assert manifest["versions"]["numpy"] == np.__version__
+    (record_path,) = (results / "runs").glob("*.json")
+    manifest = json.loads(record_path.read_text())
+    assert manifest["finished"] and manifest["summary"] == {
+        "done": 6, "skipped": 0, "done_elsewhere": 0, "failed": 0, "interrupted": 0,
+        "computed_because": {"no ranking yet": 6}, "degenerate_tasks": 0}
+    assert manifest["versions"]["numpy"] == np.__version__ and manifest["git"]["commit"]
+    log = (results / "runs" / manifest["log"]).read_text()
+    assert log.count(" done ") == 6 and "DAGFS/toy/fold0 (no ranking yet)" in log
     assert json.loads((results / "DAGFS" / "toy_fold0_kgrid_metrics.json").read_text())["params"]["alpha"] == 0.1
 
 
@@ -154,7 +158,7 @@ def test_params_file_overrides_and_sweeps(fold_dir, tmp_path, capsys):
     code = run_main(kgrid.main, [*BASE, "--data-dir", str(fold_dir), "--results-dir", str(results),
                                  "--methods", "DAGFS", "RANDOM", "--folds", "1", "--params", str(params)])
     assert code == 0
-    assert sorted(p.name for p in results.iterdir() if p.is_dir()) == [
+    assert sorted(p.name for p in results.iterdir() if p.is_dir() and p.name != "runs") == [
         "DAGFS__alpha_0.05", "DAGFS__alpha_0.2", "RANDOM"]
     record = json.loads((results / "DAGFS__alpha_0.2" / "toy_fold0_kgrid_metrics.json").read_text())
     assert record["params"]["alpha"] == 0.2 and record["params"]["max_iter"] == 5
@@ -177,3 +181,22 @@ def test_bad_params_files(fold_dir, tmp_path, capsys, text, message):
     assert code == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
+
+
+def test_evaluate_defaults_to_what_has_rankings(tmp_path, capsys):
+    """Without --datasets, only (dataset, fold) pairs with a ranking are scored; nothing fails."""
+    folds = make_fold_dir(tmp_path / "folds", dataset="toy", n_folds=2)
+    make_fold_dir(folds, dataset="other", n_folds=2, seed=1)
+    external = tmp_path / "external"
+    (external / "MINE").mkdir(parents=True)
+    (external / "MINE" / "toy_fold1_ranking.csv").write_text("".join(f"{i}\n" for i in range(25, 0, -1)))
+    assert run_main(evaluate.main, ["--no-progress", "--data-dir", str(folds), "--results-dir", str(external),
+                                    "--methods", "MINE"]) == 0
+    assert "1 done, 0 skipped, 0 done elsewhere, 0 failed" in capsys.readouterr().err
+    assert sorted(p.name for p in (external / "MINE").glob("*_metrics.json")) == ["toy_fold1_kgrid_metrics.json"]
+    assert run_main(evaluate.main, ["--no-progress", "--data-dir", str(folds), "--results-dir", str(external),
+                                    "--methods", "MINE", "--datasets", "other"]) == 2  # named: a missing ranking fails
+    (empty := tmp_path / "empty" / "NONE").mkdir(parents=True)
+    assert run_main(evaluate.main, ["--no-progress", "--data-dir", str(folds), "--results-dir", str(empty.parent),
+                                    "--methods", "NONE"]) == 2
+    assert "no ranking to score" in capsys.readouterr().err

@@ -26,7 +26,7 @@ from pipeline.runner.run import RunSettings, Workbench, _run
 from pipeline.runner.tasks import GridSpec, Task
 folds, results, finish = sys.argv[1:4]
 task = Task("VARIANCE", "toy", 0)
-settings = RunSettings(data_dir=folds, results_dir=results, grid=GridSpec())
+settings = RunSettings(data_dir=folds, results_dir=results, grids=(GridSpec(),))
 with TaskClaim(claim_path(results, task.folder, task.dataset, task.fold)) as claim:
     assert claim.acquired
     print("held", flush=True)

@@ -18,14 +18,14 @@ import pipeline.methods as methods
 def _explodes_on_fold_one(X, Y, params, init):
     if X.shape[0] == 60 and X[0, 0] > 0.5:
         raise KeyError("a bug inside the method")
-    return np.arange(X.shape[1], 0, -1), {}
+    return np.arange(X.shape[1], 0, -1), {"scores": np.arange(X.shape[1], dtype=float)}
 
 
 def test_method_exception_fails_only_its_task(tmp_path, monkeypatch):
     folds = make_fold_dir(tmp_path / "folds", n_folds=3)
     spec = MethodSpec(name="FRAGILE", python=_explodes_on_fold_one)
     monkeypatch.setitem(methods._REGISTRY, "FRAGILE", spec)
-    settings = RunSettings(data_dir=str(folds), results_dir=str(tmp_path / "res"), grid=GridSpec(), engine="python")
+    settings = RunSettings(data_dir=str(folds), results_dir=str(tmp_path / "res"), grids=(GridSpec(),), engine="python")
     outcomes = run_all([Task("FRAGILE", "toy", f) for f in range(3)], settings, progress=False)
     statuses = {o.task.fold: o.status for o in outcomes}
     failed = [o for o in outcomes if o.status == "failed"]

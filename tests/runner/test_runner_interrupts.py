@@ -62,7 +62,8 @@ def test_ctrl_c_stops_the_run_at_once(slow_folds, tmp_path, executor, target):
 
     counts = summary_counts(err)
     assert counts["interrupted"] > 0 and counts["done"] + counts["interrupted"] == N_FOLDS
-    manifest = json.loads((results / "config.json").read_text())
+    (record,) = (results / "runs").glob("*.json")
+    manifest = json.loads(record.read_text())
     assert manifest["finished"] and manifest["summary"]["interrupted"] == counts["interrupted"]
     failures = json.loads((results / "failures.json").read_text())["failed"]
     assert {f["status"] for f in failures} == {"interrupted"} and len(failures) == counts["interrupted"]

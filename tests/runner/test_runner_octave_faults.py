@@ -77,7 +77,7 @@ def _start_hanging_run(folds: Path, results: Path, *extra: str) -> subprocess.Po
 
 
 def test_one_octave_process_serves_every_task_of_a_worker(octave_folds, tmp_path):
-    settings = RunSettings(data_dir=str(octave_folds), results_dir=str(tmp_path), grid=GridSpec(),
+    settings = RunSettings(data_dir=str(octave_folds), results_dir=str(tmp_path), grids=(GridSpec(),),
                            engine="octave", evaluator="octave", engine_options={"timeout": 600.0})
     session = shared_session(600.0)
     session.close()  # another test may have left this process's shared session running
@@ -195,4 +195,4 @@ def test_scheduler_needs_dask_executor(tmp_path, capsys):
     code = run_main(kgrid.main, ["--engine", "python", "--no-progress", "--methods", "VARIANCE", "--data-dir",
                                  str(folds), "--results-dir", str(tmp_path / "r"), "--scheduler", "tcp://127.0.0.1:1"])
     assert code == 2 and "--scheduler needs --executor dask" in capsys.readouterr().err
-    assert not (tmp_path / "r" / "config.json").exists()
+    assert not (tmp_path / "r" / "runs").exists()

@@ -91,8 +91,8 @@ def test_full_disk_at_start_exits_2_and_writes_nothing(tmp_path, small_disk, cap
     disk = small_disk(0)
     results = disk.path / "res"
     assert _run(folds, results) == 2
-    _one_error_line(capsys.readouterr().err, str(results / "config.json"), "cannot write: No space left on device")
-    assert [p.name for p in results.iterdir()] == []
+    _one_error_line(capsys.readouterr().err, str(results / "runs"), "cannot write: No space left on device")
+    assert not [p for p in results.rglob("*") if p.is_file()]
 
 
 def test_disk_filling_up_mid_run_fails_that_task_and_stops_cleanly(tmp_path, small_disk, capsys):
@@ -120,7 +120,7 @@ def test_read_only_results_folder(tmp_path, small_disk, capsys):
     folds = make_fold_dir(tmp_path / "folds", n_folds=1)
     disk = small_disk(0, read_only=True)
     assert _run(folds, disk.path) == 2
-    _one_error_line(capsys.readouterr().err, str(disk.path / "config.json"), "Read-only file system")
+    _one_error_line(capsys.readouterr().err, str(disk.path / "runs"), "Read-only file system")
     if disk.mounted:  # a folder that cannot be created there either
         assert _run(folds, disk.path / "res") == 2
         _one_error_line(capsys.readouterr().err, str(disk.path / "res"),
@@ -153,7 +153,8 @@ def test_method_folder_that_cannot_be_created_fails_its_task_and_stops(tmp_path,
     assert f"{results / 'VARIANCE'}: cannot create method folder: a file of that name exists" in err
     failures = json.loads((results / "failures.json").read_text())["failed"]
     assert [f["error_type"] for f in failures] == ["StorageError", "Interrupted", "Interrupted"]
-    assert json.loads((results / "config.json").read_text())["finished"]
+    (record,) = (results / "runs").glob("*.json")
+    assert json.loads(record.read_text())["finished"]
 
 
 def test_unreachable_dask_scheduler_exits_2_before_writing(tmp_path, capsys):
@@ -165,4 +166,4 @@ def test_unreachable_dask_scheduler_exits_2_before_writing(tmp_path, capsys):
         assert _run(folds, results, "--executor", "dask", "--scheduler", "tcp://127.0.0.1:9") == 2
     _one_error_line(capsys.readouterr().err, "field '--scheduler': cannot reach the Dask scheduler",
                     "found tcp://127.0.0.1:9")
-    assert not (results / "config.json").exists()
+    assert not (results / "runs").exists()

@@ -31,7 +31,8 @@ def test_path_like_names_rejected(tmp_path, method, dataset):
 def test_ranking_round_trip_and_completeness(tmp_path):
     store = ResultStore(tmp_path)
     files = store.files("M", "D", 0)
-    store.write_ranking(files, np.array([3, 1, 2]), 0.25)
+    store.write_ranking(files, np.array([3, 1, 2]), 0.25, np.array([0.5, -0.0, 1e-300 * 3]), {"method": "M"})
+    assert files.scores.read_text() == "feature,score\n1,0.5\n2,-0\n3,3.0000000000000002e-300\n"
     assert files.ranking.read_text() == "3\n1\n2\n"
     assert files.time.read_text() == "0.250000\n"
     assert store.read_ranking(files.ranking, 3).tolist() == [3, 1, 2]

@@ -8,12 +8,11 @@ import sys
 
 import numpy as np
 import pytest
-from hypothesis import given, strategies as st
 
 from pipeline.errors import DataError, RankingError
 from pipeline.fileio import atomic_write_json, atomic_write_text, dumps_json
 from pipeline.names import validate_name
-from pipeline.rankings import stable_descending_order, validate_ranking
+from pipeline.rankings import validate_ranking
 from pipeline.report.latex import latex_environment, latex_escape
 
 
@@ -68,14 +67,6 @@ def test_validate_ranking_messages(tmp_path):
         with pytest.raises(RankingError, match=message):
             validate_ranking(np.array(ranking, dtype=object if isinstance(ranking[0], str) else None), 3,
                              source="r.csv")
-
-
-@given(st.lists(st.floats(allow_nan=True, allow_infinity=False, width=32), min_size=1, max_size=30))
-def test_stable_descending_order_is_a_stable_sort(values):
-    order = stable_descending_order(values)
-    assert sorted(order.tolist()) == list(range(1, len(values) + 1))
-    keys = [(-v if not math.isnan(v) else math.inf, i) for i, v in enumerate(values)]
-    assert (order - 1).tolist() == [i for _, i in sorted(keys)]
 
 
 def test_latex_escape_and_environment(tmp_path):

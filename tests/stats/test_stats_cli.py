@@ -77,3 +77,19 @@ def test_cli_rejects_bad_options(tmp_path, capsys, extra, message):
     write_scores(tmp_path / "scores.csv")
     code, _, err = run_cli(["--scores", str(tmp_path / "scores.csv"), *extra], capsys)
     assert code == 2 and message in err
+
+
+def test_cd_diagram_into_a_folder_that_cannot_exist_is_refused_before_any_work(tmp_path, capsys):
+    write_scores(tmp_path / "scores.csv")
+    (tmp_path / "afile").write_text("")
+    code, out, err = run_cli(["--scores", str(tmp_path / "scores.csv"), "--cd-diagram",
+                              str(tmp_path / "afile" / "figures" / "cd")], capsys)
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert err.startswith("error: ") and "--cd-diagram" in err and "cannot create the output folder" in err
+
+
+def test_cd_diagram_creates_a_missing_folder(tmp_path, capsys):
+    write_scores(tmp_path / "scores.csv")
+    code, _, _ = run_cli(["--scores", str(tmp_path / "scores.csv"), "--cd-diagram",
+                          str(tmp_path / "new" / "figures" / "cd")], capsys)
+    assert code == 0 and (tmp_path / "new" / "figures" / "cd.pdf").stat().st_size > 1000

@@ -90,23 +90,55 @@ def test_wilcoxon_exact_two_sided_when_the_reference_wins_everywhere():
     assert result.p_value == pytest.approx(2 / 2 ** 15, rel=1e-12)  # 6.1035e-05
 
 
-@pytest.mark.parametrize("seed", range(4))
-def test_wilcoxon_matches_scipy_with_pinned_settings(seed):
-    rng = np.random.default_rng(seed)
-    x = np.round(rng.random(14), 2 if seed % 2 else 6)
-    y = np.round(rng.random(14), 2 if seed % 2 else 6)
-    y[:2] = x[:2]  # two zero differences, dropped by zero_method="wilcox"
-    result = wilcoxon_signed_rank(x, y)
-    d = (x - y)[x != y]
-    expected = stats.wilcoxon(d, correction=False, method=result.method)
-    assert result.p_value == pytest.approx(expected.pvalue, rel=1e-12)
-    assert result.n_nonzero == 12
-    assert result.method == ("asymptotic" if np.unique(np.abs(d)).size < d.size else "exact")
+def test_wilcoxon_eight_blocks_with_ties_is_exact():
+    # |d| ties four times at 3 and twice at 4: R+ = 27.5 of 36. 48 of the 256 sign flips are at
+    # least as extreme, p = 0.1875; the normal approximation would say 0.1775.
+    d = np.array([-4.0, -1.0, 2.0, 3.0, 3.0, 3.0, 3.0, 4.0])
+    result = wilcoxon_signed_rank(d, np.zeros(8))
+    assert (result.method, result.statistic) == ("exact", 8.5)
+    assert result.p_value == 48 / 256
+    normal = stats.wilcoxon(d, correction=False, method="asymptotic").pvalue
+    assert normal == pytest.approx(0.17748, abs=1e-5)
+
+
+def scipy_enumerated_p(d, zero_method):
+    """SciPy's permutation test over all 2**n sign flips (exact, but exponential in n)."""
+    return stats.wilcoxon(d, zero_method=zero_method, method=stats.PermutationMethod(n_resamples=np.inf)).pvalue
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.integers(-3, 3), min_size=2, max_size=9), st.sampled_from(["wilcox", "pratt", "zsplit"]))
+def test_wilcoxon_exact_p_equals_scipy_enumeration_with_ties_and_zeros(values, zero_method):
+    d = np.array(values, dtype=float) / 4  # small integers: many ties and zeros
+    result = wilcoxon_signed_rank(d, np.zeros(d.size), zero_method=zero_method)
+    if not d.any():
+        assert (result.method, result.p_value) == ("all-zero", 1.0)
+        return
+    assert result.method == "exact"
+    assert result.p_value == pytest.approx(scipy_enumerated_p(d, zero_method), rel=1e-12, abs=0)
+    reference = stats.wilcoxon(d, zero_method=zero_method, correction=False, method="asymptotic")
+    assert result.statistic == reference.statistic
+
+
+def test_wilcoxon_exact_up_to_fifty_nonzero_differences_then_normal():
+    rng = np.random.default_rng(7)
+    d = rng.permutation(np.arange(1, 51)) * np.where(rng.random(50) < 0.35, -1.0, 1.0)
+    at_limit = wilcoxon_signed_rank(d, np.zeros(50))
+    # Without ties SciPy's "exact" distribution is exact: the dynamic programme must agree at 2**50.
+    assert at_limit.method == "exact"
+    assert at_limit.p_value == pytest.approx(stats.wilcoxon(d, method="exact").pvalue, rel=1e-10)
+    tied = np.concatenate([np.sign(d) * np.ceil(np.abs(d) / 4), [-1.0, 0.0, 0.0]])  # 51 nonzero
+    beyond = wilcoxon_signed_rank(tied, np.zeros(53), zero_method="pratt")
+    expected = stats.wilcoxon(tied, zero_method="pratt", correction=False, method="asymptotic")
+    assert (beyond.method, beyond.n_nonzero, beyond.n_blocks) == ("asymptotic", 51, 53)
+    assert beyond.p_value == pytest.approx(expected.pvalue, rel=1e-12)
 
 
 def test_wilcoxon_all_zero_differences_give_p_one():
     result = wilcoxon_signed_rank(np.ones(20), np.ones(20))
     assert (result.p_value, result.statistic, result.method) == (1.0, 0.0, "all-zero")
+    single = wilcoxon_signed_rank([2.0, 1.0], [1.0, 1.0])  # one nonzero difference: both signs as extreme
+    assert (single.p_value, single.method, single.n_nonzero) == (1.0, "exact", 1)
 
 
 def test_win_tie_loss_uses_direction_and_tolerance():

@@ -62,16 +62,16 @@ def test_analyze_is_byte_reproducible_and_escapes_names(demo_dir, tmp_path):
             "--comparisons", "M_1:M3", "M3:M4", *STATS]
     assert run_main(main, args + ["--out", str(tmp_path / "first")]) == 0
     assert run_main(main, args + ["--out", str(tmp_path / "second")]) == 0
-    for name in ("sequence_level_results.json", "sequence_level_table.tex",
-                 "sequence_level_table_mae.tex", "sequence_level_table.md"):
+    for name in ("sequence_level_results.json", "sequence_level_table.tex", "sequence_level_table_mae.tex",
+                 "sequence_level_table_delta.tex", "sequence_level_table.md"):
         assert (tmp_path / "first" / name).read_bytes() == (tmp_path / "second" / name).read_bytes()
     tex = (tmp_path / "first" / "sequence_level_table.tex").read_text()
     assert "M\\_1 vs M3" in tex
     assert tex.index("M\\_1 vs M3") < tex.index("M3 vs M4")   # the order asked for, not sorted
     document = tmp_path / "first" / "doc.tex"
     document.write_text("\\documentclass{article}\\usepackage{booktabs}\\begin{document}\n"
-                        "\\input{sequence_level_table}\\input{sequence_level_table_mae}\n"
-                        "\\end{document}\n")
+                        "\\input{sequence_level_table}\\input{sequence_level_table_mae}"
+                        "\\input{sequence_level_table_delta}\n\\end{document}\n")
     compiled = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "doc.tex"],
                               cwd=document.parent, capture_output=True, text=True, timeout=120)
     assert compiled.returncode == 0, compiled.stdout[-2000:]

@@ -1,4 +1,4 @@
-"""Model zoo M1-M8: parameter counts of the spec's table, shapes, seeded initialisation, latency."""
+"""Model zoo M1-M8: documented parameter counts, shapes, seeded initialisation, latency."""
 
 import numpy as np
 import pytest
@@ -14,7 +14,7 @@ RECOMPUTED = {"M1": 4_609, "M2": 40_449, "M3": 84_801, "M4": 84_866, "M5": 597_6
 
 
 @pytest.mark.parametrize("model_id", sorted(RECOMPUTED))
-def test_parameter_counts_match_the_spec_table(model_id):
+def test_parameter_counts_match_the_documented_table(model_id):
     model = build_model(model_id, seed=0)
     n_params = count_parameters(model)
     assert abs(n_params - RECOMPUTED[model_id]) <= 0.005 * RECOMPUTED[model_id]

@@ -54,6 +54,9 @@ def test_pooled_bootstrap_equals_recomputation_on_drawn_samples():
     assert result["per_sequence_mean"]["rmse"]["estimate"] == pytest.approx(per_seq.mean())
     assert result["per_sequence_mean"]["rmse"]["mean"] == pytest.approx(
         np.mean(counts @ per_seq / 12))
+    per_seq_r2 = aggregate_per_sequence(frame)["r2"].to_numpy()
+    assert result["per_sequence_mean"]["r2"]["estimate"] == pytest.approx(per_seq_r2.mean())
+    assert result["per_sequence_mean"]["r2"]["mean"] == pytest.approx(np.mean(counts @ per_seq_r2 / 12))
 
 
 def test_summarize_ignores_non_finite_replicates():
@@ -119,8 +122,94 @@ def test_ar1_errors_have_the_stationary_variance():
 
 
 def test_calibration_sample_level_is_anticonservative_sequence_level_is_not():
-    """Spec 2.11 test form: phi = 0.9, 30 sequences x 100 samples, 200 repeats, B = 199."""
+    """The small form of the calibration (docs/steering.md): phi = 0.9, 30 sequences x 100 samples,
+    200 repeats, B = 199."""
     result = calibration_experiment(0.9, n_sequences=30, length=100, n_repeats=200,
                                     n_permutations=199, seed=0)
     assert result["fpr_sample_level"] > 0.25
     assert 0.01 <= result["fpr_sequence_level"] <= 0.10
+
+
+def _drawn(counts_row, names, groups):
+    return pd.concat([groups[names[g]] for g in range(len(names)) for _ in range(counts_row[g])])
+
+
+def test_paired_delta_of_pooled_r2_and_accuracy_equals_recomputation_on_drawn_samples():
+    """Known answer: each bootstrap replicate of the pooled Δ equals sklearn's R² (and the accuracy
+    share) recomputed on the samples of the drawn sequences, duplicates included."""
+    from sklearn.metrics import r2_score
+
+    from pipeline.protocols.steering.predictions import pair_predictions
+    from pipeline.protocols.steering.stats import paired_bootstrap_delta
+
+    worse, better = _model(0.3, seed=1), _model(0.2, seed=2)
+    paired = pair_predictions(worse, better)
+    result = paired_bootstrap_delta(paired, n_bootstrap=25, seed=7, eps=0.2)["pooled"]
+    truth, pred_a, pred_b = paired["y_true"], paired["y_true"] + paired["error_a"], paired["y_true"] + paired["error_b"]
+    assert result["r2"]["estimate"] == pytest.approx(r2_score(truth, pred_a) - r2_score(truth, pred_b))
+    assert result["accuracy"]["estimate"] == pytest.approx(
+        100 * (np.mean(np.abs(paired["error_a"]) <= 0.2) - np.mean(np.abs(paired["error_b"]) <= 0.2)))
+    counts = cluster_resample_counts(12, 25, seed=7)
+    groups = dict(tuple(paired.groupby("sequence_id", sort=True)))
+    names = sorted(groups)
+    r2_reps, acc_reps = [], []
+    for row in counts:
+        drawn = _drawn(row, names, groups)
+        y = drawn["y_true"]
+        r2_reps.append(r2_score(y, y + drawn["error_a"]) - r2_score(y, y + drawn["error_b"]))
+        acc_reps.append(100 * (np.mean(np.abs(drawn["error_a"]) <= 0.2) - np.mean(np.abs(drawn["error_b"]) <= 0.2)))
+    for name, reps in (("r2", r2_reps), ("accuracy", acc_reps)):
+        assert result[name]["mean"] == pytest.approx(np.mean(reps))
+        assert result[name]["std"] == pytest.approx(np.std(reps, ddof=1))
+        assert [result[name]["ci_low"], result[name]["ci_high"]] == pytest.approx(np.percentile(reps, [2.5, 97.5]))
+    assert result["r2"]["ci_high"] < 0 < result["rmse"]["ci_low"]     # A is worse on both
+
+
+def test_per_sequence_r2_delta_skips_constant_sequences():
+    """A sequence with constant targets has no R²: it is left out of the per-sequence mean, in the
+    estimate and in every resample, while MAE still counts it."""
+    from sklearn.metrics import r2_score
+
+    from pipeline.protocols.steering.predictions import pair_predictions
+    from pipeline.protocols.steering.stats import paired_bootstrap_delta
+
+    worse, better = _model(0.3, seed=1), _model(0.2, seed=2)
+    for frame in (worse, better):
+        constant = frame["sequence_id"] == "s03"
+        frame.loc[constant, "y_pred"] += 0.5 - frame.loc[constant, "y_true"]
+        frame.loc[constant, "y_true"] = 0.5
+        frame["abs_error"] = (frame["y_true"] - frame["y_pred"]).abs()
+    paired = pair_predictions(worse, better)
+    result = paired_bootstrap_delta(paired, n_bootstrap=40, seed=3)["per_sequence_mean"]
+    diffs = {}
+    for name, group in paired.groupby("sequence_id", sort=True):
+        y = group["y_true"]
+        if name != "s03":
+            diffs[name] = r2_score(y, y + group["error_a"]) - r2_score(y, y + group["error_b"])
+    assert result["r2"]["estimate"] == pytest.approx(np.mean(list(diffs.values())))
+    names = sorted(paired["sequence_id"].unique())
+    values = np.array([diffs.get(n, np.nan) for n in names])
+    counts = cluster_resample_counts(12, 40, seed=3)
+    expected = [np.mean(np.repeat(values, row)[~np.isnan(np.repeat(values, row))]) for row in counts]
+    assert result["r2"]["mean"] == pytest.approx(np.mean(expected))
+    per_seq_a = aggregate_per_sequence(worse)
+    assert math.isnan(per_seq_a.loc[per_seq_a["sequence_id"] == "s03", "r2"].item())
+    assert np.isfinite(result["mae"]["estimate"])
+
+
+def test_delta_over_seeds_averages_estimates_and_bounds():
+    from pipeline.protocols.steering.stats import delta_over_seeds
+
+    blocks = {seed: compare_models(_model(0.3, seed=seed), _model(0.2, seed=seed + 10), n_bootstrap_effect=50,
+                                   n_bootstrap_ci=60, n_permutations=100) for seed in (1, 2, 3)}
+    summary = delta_over_seeds(blocks, "pooled")
+    for metric in ("mae", "rmse", "accuracy", "r2"):
+        per_seed = [blocks[s]["delta_bootstrap"]["pooled"][metric] for s in (1, 2, 3)]
+        assert summary[metric]["mean"] == pytest.approx(np.mean([p["estimate"] for p in per_seed]))
+        assert summary[metric]["std"] == pytest.approx(np.std([p["estimate"] for p in per_seed], ddof=1))
+        assert summary[metric]["ci_low_mean"] == pytest.approx(np.mean([p["ci_low"] for p in per_seed]))
+        assert summary[metric]["ci_high_mean"] == pytest.approx(np.mean([p["ci_high"] for p in per_seed]))
+        assert summary[metric]["n_seeds"] == 3
+    agg = multi_seed_analysis(blocks, "rmse")
+    by_sequence = delta_over_seeds(blocks, "per_sequence_mean")["rmse"]
+    assert agg["delta_ci_mean"] == [by_sequence["ci_low_mean"], by_sequence["ci_high_mean"]]

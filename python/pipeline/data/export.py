@@ -23,7 +23,7 @@ from typing import Callable
 from ..fileio import atomic_write_json
 from ..names import validate_name
 from .folds import fold_path, save_fold, sha256_file
-from .registry import Dataset
+from .dataset import Dataset
 from .scaling import make_scaler, scale_fold
 from .splits import Split, check_split_settings, stratified_splits
 

@@ -16,24 +16,38 @@ Loading validates all of it and raises :class:`~pipeline.errors.DataError` namin
 field, what was expected and what was found. Labels must be {0,1}; {-1,+1} labels (the Yahoo
 ``.mat`` convention) are **rejected**, not converted, because a fold file is always written by our
 exporter and a {-1,+1} fold means it came from somewhere unexpected.
+
+Hostile files are refused before they cost memory: the variable headers are read first
+(:mod:`pipeline.data.matheader`, nothing inflated), and a fold whose four arrays would take more
+than :func:`~pipeline.data.matheader.byte_limit` bytes as float64 is refused before its data is read. Feature values
+are bounded by :func:`max_feature_magnitude` so that no squared distance over the fold's features
+can overflow (which would make the evaluators' neighbour choices depend on how they add).
 """
 
 from __future__ import annotations
 
 import hashlib
+import math
+import os
 import re
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import scipy.io
 
-from ..errors import DataError
+from ..errors import ConfigError, DataError
 from ..names import validate_name
 from .matfile import write_mat
+from .matheader import byte_limit, check_declared_matrices, read_mat_headers
 
 FOLD_KEYS = ("X_train", "Y_train", "X_test", "Y_test")
-_FOLD_FILE = re.compile(r"^fold(\d+)\.mat$")
+#: Canonical fold file names: ``fold0.mat`` ... ``fold999999.mat`` (ASCII digits, no leading zero).
+_FOLD_FILE = re.compile(r"fold(0|[1-9][0-9]{0,5})\.mat", re.ASCII)
+#: Names a reader would take for a fold file, but which are not canonical (``fold01.mat``,
+#: ``fold0.mat`` followed by a newline, non-ASCII digits, ``FOLD0.MAT``): refused, never skipped.
+_FOLD_LIKE = re.compile(r"\s*fold\s*\d+\s*\.mat\s*", re.IGNORECASE)
 
 
 @dataclass(frozen=True, eq=False)
@@ -82,20 +96,49 @@ def fold_path(data_dir: str | Path, dataset: str, i: int) -> Path:
 
 
 def list_fold_indices(data_dir: str | Path, dataset: str) -> list[int]:
-    """Sorted indices i of the ``fold<i>.mat`` files in ``<data_dir>/<dataset>`` (empty if none)."""
+    """Sorted indices i of the ``fold<i>.mat`` files in ``<data_dir>/<dataset>`` (empty if none).
+
+    Raises
+    ------
+    DataError
+        A file name looks like a fold file but is not canonical (``fold01.mat``, a trailing
+        newline, ...): it would be silently ignored otherwise.
+    """
     folder = Path(data_dir) / validate_name(dataset, "dataset")
     if not folder.is_dir():
         return []
-    matches = (_FOLD_FILE.match(p.name) for p in folder.iterdir() if p.is_file())
-    return sorted(int(m.group(1)) for m in matches if m)
+    indices = []
+    for name in sorted(p.name for p in folder.iterdir() if p.is_file()):
+        match = _FOLD_FILE.fullmatch(name)
+        if match:
+            indices.append(int(match.group(1)))
+        elif _FOLD_LIKE.fullmatch(name):
+            raise DataError("not a valid fold file name", file=folder,
+                            expected="fold<i>.mat with i in 0..999999 written in ASCII digits "
+                                     "without leading zeros, nothing around it", found=repr(name))
+    return sorted(indices)
 
 
 def discover_datasets(data_dir: str | Path) -> list[str]:
-    """Sorted names of the subfolders of ``data_dir`` that contain ``fold0.mat``."""
+    """Sorted names of the subfolders of ``data_dir`` that contain ``fold0.mat``.
+
+    Raises
+    ------
+    DataError
+        Such a folder's name is not a valid dataset name (e.g. it ends in a newline): it would
+        make result files no later stage reads.
+    """
     root = Path(data_dir)
     if not root.is_dir():
         return []
-    return sorted(p.name for p in root.iterdir() if p.is_dir() and (p / "fold0.mat").is_file())
+    names = sorted(p.name for p in root.iterdir() if p.is_dir() and (p / "fold0.mat").is_file())
+    for name in names:
+        try:
+            validate_name(name, "dataset")
+        except ConfigError as exc:
+            raise DataError(f"dataset folder with an invalid name: rename it, or choose datasets "
+                            f"with --datasets ({exc.message})", file=root / name) from None
+    return names
 
 
 def sha256_file(path: str | Path) -> str:
@@ -107,7 +150,35 @@ def sha256_file(path: str | Path) -> str:
     return digest.hexdigest()
 
 
-def load_fold(path: str | Path, *, dataset: str | None = None, index: int | None = None) -> Fold:
+def fold_feature_count(path: str | Path) -> int:
+    """The number of features d of a fold file, read from its MAT header without loading the arrays.
+
+    A file whose header does not show a 2-D ``X_train`` is loaded in full, so the error is the
+    precise one :func:`load_fold` raises (DataError).
+    """
+    path = Path(path)
+    try:
+        dims = {variable.name: variable.dims for variable in read_mat_headers(path)}.get("X_train")
+    except (OSError, DataError):  # unreadable header: let load_fold say exactly what is wrong
+        dims = None
+    if dims is None or len(dims) != 2:
+        return load_fold(path).n_features
+    return int(dims[1])
+
+
+def max_feature_magnitude(d: int) -> float:
+    """Largest |feature value| accepted in a fold with ``d`` features: ``sqrt(realmax / (8 d))``.
+
+    With every |x| <= M, a difference is at most 2M, a squared difference at most 4M^2 and a sum
+    of d of them at most 4 d M^2 = realmax / 2: no canonical squared distance (nor the norms and
+    cross products of a BLAS evaluation, each bounded the same way) can overflow, with a factor
+    of 2 to spare for rounding.
+    """
+    return math.sqrt(sys.float_info.max / (8 * d))
+
+
+def load_fold(path: str | Path, *, dataset: str | None = None, index: int | None = None,
+              max_bytes: int | None = None) -> Fold:
     """Read and validate a fold file.
 
     Parameters
@@ -118,6 +189,9 @@ def load_fold(path: str | Path, *, dataset: str | None = None, index: int | None
         Dataset name; defaults to the name of the file's folder.
     index : int, optional
         Fold index; defaults to the ``<i>`` of ``fold<i>.mat`` (or -1).
+    max_bytes : int, optional
+        Limit on the four arrays as float64 (default :func:`~pipeline.data.matheader.byte_limit`),
+        checked on the declared shapes before any data is read.
 
     Returns
     -------
@@ -128,13 +202,14 @@ def load_fold(path: str | Path, *, dataset: str | None = None, index: int | None
     ------
     DataError
         The file is missing, truncated or not a MAT file; a key is missing; an array is not 2-D,
-        not numeric, or has non-finite features; row counts of X and Y differ; train and test
-        disagree on d or L; a label is not 0 or 1.
+        not numeric, or has non-finite features or features above :func:`max_feature_magnitude`;
+        row counts of X and Y differ; train and test disagree on d or L; a label is not 0 or 1;
+        the arrays are larger than the limit.
     """
     path = Path(path)
-    arrays = _validated(path, _read_mat(path))
+    arrays = _validated(path, _read_mat(path, byte_limit(max_bytes)))
     if index is None:
-        match = _FOLD_FILE.match(path.name)
+        match = _FOLD_FILE.fullmatch(path.name)
         index = int(match.group(1)) if match else -1
     return Fold(
         X_train=np.ascontiguousarray(arrays["X_train"], dtype=np.float64),
@@ -170,18 +245,22 @@ def _validated(path: Path, variables: dict) -> dict[str, np.ndarray]:
     """The four fold arrays of ``variables`` after every check, or DataError naming path and field."""
     arrays = {key: _numeric_matrix(path, key, variables) for key in FOLD_KEYS}
     _check_shapes(path, arrays)
+    limit = max_feature_magnitude(arrays["X_train"].shape[1])
     for key in ("X_train", "X_test"):
         _check_finite(path, key, arrays[key])
+        _check_magnitude(path, key, arrays[key], limit)
     for key in ("Y_train", "Y_test"):
         _check_binary(path, key, arrays[key])
     return arrays
 
 
-def _read_mat(path: Path) -> dict:
+def _read_mat(path: Path, max_bytes: int) -> dict:
+    """The fold variables of a MAT file, after their declared classes and sizes passed the checks."""
     if not path.is_file():
         raise DataError("fold file not found", file=path)
+    check_declared_matrices(path, read_mat_headers(path), FOLD_KEYS, max_bytes)
     try:
-        return scipy.io.loadmat(path)
+        return scipy.io.loadmat(path, variable_names=FOLD_KEYS)
     except Exception as exc:  # SciPy raises ValueError, TypeError, OSError... on bad files
         raise DataError("not a readable MATLAB .mat file (truncated or wrong format)", file=path,
                         found=f"{type(exc).__name__}: {exc}") from None
@@ -229,6 +308,18 @@ def _check_finite(path: Path, key: str, array: np.ndarray) -> None:
         row, col = (int(v) for v in np.argwhere(bad)[0])
         raise DataError("non-finite feature values", file=path, field=key, expected="finite values",
                         found=f"{int(bad.sum())} NaN/Inf, first at row {row}, column {col}")
+
+
+def _check_magnitude(path: Path, key: str, array: np.ndarray, limit: float) -> None:
+    if -limit <= array.min() and array.max() <= limit:  # two reductions, no temporary array
+        return
+    big = (array > limit) | (array < -limit)
+    row, col = (int(v) for v in np.argwhere(big)[0])
+    raise DataError("feature value too large: a squared distance over the fold's features could "
+                    "overflow", file=path, field=key,
+                    expected=f"|x| <= {limit:.6g} = sqrt(realmax / (8 d)) for d = {array.shape[1]}",
+                    found=f"{array[row, col].item()!r} at row {row}, column {col} "
+                          f"({int(big.sum())} such values)")
 
 
 def _check_binary(path: Path, key: str, array: np.ndarray) -> None:

@@ -7,9 +7,13 @@
 * **Yahoo** ``.mat`` (LAMDA layout): ``train_data``/``test_data`` are n x d, ``train_target``/
   ``test_target`` are L x n with +1 = relevant (-1, or 0, = irrelevant); targets are transposed to
   n x L and mapped to {0,1}.
+* **CLML** ``.mat`` (bibtex, Corel5k): ``dataset`` is n x d, ``class`` is L x n with 1 = relevant
+  (stored as {0,1} in bibtex and {-1,+1} in Corel5k); no split is stored.
 
-Both readers return the rows of the **predefined training part followed by the test part** (the
-row order of the reference exporter and of the Zhang-style ``.mat`` copies).
+The Mulan and Yahoo readers return the rows of the **predefined training part followed by the test
+part** (the row order of the reference exporter and of the Zhang-style ``.mat`` copies); the CLML
+reader keeps the file's row order. The ``.mat`` readers check the variables' declared shapes
+(:mod:`pipeline.data.matheader`) before loading them.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ import numpy as np
 import scipy.io
 
 from ..errors import DataError
+from .matheader import byte_limit, check_declared_matrices, read_mat_headers
 
 _NUMERIC_TYPES = ("NUMERIC", "REAL", "INTEGER")
 
@@ -91,39 +96,66 @@ def read_yahoo_mat(path: str | Path) -> RawData:
         X (n_train + n_test, d) float64; Y (n_train + n_test, L) uint8 with 1 where the target is +1.
     """
     path = Path(path)
-    try:
-        variables = scipy.io.loadmat(path)
-    except Exception as exc:  # SciPy raises several types for unreadable files
-        raise DataError("not a readable MATLAB .mat file", file=path,
-                        found=f"{type(exc).__name__}: {exc}") from None
+    variables = _load_mat(path, ("train_data", "train_target", "test_data", "test_target"))
     xs, ys = [], []
     for part in ("train", "test"):
         x = _mat_variable(path, variables, f"{part}_data")
-        t = _mat_variable(path, variables, f"{part}_target")
-        if t.shape[1] != x.shape[0]:
-            raise DataError("targets must be L x n (one column per instance)", file=path,
-                            field=f"{part}_target", expected=f"{x.shape[0]} columns",
-                            found=f"shape {t.shape}")
-        bad = ~np.isin(t, (-1, 0, 1))
-        if bad.any():
-            raise DataError("target values must be -1/0 (irrelevant) or +1 (relevant)", file=path,
-                            field=f"{part}_target", found=np.unique(t[bad])[:5].tolist())
+        ys.append(_labels_from_targets(path, f"{part}_target",
+                                       _mat_variable(path, variables, f"{part}_target"), x.shape[0]))
         xs.append(x.astype(np.float64))
-        ys.append((t.T == 1).astype(np.uint8))
     if xs[0].shape[1] != xs[1].shape[1] or ys[0].shape[1] != ys[1].shape[1]:
         raise DataError("train and test parts disagree on d or L", file=path, field="test_data",
                         expected=(xs[0].shape[1], ys[0].shape[1]),
                         found=(xs[1].shape[1], ys[1].shape[1]))
-    n_labels = ys[0].shape[1]
-    return RawData(X=np.vstack(xs), Y=np.vstack(ys),
-                   label_names=tuple(f"label{j + 1}" for j in range(n_labels)),
-                   feature_names=tuple(f"feature{j + 1}" for j in range(xs[0].shape[1])))
+    return _numbered(np.vstack(xs), np.vstack(ys))
+
+
+def read_clml_mat(path: str | Path) -> RawData:
+    """Read a CLML ``.mat`` file (bibtex, Corel5k): ``dataset`` n x d, ``class`` L x n.
+
+    Returns
+    -------
+    RawData
+        X (n, d) float64 and Y (n, L) uint8 with 1 where ``class`` is 1, rows in file order.
+    """
+    path = Path(path)
+    variables = _load_mat(path, ("dataset", "class"))
+    x = _mat_variable(path, variables, "dataset")
+    Y = _labels_from_targets(path, "class", _mat_variable(path, variables, "class"), x.shape[0])
+    return _numbered(x.astype(np.float64), Y)
+
+
+def _load_mat(path: Path, keys: tuple[str, ...]) -> dict:
+    """The variables ``keys`` of a MAT file, loaded after their declared shapes passed the checks."""
+    if not path.is_file():
+        raise DataError("file not found", file=path)
+    check_declared_matrices(path, read_mat_headers(path), keys, byte_limit())
+    try:
+        return scipy.io.loadmat(path, variable_names=keys)
+    except Exception as exc:  # SciPy raises several types for unreadable files
+        raise DataError("not a readable MATLAB .mat file", file=path,
+                        found=f"{type(exc).__name__}: {exc}") from None
+
+
+def _labels_from_targets(path: Path, key: str, targets: np.ndarray, n: int) -> np.ndarray:
+    """(n, L) uint8 labels from L x n targets: 1 where the target is +1; -1 and 0 are irrelevant."""
+    if targets.shape[1] != n:
+        raise DataError("targets must be L x n (one column per instance)", file=path, field=key,
+                        expected=f"{n} columns", found=f"shape {targets.shape}")
+    bad = ~np.isin(targets, (-1, 0, 1))
+    if bad.any():
+        raise DataError("target values must be -1/0 (irrelevant) or +1 (relevant)", file=path,
+                        field=key, found=np.unique(targets[bad])[:5].tolist())
+    return (targets.T == 1).astype(np.uint8)
+
+
+def _numbered(X: np.ndarray, Y: np.ndarray) -> RawData:
+    """RawData with the names ``feature1..featured`` and ``label1..labelL`` (the files have none)."""
+    return RawData(X=X, Y=Y, label_names=tuple(f"label{j + 1}" for j in range(Y.shape[1])),
+                   feature_names=tuple(f"feature{j + 1}" for j in range(X.shape[1])))
 
 
 def _mat_variable(path: Path, variables: dict, key: str) -> np.ndarray:
-    if key not in variables:
-        found = sorted(k for k in variables if not k.startswith("__"))
-        raise DataError("missing variable", file=path, field=key, found=f"keys {found}")
     value = variables[key]
     if not isinstance(value, np.ndarray) or value.ndim != 2 or value.dtype.kind not in "biuf":
         raise DataError("not a 2-D numeric array", file=path, field=key,

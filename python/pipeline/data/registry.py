@@ -1,38 +1,45 @@
 """The benchmark's datasets: canonical shapes, files, sources, and loading.
 
-Fifteen real multi-label sets (nine Yahoo web-page sets, six Mulan sets) plus ``demo``, a small
-synthetic set generated in code (:mod:`pipeline.data.synthetic`). :func:`load_dataset` reads a
-dataset from a flat data root (the layout of ``../shared/data/mlc``, and what
-``python -m pipeline.datasets fetch`` writes) and checks its shape against the registry.
+Seventeen real multi-label sets (nine Yahoo web-page sets, six Mulan sets, and bibtex and Corel5k
+in the CLML layout) plus ``demo``, a small synthetic set generated in code
+(:mod:`pipeline.data.synthetic`). :func:`load_dataset` reads a dataset from a flat data root (the
+layout of ``../shared/data/mlc``, and what ``python -m pipeline.datasets fetch`` writes) and checks
+its shape against the registry.
 
 Row order: the predefined **training rows first, then the test rows** (Mulan ``-train.arff`` then
 ``-test.arff``; Yahoo ``train_data`` then ``test_data``). This is the order the reference exporter
 joined its inputs in, and the order of the Zhang-style ``.mat`` copies. The full Mulan files
 (``<name>.arff``) are not read: they order rows differently, scene has none, and genbase's full
-file holds a slightly different multiset of rows than train + test.
+file holds a slightly different multiset of rows than train + test. The CLML files store no split:
+their rows are used in file order, and ``n_train``/``n_test`` are Mulan's predefined split sizes,
+which only set the default hold-out test fraction.
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import numpy as np
 
 from ..errors import ConfigError, DataError
 from ..names import validate_name
+from .dataset import Dataset
 from .folds import sha256_file
-from .readers import RawData, read_mulan, read_yahoo_mat
+from .readers import RawData, read_clml_mat, read_mulan, read_yahoo_mat
+from .synthetic import DEMO_SHAPE, make_demo_dataset
 
 YAHOO_MAT = "yahoo-mat"
 MULAN_ARFF = "mulan-arff"
+CLML_MAT = "clml-mat"
 SYNTHETIC = "synthetic"
 
 _PMLFS = ("https://raw.githubusercontent.com/peipeilihfut/PMLFS_Partial-Multi-Label-Feature-Selection/"
           "88e0711cfc9fca90abbbc77bf8528617bb1f7645/data/")
 _MLASLCS = "https://raw.githubusercontent.com/li9i/mlaslcs/088ae02c572fae6ef7ea9f1bc274aca2f075da38/datasets/"
+_CLML = "https://raw.githubusercontent.com/SaltedPerson/CLML/9a275b6785c1aba2909a037c4c155eb31e7f33ad/data/"
+_ROW_ORDER = {YAHOO_MAT: "predefined train rows, then test rows",
+              MULAN_ARFF: "predefined train rows, then test rows",
+              CLML_MAT: "file order (the file stores no split)"}
 
 
 @dataclass(frozen=True)
@@ -55,10 +62,11 @@ class DatasetSpec:
         Instances (train + test), features, labels.
     n_train, n_test : int
         The predefined split; ``n_test / n`` is the reference exporter's holdout test fraction.
+        For the CLML files, which store no split, Mulan's predefined split sizes.
     cardinality : float
         Mean number of relevant labels per instance (from the data README).
     format : str
-        ``"yahoo-mat"``, ``"mulan-arff"`` or ``"synthetic"``.
+        ``"yahoo-mat"``, ``"mulan-arff"``, ``"clml-mat"`` or ``"synthetic"``.
     files : tuple of SourceFile
         Files read by :func:`load_dataset`, in reading order.
     sparse : bool
@@ -85,44 +93,6 @@ class DatasetSpec:
         return self.n_test / self.n
 
 
-@dataclass(frozen=True, eq=False)
-class Dataset:
-    """A whole dataset in memory.
-
-    Attributes
-    ----------
-    name : str
-    X : ndarray of shape (n, d), float64
-    Y : ndarray of shape (n, L), uint8 in {0, 1}
-    label_names : tuple of str, length L
-    provenance : dict
-        Where the data came from: source files with SHA-256, or the generator and its seed.
-    """
-
-    name: str
-    X: np.ndarray
-    Y: np.ndarray
-    label_names: tuple[str, ...]
-    provenance: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def n_samples(self) -> int:
-        return int(self.X.shape[0])
-
-    @property
-    def n_features(self) -> int:
-        return int(self.X.shape[1])
-
-    @property
-    def n_labels(self) -> int:
-        return int(self.Y.shape[1])
-
-    @property
-    def cardinality(self) -> float:
-        """Mean number of relevant labels per instance."""
-        return float(self.Y.sum(axis=1).mean())
-
-
 def _yahoo(name: str, remote: str, d: int, n_labels: int, card: float, sha: str) -> DatasetSpec:
     return DatasetSpec(name, 5000, d, n_labels, 2000, 3000, card, YAHOO_MAT,
                        (SourceFile(f"{name}.mat", _PMLFS + remote, sha),))
@@ -134,6 +104,12 @@ def _mulan(name: str, n_train: int, n_test: int, d: int, n_labels: int, card: fl
     files = tuple(SourceFile(f, _MLASLCS + f, sha) for f, sha in zip(names, shas))
     return DatasetSpec(name, n_train + n_test, d, n_labels, n_train, n_test, card, MULAN_ARFF,
                        files, **extra)
+
+
+def _clml(name: str, remote: str, n_train: int, n_test: int, d: int, n_labels: int, card: float,
+          sha: str) -> DatasetSpec:
+    return DatasetSpec(name, n_train + n_test, d, n_labels, n_train, n_test, card, CLML_MAT,
+                       (SourceFile(f"{name}.mat", _CLML + remote, sha),))
 
 
 _SPECS = (
@@ -180,13 +156,18 @@ _SPECS = (
            ("e759dc991ff54694a4ff9c4314f3be0d6fd2b1994a4b563f57e416394c6aebbd",
             "4aaac102bff9669a765bf0b378602e5cc8c3b181048282e2f003117b496d552a",
             "45fc49ccfd0e1a45788924f40577ac4c5b1b2cb12748b0f03339ed8cdeb9bf1d")),
+    _clml("bibtex", "bibtex.mat", 4880, 2515, 1836, 159, 2.402,
+          "56a905781b5b38c8d6e7803e91ff940f5b558e1e0289872f54d268e948114b75"),
+    _clml("Corel5k", "core15k.mat", 4500, 500, 499, 374, 3.522,
+          "3312f551c4dd53a1869814e36262dfeed8e27671aca0f22d86458f0428639ed4"),
 )
 
-#: The demo set's shape; the generator's defaults (:func:`pipeline.data.synthetic.make_demo_dataset`).
-DEMO_SPEC = DatasetSpec("demo", 400, 120, 6, 320, 80, float("nan"), SYNTHETIC)
+#: The demo set's shape: the generator's defaults (:func:`pipeline.data.synthetic.make_demo_dataset`),
+#: 320 / 80 being the nominal split of its default 0.2 hold-out fraction.
+DEMO_SPEC = DatasetSpec("demo", *DEMO_SHAPE, 320, 80, float("nan"), SYNTHETIC)
 
 REGISTRY: dict[str, DatasetSpec] = {spec.name: spec for spec in (*_SPECS, DEMO_SPEC)}
-#: Names of the 15 real datasets, in registry order (Yahoo first, then Mulan).
+#: Names of the 17 real datasets, in registry order (Yahoo, then Mulan, then CLML).
 REAL_DATASETS: tuple[str, ...] = tuple(spec.name for spec in _SPECS)
 
 
@@ -217,7 +198,7 @@ def load_dataset(name: str, data_root: str | Path | None = None) -> Dataset:
     Returns
     -------
     Dataset
-        X (n, d) float64 and Y (n, L) uint8, train rows then test rows.
+        X (n, d) float64 and Y (n, L) uint8; train rows then test rows (CLML: file order).
 
     Raises
     ------
@@ -228,7 +209,6 @@ def load_dataset(name: str, data_root: str | Path | None = None) -> Dataset:
     """
     spec = get_spec(name)
     if spec.format == SYNTHETIC:
-        from .synthetic import make_demo_dataset  # the generator imports this module
         return make_demo_dataset()[0]
     if data_root is None:
         raise ConfigError(f"dataset {name!r} needs a data root", field="data_root")
@@ -236,7 +216,7 @@ def load_dataset(name: str, data_root: str | Path | None = None) -> Dataset:
     raw = _read_raw(spec, paths)
     _check_shape(spec, raw, paths[0])
     provenance = {"format": spec.format,
-                  "row_order": "predefined train rows, then test rows",
+                  "row_order": _ROW_ORDER[spec.format],
                   "source_files": [{"name": p.name, "sha256": sha256_file(p)} for p in paths]}
     return Dataset(name=name, X=raw.X, Y=raw.Y, label_names=raw.label_names,
                    provenance=provenance)
@@ -259,6 +239,8 @@ def require_files(name: str, data_root: str | Path) -> list[Path]:
 def _read_raw(spec: DatasetSpec, paths: list[Path]) -> RawData:
     if spec.format == YAHOO_MAT:
         return read_yahoo_mat(paths[0])
+    if spec.format == CLML_MAT:
+        return read_clml_mat(paths[0])
     return read_mulan(paths[:2], paths[2], drop_attributes=spec.drop_attributes)
 
 

@@ -29,6 +29,8 @@ from skmultilearn.model_selection import IterativeStratification
 from ..errors import ConfigError
 
 SPLIT_MODES = ("kfold", "holdout")
+#: Most folds (or hold-out repeats) one export makes: a mistyped count must not run for days.
+MAX_FOLDS = 1000
 
 
 @dataclass(frozen=True, eq=False)
@@ -108,9 +110,9 @@ def check_split_settings(mode: str, n_folds: int, seed: int, test_size: float | 
     if mode not in SPLIT_MODES:
         raise ConfigError("unknown split mode", field="split_mode", expected=SPLIT_MODES, found=mode)
     minimum = 2 if mode == "kfold" else 1
-    if int(n_folds) < minimum:
+    if not minimum <= int(n_folds) <= MAX_FOLDS:
         raise ConfigError(f"invalid number of folds for {mode}", field="folds",
-                          expected=f">= {minimum}", found=n_folds)
+                          expected=f"{minimum}..{MAX_FOLDS}", found=n_folds)
     if int(seed) < 0 or int(seed) + int(n_folds) > 2**32 - 1:
         raise ConfigError("seed out of range", field="seed", expected="0 <= seed < 2**32 - folds",
                           found=seed)

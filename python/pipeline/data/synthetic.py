@@ -17,13 +17,15 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ConfigError
-from .registry import DEMO_SPEC, Dataset
+from .dataset import Dataset
 
+#: The demo set's shape (n, d, L), which the registry lists as ``demo``.
+DEMO_SHAPE = (400, 120, 6)
 _TRIALS = 10  # Binomial trials per feature value
 
 
-def make_demo_dataset(seed: int = 0, *, n_samples: int = DEMO_SPEC.n,
-                      n_features: int = DEMO_SPEC.d, n_labels: int = DEMO_SPEC.n_labels,
+def make_demo_dataset(seed: int = 0, *, n_samples: int = DEMO_SHAPE[0],
+                      n_features: int = DEMO_SHAPE[1], n_labels: int = DEMO_SHAPE[2],
                       n_relevant: int = 10, features_per_label: int = 3,
                       noise: float = 0.5) -> tuple[Dataset, np.ndarray]:
     """Generate the demo dataset.
@@ -65,7 +67,7 @@ def make_demo_dataset(seed: int = 0, *, n_samples: int = DEMO_SPEC.n,
     prevalence = rng.uniform(0.2, 0.4, size=n_labels)
     thresholds = np.array([np.quantile(scores[:, l], 1.0 - prevalence[l]) for l in range(n_labels)])
     Y = (scores >= thresholds).astype(np.uint8)
-    default_shape = (n_samples, n_features, n_labels) == (DEMO_SPEC.n, DEMO_SPEC.d, DEMO_SPEC.n_labels)
+    default_shape = (n_samples, n_features, n_labels) == DEMO_SHAPE
     dataset = Dataset(
         name="demo" if default_shape else f"synthetic_{n_samples}x{n_features}x{n_labels}",
         X=X, Y=Y, label_names=tuple(f"label{j + 1}" for j in range(n_labels)),

@@ -29,8 +29,10 @@ class Engine(ABC):
              init: dict | None, *, context: str = "") -> tuple[np.ndarray, dict]:
         """Rank the features of ``X_train`` (n, d) given ``Y_train`` (n, L) in {0,1}.
 
-        Returns the 1-based ranking (d,) and an info dict. ``context`` ("method/dataset/fold")
-        is used in error messages. Failures raise :class:`~pipeline.errors.EngineError`.
+        Returns the 1-based ranking (d,) and the method's info dict (with its ``scores`` (d,)),
+        to which the engine adds ``compute_seconds``: the method call's own time, measured where
+        it runs (no start-up, no data transfer). ``context`` ("method/dataset/fold") is used in
+        error messages. Failures raise :class:`~pipeline.errors.EngineError`.
         """
 
     def close(self) -> None:

@@ -114,10 +114,10 @@ class MatlabEngine(Engine):
                 to_matlab_value(m, to_engine_value(dict(params))),
                 to_matlab_value(m, to_engine_value(dict(init or {}), "init")))
         where = f"{context}: " if context else ""
-        future = session.mlfs_engine_call(spec.matlab_function, 2.0, *args, nargout=2, background=True)
+        future = session.mlfs_engine_call(spec.matlab_function, 2.0, *args, nargout=3, background=True)
         timeout_errors = (TimeoutError, getattr(m.engine, "TimeoutError", TimeoutError))
         try:
-            outputs, failure = future.result(timeout=self.timeout)
+            outputs, failure, seconds = future.result(timeout=self.timeout)
         except KeyboardInterrupt:  # the run stops: do not leave MATLAB computing for nobody
             future.cancel()
             self.close()
@@ -135,8 +135,8 @@ class MatlabEngine(Engine):
         if message is not None:
             raise EngineError(f"{where}{spec.matlab_function} failed in MATLAB: {message}")
         ranking, info = outputs
-        info = from_engine_value(info)
-        return ranking_from_engine(ranking), info if isinstance(info, dict) else {}
+        info = from_engine_value(info) if isinstance(info, dict) else {}
+        return ranking_from_engine(ranking), {**info, "compute_seconds": float(seconds)}
 
     def close(self) -> None:
         session, self._session = self._session, None

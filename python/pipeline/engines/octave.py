@@ -50,6 +50,7 @@ from .base import Engine, Evaluator
 
 MATLAB_DIR = Path(__file__).resolve().parents[3] / "matlab"
 DEFAULT_TIMEOUT = 3600.0
+BLAS_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 _IDENTIFIER = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,62}$")
 _LOG = logging.getLogger(__name__)
 
@@ -191,6 +192,7 @@ class OctaveSession:
         self._aborted = False
         self._expired = False
         self.starts = 0
+        self.last_call_seconds = float("nan")
 
     @property
     def running(self) -> bool:
@@ -221,7 +223,7 @@ class OctaveSession:
         self._exchange = Path(tempfile.mkdtemp(prefix="octave.", dir=process_scratch_dir()))
         guard = _SignalsAbort(self)
         try:
-            with guard, _stderr_to_log(), _signals_held():
+            with guard, _stderr_to_log(), _signals_held(), _single_threaded_blas():
                 self._octave = session_class(logger=_LOG, timeout=self.timeout, backend="disable",
                                              executable=_octave_executable(), temp_dir=str(self._exchange))
                 self._octave.addpath(self._octave.genpath(str(self.matlab_dir)))
@@ -239,6 +241,9 @@ class OctaveSession:
     def call(self, function: str, *args, nout: int, context: str = "", timeout: float | None = None) -> list:
         """Run ``function(*args)`` in Octave and return its ``nout`` outputs.
 
+        ``last_call_seconds`` then holds the call's own time measured inside Octave (without the
+        start-up and the data transfer).
+
         Raises
         ------
         EngineError
@@ -252,7 +257,7 @@ class OctaveSession:
         what = f"{context}: {function}" if context else function
         guard = _SignalsAbort(self)
         try:
-            outputs, failure = self._feval(octave, guard, limit, function, float(nout), *args)
+            outputs, failure, seconds = self._feval(octave, guard, limit, function, float(nout), *args)
         except Exception as exc:
             self._raise_if_stopped(guard, what, limit)
             if not isinstance(exc, _process_failures()):
@@ -264,6 +269,7 @@ class OctaveSession:
         message = failure_message(failure)
         if message is not None:
             raise EngineError(f"{what} failed in Octave: {message}")
+        self.last_call_seconds = float(seconds)
         return list(outputs.ravel()) if isinstance(outputs, np.ndarray) else list(outputs)
 
     def _feval(self, octave, guard: "_SignalsAbort", limit: float, *args):
@@ -273,7 +279,7 @@ class OctaveSession:
         with guard:
             timer.start()
             try:
-                return octave.feval("mlfs_engine_call", *args, nout=2, timeout=limit + _OCT2PY_BACKSTOP,
+                return octave.feval("mlfs_engine_call", *args, nout=3, timeout=limit + _OCT2PY_BACKSTOP,
                                     verbose=False)
             finally:
                 timer.cancel()
@@ -468,6 +474,22 @@ def _session_class():
     return SingleStartOct2Py
 
 
+@contextlib.contextmanager
+def _single_threaded_blas():
+    """Start Octave with one BLAS thread: some methods (LRDG) give other results with other thread
+    counts, and a run's results must not depend on the machine (parallelism comes from --jobs)."""
+    saved = {key: os.environ.get(key) for key in BLAS_THREAD_VARIABLES}
+    os.environ.update({key: "1" for key in BLAS_THREAD_VARIABLES})
+    try:
+        yield
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
 def _octave_executable() -> str | None:
     """``$OCTAVE_EXECUTABLE`` if set, else ``octave-cli`` when on the PATH (no GUI start-up
     warnings), else None (oct2py then looks for ``octave``)."""
@@ -491,7 +513,8 @@ def shared_session(timeout: float = DEFAULT_TIMEOUT, matlab_dir: str | Path | No
 class OctaveEngine(Engine):
     """Runs a method's MATLAB twin (``spec.matlab_function``) in GNU Octave.
 
-    ``rank`` calls ``[ranking, info] = FUNCTION(X_train, Y_train, params, init)``.
+    ``rank`` calls ``[ranking, info] = FUNCTION(X_train, Y_train, params, init)``; the returned info
+    gains ``compute_seconds``, the call's time inside Octave.
     """
 
     name = "octave"
@@ -510,8 +533,8 @@ class OctaveEngine(Engine):
         ranking, info = self.session.call(
             spec.matlab_function, np.asarray(X_train, dtype=np.float64), np.asarray(Y_train, dtype=np.float64),
             to_engine_value(dict(params)), to_engine_value(dict(init or {}), "init"), nout=2, context=context)
-        info = from_engine_value(info)
-        return ranking_from_engine(ranking), info if isinstance(info, dict) else {}
+        info = from_engine_value(info) if isinstance(info, dict) else {}
+        return ranking_from_engine(ranking), {**info, "compute_seconds": self.session.last_call_seconds}
 
     def close(self) -> None:
         self.session.close()

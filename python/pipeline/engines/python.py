@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import time
 from typing import Sequence
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from ..errors import EngineError, PipelineError
 from ..methods.base import MethodSpec
@@ -24,12 +26,15 @@ class PythonEngine(Engine):
         if spec.python is None:
             raise EngineError(f"method {spec.name} has no Python implementation", field=context or None)
         try:
-            ranking, info = spec.python(X_train, Y_train, params, init)
+            with threadpool_limits(limits=1, user_api="blas"):  # results must not depend on the core count
+                started = time.perf_counter()
+                ranking, info = spec.python(X_train, Y_train, params, init)
+                seconds = time.perf_counter() - started
         except PipelineError:
             raise
         except Exception as exc:  # a method's own failure (plugged-in code included) fails its task only
             raise EngineError(f"{spec.name} failed: {type(exc).__name__}: {exc}", field=context or None) from exc
-        return np.asarray(ranking), dict(info)
+        return np.asarray(ranking), {**info, "compute_seconds": seconds}
 
 
 class NativeEvaluator(Evaluator):

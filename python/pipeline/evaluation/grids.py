@@ -1,12 +1,12 @@
 """Feature-count grids: the k-grid (10, 20, ..., 300) and the p-grid (share of features).
 
-The p-grid follows the reference evaluator (spec ``dagfs-and-pipeline.md`` §3.4): the p values are
+The grids follow the reference evaluator (docs/evaluation.md, "Grids"). The p values are
 ``numpy.arange(p_min, p_max + 1e-12, p_step)`` restricted to 0 < p <= 1 (so they carry arange's
 float noise, e.g. 0.15000000000000002), and p maps to ``k = min(d, max(1, round(p * d)))`` with
 NumPy's round-half-to-even on the float64 product. MATLAB rounds halves away from zero and would
 give different k at exact halves (d = 50: 2.5 -> 2 here, 3 in MATLAB).
 
-The k-grid follows §3.5: ``k_min, k_min + k_step, ...`` up to ``min(k_max, d)``, not padded with d
+The k-grid is ``k_min, k_min + k_step, ...`` up to ``min(k_max, d)``, not padded with d
 (d = 294 ends at 290). **Small-d rule (ours):** when d < k_min the grid would be empty; we use
 ``[d]`` (all features) instead, so a fold with few features still gets one evaluation.
 """

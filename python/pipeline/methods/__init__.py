@@ -1,7 +1,7 @@
 """Feature-ranking methods and their registry.
 
 Each method is described by a :class:`~pipeline.methods.base.MethodSpec`; register a new one by
-adding its spec to ``_SPECS`` below.
+adding its ``SPEC`` to ``_SPECS`` below (docs/methods/README.md, "Adding a method").
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ def available_methods() -> list[str]:
 
 
 def get_method(name: str) -> MethodSpec:
-    """Return the spec of ``name`` or raise ConfigError listing the known methods."""
+    """Return the :class:`MethodSpec` of ``name`` or raise ConfigError listing the known methods."""
     try:
         return _REGISTRY[name]
     except KeyError:

@@ -1,4 +1,4 @@
-"""Helpers shared by the NumPy baselines LRMFS, GRRO, SRFS and SCNMF.
+"""Helpers shared by the NumPy baselines (LRMFS, GRRO, SRFS, SCNMF, LSMFS, LRDG, RFSFS).
 
 Each helper has a MATLAB/Octave twin under ``matlab/util/`` doing the same operations in the same
 order (named in the docstrings), so the two engines agree to rounding level.
@@ -9,11 +9,9 @@ from __future__ import annotations
 import numpy as np
 from scipy.spatial.distance import cdist
 
-from ..errors import ConfigError, DataError, RankingError
+from ..errors import ConfigError, DataError
 
 MATLAB_EPS = float(np.finfo(np.float64).eps)
-#: Scores closer than this fraction of max|score| are ties (broken by feature index).
-SCORE_RESOLUTION = 1e-10
 
 
 def check_training_data(X, Y, method: str) -> tuple[np.ndarray, np.ndarray]:
@@ -60,27 +58,6 @@ def nonnegative_start(init: dict, key: str, shape: tuple[int, ...], method: str)
         raise ConfigError(f"{method} initial matrix missing, of the wrong shape or negative", field=f"init.{key}",
                           expected=f"non-negative {shape}", found="missing" if start is None else np.shape(start))
     return np.asarray(start, dtype=np.float64)
-
-
-def rank_scores(scores, method: str) -> np.ndarray:
-    """1-based ranking by decreasing score, ties (within the resolution) to the lower index.
-
-    Scores are snapped to multiples of ``SCORE_RESOLUTION * max|score|`` first, so features whose
-    scores differ only by rounding noise (duplicate columns, solver round-off) are ordered by
-    index in every engine. Twin: ``mlfs_rank_scores.m``.
-
-    Raises
-    ------
-    RankingError
-        If a score is NaN or infinite (a failed fit must not yield a ranking).
-    """
-    s = np.asarray(scores, dtype=np.float64).reshape(-1)
-    if not np.all(np.isfinite(s)):
-        raise RankingError(f"{method} produced non-finite feature scores",
-                           found=f"{int(np.sum(~np.isfinite(s)))} of {s.size}")
-    scale = np.max(np.abs(s)) if s.size else 0.0
-    key = np.zeros_like(s) if scale == 0 else np.floor(s / (scale * SCORE_RESOLUTION) + 0.5)
-    return np.argsort(-key, kind="stable").astype(np.int64) + 1
 
 
 def column_distances(X: np.ndarray) -> np.ndarray:

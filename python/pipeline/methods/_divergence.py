@@ -6,11 +6,11 @@ an :class:`~pipeline.errors.EngineError` naming the method, the iteration and th
 of letting NaN or overflow reach the ranking. The engines add the task (``method/dataset/foldN``).
 Twin: ``matlab/util/mlfs_check_iterates.m`` (error identifier ``mlfs:<METHOD>:diverged``).
 
-Why 1e100: features are in [0, 1] and labels in {0, 1}; at their defaults, on fold 0 of the 13
-benchmark data sets where they run, the largest entries measured are LSMFS ≤ 6e24 (its V grows
-every iteration at α = 0.1, β = 1), LRDG ≤ 7e3, RFSFS ≤ 2. Squares of entries up to 1e100 summed
-over 1e10 entries stay far from float64 overflow (1.8e308), so every objective value computed
-before the guard fires is still finite.
+Why 1e100 (docs/methods/README.md): features are in [0, 1] and labels in {0, 1}; on fold 0 of the
+13 benchmark data sets where they run, the largest entries measured are LRDG ≤ 7e3 and RFSFS ≤ 2 at
+their defaults, and LSMFS ≤ 6e24 at α = 0.1, β = 1 (where its V grows every iteration). Squares of
+entries up to 1e100 summed over 1e10 entries stay far from float64 overflow (1.8e308), so every
+objective value computed before the guard fires is still finite.
 """
 
 from __future__ import annotations

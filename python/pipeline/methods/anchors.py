@@ -1,6 +1,6 @@
 """Sanity-anchor methods: rankings any real method should beat (or at least match).
 
-- ``RANDOM``: a seeded random permutation — the floor.
+- ``RANDOM``: features ranked by U(0,1) scores from a seeded stream — the floor.
 - ``VARIANCE``: unsupervised variance filter — population variance of each training column.
 - ``LABELCORR``: supervised filter — mean over labels of |Pearson correlation(feature, label)|,
   0 where the feature or the label column is constant.
@@ -12,14 +12,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..rankings import stable_descending_order
+from ..rankings import rank_scores
 from .base import MethodSpec
+from .starts import UniformStream
 
 
 def rank_random(X, Y, params: dict, init: dict | None = None) -> tuple[np.ndarray, dict]:
-    """Uniformly random permutation from ``default_rng(params['seed'])``."""
-    d = np.shape(X)[1]
-    return np.random.default_rng(int(params["seed"])).permutation(d).astype(np.int64) + 1, {}
+    """Uniformly random ranking: features ordered by U(0,1) scores from ``UniformStream(params['seed'])``."""
+    scores = UniformStream(params["seed"]).matrix(np.shape(X)[1], 1).ravel()
+    return rank_scores(scores, "RANDOM"), {"scores": scores}
 
 
 def variance_scores(X) -> np.ndarray:
@@ -29,8 +30,9 @@ def variance_scores(X) -> np.ndarray:
 
 
 def rank_variance(X, Y, params: dict, init: dict | None = None) -> tuple[np.ndarray, dict]:
-    """Rank features by decreasing training variance (ties to the lower index)."""
-    return stable_descending_order(variance_scores(X)), {}
+    """Rank features by decreasing training variance (:func:`~pipeline.rankings.rank_scores`)."""
+    scores = variance_scores(X)
+    return rank_scores(scores, "VARIANCE"), {"scores": scores}
 
 
 def label_correlation_scores(X, Y) -> np.ndarray:
@@ -48,8 +50,9 @@ def label_correlation_scores(X, Y) -> np.ndarray:
 
 
 def rank_label_correlation(X, Y, params: dict, init: dict | None = None) -> tuple[np.ndarray, dict]:
-    """Rank features by decreasing mean absolute label correlation (ties to the lower index)."""
-    return stable_descending_order(label_correlation_scores(X, Y)), {}
+    """Rank features by decreasing mean absolute label correlation (:func:`~pipeline.rankings.rank_scores`)."""
+    scores = label_correlation_scores(X, Y)
+    return rank_scores(scores, "LABELCORR"), {"scores": scores}
 
 
 RANDOM = MethodSpec(name="RANDOM", defaults={"seed": 0}, python=rank_random,

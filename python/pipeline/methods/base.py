@@ -7,25 +7,35 @@ A method ranks the d features of a training set from most to least important::
 - ``X_train``: (n, d) float64, min–max scaled training features.
 - ``Y_train``: (n, L) {0,1} labels.
 - ``params``: the method's parameters (defaults merged with user values).
-- ``init``: optional initial matrices, drawn by the harness from a seeded NumPy generator so every
-  engine starts from the same point (``None`` for deterministic methods).
-- ``ranking_1based``: int64 (d,), a permutation of 1..d; ``info``: a JSON-serialisable dict.
+- ``init``: optional initial matrices, drawn by the harness from :class:`~pipeline.methods.starts.UniformStream`
+  so every engine and both front doors start from the same point (``None`` for deterministic methods).
+- ``ranking_1based``: int64 (d,), a permutation of 1..d, made by
+  :func:`~pipeline.rankings.rank_scores` from the method's per-feature scores;
+- ``info``: a dict whose ``"scores"`` entry holds those scores (d,) (written to
+  ``<DATASET>_fold<i>_scores.csv``); every other entry is JSON-serialisable.
 
 A :class:`MethodSpec` describes where a method can run: a NumPy implementation (``python``) and/or
 a MATLAB/Octave function of the same signature under ``matlab/baselines/`` (``matlab_function``).
+The contract, the ranking rule and the random starts are described in docs/methods/README.md.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
+from numbers import Integral, Real
 from typing import Any, Callable, Mapping
 
 import numpy as np
 
 from ..errors import ConfigError
+from .starts import MAX_SEED, UniformStream
+
+#: Integer parameters must survive the round trip through a MATLAB/Octave double exactly.
+MAX_EXACT_INTEGER = 2**53
 
 RankFunction = Callable[[np.ndarray, np.ndarray, dict, "dict | None"], "tuple[np.ndarray, dict]"]
-InitFunction = Callable[[int, int, int, np.random.Generator, dict], dict]
+InitFunction = Callable[[int, int, int, UniformStream, dict], dict]
 
 
 @dataclass(frozen=True)
@@ -43,8 +53,9 @@ class MethodSpec:
     matlab_function : str or None
         Name of the MATLAB/Octave function with the same signature.
     make_init : callable or None
-        ``make_init(n, d, L, rng, params) -> dict`` of initial matrices for methods with random
-        starts; the harness seeds ``rng`` from ``params["seed"]``.
+        ``make_init(n, d, L, stream, params) -> dict`` of initial matrices for methods with random
+        starts, drawn from ``stream.matrix(rows, cols)`` in the method's order; the harness seeds
+        the stream with ``params["seed"]``.
     summary : str
         One line for ``--help`` listings.
     """
@@ -57,17 +68,61 @@ class MethodSpec:
     summary: str = ""
 
     def resolve_params(self, overrides: Mapping[str, Any] | None) -> dict:
-        """Return the defaults updated with ``overrides``; unknown keys raise ConfigError."""
+        """Return the defaults updated with ``overrides``, each checked against its default's type.
+
+        An int default accepts integers only (not bools, not 1.7) within +-2**53; a float default
+        ints and finite floats (not bools); a bool default bools only; a str default strings
+        only. ``seed`` must be an integer in [0, 2**32 - 1].
+
+        Raises
+        ------
+        ConfigError
+            An unknown key, or a value of the wrong type or range (the message names both).
+        """
         overrides = dict(overrides or {})
-        unknown = sorted(set(overrides) - set(self.defaults))
+        unknown = sorted((key for key in overrides if key not in self.defaults), key=str)
         if unknown:
             raise ConfigError(f"unknown parameter(s) {unknown} for method {self.name}",
                               expected=f"keys among {sorted(self.defaults)}")
+        for name, value in overrides.items():
+            _check_parameter(self.name, name, value, self.defaults[name])
         return {**self.defaults, **overrides}
 
     def initial_matrices(self, n: int, d: int, n_labels: int, params: Mapping[str, Any]) -> dict | None:
-        """Draw the initial matrices from ``default_rng(params['seed'])`` (``None`` if not needed)."""
+        """Draw the initial matrices from ``UniformStream(params['seed'])`` (``None`` if not needed)."""
         if self.make_init is None:
             return None
-        rng = np.random.default_rng(int(params.get("seed", 0)))
-        return self.make_init(n, d, n_labels, rng, dict(params))
+        return self.make_init(n, d, n_labels, UniformStream(params.get("seed", 0)), dict(params))
+
+
+def _check_parameter(method: str, name: str, value: Any, default: Any) -> None:
+    """ConfigError unless ``value`` has the type (and range) that ``default`` implies."""
+    if name == "seed":
+        ok, expected = _is_integer(value) and 0 <= value <= MAX_SEED, f"an integer in [0, {MAX_SEED}]"
+    elif isinstance(default, bool):
+        ok, expected = isinstance(value, bool), "true or false"
+    elif isinstance(default, Integral):
+        ok = _is_integer(value) and abs(value) <= MAX_EXACT_INTEGER
+        expected = f"an integer (|value| <= 2**53), like the default {default!r}"
+    elif isinstance(default, Real):
+        ok, expected = _is_finite_number(value), f"a finite number, like the default {default!r}"
+    elif isinstance(default, str):
+        ok, expected = isinstance(value, str), f"a string, like the default {default!r}"
+    else:
+        return
+    if not ok:
+        raise ConfigError(f"invalid value for parameter {name!r} of method {method}", field=name,
+                          expected=expected, found=f"{value!r} ({type(value).__name__})")
+
+
+def _is_integer(value: Any) -> bool:
+    return isinstance(value, Integral) and not isinstance(value, bool)
+
+
+def _is_finite_number(value: Any) -> bool:
+    if not isinstance(value, Real) or isinstance(value, bool):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:  # an int beyond the float range
+        return False

@@ -1,9 +1,10 @@
 """DAGFS: directed-label-transfer, rarity-aware group-sparse feature selection (the proposed method).
 
-Follows ``../shared/specs/dagfs-and-pipeline.md`` §1 exactly (the parity-relevant details — eps
+Follows the reference implementation ``src/mlfs/dagfs_v2.py`` of ``gatrunfio/dagfs``
+(docs/methods/DAGFS.md, with the line numbers) exactly: the parity-relevant details — eps
 placements, the +1 inside the label support, the unweighted lift mean, top-K on the biased graph
 with stable ties, eps added to the row norm before doubling, the ``max(Q, eps)`` floor — are kept
-on purpose). Departures from the reference, all of them guards: inputs are validated (finite X,
+on purpose. Departures from the reference, all of them guards: inputs are validated (finite X,
 {0,1} labels) and the lifted + unpaired mode, whose 2d-long "ranking" is not a feature ranking,
 is rejected by :func:`rank` (it stays available through :func:`dagfs` for diagnostics).
 """
@@ -15,7 +16,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from ..errors import ConfigError, DataError
-from ..rankings import stable_descending_order
+from ..rankings import rank_scores
 from .base import MethodSpec
 
 EPS = np.finfo(np.float64).eps
@@ -158,7 +159,7 @@ def dagfs(X, Y, params=None) -> tuple[np.ndarray, np.ndarray, dict]:
         scores = np.linalg.norm(W, axis=1)
     info = {"feature_lift": p.feature_lift, "transfer_graph": p.transfer_graph,
             "paired_penalty": bool(p.paired_penalty)}
-    return stable_descending_order(scores), W, info
+    return rank_scores(scores, "DAGFS"), W, {**info, "scores": scores}
 
 
 def rank(X, Y, params: dict, init: dict | None = None) -> tuple[np.ndarray, dict]:

@@ -1,7 +1,8 @@
 """GRRO: global relevance and redundancy optimisation (Zhang, Lin, Jiang, Li, Tang, Tan, IJCAI 2020).
 
-Follows the authors' example script as described in ``../shared/specs/baselines-part1.md`` §2
-(closed form, deterministic):
+Follows the authors' example script (copy in ``QUST-AIBBDRC/ML-locMLFE``,
+``Dimension_reduction/GRRO.m``; docs/methods/GRRO.md, with the line numbers). Closed form,
+deterministic:
 
 1. Discretise every feature into ``num_bins`` equal-frequency bins on the training fold
    (thresholds s[round(k n / num_bins)] of the sorted column, MATLAB rounding, duplicates removed;
@@ -10,7 +11,7 @@ Follows the authors' example script as described in ``../shared/specs/baselines-
    FF (d, d): mutual information between discretised features, diagonal set to 1;
    LL (L, L): cosine distance of the label columns, 0 for an all-zero column.
 3. Solve the Sylvester equation (I + α FF) W + W (β LL) = FL.
-4. Rank by the signed row sum of W (stable, ties to the lower index).
+4. Score each feature by the signed row sum of W, the score the script sorts (``rank_scores``).
 
 The MI matrices come from co-occurrence counts computed with matrix products (one n×d by n×d
 product for two bins) instead of the script's d² scalar ``mi`` calls; the counts are exact
@@ -26,10 +27,11 @@ import numpy as np
 from scipy.linalg import solve_sylvester
 
 from ..errors import ConfigError, DataError
-from ._common import check_training_data, label_cosine_distance, rank_scores
+from ._common import check_training_data, label_cosine_distance
+from ..rankings import rank_scores
 from .base import MethodSpec
 
-#: Suggested sweep (spec §2.4; the paper's grid is unverified): α, β over 10^-3..10^3.
+#: The project's suggested sweep (the paper's grid was not available): α, β over 10^-3..10^3.
 GRID = {"alpha": [1e-3, 1e-2, 1e-1, 1.0, 10.0, 100.0, 1e3], "beta": [1e-3, 1e-2, 1e-1, 1.0, 10.0, 100.0, 1e3]}
 DEFAULTS = {"alpha": 100.0, "beta": 0.1, "num_bins": 2}
 
@@ -109,7 +111,7 @@ def grro_statistics(X: np.ndarray, Y: np.ndarray, num_bins: int) -> tuple[np.nda
 def rank(X, Y, params: dict, init: dict | None = None) -> tuple[np.ndarray, dict]:
     """Benchmark entry point (see :mod:`pipeline.methods.base`); deterministic, ``init`` unused.
 
-    info: ``sylvester_residual`` = |(I+αFF)W + βW LL - FL|_F / |FL|_F.
+    info: ``scores`` (d,), ``sylvester_residual`` = |(I+αFF)W + βW LL - FL|_F / |FL|_F.
     """
     X, Y = check_training_data(X, Y, "GRRO")
     params = {**DEFAULTS, **params}
@@ -124,7 +126,8 @@ def rank(X, Y, params: dict, init: dict | None = None) -> tuple[np.ndarray, dict
     A = np.eye(X.shape[1]) + alpha * FF
     W = solve_sylvester(A, beta * LL, FL)
     residual = np.linalg.norm(A @ W + beta * (W @ LL) - FL) / max(np.linalg.norm(FL), np.finfo(float).tiny)
-    return rank_scores(W.sum(axis=1), "GRRO"), {"sylvester_residual": float(residual)}
+    scores = W.sum(axis=1)
+    return rank_scores(scores, "GRRO"), {"sylvester_residual": float(residual), "scores": scores}
 
 
 SPEC = MethodSpec(name="GRRO", defaults=DEFAULTS, python=rank, matlab_function="GRRO",

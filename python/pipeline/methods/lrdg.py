@@ -1,8 +1,8 @@
 """LRDG: latent representation learning and dynamic graph constraints.
 
 Zhang, Huo, Tang, *Multi-label feature selection via latent representation learning and dynamic
-graph constraints*, Pattern Recognition 151 (2024) 110411; authors' code ``yunbao520/LRDG``.
-Follows ``../shared/specs/baselines-part2.md`` §A2. With X (n, d), Y (n, m), the centring
+graph constraints*, Pattern Recognition 151 (2024) 110411. Follows the authors' code ``LRDG.m`` of
+``yunbao520/LRDG`` (docs/methods/LRDG.md, with the line numbers). With X (n, d), Y (n, m), the centring
 H = I - 11'/n, heat-kernel k-NN graphs (weights exp(-|a-b|²/2), self included, A = max(A, A'),
 P = diag(A1)) A_X = graph(X, 5), (P_Y, A_Y) = graph(Y, 5) over the samples, and ``max_iter`` (50)
 iterations with no convergence test:
@@ -12,16 +12,16 @@ iterations with no convergence test:
 3. S ← S ⊙ [X'HV + γ S A_V] ⊘ [X'HXS + γ S P_V]
 4. J = (|H(V - XS)|² + α|Y - V|² + β|A_X - VV'|² + γ(tr(S L_V S') + tr(V' L_Y V))) / (mn)
 
-Features are ranked by the squared row norm of S (stable, ties to the lower index).
+The score is the squared row norm of S, the one the code sorts (``rank_scores``).
 
 **Full-run rankings are engine-specific.** The centred factors can be negative, so V and S change
 sign and J is not monotone, and the iteration is numerically chaotic: a relative perturbation of
-1e-16 (a different BLAS summation order) grows to O(1) within about 10 iterations (spec §A2, A4).
+1e-16 (a different BLAS summation order) grows to O(1) within about 10 iterations.
 Octave and NumPy therefore agree to ~1e-11 after one iteration and ~1e-9 after two (tested at 1e-10
 and 1e-8 on six real folds), while their 50-iteration rankings are only reported (overlap of the
 top 20 %: 0.19–0.85), never asserted equal; LRDG results are engine-specific.
 
-Deviations from the public code (rounding-level only, see ``paper/protocol_kgrid_baselines.md``):
+Deviations from the public code (rounding-level only, see docs/methods/LRDG.md):
 the n×n matrix H is never formed — its rank-one form gives HXS = XS - 1(μ'S) with μ the column
 means of X, X'HV = X'V - μ(1'V), X'HXS = (X_c'X_c)S with the centred Gram matrix cached (d ≤ n;
 else X'(HXS)), HV = V - 1(1'V)/n — which replaces the code's O(n²d) per iteration and its n×n
@@ -40,9 +40,11 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..errors import ConfigError, DataError
-from ._common import check_training_data, rank_scores
+from ._common import check_training_data
+from ..rankings import rank_scores
 from ._divergence import DEFAULT_LIMIT, check_iterates, check_limit
 from .base import MethodSpec
+from .starts import UniformStream
 
 SAMPLE_NEIGHBOURS = 5
 LABEL_NEIGHBOURS = 3
@@ -54,9 +56,9 @@ DEFAULTS = {"alpha": 1.0, "beta": 1.0, "gamma": 1.0, "max_iter": 50, "divergence
             "seed": 0}
 
 
-def make_init(n: int, d: int, n_labels: int, rng: np.random.Generator, params: dict) -> dict:
+def make_init(n: int, d: int, n_labels: int, stream: UniformStream, params: dict) -> dict:
     """Initial S0 (d, m) then V0 (n, m) ~ U(0,1), the demo's order (``W = rand(d,m); V = rand(n,m)``)."""
-    return {"S0": rng.random((d, n_labels)), "V0": rng.random((n, n_labels))}
+    return {"S0": stream.matrix(d, n_labels), "V0": stream.matrix(n, n_labels)}
 
 
 def heat_knn_graph(F: np.ndarray, k: int) -> sp.csr_matrix:
@@ -166,8 +168,8 @@ def _check(params: dict, init: dict, n: int, d: int, n_labels: int) -> None:
 def rank(X, Y, params: dict, init: dict | None = None) -> tuple[np.ndarray, dict]:
     """Benchmark entry point (see :mod:`pipeline.methods.base`).
 
-    ``init`` holds S0 (d, m) and V0 (n, m); when None they are drawn as the harness does, from
-    ``default_rng(params['seed'])``. info: iterations, objective trace, the final S and V.
+    ``init`` holds S0 (d, m) and V0 (n, m); when None they are drawn as the harness draws them
+    (``SPEC.initial_matrices``). info: ``scores`` (d,), iterations, objective trace, the final S and V.
 
     Raises
     ------
@@ -182,7 +184,8 @@ def rank(X, Y, params: dict, init: dict | None = None) -> tuple[np.ndarray, dict
     _check(params, init, n, d, Y.shape[1])
     S, V, info = lrdg(X, Y, params, init)
     info.update(S=S.tolist(), V=V.tolist())
-    return rank_scores(np.sum(S * S, axis=1), "LRDG"), info
+    scores = np.sum(S * S, axis=1)
+    return rank_scores(scores, "LRDG"), {**info, "scores": scores}
 
 
 SPEC = MethodSpec(name="LRDG", defaults=DEFAULTS, python=rank, matlab_function="LRDG", make_init=make_init,

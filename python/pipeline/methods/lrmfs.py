@@ -1,10 +1,9 @@
 """LRMFS: multi-label feature selection via label relaxation (Fan, Liu, Liu, ASOC 175, 2025).
 
-Follows the authors' public code (``HQUF/LRMFS``) as described in
-``../shared/specs/baselines-part1.md`` §1: iteratively reweighted least squares for an
-l2,1-loss regression onto ε-dragged ("relaxed") labels F = Y + B⊙S, with a ridge term α, an
-l2,1 row penalty λ and a "structured subspace" Q that is the solution of a homogeneous Sylvester
-equation. With X (n, d), Y (n, L) and at most ``max_iter`` iterations while |Δobj| > ``tol``:
+Follows the authors' public code (``LRMFS.m`` of ``HQUF/LRMFS``; docs/methods/LRMFS.md, with the
+line numbers): iteratively reweighted least squares for an l2,1-loss regression onto ε-dragged
+("relaxed") labels F = Y + B⊙S, with a ridge term α, an l2,1 row penalty λ and a "structured
+subspace" Q that is the solution of a homogeneous Sylvester equation. With X (n, d), Y (n, L) and at most ``max_iter`` iterations while |Δobj| > ``tol``:
 
 1. F = Y + B⊙S                       (B = +1 where Y = 1, -1 elsewhere)
 2. A = Q'W                            (enters the objective only)
@@ -15,19 +14,18 @@ equation. With X (n, d), Y (n, L) and at most ``max_iter`` iterations while |Δo
 6. V = XW - F;  Dz = diag(0.5 / (|v_i| + eps)),  D = diag(0.5 / (|w_j| + eps))
 7. obj = tr(V'DzV) + α|W - QA|² + β tr(Q'L_X Q) + γ tr(Q L_Y Q') + λ tr(W'DW)
 
-Features are ranked by the squared row norm of W (stable, ties to the lower index).
+The score is the squared row norm of W, the one the code sorts; ``rank_scores`` orders it.
 
 Modes. Step 4 is homogeneous, so whenever the Sylvester operator is non-singular its solution is
-exactly Q = 0: β, γ, L_X and L_Y never change the ranking (spec §1.5, verified). ``mode="faithful"``
+exactly Q = 0: β, γ, L_X and L_Y never change the ranking (tested in both modes). ``mode="faithful"``
 runs step 4 literally and raises ConfigError if the operator is singular (a non-unique Q);
 ``mode="fast"`` (the default) sets Q = 0 from the first Q-step on and skips step 4 and the graphs,
 saving two d×d inverses and a Sylvester solve per iteration. Both give the same W, hence the same
 ranking and objective trace (tested).
 
-Deviations from the public code (also in ``paper/protocol_kgrid_baselines.md``): Dz is kept as a
-length-n vector, not a dense n×n matrix, and X'DzX is formed as Xs'Xs with Xs = sqrt(Dz) X (a
-symmetric rank-k product: half the flops, exactly symmetric); linear systems are solved instead of
-forming explicit inverses; the random starts W, Q, S come from the harness (``make_init``) instead
+Deviations from the public code (docs/methods/LRMFS.md): Dz is kept as a length-n vector, not a
+dense n×n matrix, and X'DzX is formed as Xs'Xs with Xs = sqrt(Dz) X (a symmetric rank-k product:
+half the flops, exactly symmetric); linear systems are solved instead of forming explicit inverses; the random starts W, Q, S come from the harness (``make_init``) instead
 of unseeded ``rand`` (the code's random F is overwritten before use and is not drawn); the paper's
 learned graphs and active subspace are not in the public code, and the benchmark follows the code.
 """
@@ -38,21 +36,25 @@ import numpy as np
 from scipy.linalg import solve_sylvester
 
 from ..errors import ConfigError, DataError
-from ._common import MATLAB_EPS, check_training_data, knn_binary_laplacian, rank_scores
+from ._common import MATLAB_EPS, check_training_data, knn_binary_laplacian
+from ..rankings import rank_scores
 from .base import MethodSpec
+from .starts import UniformStream
 
 FEATURE_GRAPH_K = 20
 MODES = ("fast", "faithful")
-#: Suggested sweep (spec §1.6): α, λ over 10^-3..10^3; β and γ are inert and stay at 1.
+#: The project's suggested sweep (the paper's grid was not available): α, λ over 10^-3..10^3;
+#: β and γ are inert and stay at 1.
 GRID = {"alpha": [1e-3, 1e-2, 1e-1, 1.0, 10.0, 100.0, 1e3], "lambda": [1e-3, 1e-2, 1e-1, 1.0, 10.0, 100.0, 1e3]}
 DEFAULTS = {"alpha": 0.1, "beta": 1.0, "gamma": 1.0, "lambda": 1.0, "max_iter": 10, "tol": 1e-3,
             "mode": "fast", "seed": 0}
 
 
-def make_init(n: int, d: int, n_labels: int, rng: np.random.Generator, params: dict) -> dict:
-    """Initial W0 (d, L), Q0 (d, L) and S0 (n, L) ~ U(0,1), drawn in the code's order."""
-    return {"W0": rng.random((d, n_labels)), "Q0": rng.random((d, n_labels)),
-            "S0": rng.random((n, n_labels))}
+def make_init(n: int, d: int, n_labels: int, stream: UniformStream, params: dict) -> dict:
+    """Initial W0 (d, L), Q0 (d, L) and S0 (n, L) ~ U(0,1), in this order (the code draws W, F, Q, S
+    and overwrites F before use; F is not drawn)."""
+    return {"W0": stream.matrix(d, n_labels), "Q0": stream.matrix(d, n_labels),
+            "S0": stream.matrix(n, n_labels)}
 
 
 def _check_params(params: dict, init: dict, n: int, d: int, n_labels: int) -> None:
@@ -148,9 +150,9 @@ def lrmfs(X: np.ndarray, Y: np.ndarray, params: dict, init: dict) -> tuple[np.nd
 def rank(X, Y, params: dict, init: dict | None = None) -> tuple[np.ndarray, dict]:
     """Benchmark entry point (see :mod:`pipeline.methods.base`).
 
-    ``init`` holds W0, Q0 (d, L) and S0 (n, L); when None they are drawn as the harness does,
-    from ``default_rng(params['seed'])``. info: iterations, objective trace, mode (and the
-    max |Q| after each Q-step in faithful mode).
+    ``init`` holds W0, Q0 (d, L) and S0 (n, L); when None they are drawn as the harness draws
+    them (``SPEC.initial_matrices``). info: ``scores`` (d,), iterations, objective trace, mode (and the max |Q|
+    after each Q-step in faithful mode).
     """
     X, Y = check_training_data(X, Y, "LRMFS")
     params = {**DEFAULTS, **params}
@@ -159,7 +161,8 @@ def rank(X, Y, params: dict, init: dict | None = None) -> tuple[np.ndarray, dict
         init = SPEC.initial_matrices(n, d, Y.shape[1], params)
     _check_params(params, init, n, d, Y.shape[1])
     W, info = lrmfs(X, Y, params, init)
-    return rank_scores(np.sum(W * W, axis=1), "LRMFS"), info
+    scores = np.sum(W * W, axis=1)
+    return rank_scores(scores, "LRMFS"), {**info, "scores": scores}
 
 
 SPEC = MethodSpec(name="LRMFS", defaults=DEFAULTS, python=rank, matlab_function="LRMFS",

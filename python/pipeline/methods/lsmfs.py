@@ -1,9 +1,10 @@
 """LSMFS: the embedded MLFS method of the public code ``HQUF/LSMFS`` (paper not identified).
 
-Follows ``../shared/specs/baselines-part2.md`` §A1 exactly as the code behaves. With X (n, d),
-Y (n, L), B = 2Y - 1 and the label Laplacian L_y of the binary (L-1)-NN graph of the label columns
-(= L·I - 11' whenever the label columns are pairwise distinct: it carries no information from Y),
-at most ``max_iter`` (20) iterations while |obj_{t-1} - obj_t| > ``tol`` (1e-6):
+Replicates ``LSMFS.m`` of ``HQUF/LSMFS`` as the code behaves (docs/methods/LSMFS.md, with the line
+numbers). With X (n, d), Y (n, L), B = 2Y - 1 and the label Laplacian L_y of the binary (L-1)-NN
+graph of the label columns (= L·I - 11' whenever the label columns are pairwise distinct: it
+carries no information from Y), at most ``max_iter`` (20) iterations while
+|obj_{t-1} - obj_t| > ``tol`` (1e-6):
 
 1. M = Y + B⊙S
 2. thin SVD W = U Σ P'
@@ -13,23 +14,27 @@ at most ``max_iter`` (20) iterations while |obj_{t-1} - obj_t| > ``tol`` (1e-6):
 6. D = diag(0.5 / (|w_i| + eps))
 7. obj = |XW - V|² + α|V - M|² + β tr(V L_y V') + γ tr(W'DW) + λ Σ_i |w_i|
 
-Features are ranked by the squared row norm of W (stable, ties to the lower index).
+The score is the squared row norm of W, the one the code sorts; ``rank_scores`` orders it.
 
 Traps kept on purpose (faithful replication): step 4 is not the minimiser of the objective, and
-for α ≲ 1 + β it multiplies V by up to ~(1+β)/α per iteration, so with the defaults below the run
-grows every iteration and uses all 20 iterations (still deterministic and well conditioned, so both
-engines agree); the last objective term is the code's element-wise ``sqrt(W*W')`` trace, i.e.
-Σ_i |w_i| rather than the nuclear norm whose sub-gradient U P' drives step 3.
+for α ≲ 1 + β it multiplies V by up to ~(1+β)/α per iteration, so such a run grows every iteration
+and uses all 20 iterations (still deterministic and well conditioned, so both engines agree); the
+last objective term is the code's element-wise ``sqrt(W*W')`` trace, i.e. Σ_i |w_i| rather than the
+nuclear norm whose sub-gradient U P' drives step 3. A row of W whose feature column is all zero is
+driven by -λ U P' alone and can grow, so constant features may rank first, as in the code.
+
+Defaults: the repository has no driver. The sibling driver ``HQUF/LRMFS`` ``LRMFSKNN.m`` uses
+α = 0.1, β = γ = λ = 1, which lies in the growing region (on medical and genbase the W-step system
+then turns singular); the defaults are α = 10, β = 0.1, γ = λ = 1, which settle on fold 0 of all
+15 benchmark data sets.
 
 Deviations from the public code: linear systems are solved instead of forming explicit inverses,
-and step 3 is solved in the equivalent scaled form E(E X'X E + γI)⁻¹E with E = D^(-1/2), which
-is better scaled, and a W-step system that is singular to working precision stops the run as a
-divergence (:func:`weight_step`);
-X'X is cached; the starts W0, V0, S0 come from the harness (``make_init``, in the code's order; the
-code's random M is overwritten before use and is not drawn); the label distances are computed
-directly (no statistics package); a divergence guard stops a run whose iterates become non-finite
-or exceed ``divergence_limit`` (:mod:`._divergence`). Defaults: the sibling driver
-``HQUF/LRMFS LRMFSKNN.m`` (α = 0.1, β = γ = λ = 1); the LSMFS repository has no driver.
+and step 3 is solved in the equivalent scaled form E(E X'X E + γI)⁻¹E with E = D^(-1/2), which is
+better scaled; a W-step system that is singular to working precision stops the run as a
+divergence (:func:`weight_step`); X'X is cached; the starts W0, V0, S0 come from the harness
+(``make_init``, in the code's order; the code's random M is overwritten before use and is not
+drawn); the label distances are computed directly (no statistics package); a divergence guard
+stops a run whose iterates become non-finite or exceed ``divergence_limit`` (:mod:`._divergence`).
 """
 
 from __future__ import annotations
@@ -38,9 +43,11 @@ import numpy as np
 from scipy.linalg import cho_solve
 
 from ..errors import ConfigError, EngineError
-from ._common import MATLAB_EPS, check_training_data, knn_binary_laplacian, rank_scores
+from ._common import MATLAB_EPS, check_training_data, knn_binary_laplacian
+from ..rankings import rank_scores
 from ._divergence import DEFAULT_LIMIT, check_iterates, check_limit
 from .base import MethodSpec
+from .starts import UniformStream
 
 DEFAULTS = {"alpha": 10.0, "beta": 0.1, "gamma": 1.0, "lambda": 1.0, "max_iter": 20, "tol": 1e-6,
             "divergence_limit": DEFAULT_LIMIT, "seed": 0}
@@ -48,9 +55,9 @@ DEFAULTS = {"alpha": 10.0, "beta": 0.1, "gamma": 1.0, "lambda": 1.0, "max_iter":
 PIVOT_RATIO_LIMIT = 1e-14
 
 
-def make_init(n: int, d: int, n_labels: int, rng: np.random.Generator, params: dict) -> dict:
+def make_init(n: int, d: int, n_labels: int, stream: UniformStream, params: dict) -> dict:
     """Initial W0 (d, L), V0 (n, L) and S0 (n, L) ~ U(0,1), drawn in the code's order."""
-    return {"W0": rng.random((d, n_labels)), "V0": rng.random((n, n_labels)), "S0": rng.random((n, n_labels))}
+    return {"W0": stream.matrix(d, n_labels), "V0": stream.matrix(n, n_labels), "S0": stream.matrix(n, n_labels)}
 
 
 def label_laplacian(Y: np.ndarray) -> np.ndarray:
@@ -140,8 +147,8 @@ def _check(params: dict, init: dict, n: int, d: int, n_labels: int) -> None:
 def rank(X, Y, params: dict, init: dict | None = None) -> tuple[np.ndarray, dict]:
     """Benchmark entry point (see :mod:`pipeline.methods.base`).
 
-    ``init`` holds W0 (d, L), V0 and S0 (n, L); when None they are drawn as the harness does, from
-    ``default_rng(params['seed'])``. info: iterations, objective trace, the final W and V.
+    ``init`` holds W0 (d, L), V0 and S0 (n, L); when None they are drawn as the harness draws them
+    (``SPEC.initial_matrices``). info: ``scores`` (d,), iterations, objective trace, the final W and V.
 
     Raises
     ------
@@ -156,7 +163,8 @@ def rank(X, Y, params: dict, init: dict | None = None) -> tuple[np.ndarray, dict
     _check(params, init, n, d, Y.shape[1])
     W, info = lsmfs(X, Y, params, init)
     info["W"] = W.tolist()
-    return rank_scores(np.sum(W * W, axis=1), "LSMFS"), info
+    scores = np.sum(W * W, axis=1)
+    return rank_scores(scores, "LSMFS"), {**info, "scores": scores}
 
 
 SPEC = MethodSpec(name="LSMFS", defaults=DEFAULTS, python=rank, matlab_function="LSMFS",

@@ -1,24 +1,25 @@
 """RFSFS: multi-label feature selection via robust flexible sparse regularization.
 
-Li, Hu, Gao, Pattern Recognition 134 (2023) 109074. No authors' code is public; this follows the
-third-party re-implementation ``FarajiMohammad/MLFS-RFSFS`` as described in
-``../shared/specs/baselines-part2.md`` §A3. With X (n, d) >= 0, Y (n, L), C the cosine similarity of
-the label columns (0 for an all-zero column), D_C = diag(C1), ε = 2⁻²³ (float32 machine epsilon, as
-the code) and ``max_iter`` (50) iterations from a fresh W0 >= 0:
+Li, Hu, Gao, Pattern Recognition 134 (2023) 109074. No authors' code was found; this follows the
+third-party re-implementation ``MLFS-RFSFS.py`` of ``FarajiMohammad/MLFS-RFSFS``
+(docs/methods/RFSFS.md, with the line numbers). With X (n, d) >= 0, Y (n, L), C the cosine
+similarity of the label columns (0 for an all-zero column), D_C = diag(C1), ε = 2⁻²³ (float32
+machine epsilon, as the code) and ``max_iter`` (50) iterations from a fresh W0 >= 0:
 
     Q = 1 ⊘ max(2|W|, ε)
     W ← W ⊙ [X'Y + αWC + γW] ⊘ max([X'XW + αWD_C + βQ⊙W + γ 1_{d×d}W], ε)
 
 the multiplicative rule of  F(W) = |XW - Y|² + α tr(W L_C W') + β|W|_1 + γ(|1'W|² - |W|_F²),
-L_C = D_C - C, under W >= 0 (all factors are non-negative, so W stays >= 0 and F decreases).
-Features are ranked by the squared row norm of W (stable, ties to the lower index).
+L_C = D_C - C, under W >= 0 (all factors are non-negative, so W stays >= 0 and F does not increase).
+The score is the squared row norm of W (``rank_scores``); the third-party code sorts the row norm
+itself, the same order except at the tie tolerance (docs/methods/RFSFS.md).
 
-Deviations from the third-party code (also in ``paper/protocol_kgrid_baselines.md``): float64
-throughout; a stable descending sort instead of reading an ascending non-stable argsort backwards
-(same order except ties); 1_{d×d}W is a broadcast of the column sums and X'X is cached (d ≤ n),
-rounding-level changes; every (fold, setting) starts from a fresh seeded W0 drawn by the harness
-(the code carries one W across repetitions and settings, so its r-th evaluation has run 50·r
-iterations); a divergence guard (non-finite or above ``divergence_limit``) as in the other ports.
+Deviations from the third-party code: a stable descending order instead of reading an ascending
+non-stable argsort backwards (same order except ties); 1_{d×d}W is a broadcast of the column sums
+and X'X is cached (d ≤ n), rounding-level changes; every (fold, setting) starts from a fresh
+seeded W0 drawn by the harness (one version of the code carries one W across repetitions and
+settings, so its r-th evaluation has run 50·r iterations); a divergence guard (non-finite or above
+``divergence_limit``) as in the other ports. Both compute in float64.
 """
 
 from __future__ import annotations
@@ -26,18 +27,20 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ConfigError
-from ._common import check_training_data, label_cosine_similarity, nonnegative_start, rank_scores
+from ._common import check_training_data, label_cosine_similarity, nonnegative_start
+from ..rankings import rank_scores
 from ._divergence import DEFAULT_LIMIT, check_iterates, check_limit
 from .base import MethodSpec
+from .starts import UniformStream
 
 EPSILON = float(np.finfo(np.float32).eps)
 DEFAULTS = {"alpha": 0.1, "beta": 0.1, "gamma": 0.1, "max_iter": 50, "divergence_limit": DEFAULT_LIMIT,
             "seed": 0}
 
 
-def make_init(n: int, d: int, n_labels: int, rng: np.random.Generator, params: dict) -> dict:
+def make_init(n: int, d: int, n_labels: int, stream: UniformStream, params: dict) -> dict:
     """Initial W0 (d, L) ~ U(0,1)."""
-    return {"W0": rng.random((d, n_labels))}
+    return {"W0": stream.matrix(d, n_labels)}
 
 
 def objective(X, Y, W, C, degrees, alpha, beta, gamma) -> float:
@@ -74,7 +77,7 @@ def rank(X, Y, params: dict, init: dict | None = None) -> tuple[np.ndarray, dict
     """Benchmark entry point (see :mod:`pipeline.methods.base`).
 
     ``init['W0']`` (d, L), non-negative, is the start; when ``init`` is None it is drawn as the
-    harness does, from ``default_rng(params['seed'])``. info: iterations, objective trace, W.
+    harness draws it (``SPEC.initial_matrices``). info: ``scores`` (d,), iterations, objective trace, W.
 
     Raises
     ------
@@ -93,7 +96,8 @@ def rank(X, Y, params: dict, init: dict | None = None) -> tuple[np.ndarray, dict
         init = SPEC.initial_matrices(n, d, Y.shape[1], params)
     W, info = rfsfs(X, Y, params, nonnegative_start(init, "W0", (d, Y.shape[1]), "RFSFS"))
     info["W"] = W.tolist()
-    return rank_scores(np.sum(W * W, axis=1), "RFSFS"), info
+    scores = np.sqrt(np.sum(W * W, axis=1))  # the row norm, as the authors' code sorts (docs/methods/RFSFS.md)
+    return rank_scores(scores, "RFSFS"), {**info, "scores": scores}
 
 
 SPEC = MethodSpec(name="RFSFS", defaults=DEFAULTS, python=rank, matlab_function="RFSFS", make_init=make_init,

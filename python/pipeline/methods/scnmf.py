@@ -1,7 +1,7 @@
 """SCNMF: similarity constraints with non-negative matrix factorisation (He, Lin, Lin, Wang, KBS 2024).
 
-Follows the authors' code (``BIGOatMNNU/SCNMF``) as described in
-``../shared/specs/baselines-part1.md`` §4 (deterministic):
+Follows the authors' code (``SCNMF.m`` of ``BIGOatMNNU/SCNMF``; docs/methods/SCNMF.md, with the
+line numbers). Deterministic:
 
     min_{W>=0} |XW - Y|_F² + |W|_2,1 + λ1 |H - WW'|_F² + λ2 tr(LL W'W)
 
@@ -14,7 +14,8 @@ column). From W = 0.5, each iteration t = 1, 2, ...:
     obj_t = |XW - Y|² + Σ|w_j| + λ1 |H - WW'|² + λ2 tr(LL W'W)
 
 stopping when t >= 2 and |obj_t - obj_{t-1}| <= ``tol`` (absolute, 1e-2) or after ``max_iter``
-(1001: the code stops once t > 1000). Features are ranked by the row sum of W (stable).
+(1001: the code stops once t > 1000). The score is the row sum of W, the one the code sorts
+(``rank_scores``).
 
 Deviations from the public code, all at rounding level: X'X is computed once; W W' W is evaluated
 as W (W'W); the kernel's squared distances come from the |a|²+|b|²-2a'b expansion with the cached
@@ -29,11 +30,12 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ConfigError
-from ._common import check_training_data, label_cosine_distance, rank_scores
+from ._common import check_training_data, label_cosine_distance
+from ..rankings import rank_scores
 from .base import MethodSpec
 
 SCNMF_EPS = 1e-20
-#: The authors' 5×5 sweep (spec §4.4).
+#: The authors' 5×5 sweep (``mainAllParameterSCNMF_2024_01_13.m``).
 GRID = {"lambda1": [1e-4, 1e-3, 5e-3, 1e-2, 5e-2], "lambda2": [1e-2, 1e-1, 1.0, 10.0, 100.0]}
 DEFAULTS = {"lambda1": 1e-3, "lambda2": 1.0, "max_iter": 1001, "tol": 1e-2}
 
@@ -99,7 +101,7 @@ def scnmf(X: np.ndarray, Y: np.ndarray, params: dict) -> tuple[np.ndarray, dict]
 def rank(X, Y, params: dict, init: dict | None = None) -> tuple[np.ndarray, dict]:
     """Benchmark entry point (see :mod:`pipeline.methods.base`); deterministic, ``init`` unused.
 
-    info: iterations, objective trace, sigma (the kernel width).
+    info: ``scores`` (d,), iterations, objective trace, sigma (the kernel width).
     """
     X, Y = check_training_data(X, Y, "SCNMF")
     params = {**DEFAULTS, **params}
@@ -109,7 +111,8 @@ def rank(X, Y, params: dict, init: dict | None = None) -> tuple[np.ndarray, dict
     if int(params["max_iter"]) < 1:
         raise ConfigError("SCNMF needs at least one iteration", field="max_iter", found=params["max_iter"])
     W, info = scnmf(X, Y, params)
-    return rank_scores(W.sum(axis=1), "SCNMF"), info
+    scores = W.sum(axis=1)
+    return rank_scores(scores, "SCNMF"), {**info, "scores": scores}
 
 
 SPEC = MethodSpec(name="SCNMF", defaults=DEFAULTS, python=rank, matlab_function="SCNMF",

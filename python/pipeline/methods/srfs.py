@@ -1,9 +1,9 @@
 """SRFS: sparse-supplementation regularised multi-label feature selection.
 
 Li, Wang, Yang, Gao, Ding, Li, *Fusion-enhanced multi-label feature selection with sparse
-supplementation*, Information Fusion 117 (2025). No authors' code is public; this follows
-``../shared/specs/baselines-part1.md`` §3 (the paper's objective, minimised by the standard
-multiplicative update, as in the third-party notebook ``FarajiMohammad/MLFS-SRFS``):
+supplementation*, Information Fusion 117 (2025). No authors' code was found; this follows the
+third-party notebook ``SRFS.ipynb`` of ``FarajiMohammad/MLFS-SRFS`` (docs/methods/SRFS.md, with the
+line numbers): the paper's objective, minimised by the standard multiplicative update,
 
     min_{W>=0} |XW - Y|_F² + α tr(W L_Y W') + β |W|_2,1 + γ (|WW'|_1 - |W|_F²)
 
@@ -13,13 +13,13 @@ L_Y = A_S - S. Each of ``max_iter`` iterations (default 30, no convergence test 
     D = diag(1 / (2|w_j| + ε))
     W ← W ⊙ (X'Y + αWS + γW) ⊘ max(X'XW + αWA_S + βDW + γ 1(1'W), ε)
 
-with ε = 2⁻²³ (float32 machine epsilon, as the notebook) and float64 arithmetic. Features are
-ranked by the row l2 norm of W (stable, ties to the lower index). ``tol`` > 0 stops when the
+with ε = 2⁻²³ (float32 machine epsilon, as the notebook) and float64 arithmetic. The score is the
+row l2 norm of W, the one the notebook sorts (``rank_scores``). ``tol`` > 0 stops when the
 relative objective change is at most ``tol``.
 
 Deviations from the notebook: float64 instead of float32; the objective trace uses the correct
 objective above (the notebook's monitor uses W'W and 1 - S); the ranking is a stable descending
-sort (the notebook reads an ascending argsort backwards, which reverses ties); 1(1'W) is a
+order (the notebook reads an ascending argsort backwards, which reverses ties); 1(1'W) is a
 broadcast of the column sums, not a product with a d×d all-ones matrix; W0 comes from the harness.
 """
 
@@ -28,18 +28,20 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ConfigError
-from ._common import check_training_data, label_cosine_similarity, nonnegative_start, rank_scores
+from ._common import check_training_data, label_cosine_similarity, nonnegative_start
+from ..rankings import rank_scores
 from .base import MethodSpec
+from .starts import UniformStream
 
 EPSILON = 2.0 ** -23
-#: The notebook's commented-out grid (spec §3.4), for each of α, β, γ.
+#: The notebook's commented-out grid, for each of α, β, γ.
 GRID = {key: [0.01, 0.1, 0.3, 0.5, 0.7, 0.9, 1.0] for key in ("alpha", "beta", "gamma")}
 DEFAULTS = {"alpha": 0.1, "beta": 0.1, "gamma": 0.1, "max_iter": 30, "tol": 0.0, "seed": 0}
 
 
-def make_init(n: int, d: int, n_labels: int, rng: np.random.Generator, params: dict) -> dict:
+def make_init(n: int, d: int, n_labels: int, stream: UniformStream, params: dict) -> dict:
     """Initial W0 (d, L) ~ U(0,1)."""
-    return {"W0": rng.random((d, n_labels))}
+    return {"W0": stream.matrix(d, n_labels)}
 
 
 def penalties(W, S, A_S, alpha, beta, gamma) -> float:
@@ -50,7 +52,7 @@ def penalties(W, S, A_S, alpha, beta, gamma) -> float:
 
 
 def objective(X, Y, W, S, A_S, alpha, beta, gamma) -> float:
-    """The SRFS objective of §3.2 at W (d, L) >= 0, with the fit term computed directly."""
+    """The SRFS objective (module docstring) at W (d, L) >= 0, with the fit term computed directly."""
     residual = X @ W - Y
     return float(np.sum(residual * residual)) + penalties(W, S, A_S, alpha, beta, gamma)
 
@@ -93,8 +95,8 @@ def srfs(X: np.ndarray, Y: np.ndarray, params: dict, W0: np.ndarray) -> tuple[np
 def rank(X, Y, params: dict, init: dict | None = None) -> tuple[np.ndarray, dict]:
     """Benchmark entry point (see :mod:`pipeline.methods.base`).
 
-    ``init['W0']`` (d, L) is the start; when ``init`` is None it is drawn as the harness does,
-    from ``default_rng(params['seed'])``. info: iterations, objective trace.
+    ``init['W0']`` (d, L) is the start; when ``init`` is None it is drawn as the harness draws it
+    (``SPEC.initial_matrices``). info: ``scores`` (d,), iterations, objective trace.
     """
     X, Y = check_training_data(X, Y, "SRFS")
     params = {**DEFAULTS, **params}
@@ -107,7 +109,8 @@ def rank(X, Y, params: dict, init: dict | None = None) -> tuple[np.ndarray, dict
     if init is None:
         init = SPEC.initial_matrices(n, d, Y.shape[1], params)
     W, info = srfs(X, Y, params, nonnegative_start(init, "W0", (d, Y.shape[1]), "SRFS"))
-    return rank_scores(np.sqrt(np.sum(W * W, axis=1)), "SRFS"), info
+    scores = np.sqrt(np.sum(W * W, axis=1))
+    return rank_scores(scores, "SRFS"), {**info, "scores": scores}
 
 
 SPEC = MethodSpec(name="SRFS", defaults=DEFAULTS, python=rank, matlab_function="SRFS",

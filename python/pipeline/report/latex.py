@@ -7,6 +7,7 @@ LaTeX uses ``{ } %`` heavily, so the templates use ``\\VAR{...}`` for expression
 
 from __future__ import annotations
 
+import unicodedata
 from pathlib import Path
 
 import jinja2
@@ -31,8 +32,12 @@ TEMPLATE_DIR = Path(__file__).parent / "templates"
 
 
 def latex_escape(text: object) -> str:
-    """Escape every LaTeX special character in ``str(text)`` so it prints literally."""
-    return "".join(_LATEX_SPECIALS.get(ch, ch) for ch in str(text))
+    """Escape every LaTeX special character in ``str(text)`` so it prints literally.
+
+    Control characters (line breaks included) become spaces: a blank line would end the paragraph
+    inside a table cell or a caption.
+    """
+    return "".join(_LATEX_SPECIALS.get(ch, " " if unicodedata.category(ch) == "Cc" else ch) for ch in str(text))
 
 
 def latex_environment(*template_dirs: str | Path) -> jinja2.Environment:

@@ -18,7 +18,7 @@ import sys
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator
+from typing import Callable, Iterable, Iterator
 
 from tqdm import tqdm
 
@@ -26,8 +26,8 @@ from ..errors import ConfigError
 from ..fileio import remove_abandoned_scratch_dirs
 from .claims import TaskClaim, claim_path
 from .lifecycle import RunStop
-from .pool import WorkerPool
-from .run import Outcome, RunSettings, Workbench, run_task
+from .pool import WorkerPool, configure_worker
+from .run import Outcome, RunSettings, Workbench, fresh_outcome, run_task
 from .tasks import Task
 
 EXECUTORS = ("serial", "process", "dask")
@@ -71,9 +71,7 @@ def _run_on_dask_worker(task: Task, settings: RunSettings) -> Outcome:
     if _dask_bench is None or _dask_settings != settings:
         if _dask_bench is not None:
             _dask_bench.close()
-        from threadpoolctl import threadpool_limits
-
-        threadpool_limits(1)
+        configure_worker(settings)
         _dask_settings, _dask_bench = settings, Workbench(settings)
     return run_task(task, settings, _dask_bench)
 
@@ -187,37 +185,59 @@ class RunResult:
     stop_signal: int | None = None
 
 
-def execute(executor, tasks: list[Task], progress: bool = True, stop: RunStop | None = None) -> RunResult:
+def execute(executor, tasks: list[Task], progress: bool = True, stop: RunStop | None = None,
+            on_outcome: Callable[[Outcome], None] | None = None) -> RunResult:
     """Run ``tasks`` on an entered executor with a progress bar; see the module docstring.
 
-    ``stop`` is the caller's entered :class:`RunStop` when signals must also be caught before and
-    after the tasks (while the executor starts and closes, while reports are written); without it
-    the signals are caught while the tasks run.
+    With ``--skip-existing`` the tasks whose files are fresh are skipped here, before any worker
+    starts. ``stop`` is the caller's entered :class:`RunStop` when signals must also be caught
+    before and after the tasks (while the executor starts and closes, while reports are written);
+    without it they are caught while the tasks run. ``on_outcome`` is called in the driver with each
+    outcome as it arrives (e.g. to log it).
     """
     if stop is None:
         with RunStop() as own:
-            return execute(executor, tasks, progress, own)
-    result = RunResult()
-    unfinished = Counter(tasks)
-    held_elsewhere: list[Task] = []
+            return execute(executor, tasks, progress, own, on_outcome)
     with tqdm(total=len(tasks), desc="tasks", unit="task", disable=not progress, leave=True) as bar:
-        batch = tasks
+        tally = _Tally(tasks, bar, on_outcome)
+        batch = []
+        for task in tasks:
+            fresh = fresh_outcome(task, executor.settings)
+            if fresh is None:
+                batch.append(task)
+            else:
+                tally.add(fresh)
+        held_elsewhere: list[Task] = []
         while batch and not stop.requested:
             for outcome in executor.run(batch, stop):
                 if outcome.status == "locked":
                     held_elsewhere.append(outcome.task)
                     continue
-                result.outcomes.append(outcome)
-                unfinished[outcome.task] -= 1
-                bar.set_postfix_str(f"{outcome.task.key} {outcome.status}", refresh=False)
-                bar.update(1)
+                tally.add(outcome)
                 if outcome.error_type == "StorageError":
                     stop.request(f"stopped after a storage fault: {outcome.message}")
             batch, held_elsewhere = _wait_for_claims(held_elsewhere, executor.settings, stop, bar)
-    result.outcomes += [Outcome(task, "interrupted", f"did not finish: the run was {stop.reason}", "Interrupted")
-                        for task in unfinished.elements()]
-    result.stop_reason, result.stop_signal = stop.reason, stop.signum
-    return result
+    outcomes = tally.outcomes + [Outcome(task, "interrupted", f"did not finish: the run was {stop.reason}",
+                                         "Interrupted") for task in tally.unfinished.elements()]
+    return RunResult(outcomes, stop.reason, stop.signum)
+
+
+class _Tally:
+    """The outcomes so far, the tasks yet to finish, and the progress bar."""
+
+    def __init__(self, tasks: list[Task], bar, on_outcome: Callable[[Outcome], None] | None):
+        self.outcomes: list[Outcome] = []
+        self.unfinished = Counter(tasks)
+        self.bar = bar
+        self.on_outcome = on_outcome
+
+    def add(self, outcome: Outcome) -> None:
+        self.outcomes.append(outcome)
+        self.unfinished[outcome.task] -= 1
+        if self.on_outcome is not None:
+            self.on_outcome(outcome)
+        self.bar.set_postfix_str(f"{outcome.task.key} {outcome.status}", refresh=False)
+        self.bar.update(1)
 
 
 def _wait_for_claims(held: list[Task], settings: RunSettings, stop: RunStop, bar) -> tuple[list[Task], list[Task]]:
@@ -238,7 +258,8 @@ def _claim(task: Task, settings: RunSettings) -> TaskClaim:
 
 
 def run_all(tasks: list[Task], settings: RunSettings, executor: str = "serial", jobs: int = 1,
-            progress: bool = True, scheduler: str | None = None) -> list[Outcome]:
+            progress: bool = True, scheduler: str | None = None,
+            on_outcome: Callable[[Outcome], None] | None = None) -> list[Outcome]:
     """Run every task with a progress bar; return the outcomes in completion order."""
     with make_executor(executor, settings, jobs, scheduler) as runner:
-        return execute(runner, tasks, progress).outcomes
+        return execute(runner, tasks, progress, on_outcome=on_outcome).outcomes

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import logging
 import multiprocessing
 import os
 import signal
@@ -26,6 +27,7 @@ from multiprocessing.connection import Connection, wait
 from typing import Iterable, Iterator
 
 from ..fileio import process_scratch_dir, remove_abandoned_scratch_dirs, remove_process_scratch_dir
+from .history import LOGGER_NAME, attach_log
 from .lifecycle import WORKER_GRACE, RunStop, become_worker, stop_signals_blocked
 from .run import Outcome, RunSettings, Workbench, run_task
 from .tasks import Task
@@ -48,15 +50,24 @@ def decode_outcome(data: bytes) -> Outcome:
     return Outcome(**fields)
 
 
-def _worker_main(conn: Connection, settings: RunSettings, parent_pid: int) -> None:
-    """A worker's life: run the tasks the driver sends until it says stop, or until SIGTERM."""
+def configure_worker(settings: RunSettings) -> None:
+    """One BLAS thread per worker (parallelism comes from the workers); log to the run's log
+    (a forked worker already does: it inherited the driver's handler)."""
     from threadpoolctl import threadpool_limits
 
+    threadpool_limits(1)
+    logged = {getattr(handler, "baseFilename", None) for handler in logging.getLogger(LOGGER_NAME).handlers}
+    if settings.log_file and os.path.abspath(settings.log_file) not in logged:
+        attach_log(settings.log_file)
+
+
+def _worker_main(conn: Connection, settings: RunSettings, parent_pid: int) -> None:
+    """A worker's life: run the tasks the driver sends until it says stop, or until SIGTERM."""
     bench = None
     try:
         become_worker(parent_pid)
         tempfile.tempdir = str(process_scratch_dir())  # everything temporary goes with the worker
-        threadpool_limits(1)
+        configure_worker(settings)
         bench = Workbench(settings)
         while True:
             try:

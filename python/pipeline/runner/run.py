@@ -2,39 +2,45 @@
 
 :func:`run_task` is what every executor calls, in the driver (serial) or in a worker process.
 Workers keep their engines in a :class:`Workbench` for their whole life, so an Octave process is
-started once per worker, not once per task.
+started once per worker, not once per task. A task's ranking is computed once and scored on every
+grid of the run from one ML-kNN pass over the union of their k values; files that are still fresh
+(``freshness``) are kept when the run resumes.
 """
 
 from __future__ import annotations
 
-import hashlib
-import platform
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from .. import __version__
-from ..data.folds import fold_path, load_fold, sha256_file
+from ..data.folds import fold_feature_count, fold_path, load_fold, sha256_file
 from ..engines import make_engine, make_evaluator
 from ..errors import ConfigError, EngineError, PipelineError
-from ..evaluation.grids import k_grid, p_grid, p_target_index, p_to_k
-from ..evaluation.metrics import METRICS
 from ..methods import get_method
-from ..rankings import validate_ranking
+from ..rankings import validate_ranking, validate_scores
 from .claims import TaskClaim, claim_path
+from .fingerprint import evaluator_fingerprint, git_state, method_fingerprint
+from .freshness import metrics_staleness, ranking_staleness, sha256_or_none
+from .records import metrics_record, ranking_record, runtime_versions, union_of_k
 from .store import ResultStore, TaskFiles
 from .tasks import GridSpec, Task
 
 
 @dataclass(frozen=True)
 class RunSettings:
-    """Everything a worker needs besides the task (picklable)."""
+    """Everything a worker needs besides the task (picklable).
+
+    ``grids``: the grids every task is scored on (one ranking, one ML-kNN pass for all of them).
+    ``skip_existing``: keep fresh results; ``overwrite``: recompute everything; neither: reuse fresh
+    rankings but score them again, except those another run completed after ``run_started`` (epoch
+    seconds; None: no such check). ``log_file``: the run's log, which worker processes append to.
+    """
 
     data_dir: str
     results_dir: str
-    grid: GridSpec
+    grids: tuple[GridSpec, ...]
     engine: str = "python"
     evaluator: str = "native"
     mlknn_k: int = 10
@@ -44,20 +50,37 @@ class RunSettings:
     rank: bool = True
     claim_stale_after: float = 6 * 3600.0
     engine_options: dict = field(default_factory=dict, compare=False)
-    run_started: float | None = None  # epoch s; a complete result newer than this is another run's
+    log_file: str | None = None
+    run_started: float | None = None
+
+    def __post_init__(self):
+        if not self.grids or len({grid.mode for grid in self.grids}) != len(self.grids):
+            raise ConfigError("a run needs one or more grids, at most one of each mode",
+                              found=[grid.mode for grid in self.grids])
+
+    def engine_for(self, spec) -> str:
+        """The engine that runs ``spec``: the selected one, or Python for Python-only methods."""
+        return self.engine if spec.matlab_function is not None else "python"
 
 
 @dataclass(frozen=True)
 class Outcome:
     """What happened to one task: ``done``, ``skipped``, ``done_elsewhere`` (another run completed it
     while this one ran), ``failed``, ``interrupted`` (the run stopped first) or ``locked`` (another
-    run holds it right now; the executors wait for it and report one of the others)."""
+    run holds it right now; the executors wait for it and report one of the others).
+
+    ``reason`` says why a ``done`` task was computed (``"no metrics yet"``, a stale reason, ...);
+    ``degenerate_points`` counts the grid points whose selection is mostly training-constant
+    features (see :func:`~pipeline.runner.records.constant_feature_counts`), for the run summary.
+    """
 
     task: Task
     status: str
     message: str = ""
     error_type: str = ""
     seconds: float = 0.0
+    degenerate_points: int = 0
+    reason: str = ""
 
 
 class Workbench:
@@ -97,14 +120,6 @@ class Workbench:
         self._evaluator = None
 
 
-def grid_points(grid: GridSpec, d: int) -> tuple[list[int], list[float] | None]:
-    """Return (k per grid entry, p per grid entry or None) for a fold with d features."""
-    if grid.mode == "kgrid":
-        return k_grid(d, grid.k_min, grid.k_max, grid.k_step), None
-    p_values = [float(p) for p in p_grid(grid.p_min, grid.p_max, grid.p_step)]
-    return list(p_to_k(p_values, d)), p_values
-
-
 def run_task(task: Task, settings: RunSettings, bench: Workbench) -> Outcome:
     """Run one task and return its outcome; user errors and engine failures are caught here."""
     start = time.perf_counter()
@@ -115,48 +130,128 @@ def run_task(task: Task, settings: RunSettings, bench: Workbench) -> Outcome:
                 holder = claim.holder()
                 return Outcome(task, "locked", f"being computed by pid {holder.get('pid')} on "
                                f"{holder.get('host')}; rerun with --skip-existing when it ends", "TaskLocked")
-            status = _run(task, settings, bench)
+            status, reason, degenerate_points = _run(task, settings, bench)
     except PipelineError as exc:
         return Outcome(task, "failed", str(exc), type(exc).__name__, time.perf_counter() - start)
-    return Outcome(task, status, seconds=time.perf_counter() - start)
+    return Outcome(task, status, seconds=time.perf_counter() - start, degenerate_points=degenerate_points,
+                   reason=reason)
 
 
-def _run(task: Task, settings: RunSettings, bench: Workbench) -> str:
+@dataclass(frozen=True)
+class TaskPlan:
+    """What a task needs, decided from its existing files without changing anything.
+
+    ``rank_reason``: why the ranking must be computed (None: reuse it); ``grid_reasons``: grid mode ->
+    why its metrics must be computed, for the grids whose files cannot be kept (empty: nothing to do).
+    """
+
+    spec: object
+    params: dict
+    files: TaskFiles
+    fold_file: Path
+    code: dict
+    rank_reason: str | None
+    grid_reasons: dict
+
+    @property
+    def reason(self) -> str:
+        return self.rank_reason or next(iter(self.grid_reasons.values()), "")
+
+
+def plan_task(task: Task, settings: RunSettings) -> TaskPlan:
+    """Decide, from the files on disk and the current code, what ``task`` needs (no side effects)."""
     spec = get_method(task.method) if settings.rank else None
     params = spec.resolve_params(task.overrides) if spec else task.overrides
     store = ResultStore(settings.results_dir)
     files = store.files(task.folder, task.dataset, task.fold)
-    store.remove_partial_files(files)
-    mode = settings.grid.mode
-    expected = {"mlknn": _mlknn_settings(settings), "params": params, "grid": settings.grid.describe()}
-    status = store.metrics_status(files, mode, expected)
-    if status == "ok" and not settings.overwrite and _written_since(files.metrics(mode), settings.run_started):
-        return "done_elsewhere"
-    if settings.skip_existing and not settings.overwrite and status == "ok":
-        return "skipped"
-    if status == "different" and not settings.overwrite:
-        raise ConfigError("result exists with other settings (ML-kNN, grid or parameters); use "
-                          "--overwrite or another --results-dir", file=files.metrics(mode))
     fold_file = fold_path(settings.data_dir, task.dataset, task.fold)
-    fold = load_fold(fold_file, dataset=task.dataset, index=task.fold)
-    k_per_entry, p_values = grid_points(settings.grid, fold.n_features)
-    _check_evaluable(fold, settings, fold_file)
-    ranking = _obtain_ranking(task, spec, params, fold, files, store, settings, bench)
-    k_distinct = sorted(set(k_per_entry))
+    code = {"method": method_fingerprint(spec, settings.engine_for(spec)) if spec else None,
+            "evaluator": evaluator_fingerprint(settings.evaluator)}
+    rank_reason = _ranking_reason(store, files, fold_feature_count(fold_file), params, code["method"], settings)
+    grid_reasons = _grid_reasons(store, files, params, code["evaluator"], settings, rank_reason)
+    return TaskPlan(spec, params, files, fold_file, code, rank_reason, grid_reasons)
+
+
+def fresh_outcome(task: Task, settings: RunSettings) -> Outcome | None:
+    """``skipped`` if the task's files are fresh (checked in the driver, before any worker starts), else None.
+
+    Only with ``skip_existing``; a task whose state cannot be read is left to run (and report why).
+    """
+    if not settings.skip_existing or settings.overwrite:
+        return None
+    try:
+        return Outcome(task, "skipped") if not plan_task(task, settings).grid_reasons else None
+    except PipelineError:
+        return None
+
+
+def _run(task: Task, settings: RunSettings, bench: Workbench) -> tuple[str, str, int]:
+    """Bring the task's files up to date; return (status, reason, degenerate grid points)."""
+    store = ResultStore(settings.results_dir)
+    store.remove_partial_files(store.files(task.folder, task.dataset, task.fold))
+    plan = plan_task(task, settings)
+    if not plan.grid_reasons:
+        elsewhere = all(_written_since(plan.files.metrics(grid.mode), settings) for grid in settings.grids)
+        return ("done_elsewhere" if elsewhere else "skipped"), "", 0
+    fold = load_fold(plan.fold_file, dataset=task.dataset, index=task.fold)
+    _check_evaluable(fold, settings, plan.fold_file)
+    grids = [grid for grid in settings.grids if grid.mode in plan.grid_reasons]
+    k_values = union_of_k(grids, fold.n_features)  # checks the grids before anything is computed
+    if plan.rank_reason is None:
+        ranking, timing = store.read_ranking(plan.files.ranking, fold.n_features), _reused_timing(store, plan.files)
+    else:
+        ranking, timing = _compute_ranking(task, plan, fold, store, settings, bench)
+    records = _score(task, fold, ranking, grids, k_values, plan.params, settings, bench)
+    provenance = _provenance(plan, settings)
+    for grid, record in zip(grids, records):
+        store.write_metrics(plan.files, grid.mode, {**record, **timing, "provenance": provenance})
+    return "done", plan.reason, max(sum(r["degenerate"]) for r in records)
+
+
+def _ranking_reason(store, files, d, params, method_code, settings) -> str | None:
+    """Why the ranking must be computed (None: reuse it). External rankings are never recomputed."""
+    if not settings.rank:
+        return None
+    if settings.overwrite:
+        return "--overwrite"
+    return ranking_staleness(store, files, d, params, method_code)
+
+
+def _grid_reasons(store, files, params, evaluator_code, settings, rank_reason) -> dict[str, str]:
+    """Grid mode -> why its metrics must be computed, for every grid whose file cannot be kept."""
+    reasons = {}
+    for grid in settings.grids:
+        expected = {"mlknn": _mlknn_settings(settings), "params": params, "grid": grid.describe()}
+        stale = metrics_staleness(store, files, grid.mode, expected, settings.evaluator, evaluator_code,
+                                  overwrite=settings.overwrite)
+        if rank_reason is not None:
+            stale = stale or "the ranking is recomputed"
+        elif stale is None and not settings.skip_existing and not _written_since(files.metrics(grid.mode), settings):
+            stale = "recomputed (no --skip-existing)"
+        if stale is not None:
+            reasons[grid.mode] = stale
+    return reasons
+
+
+def _score(task, fold, ranking, grids, k_values, params, settings, bench) -> list[dict]:
+    """One ML-kNN pass over the union of the grids' k values, split into one record per grid."""
     context = f"{task.folder}/{task.dataset}/fold{task.fold}"
-    eval_start = time.perf_counter()
+    started = time.perf_counter()
     curves = bench.evaluator.evaluate(fold.X_train, fold.Y_train, fold.X_test, fold.Y_test, ranking,
-                                      k_distinct, num=settings.mlknn_k, smooth=settings.mlknn_smooth,
-                                      context=context)
-    eval_seconds = time.perf_counter() - eval_start
-    record = _metrics_record(task, fold, params, settings, curves, k_per_entry, p_values, eval_seconds)
-    record["provenance"] = _provenance(fold_file, files, bench, spec, settings)
-    store.write_metrics(files, mode, record)
-    return "done"
+                                      k_values, num=settings.mlknn_k,
+                                      smooth=settings.mlknn_smooth, context=context)
+    seconds = time.perf_counter() - started
+    return [{**metrics_record(grid=grid, folder=task.folder, dataset=task.dataset, fold_index=task.fold, fold=fold,
+                              params=params, mlknn=_mlknn_settings(settings), curves=curves, ranking=ranking),
+             "time_eval_seconds": seconds} for grid in grids]
 
 
-def _written_since(path: Path, moment: float | None) -> bool:
-    return moment is not None and path.stat().st_mtime >= moment
+def _written_since(path: Path, settings: RunSettings) -> bool:
+    """Whether ``path`` was written after the run started: by another run, which completed it."""
+    try:
+        return settings.run_started is not None and path.stat().st_mtime >= settings.run_started
+    except OSError:
+        return False
 
 
 def _check_evaluable(fold, settings: RunSettings, fold_file: Path) -> None:
@@ -167,77 +262,50 @@ def _check_evaluable(fold, settings: RunSettings, fold_file: Path) -> None:
                           field="X_train", expected=f"n_train > {settings.mlknn_k}", found=f"n_train = {n_train}")
 
 
-def _obtain_ranking(task, spec, params, fold, files: TaskFiles, store: ResultStore,
-                    settings: RunSettings, bench: Workbench) -> np.ndarray:
-    d = fold.n_features
-    if not settings.rank:
-        return store.read_ranking(files.ranking, d)
-    if not settings.overwrite and store.has_ranking(files, d):
-        return store.read_ranking(files.ranking, d)
+def _reused_timing(store: ResultStore, files: TaskFiles) -> dict:
+    return {"time_rank_seconds": store.read_time(files), "time_rank_overhead_seconds": None}
+
+
+def _compute_ranking(task: Task, plan: TaskPlan, fold, store: ResultStore, settings: RunSettings,
+                     bench: Workbench) -> tuple[np.ndarray, dict]:
+    """Rank on the training part, write scores, ranking, its record and time; return it with its timing.
+
+    ``time_rank_seconds`` is the method's own compute time, measured where the method runs (inside
+    Octave for the Octave engine), so it excludes engine start-up and data transfer; those go to
+    ``time_rank_overhead_seconds``.
+    """
+    d, spec = fold.n_features, plan.spec
     engine = bench.engine_for(spec)
-    init = spec.initial_matrices(fold.X_train.shape[0], d, fold.n_labels, params)
+    init = spec.initial_matrices(fold.X_train.shape[0], d, fold.n_labels, plan.params)
     context = f"{task.folder}/{task.dataset}/fold{task.fold}"
     start = time.perf_counter()
-    ranking, _info = engine.rank(spec, fold.X_train, fold.Y_train, params, init, context=context)
-    seconds = time.perf_counter() - start
+    ranking, info = engine.rank(spec, fold.X_train, fold.Y_train, plan.params, init, context=context)
+    wall = time.perf_counter() - start
+    seconds = float(info.get("compute_seconds", wall))
     try:
         ranking = validate_ranking(ranking, d, source=f"{spec.name} output for {context}")
+        scores = validate_scores(info.get("scores"), d, source=f"{spec.name} output for {context}")
     except PipelineError as exc:
         raise EngineError(str(exc)) from exc
-    store.write_ranking(files, ranking, seconds)
-    return ranking
+    timing = {"time_rank_seconds": seconds, "time_rank_overhead_seconds": max(wall - seconds, 0.0)}
+    record = ranking_record(folder=task.folder, dataset=task.dataset, fold_index=task.fold, params=plan.params,
+                            engine=settings.engine_for(spec), code=plan.code["method"], git=git_state(),
+                            timing=timing, info=info)
+    store.write_ranking(plan.files, ranking, seconds, scores, record)
+    return ranking, timing
 
 
 def _mlknn_settings(settings: RunSettings) -> dict:
     return {"num": int(settings.mlknn_k), "smooth": float(settings.mlknn_smooth)}
 
 
-def _metrics_record(task, fold, params, settings, curves, k_per_entry, p_values, eval_seconds) -> dict:
-    index = {int(k): i for i, k in enumerate(curves["k_values"])}
-    rows = [index[int(k)] for k in k_per_entry]
-    record = {
-        "grid_mode": settings.grid.mode,
-        "method": task.folder,
-        "dataset": task.dataset,
-        "fold": int(task.fold),
-        "k_values": [int(k) for k in k_per_entry],
-        "grid": settings.grid.describe(),
-        "mlknn": _mlknn_settings(settings),
-        "params": params,
-        "n_features": int(fold.n_features),
-        "n_labels": int(fold.n_labels),
-        "n_train": int(fold.X_train.shape[0]),
-        "n_test": int(fold.X_test.shape[0]),
-        "macro_pr_auc_labels_used": int(curves["macro_pr_auc_labels_used"]),
-        "macro_pr_auc_labels_total": int(curves["macro_pr_auc_labels_total"]),
-        "time_eval_seconds": eval_seconds,
-    }
-    for key in METRICS:
-        values = [float(curves[key][r]) for r in rows]
-        record[key] = values
-        record[f"{key}_mean"] = float(np.mean(values))
-    if p_values is not None:
-        target = p_target_index(p_values, settings.grid.p_target)
-        record["p_values"] = p_values
-        record["p_target"] = float(settings.grid.p_target)
-        record["p_target_used"] = p_values[target]
-        for key in METRICS:
-            record[f"{key}_at_p_target"] = record[key][target]
-    return record
-
-
-def _provenance(fold_file: Path, files: TaskFiles, bench: Workbench, spec, settings: RunSettings) -> dict:
-    ranking_sha = hashlib.sha256(files.ranking.read_bytes()).hexdigest() if files.ranking.is_file() else None
-    if spec is None:
-        engine = "external"
-    else:
-        engine = settings.engine if spec.matlab_function is not None else "python"
+def _provenance(plan: TaskPlan, settings: RunSettings) -> dict:
     return {
-        "fold_sha256": sha256_file(fold_file),
-        "ranking_sha256": ranking_sha,
-        "engine": engine,
+        "fold_sha256": sha256_file(plan.fold_file),
+        "ranking_sha256": sha256_or_none(plan.files.ranking),
+        "engine": settings.engine_for(plan.spec) if plan.spec is not None else "external",
         "evaluator": settings.evaluator,
-        "pipeline_version": __version__,
-        "numpy_version": np.__version__,
-        "python_version": platform.python_version(),
+        "code": plan.code,
+        "git": git_state(),
+        "versions": runtime_versions(),
     }

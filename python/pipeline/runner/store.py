@@ -2,13 +2,15 @@
 
 Layout (see ``docs/results-schema.md``)::
 
+    <root>/<METHOD>/<DATASET>_fold<i>_scores.csv         "feature,score" then one row per feature, %.17g
     <root>/<METHOD>/<DATASET>_fold<i>_ranking.csv        1-based ranking, one integer per line
-    <root>/<METHOD>/<DATASET>_fold<i>_time.txt           ranking seconds, "%.6f\\n"
+    <root>/<METHOD>/<DATASET>_fold<i>_ranking.json       parameters, engine, code fingerprint, timings
+    <root>/<METHOD>/<DATASET>_fold<i>_time.txt           the method's own ranking seconds, "%.6f\\n"
     <root>/<METHOD>/<DATASET>_fold<i>_kgrid_metrics.json
     <root>/<METHOD>/<DATASET>_fold<i>_pgrid_metrics.json
 
-Every file is written atomically (temporary name + rename). The time file is written after the
-ranking, so a ranking counts as complete only when both exist and the ranking is a valid
+Every file is written atomically (temporary name + rename). The scores, the ranking, its record
+and the time file are written in that order, so a ranking counts as complete only when the time file exists and the ranking is a valid
 permutation of 1..d; a metrics file counts only if it parses and holds every expected key with
 lists aligned to its grid.
 """
@@ -25,12 +27,14 @@ from ..errors import DataError, RankingError
 from ..evaluation.metrics import METRICS
 from ..fileio import atomic_write_json, atomic_write_text, ensure_directory
 from ..names import validate_name
-from ..rankings import validate_ranking
+from ..rankings import read_ranking_file
 
 
 @dataclass(frozen=True)
 class TaskFiles:
+    scores: Path
     ranking: Path
+    ranking_record: Path
     time: Path
     kgrid: Path
     pgrid: Path
@@ -49,37 +53,42 @@ class ResultStore:
         validate_name(folder, "method")
         validate_name(dataset, "dataset")
         stem = self.root / folder / f"{dataset}_fold{int(fold)}"
-        return TaskFiles(ranking=Path(f"{stem}_ranking.csv"), time=Path(f"{stem}_time.txt"),
+        return TaskFiles(scores=Path(f"{stem}_scores.csv"), ranking=Path(f"{stem}_ranking.csv"),
+                         ranking_record=Path(f"{stem}_ranking.json"), time=Path(f"{stem}_time.txt"),
                          kgrid=Path(f"{stem}_kgrid_metrics.json"), pgrid=Path(f"{stem}_pgrid_metrics.json"))
 
     def remove_partial_files(self, files: TaskFiles) -> list[Path]:
         """Delete temporary files a killed writer left for this task (call while holding its claim)."""
         removed = []
-        for final in (files.ranking, files.time, files.kgrid, files.pgrid):
+        for final in (files.scores, files.ranking, files.ranking_record, files.time, files.kgrid, files.pgrid):
             for partial in final.parent.glob(f".{final.name}.*.tmp"):
                 partial.unlink(missing_ok=True)
                 removed.append(partial)
         return removed
 
     # -- rankings -------------------------------------------------------------------------
-    def write_ranking(self, files: TaskFiles, ranking: np.ndarray, seconds: float) -> None:
-        """Write the ranking, then its time file (the pair is complete once the time exists)."""
+    def write_ranking(self, files: TaskFiles, ranking: np.ndarray, seconds: float, scores: np.ndarray,
+                      record: dict) -> None:
+        """Write the scores, the ranking, its record, then the time file (complete once the time exists)."""
+        files.time.unlink(missing_ok=True)  # an old time file must not vouch for the new ranking mid-write
+        atomic_write_text(files.scores, format_scores(scores))
         atomic_write_text(files.ranking, "".join(f"{int(v)}\n" for v in ranking))
+        atomic_write_json(files.ranking_record, record)
         atomic_write_text(files.time, f"{seconds:.6f}\n")
 
-    def read_ranking(self, path: Path, d: int) -> np.ndarray:
-        """Read and validate a ranking file (one value per line, or one comma-separated row)."""
-        if not path.is_file():
-            raise RankingError("ranking file not found", file=path)
-        text = path.read_text(encoding="utf-8", errors="replace")
-        tokens = [t.strip() for t in text.replace(",", "\n").split()]
+    def read_time(self, files: TaskFiles) -> float | None:
+        """The ranking seconds of ``_time.txt`` (None if absent or unreadable, e.g. external rankings)."""
         try:
-            values = np.array([float(t) for t in tokens if t], dtype=np.float64)
-        except ValueError:
-            bad = next(t for t in tokens if not _is_number(t))
-            raise RankingError("ranking holds a non-numeric value", file=path, expected="integers 1..d",
-                               found=repr(bad[:20])) from None
-        return validate_ranking(values, d, source=path)
+            return float(files.time.read_text(encoding="utf-8").strip())
+        except (OSError, ValueError):
+            return None
+
+    def read_ranking(self, path: Path, d: int) -> np.ndarray:
+        """Read and validate a ranking file (one value per line, or one comma-separated row).
+
+        The file's size is bounded by d before it is read (:func:`~pipeline.rankings.read_ranking_file`).
+        """
+        return read_ranking_file(path, d)
 
     def has_ranking(self, files: TaskFiles, d: int) -> bool:
         """True if the ranking and its time file exist and the ranking is a permutation of 1..d."""
@@ -120,12 +129,10 @@ class ResultStore:
         return "ok"
 
 
-def _is_number(token: str) -> bool:
-    try:
-        float(token)
-    except ValueError:
-        return False
-    return True
+def format_scores(scores: np.ndarray) -> str:
+    """``feature,score`` then one row per feature (1-based, in feature order), each score as ``%.17g``
+    (enough digits to read back the same double; MATLAB's sprintf writes the same text)."""
+    return "feature,score\n" + "".join(f"{j},{float(v):.17g}\n" for j, v in enumerate(scores, start=1))
 
 
 def _is_complete(record: dict, mode: str) -> bool:

@@ -8,11 +8,18 @@ ship them to worker processes.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
+from numbers import Integral, Real
 from typing import Any
 
 from ..errors import ConfigError
+from ..evaluation.grids import p_grid
 from ..names import validate_name
+
+#: Most points a p-grid may have: with k = round(p * d), more points than features add nothing,
+#: and a step such as 1e-300 must be refused before numpy.arange tries to allocate it.
+MAX_GRID_POINTS = 10_000
 
 
 @dataclass(frozen=True)
@@ -43,8 +50,15 @@ class Task:
         validate_name(self.method, "method")
         validate_name(self.dataset, "dataset")
         validate_name(self.label or self.method, "method label")
-        if int(self.fold) < 0:
-            raise ConfigError(f"fold index must be >= 0, got {self.fold}")
+        if not _is_integer(self.fold) or self.fold < 0:
+            raise ConfigError("fold index must be an integer >= 0", field="fold", found=repr(self.fold))
+        try:
+            overrides = json.loads(self.params_json)
+        except (TypeError, ValueError):
+            overrides = None
+        if not isinstance(overrides, dict):
+            raise ConfigError("task parameters must be a JSON object", field="params_json",
+                              found=repr(self.params_json)[:80])
 
     @property
     def folder(self) -> str:
@@ -71,6 +85,10 @@ class GridSpec:
     ``mode="kgrid"``: k = k_min, k_min+k_step, ... ≤ min(k_max, d).
     ``mode="pgrid"``: p = p_min ... p_max (step p_step), k = round-half-even(p·d) clipped to [1, d];
     tables use ``p_target``.
+
+    Every field is checked on creation (ConfigError naming it): k values are integers >= 1 with
+    k_min <= k_max; p values are finite numbers, p_step > 0, the p-grid has at most
+    :data:`MAX_GRID_POINTS` points and at least one in (0, 1].
     """
 
     mode: str = "kgrid"
@@ -86,9 +104,34 @@ class GridSpec:
     def __post_init__(self):
         if self.mode not in ("kgrid", "pgrid"):
             raise ConfigError(f"grid mode must be 'kgrid' or 'pgrid', got {self.mode!r}")
+        for name in ("k_min", "k_max", "k_step"):
+            value = getattr(self, name)
+            if not _is_integer(value) or value < 1:
+                raise ConfigError("must be a positive integer", field=name, found=repr(value))
+        if self.k_min > self.k_max:
+            raise ConfigError("k_min is larger than k_max", field="k_min",
+                              expected=f"<= k_max = {self.k_max}", found=repr(self.k_min))
+        for name in ("p_min", "p_max", "p_step", "p_target"):
+            value = getattr(self, name)
+            if not isinstance(value, Real) or isinstance(value, bool) or not math.isfinite(value):
+                raise ConfigError("must be a finite number", field=name, found=repr(value))
+        if self.p_step <= 0:
+            raise ConfigError("p_step must be positive", field="p_step", expected="> 0",
+                              found=repr(self.p_step))
+        points = (self.p_max + 1e-12 - self.p_min) / self.p_step  # numpy.arange's count, before it
+        if points > MAX_GRID_POINTS:
+            raise ConfigError("the p-grid has too many points", field="p_step",
+                              expected=f"at most {MAX_GRID_POINTS} points from p_min to p_max",
+                              found=f"{points:.3g} points (p_min={self.p_min}, p_max={self.p_max}, "
+                                    f"p_step={self.p_step})")
+        p_grid(self.p_min, self.p_max, self.p_step)  # ConfigError if no p lies in (0, 1]
 
     def describe(self) -> dict[str, Any]:
         """The grid settings as written into result files and manifests."""
         if self.mode == "kgrid":
             return {"k_min": self.k_min, "k_max": self.k_max, "k_step": self.k_step}
         return {"p_min": self.p_min, "p_max": self.p_max, "p_step": self.p_step, "p_target": self.p_target}
+
+
+def _is_integer(value: Any) -> bool:
+    return isinstance(value, Integral) and not isinstance(value, bool)

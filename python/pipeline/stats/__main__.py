@@ -17,6 +17,7 @@ import pandas as pd
 from ..cli import run_main
 from ..errors import ConfigError, DataError
 from ..fileio import dumps_json
+from ..report.output import prepare_output_folder
 from .compare import compare_methods
 from .ranks import average_ranks, check_score_matrix
 
@@ -60,6 +61,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         raise ConfigError("every --alpha must lie in (0, 1)", field="--alpha", found=args.alpha)
     if args.bayesian_rope is not None and not args.bayesian_rope >= 0:
         raise ConfigError("--bayesian-rope must be >= 0", field="--bayesian-rope", found=args.bayesian_rope)
+    if args.cd_diagram:
+        prepare_output_folder(Path(args.cd_diagram).parent, option="--cd-diagram")
     table = read_score_csv(args.scores)
     if args.ref is None:
         ranks = average_ranks(table.to_numpy(), lower_is_better=args.lower_is_better)

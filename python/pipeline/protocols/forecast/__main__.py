@@ -1,8 +1,8 @@
 """CLI: ``python -m pipeline.protocols.forecast {run_benchmark,compare_models,download_eval_datasets}``.
 
-User errors (missing data or weights, bad arguments) print one line and exit with code 2;
-``run_benchmark`` exits 1 when a benchmark fails under ``--on-missing error`` and
-``--dry-run`` exits 1 when something is unavailable.
+User errors (missing data or weights, bad arguments, limits exceeded, no network) print one line
+and exit with code 2; ``run_benchmark`` exits 1 when a benchmark fails under ``--on-missing error``
+and ``--dry-run`` exits 1 when something is unavailable.
 """
 
 from __future__ import annotations
@@ -12,22 +12,37 @@ import shlex
 import sys
 import time
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
-from pipeline.cli import run_main
-from pipeline.errors import PipelineError
-from pipeline.fileio import atomic_write_text
-
+from ...cli import run_main
+from ...errors import ConfigError, PipelineError
+from ...fileio import atomic_write_text
 from .aggregate import MISSING_POLICIES
-from .benchmarks import ADAPTERS, load_benchmark
-from .data import dataset_location
-from .download import convert_staged_tasks, download_datasets, fetch_from_hub, mirror_fetcher
-from .metrics import DEFAULT_QUANTILES
+from .benchmarks import ADAPTERS, CONFIG_DIR, Benchmark, load_benchmark, parse_task_list, read_yaml
+from .compare import compare_tables, format_table
+from .data import data_files, dataset_location
+from .download import convert_staged_tasks, download_datasets, fetch_from_hub, mirror_fetcher, plan_lines
+from .environment import dry_run_lines, environment
+from .limits import DEFAULT_LIMITS, Limits
+from .metrics import DEFAULT_QUANTILES, NUMERIC_METRICS
 from .models import ModelFactory, detect_model_type
-from .outputs import (compare_tables, experiment_dir, format_table, run_config, write_experiment)
-from .runner import run_benchmark
+from .outputs import experiment_dir, run_config, write_benchmark, write_experiment
+from .reference import reference_names
+from .runner import BenchmarkRun, require_datasets, run_benchmark
 
 PROG = "python -m pipeline.protocols.forecast"
+RULE = "=" * 72
+
+
+def _limit_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--max-windows", type=int, default=DEFAULT_LIMITS.max_windows,
+                        help="most evaluation windows per task (default %(default)s)")
+    parser.add_argument("--max-points", type=int, default=DEFAULT_LIMITS.max_points,
+                        help="most target values per dataset (default %(default)s)")
+
+
+def _limits(args) -> Limits:
+    return Limits(max_windows=args.max_windows, max_points=args.max_points)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -37,95 +52,160 @@ def _parser() -> argparse.ArgumentParser:
     run = commands.add_parser("run_benchmark", help="evaluate one model on benchmark suites")
     run.add_argument("--model-path", required=True,
                      help="local Chronos checkpoint directory, or seasonal_naive | seasonal_naive_point | auto_ets")
-    run.add_argument("--benchmarks", nargs="+", default=["lite"],
+    run.add_argument("--benchmarks", nargs="+", required=True,
                      help=f"NAME or NAME=TASK_FILE; names: {', '.join(ADAPTERS)}")
     run.add_argument("--datasets-root", required=True, help="folder holding <name>/data-*.arrow")
     run.add_argument("--dry-run", action="store_true", help="only check that the model and data are available")
-    run.add_argument("--output-dir", default="results/experiments")
-    run.add_argument("--experiment-name")
-    run.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
+    run.add_argument("--output-dir", default="results/experiments/")
+    run.add_argument("--experiment-name", help="default: exp_YYYYMMDD_HHMMSS (UTC)")
+    run.add_argument("--device", default="cuda", help="cuda, cuda:N or cpu (default cuda; CPU when CUDA is absent)")
     run.add_argument("--torch-dtype", default="float32", choices=["float32", "bfloat16"])
     run.add_argument("--batch-size", type=int, default=32)
-    run.add_argument("--compare-with", nargs="*", default=[], help="earlier experiment directories")
+    run.add_argument("--compare-with", nargs="*", default=[],
+                     help=f"earlier experiment directories or published results ({', '.join(reference_names())})")
     run.add_argument("--on-missing", default="error", choices=MISSING_POLICIES)
-    run.add_argument("--no-progress", action="store_true")
+    run.add_argument("--no-progress", action="store_true", help="print only the final summary")
+    _limit_options(run)
 
     compare = commands.add_parser("compare_models", help="merge experiment directories into one table")
-    compare.add_argument("--results-dirs", nargs="+", required=True)
+    compare.add_argument("--results-dirs", nargs="+", required=True,
+                         help="experiment directories or published result names")
     compare.add_argument("--model-names", nargs="+", required=True)
     compare.add_argument("--format", default="markdown", choices=["markdown", "csv", "latex"])
-    compare.add_argument("--metrics", nargs="+", default=["MASE", "WQL"])
+    compare.add_argument("--metrics", nargs="+", default=["MASE", "WQL"], choices=NUMERIC_METRICS)
     compare.add_argument("--output", help="write here instead of standard output")
 
     download = commands.add_parser("download_eval_datasets", help="fetch datasets into the local Arrow layout")
-    download.add_argument("--benchmarks", nargs="+", default=["lite"])
+    which = download.add_mutually_exclusive_group(required=True)
+    which.add_argument("--config", nargs="+", help="task lists (YAML files, or shipped names such as lite)")
+    which.add_argument("--benchmarks", nargs="+", help=f"NAME or NAME=TASK_FILE; names: {', '.join(ADAPTERS)}")
     download.add_argument("--datasets", nargs="*", help="restrict to these dataset names")
     download.add_argument("--output-dir", required=True, help="the datasets root to fill")
     source = download.add_mutually_exclusive_group()
-    source.add_argument("--source-dir", help="local mirror with <name>/*.parquet instead of the Hub")
+    source.add_argument("--source-dir", help="local mirror with <name>/*.parquet or *.arrow instead of the Hub")
     source.add_argument("--staged-dir", help="convert the staged raw M4 hourly / exchange_rate / NN5 files")
     download.add_argument("--overwrite", action="store_true")
+    download.add_argument("--dry-run", action="store_true", help="list what would be downloaded, download nothing")
+    _limit_options(download)
     return parser
 
 
-def _folder_size(path: Path) -> int:
-    return path.stat().st_size if path.is_file() else sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
+# ---------------------------------------------------------------- run_benchmark --dry-run
+def _size_line(location: Path, root: Path) -> str:
+    files = [location] if location.is_file() else data_files(root, location, "*.arrow") or \
+        data_files(root, location, "*.csv")
+    return f"[FOUND] {len(files)} data file(s), {sum(f.stat().st_size for f in files) / 1e6:.1f} MB"
 
 
-def dry_run(model_path: str, benchmarks, root: Path) -> int:
-    """Print the availability of the model and of every dataset; 0 when all are present."""
-    ok = True
+def _model_lines(model_path: str) -> tuple[bool, list[str]]:
     try:
         kind = detect_model_type(model_path)
-        size = f", {_folder_size(Path(model_path)) / 1e6:.2f} MB" if Path(model_path).is_dir() else ""
-        print(f"model {model_path}: available ({kind}{size})")
     except PipelineError as exc:
-        ok = False
-        print(f"model {model_path}: MISSING ({exc})")
+        return False, [f"Model path: {model_path} [NOT FOUND] ({exc})"]
+    if not Path(model_path).is_dir():
+        return True, [f"Model path: {model_path} [BUILT-IN] ({kind}, no weights)"]
+    configs = sorted(p.name for p in Path(model_path).glob("config*.json"))
+    size = sum(f.stat().st_size for f in Path(model_path).rglob("*") if f.is_file()) / 1e6
+    return True, [f"Model path: {model_path} [EXISTS] ({kind}, {size:.1f} MB)", f"  Config files: {configs}"]
+
+
+def dry_run(model_path: str, benchmarks: Sequence[Benchmark], root: Path, out: Callable[[str], None] = print) -> int:
+    """Print the availability of the model and every dataset, and the environment; 0 when all present."""
+    ok, lines = _model_lines(model_path)
+    missing = 0
     for bench in benchmarks:
-        for task in bench.tasks:
-            location = dataset_location(root, task.name)
-            if location is None:
-                ok = False
-                print(f"{bench.name}/{task.label}: MISSING under {root / task.name}")
-            else:
-                print(f"{bench.name}/{task.label}: {location} ({_folder_size(location) / 1e6:.2f} MB)")
-    print("all available" if ok else "some inputs are missing")
-    return 0 if ok else 1
+        lines += ["", f"--- Benchmark: {bench.name} ---"]
+        for name in dict.fromkeys(task.name for task in bench.tasks):
+            location = dataset_location(root, name)
+            missing += location is None
+            found = _size_line(location, root) if location else f"[NOT FOUND] checked: {root / name}"
+            lines.append(f"  {name}: {found}")
+    lines += ["", "--- Environment ---", *(f"  {line}" for line in dry_run_lines(environment()))]
+    verdict = "all inputs available" if ok and not missing else \
+        f"{missing} dataset(s) missing" + ("" if ok else ", model unavailable")
+    for line in [RULE, "  DRY RUN — Checking data and model availability", RULE, "",
+                 *(f"  {line}" if line else "" for line in lines), "",
+                 f"  Dry run complete. No evaluation was performed ({verdict}).", RULE]:
+        out(line)
+    return 0 if ok and not missing else 1
+
+
+# ---------------------------------------------------------------- run_benchmark
+def _summary_lines(run: BenchmarkRun) -> list[str]:
+    """``  lite completed in 0.7s`` and the summary's scalars, as the original framework logs them."""
+    lines = ["", f"  {run.name} completed in {run.seconds:.1f}s"]
+    for key, value in sorted(run.summary.items()):
+        if isinstance(value, float):
+            lines.append(f"    {key}: {value:.4f}")
+        elif isinstance(value, (int, str)) and not isinstance(value, bool):
+            lines.append(f"    {key}: {value}")
+    return lines
+
+
+def _distinct(names: Sequence[str]) -> list[str]:
+    """``names`` with repeats suffixed ``#2``, ``#3``... (comparison columns must be distinct)."""
+    seen: dict[str, int] = {}
+    result = []
+    for name in names:
+        seen[name] = seen.get(name, 0) + 1
+        result.append(name if seen[name] == 1 else f"{name}#{seen[name]}")
+    return result
+
+
+def _device_text(factory: ModelFactory, args) -> str:
+    if factory.describe()["device"] == "cpu" and args.device != "cpu":
+        return f"cpu (built-in model in NumPy; --device {args.device} not used)"
+    return f"{args.device} ({args.torch_dtype})"
 
 
 def cmd_run(args, argv: Sequence[str]) -> int:
-    benchmarks = [load_benchmark(spec) for spec in args.benchmarks]
+    limits = _limits(args)
+    benchmarks = [load_benchmark(spec, limits) for spec in args.benchmarks]
     root = Path(args.datasets_root)
     if args.dry_run:
         return dry_run(args.model_path, benchmarks, root)
     if args.batch_size < 1:
-        raise PipelineError("batch size must be >= 1", field="--batch-size", found=args.batch_size)
-    folder = experiment_dir(args.output_dir, args.experiment_name)
+        raise ConfigError("batch size must be >= 1", field="--batch-size", found=args.batch_size)
     factory = ModelFactory(args.model_path, device=args.device, torch_dtype=args.torch_dtype,
                            batch_size=args.batch_size)
-    started = time.perf_counter()
-    runs = [run_benchmark(factory, bench, root, on_missing=args.on_missing, progress=not args.no_progress)
-            for bench in benchmarks]
+    if args.on_missing == "error":
+        require_datasets(benchmarks, root)
+    folder = experiment_dir(args.output_dir, args.experiment_name)
+    log = (lambda line: None) if args.no_progress else print
+    for line in [RULE, "  Forecasting Benchmark Evaluation", RULE, f"  Experiment : {folder.name}",
+                 f"  Model      : {args.model_path}", f"  Benchmarks : {', '.join(b.name for b in benchmarks)}",
+                 f"  Device     : {_device_text(factory, args)}", f"  Batch size : {args.batch_size}",
+                 f"  Data root  : {root}", f"  Output     : {folder}", RULE]:
+        log(line)
+    started, runs = time.perf_counter(), []
+    for index, bench in enumerate(benchmarks, 1):
+        for line in ["", RULE, f"  [{index}/{len(benchmarks)}] BENCHMARK: {bench.name}", RULE]:
+            log(line)
+        run = run_benchmark(factory, bench, root, on_missing=args.on_missing, log=log, limits=limits)
+        csv, summary = write_benchmark(folder, run)
+        for line in ["", f"Results saved: {csv}", f"Summary saved: {summary}", *_summary_lines(run)]:
+            log(line)
+        runs.append(run)
     total = time.perf_counter() - started
     command = f"{PROG} {shlex.join(argv)}"
-    config = run_config(factory.describe(), [b.name for b in benchmarks],
-                        {b.name: b.baseline_model for b in benchmarks}, str(root), DEFAULT_QUANTILES,
-                        args.on_missing, command)
-    write_experiment(folder, config, runs, total, command)
+    config = run_config(factory.describe(), benchmarks, str(root), DEFAULT_QUANTILES, args.on_missing, command)
+    report = write_experiment(folder, config, runs, total, command)
     if args.compare_with:
-        names = [factory.model_name, *(Path(d).name for d in args.compare_with)]
+        names = _distinct([factory.model_name, *(Path(s).name for s in args.compare_with)])
         comparison = format_table(compare_tables([folder, *args.compare_with], names), "markdown")
         atomic_write_text(folder / "comparison.md", comparison)
-        write_experiment(folder, config, runs, total, command, comparison)
-    print(f"results written to {folder}")
-    failed = [run.name for run in runs if not run.passed]
-    for name in failed:
-        print(f"benchmark {name} FAILED: {next(r for r in runs if r.name == name).summary.get('error')}",
-              file=sys.stderr)
+        report = write_experiment(folder, config, runs, total, command, comparison)
+    failed = [run for run in runs if not run.passed]
+    for line in ["", RULE, "  EVALUATION COMPLETE",
+                 f"  Benchmarks : {len(runs) - len(failed)} passed, {len(failed)} failed",
+                 f"  Total time : {total:.1f}s", f"  Results    : {folder}", f"  Report     : {report}", RULE]:
+        print(line)
+    for run in failed:
+        print(f"benchmark {run.name} FAILED: {run.summary.get('error')}", file=sys.stderr)
     return 1 if failed else 0
 
 
+# ---------------------------------------------------------------- compare_models
 def cmd_compare(args) -> int:
     text = format_table(compare_tables(args.results_dirs, args.model_names, args.metrics), args.format)
     if args.output:
@@ -135,19 +215,43 @@ def cmd_compare(args) -> int:
     return 0
 
 
+# ---------------------------------------------------------------- download_eval_datasets
+def _config_path(value: str) -> Path:
+    """A task-list file, or the name of a shipped one (``lite``, ``lite.yaml``, ``chronos_ii``...)."""
+    path = Path(value)
+    if path.is_file():
+        return path
+    shipped = CONFIG_DIR / (path.name if path.suffix == ".yaml" else f"{path.name}.yaml")
+    if shipped.is_file():
+        return shipped
+    raise ConfigError("task list not found", file=path,
+                      expected=f"a YAML file or one of {sorted(p.stem for p in CONFIG_DIR.glob('*.yaml'))}")
+
+
 def cmd_download(args) -> int:
-    tasks = [task for spec in args.benchmarks for task in load_benchmark(spec).tasks]
+    limits = _limits(args)
+    if args.config:
+        paths = [_config_path(value) for value in args.config]
+        tasks = [task for path in paths for task in parse_task_list(read_yaml(path, limits), path, limits=limits)]
+    else:
+        tasks = [task for spec in args.benchmarks for task in load_benchmark(spec, limits).tasks]
     if args.datasets:
         unknown = sorted(set(args.datasets) - {t.name for t in tasks})
         if unknown:
-            raise PipelineError("datasets not in the chosen benchmarks", field="--datasets", found=unknown)
+            raise ConfigError("datasets not in the chosen task lists", field="--datasets", found=unknown)
         tasks = [t for t in tasks if t.name in set(args.datasets)]
     root = Path(args.output_dir)
+    if args.dry_run:
+        plan = plan_lines(tasks, root)
+        header = f"DRY RUN — {len(plan)} unique dataset(s) to download into {root}:"
+        for line in [header, *(f"  {line}" for line in plan)]:
+            print(line)
+        return 0
     if args.staged_dir:
         convert_staged_tasks(tasks, args.staged_dir, root)
         return 0
     fetch = mirror_fetcher(args.source_dir) if args.source_dir else fetch_from_hub
-    download_datasets(tasks, root, fetch=fetch, overwrite=args.overwrite)
+    download_datasets(tasks, root, fetch=fetch, overwrite=args.overwrite, limits=limits)
     return 0
 
 

@@ -1,4 +1,4 @@
-"""Aggregation of per-task scores (spec §4.5): means, relative scores, fev-style leaderboard.
+"""Aggregation of per-task scores (docs/forecast.md, "Aggregation"): means, relative scores, fev-style leaderboard.
 
 Inputs are pandas frames indexed by task (dataset) with one column per model (errors, lower is
 better). Missing or failed tasks are NaN and handled by an explicit policy:
@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from pipeline.errors import ConfigError, DataError
-from pipeline.stats.resampling import cluster_resample_counts
+from ...errors import ConfigError, DataError
+from ...stats.resampling import cluster_resample_counts
 
 MISSING_POLICIES = ("error", "drop", "impute")
 CLIP_RANGE = (0.01, 100.0)

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import warnings
 from pathlib import Path
 
 import numpy as np
 
-from pipeline.errors import ConfigError, PipelineError
+from ...errors import ConfigError, PipelineError
 
 from .forecasters import BaseForecaster, assert_quantile_shape
 
@@ -23,6 +24,7 @@ WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin", "model.safetensors.ind
 PIPELINE_KINDS = {"Chronos2Pipeline": "chronos2", "ChronosBoltPipeline": "chronos_bolt",
                   "ChronosPipeline": "chronos_t5"}
 CHRONOS_PACKAGE_HINT = "pip install chronos-forecasting==2.3.2"
+DEVICE_PATTERN = re.compile(r"^(cpu|cuda(:[0-9]+)?)$")
 
 
 class ModelNotAvailableError(PipelineError, FileNotFoundError):
@@ -65,16 +67,27 @@ def chronos_kind(path: str | Path) -> str:
     return PIPELINE_KINDS[pipeline_class]
 
 
+def check_device(requested: str) -> str:
+    """``cpu``, ``cuda`` or ``cuda:N`` (as the original framework accepts), else ConfigError."""
+    if not isinstance(requested, str) or not DEVICE_PATTERN.match(requested):
+        raise ConfigError("unknown device", field="--device", expected="cpu, cuda or cuda:N", found=requested)
+    return requested
+
+
 def resolve_device(requested: str) -> str:
     """Return ``requested``, or ``cpu`` with a warning when CUDA is requested but unavailable."""
-    if requested not in ("cpu", "cuda"):
-        raise ConfigError("unknown device", field="--device", expected="cpu or cuda", found=requested)
-    if requested == "cuda":
-        import torch
+    if check_device(requested) == "cpu":
+        return requested
+    import torch
 
-        if not torch.cuda.is_available():
-            warnings.warn("CUDA requested but not available; falling back to CPU", stacklevel=2)
-            return "cpu"
+    if not torch.cuda.is_available():
+        warnings.warn(f"device {requested!r} requested but CUDA is not available; falling back to CPU",
+                      stacklevel=2)
+        return "cpu"
+    index = int(requested.partition(":")[2] or 0)
+    if index >= torch.cuda.device_count():
+        raise ConfigError("no such CUDA device", field="--device",
+                          expected=f"cuda:0 .. cuda:{torch.cuda.device_count() - 1}", found=requested)
     return requested
 
 
@@ -94,7 +107,7 @@ class ChronosForecaster(BaseForecaster):
 
     Parameters
     ----------
-    model_path : local checkpoint directory; device : ``cpu`` or ``cuda`` (falls back to CPU);
+    model_path : local checkpoint directory; device : ``cpu``, ``cuda`` or ``cuda:N`` (falls back to CPU);
     torch_dtype : ``float32`` or ``bfloat16``; batch_size : series per forward call.
     """
 

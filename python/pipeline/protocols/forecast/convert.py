@@ -14,9 +14,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from pipeline.errors import DataError
+from ...errors import DataError
 
-from .data import SeriesDataset, write_arrow_dataset
+from .arrow_data import write_arrow_dataset
+from .data import SeriesDataset
 
 M4_SYNTHETIC_START = pd.Timestamp("2000-01-01 00:00")
 EXCHANGE_RATE_START = pd.Timestamp("1990-01-01")  # a Monday; the data are business-daily 1990-2016

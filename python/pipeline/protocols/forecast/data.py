@@ -1,32 +1,32 @@
-"""Local-first forecasting datasets: Arrow IPC (the Chronos layout) and long-format CSV.
+"""Local-first forecasting datasets: where a dataset lives under the root, and long-format CSV.
 
 A dataset ``NAME`` under a root directory is read from, in order:
 
-1. ``<root>/<NAME>/*.arrow`` -- Arrow IPC files as written by ``datasets.save_to_disk``
-   (stream format) or by :func:`write_arrow_dataset`; every list-valued column except
-   ``timestamp`` becomes its own univariate series (spec §4.3);
+1. ``<root>/<NAME>/*.arrow`` -- Arrow IPC files (:mod:`.arrow_data`): the Chronos and fev layout
+   (list columns, ``timestamp``) or the GIFT-Eval layout (``item_id, start, freq, target``);
 2. ``<root>/<NAME>.csv`` or ``<root>/<NAME>/*.csv`` -- long format with columns
    ``item_id, timestamp, target``.
 
 Nothing is ever downloaded here: a missing dataset raises :class:`DatasetNotAvailableError`.
+Every file read must lie under the root once symbolic links are resolved.
 """
 
 from __future__ import annotations
 
-import io
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Sequence
 
 import numpy as np
 import pandas as pd
 
-from pipeline.errors import DataError
-from pipeline.fileio import atomic_write_bytes, atomic_write_text
-from pipeline.names import validate_name
+from ...errors import DataError
+from ...fileio import atomic_write_text
+from ...names import validate_name
+from .limits import DEFAULT_LIMITS, Limits
 
 LONG_COLUMNS = ("item_id", "timestamp", "target")
-TIMESTAMP_COLUMN = "timestamp"
 
 
 class DatasetNotAvailableError(DataError, FileNotFoundError):
@@ -38,7 +38,9 @@ class SeriesDataset:
     """A set of univariate series of one frequency.
 
     ``series[i]`` is a 1-D float array (NaN = missing), ``item_ids[i]`` its name, ``freq`` a pandas
-    frequency string or None when the data carry no timestamps.
+    frequency string or None when the data carry no timestamps, ``start[i]`` its first timestamp.
+    ``timestamps[i]`` (``datetime64[ns]``, same length as ``series[i]``) is loaded only on request,
+    for tasks whose cutoff is a date; ``columns[i]`` names the target column the series comes from.
     """
 
     name: str
@@ -46,6 +48,8 @@ class SeriesDataset:
     item_ids: list[str]
     freq: str | None = None
     start: list[pd.Timestamp | None] = field(default_factory=list)
+    timestamps: list[np.ndarray] | None = None
+    columns: list[str] = field(default_factory=list)
 
     def __len__(self) -> int:
         return len(self.series)
@@ -60,15 +64,32 @@ def validate_dataset_name(name: str) -> str:
     return name
 
 
+def inside_root(root: str | Path, path: Path) -> Path:
+    """Return ``path`` if it resolves to a location under ``root``, else raise DataError."""
+    resolved, base = path.resolve(), Path(root).resolve()
+    if not resolved.is_relative_to(base):
+        raise DataError("path leads outside the datasets root (symbolic link)", file=path,
+                        expected=f"a location under {base}", found=str(resolved))
+    return path
+
+
+def data_files(root: str | Path, folder: Path, pattern: str) -> list[Path]:
+    """Files of ``folder`` matching ``pattern``, sorted, each checked to lie under ``root``."""
+    return [inside_root(root, path) for path in sorted(folder.glob(pattern)) if path.is_file()]
+
+
 def dataset_location(root: str | Path, name: str) -> Path | None:
-    """Return the Arrow directory or CSV file holding ``name`` under ``root``, or None."""
+    """Return the Arrow/CSV directory or the CSV file holding ``name`` under ``root``, or None."""
     validate_dataset_name(name)
     root = Path(root)
     folder = root / name
-    if folder.is_dir() and (any(folder.glob("*.arrow")) or any(folder.glob("*.csv"))):
-        return folder
-    if (root / f"{name}.csv").is_file():
-        return root / f"{name}.csv"
+    if folder.is_dir():
+        inside_root(root, folder)
+        if data_files(root, folder, "*.arrow") or data_files(root, folder, "*.csv"):
+            return folder
+    csv = root / f"{name}.csv"
+    if csv.is_file():
+        return inside_root(root, csv)
     return None
 
 
@@ -84,105 +105,23 @@ def require_dataset(root: str | Path, name: str) -> Path:
     return location
 
 
-def load_dataset(root: str | Path, name: str, target: str | None = None) -> SeriesDataset:
+def load_dataset(root: str | Path, name: str, target: str | Sequence[str] | None = None, *,
+                 limits: Limits = DEFAULT_LIMITS, with_timestamps: bool = False) -> SeriesDataset:
     """Load dataset ``name`` from the local root (Arrow first, then long-format CSV).
 
-    ``target`` restricts an Arrow dataset to one sequence column (default: every one).
+    ``target`` restricts an Arrow dataset to one or several sequence columns (default: every
+    one); ``with_timestamps`` also loads each series' timestamps (needed for date cutoffs).
     """
+    from .arrow_data import read_arrow_dataset
+
     location = require_dataset(root, name)
-    if location.is_dir() and any(location.glob("*.arrow")):
-        return read_arrow_dataset(location, name, target)
-    csv = location if location.is_file() else sorted(location.glob("*.csv"))[0]
-    return read_long_csv(csv, name)
-
-
-# ---------------------------------------------------------------- Arrow IPC
-def _read_ipc_table(path: Path):
-    import pyarrow as pa
-
-    try:
-        with pa.memory_map(str(path)) as source:
-            try:
-                return pa.ipc.open_file(source).read_all()
-            except pa.ArrowInvalid:
-                source.seek(0)
-                return pa.ipc.open_stream(source).read_all()
-    except pa.ArrowInvalid as exc:
-        raise DataError(f"not an Arrow IPC file: {exc}", file=path) from exc
-
-
-def read_arrow_dataset(folder: str | Path, name: str, target: str | None = None) -> SeriesDataset:
-    """Read ``folder/*.arrow`` (IPC file or stream format) into a :class:`SeriesDataset`."""
-    import pyarrow as pa
-
-    folder = Path(folder)
-    files = sorted(folder.glob("*.arrow"))
-    if not files:
-        raise DatasetNotAvailableError("no Arrow files", file=folder, expected="data-*.arrow")
-    table = pa.concat_tables([_read_ipc_table(path) for path in files])
-    value_columns = [col for col in table.column_names
-                     if col != TIMESTAMP_COLUMN and _is_list(table.schema.field(col).type)]
-    if target is not None:
-        if target not in value_columns:
-            raise DataError("target column not found", file=folder, field=target, expected=value_columns)
-        value_columns = [target]
-    if not value_columns:
-        raise DataError("no sequence-valued target column", file=folder,
-                        expected="at least one list column besides 'timestamp'",
-                        found=table.column_names)
-    ids = _row_ids(table)
-    series, item_ids = [], []
-    for column in value_columns:
-        values = _split_list_column(table.column(column))
-        series.extend(values)
-        item_ids.extend(ids if len(value_columns) == 1 else [f"{i}/{column}" for i in ids])
-    timestamps = (_split_timestamps(table.column(TIMESTAMP_COLUMN))
-                  if TIMESTAMP_COLUMN in table.column_names else None)
-    freq = _metadata_freq(table.schema) or (_infer_freq(timestamps) if timestamps else None)
-    starts = [ts[0] if len(ts) else None for ts in timestamps] * len(value_columns) if timestamps else []
-    return SeriesDataset(name, series, item_ids, freq, starts)
-
-
-def _is_list(arrow_type) -> bool:
-    import pyarrow as pa
-
-    return pa.types.is_list(arrow_type) or pa.types.is_large_list(arrow_type)
-
-
-def _row_ids(table) -> list[str]:
-    for candidate in ("id", "item_id"):
-        if candidate in table.column_names:
-            return [str(v) for v in table.column(candidate).to_pylist()]
-    return [str(i) for i in range(table.num_rows)]
-
-
-def _split_list_column(column) -> list[np.ndarray]:
-    array = column.combine_chunks()
-    offsets = np.asarray(array.offsets)
-    flat = array.values.to_numpy(zero_copy_only=False).astype(float, copy=False)
-    if array.values.null_count:
-        flat = np.where(np.asarray(array.values.is_null()), np.nan, flat)
-    return [flat[offsets[i]:offsets[i + 1]].copy() for i in range(len(offsets) - 1)]
-
-
-def _split_timestamps(column) -> list[np.ndarray]:
-    array = column.combine_chunks()
-    offsets = np.asarray(array.offsets)
-    flat = array.values.to_numpy(zero_copy_only=False).astype("datetime64[ns]")
-    return [flat[offsets[i]:offsets[i + 1]] for i in range(len(offsets) - 1)]
-
-
-def _metadata_freq(schema) -> str | None:
-    metadata = schema.metadata or {}
-    value = metadata.get(b"freq")
-    return value.decode() if value else None
-
-
-def _infer_freq(timestamps: list[np.ndarray]) -> str | None:
-    longest = max(timestamps, key=len)
-    if len(longest) < 3:
-        return None
-    return infer_freq(pd.DatetimeIndex(longest[: min(len(longest), 400)]))
+    if location.is_dir() and data_files(root, location, "*.arrow"):
+        return read_arrow_dataset(data_files(root, location, "*.arrow"), name, target, limits=limits,
+                                  with_timestamps=with_timestamps)
+    csv = location if location.is_file() else data_files(root, location, "*.csv")[0]
+    if target not in (None, "target", ("target",)):
+        raise DataError("a long-format CSV has the single target column 'target'", file=csv, field=str(target))
+    return read_long_csv(csv, name, limits=limits, with_timestamps=with_timestamps)
 
 
 def infer_freq(index: pd.DatetimeIndex) -> str | None:
@@ -193,57 +132,68 @@ def infer_freq(index: pd.DatetimeIndex) -> str | None:
     return getattr(freq, "freqstr", freq)
 
 
-def write_arrow_dataset(dataset: SeriesDataset, root: str | Path) -> Path:
-    """Write ``dataset`` as ``<root>/<name>/data-00000-of-00001.arrow`` (IPC stream, atomically).
-
-    Columns: ``id`` (string), ``timestamp`` (list of timestamps, when starts and freq are known),
-    ``target`` (list of float64, NaN kept as NaN). The frequency is also stored in the schema
-    metadata under ``freq``.
-    """
-    import pyarrow as pa
-
-    validate_name(dataset.name, "dataset")
-    columns = {"id": pa.array(dataset.item_ids, type=pa.string())}
-    if dataset.freq and dataset.start and all(s is not None for s in dataset.start):
-        columns[TIMESTAMP_COLUMN] = pa.array(
-            # pyarrow does not rescale nested datetime64[ns] arrays: convert to ms first
-            [pd.date_range(start, periods=len(values), freq=dataset.freq).to_numpy().astype("datetime64[ms]")
-             for start, values in zip(dataset.start, dataset.series)],
-            type=pa.list_(pa.timestamp("ms")))
-    columns["target"] = pa.array([np.asarray(v, dtype=float) for v in dataset.series],
-                                 type=pa.list_(pa.float64()))
-    table = pa.table(columns)
-    if dataset.freq:
-        table = table.replace_schema_metadata({"freq": dataset.freq})
-    sink = io.BytesIO()
-    with pa.ipc.new_stream(sink, table.schema) as writer:
-        writer.write_table(table)
-    return atomic_write_bytes(Path(root) / dataset.name / "data-00000-of-00001.arrow", sink.getvalue())
+def require_numbers(flat: np.ndarray, file: Path, column: str) -> np.ndarray:
+    """Return ``flat`` unless it holds no finite value at all (a target nothing can be scored on)."""
+    if not np.isfinite(flat).any():
+        raise DataError("target column holds no finite number", file=file, field=column,
+                        expected="numeric values (missing ones as null/empty)",
+                        found=f"{flat.size} values, none finite")
+    return flat
 
 
 # ---------------------------------------------------------------- long-format CSV
-def read_long_csv(path: str | Path, name: str, *, id_column: str = "item_id",
-                  timestamp_column: str = "timestamp", target_column: str = "target") -> SeriesDataset:
+def count_lines(path: Path, chunk: int = 2**20) -> int:
+    """Number of newline characters in ``path``, read in 1 MiB chunks (bounded memory)."""
+    lines = 0
+    with open(path, "rb") as handle:
+        while block := handle.read(chunk):
+            lines += block.count(b"\n")
+    return lines
+
+
+def _numeric_targets(values: pd.Series, path: Path, column: str) -> np.ndarray:
+    """The target column as floats; a non-empty cell that is not a number is an error."""
+    numbers = pd.to_numeric(values, errors="coerce")
+    text = values.astype("string").str.strip()
+    bad = numbers.isna() & values.notna() & (text != "")
+    if bad.any():
+        first = int(np.flatnonzero(bad.to_numpy())[0])
+        raise DataError("non-numeric target values", file=path, field=column,
+                        expected="numbers (an empty cell is a missing value)",
+                        found=f"{int(bad.sum())} such cells, first {values.iloc[first]!r} on line {first + 2}")
+    return require_numbers(numbers.to_numpy(dtype=float), path, column)
+
+
+def read_long_csv(path: str | Path, name: str, *, id_column: str = "item_id", timestamp_column: str = "timestamp",
+                  target_column: str = "target", limits: Limits = DEFAULT_LIMITS,
+                  with_timestamps: bool = False) -> SeriesDataset:
     """Read a long-format CSV (one row per item and time step) into a :class:`SeriesDataset`.
 
-    Rows are sorted by timestamp within each item; empty targets are missing values (NaN).
+    The line count is checked against ``limits.max_points`` before the file is parsed. Rows are
+    sorted by timestamp within each item; empty targets are missing values (NaN).
     """
     path = Path(path)
+    limits.check("max_points", count_lines(path), file=path, field="lines")
     frame = pd.read_csv(path)
     missing = [c for c in (id_column, timestamp_column, target_column) if c not in frame.columns]
     if missing:
         raise DataError("long-format CSV lacks required columns", file=path, field=missing[0],
                         expected=list(LONG_COLUMNS), found=list(frame.columns))
-    frame[timestamp_column] = pd.to_datetime(frame[timestamp_column])
+    frame[target_column] = _numeric_targets(frame[target_column], path, target_column)
+    try:
+        frame[timestamp_column] = pd.to_datetime(frame[timestamp_column])
+    except (ValueError, TypeError) as exc:
+        raise DataError(f"unreadable timestamps: {exc}", file=path, field=timestamp_column) from exc
     frame = frame.sort_values([id_column, timestamp_column], kind="stable")
-    series, ids, starts, freq = [], [], [], None
-    for item, group in frame.groupby(id_column, sort=True):
-        series.append(pd.to_numeric(group[target_column], errors="coerce").to_numpy(dtype=float))
-        ids.append(str(item))
-        starts.append(group[timestamp_column].iloc[0])
-        if freq is None and len(group) >= 3:
-            freq = infer_freq(pd.DatetimeIndex(group[timestamp_column]))
-    return SeriesDataset(name, series, ids, freq, starts)
+    groups = list(frame.groupby(id_column, sort=True))
+    limits.check("max_series", len(groups), file=path, field=id_column)
+    stamps = [pd.DatetimeIndex(group[timestamp_column]) for _, group in groups]
+    longest = max(stamps, key=len, default=pd.DatetimeIndex([]))
+    return SeriesDataset(name, [group[target_column].to_numpy(dtype=float) for _, group in groups],
+                         [str(item) for item, _ in groups], infer_freq(longest) if len(longest) >= 3 else None,
+                         [s[0] for s in stamps],
+                         [s.to_numpy(dtype="datetime64[ns]") for s in stamps] if with_timestamps else None,
+                         [target_column] * len(groups))
 
 
 def write_long_csv(dataset: SeriesDataset, path: str | Path) -> Path:

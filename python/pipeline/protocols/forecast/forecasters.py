@@ -2,7 +2,7 @@
 
 :class:`BaseForecaster` validates the inputs and asserts the output shape, so an adapter only
 implements ``_predict`` (quantiles and, optionally, the mean forecast). Built-in models that run
-here without weights: :class:`SeasonalNaiveForecaster` (spec §4.6, the reference baseline) and
+here without weights: :class:`SeasonalNaiveForecaster` (the reference baseline, docs/forecast.md) and
 :class:`AutoETSForecaster` (StatsForecast ``AutoETS``).
 """
 
@@ -76,7 +76,7 @@ def _fill_missing(context: np.ndarray) -> np.ndarray:
 
 
 class SeasonalNaiveForecaster(BaseForecaster):
-    """Repeat the last season (spec §4.6), with one of two quantile conventions.
+    """Repeat the last season (docs/forecast.md, "Seasonal Naive"), with one of two quantile conventions.
 
     ``intervals="gaussian"``: quantiles ``point + z_tau * sigma_h`` as StatsForecast
     ``SeasonalNaive`` with prediction intervals (fev's baseline). ``intervals="point"``: every

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .chronos_models import Chronos2Forecaster, ChronosBoltForecaster, chronos_kind
+from .chronos_models import Chronos2Forecaster, ChronosBoltForecaster, check_device, chronos_kind
 from .forecasters import AutoETSForecaster, BaseForecaster, SeasonalNaiveForecaster
 
 BUILTIN_MODELS = {
@@ -42,7 +42,7 @@ class ModelFactory:
                  batch_size: int = 32):
         self.model_path = str(model_path)
         self.model_type = detect_model_type(model_path)
-        self.options = {"device": device, "torch_dtype": torch_dtype, "batch_size": batch_size}
+        self.options = {"device": check_device(device), "torch_dtype": torch_dtype, "batch_size": batch_size}
         self._chronos: BaseForecaster | None = None
 
     @property
@@ -57,7 +57,12 @@ class ModelFactory:
         return self._chronos
 
     def describe(self) -> dict:
-        described = {"model_path": self.model_path, "model_type": self.model_type, **self.options}
-        if self._chronos is not None:
-            described["device"] = self._chronos.device
-        return described
+        """Model settings for ``config.json``: ``device`` is the one used, ``device_requested`` the option.
+
+        Built-in baselines run in NumPy on the CPU whatever the option; a Chronos model reports the
+        device it was loaded on (CPU after a CUDA fallback), or ``not loaded`` when no task ran.
+        """
+        used = self._chronos.device if self._chronos is not None else \
+            "cpu" if self.model_type in BUILTIN_MODELS else "not loaded"
+        return {"model_path": self.model_path, "model_type": self.model_type, **self.options,
+                "device_requested": self.options["device"], "device": used}

@@ -2,105 +2,131 @@
 
 The benchmark's seasonal naive variant (``Benchmark.baseline_model``) is always scored on the same
 windows as the baseline of the relative scores (its own scores are reused when it is the model
-under test). A dataset that is missing or whose
-forecast fails becomes a row with status ``missing``/``failed``; ``on_missing`` decides what the
-summary does with it (``error``: the benchmark fails, ``drop``, ``impute``: relative score 1).
+under test). A dataset that is missing or whose model fails becomes a row with status
+``missing``/``failed``; ``on_missing`` decides what the summary does with it (``error``: the
+benchmark fails, ``drop``, ``impute``: relative score 1). Unusable input (a PipelineError while
+loading or cutting a dataset) stops the run under ``error`` and becomes a ``failed`` row under
+``drop``/``impute``. Progress goes to ``log`` one line per task, as
+``[i/n] name: WQL=..., MASE=... (s)``.
 """
 
 from __future__ import annotations
 
-import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Iterator, Sequence
 
 import numpy as np
 import pandas as pd
-from tqdm import tqdm
 
-from pipeline.errors import PipelineError
-
+from ...errors import DataError, PipelineError
 from .aggregate import MISSING_POLICIES
 from .benchmarks import Benchmark, TaskSpec
-from .data import DatasetNotAvailableError, dataset_location, load_dataset
+from .data import DatasetNotAvailableError, SeriesDataset, dataset_location, load_dataset
 from .forecasters import BaseForecaster, assert_quantile_shape
-from .metrics import DEFAULT_QUANTILES, NUMERIC_METRICS, average_windows, evaluate_window
+from .limits import DEFAULT_LIMITS, Limits
+from .metrics import DEFAULT_QUANTILES, NUMERIC_METRICS, average_windows, pool_windows, scores, window_sums
 from .models import BUILTIN_MODELS, ModelFactory
-from .seasonality import seasonality_from_freq
-from .windows import make_windows
+from .seasonality import frequency_offset, seasonality_from_freq
+from .windows import date_cuts, make_windows, offset_cuts
 
 TABLE_COLUMNS = ["dataset", "model", "status", *NUMERIC_METRICS,
                  *(f"baseline_{m}" for m in ("MASE", "WQL", "SQL")),
                  "relative_MASE", "relative_WQL", "relative_SQL",
                  "seasonality", "freq", "prediction_length", "n_windows", "n_series", "n_skipped",
-                 "mse_forecast", "smape_convention", "mase_edge", "error"]
+                 "window_aggregation", "mse_forecast", "smape_convention", "mase_edge", "error"]
+HEADLINE_METRICS = ("MASE", "WQL")
+
+Log = Callable[[str], None]
 
 
 @dataclass
 class BenchmarkRun:
-    """Per-dataset table, summary and timings of one benchmark run."""
+    """Per-dataset table, summary and timings of one benchmark run; ``result_name`` names its files."""
 
     name: str
+    result_name: str
     table: pd.DataFrame
     summary: dict
     timings: dict = field(default_factory=dict)
+    seconds: float = 0.0
 
     @property
     def passed(self) -> bool:
         return self.summary.get("status") == "ok"
 
 
-def score_task(forecaster: BaseForecaster, task: TaskSpec, series: Sequence[np.ndarray], seasonality: int,
-               levels: Sequence[float]) -> dict:
-    """Forecast every window of ``task`` and return the window-averaged metrics plus counts."""
-    per_window, n_skipped, n_series = [], 0, 0
-    for window in make_windows(series, offset=task.offset, prediction_length=task.prediction_length,
-                               num_rolls=task.num_rolls, step=task.step):
-        n_skipped += window.n_skipped
-        if not window.contexts:
-            continue
+def task_cuts(task: TaskSpec, dataset: SeriesDataset, rows: np.ndarray) -> Iterator[np.ndarray]:
+    """Cut positions per window for the series ``rows`` of ``dataset`` (integer offset or date cutoff)."""
+    if task.initial_cutoff is None:
+        lengths = np.array([len(dataset.series[i]) for i in rows], dtype=np.int64)
+        return offset_cuts(lengths, offset=task.offset, step=task.window_step, num_windows=task.num_rolls)
+    if task.step_offset is None and dataset.freq is None:
+        raise DataError("a date cutoff needs the data's frequency to step between windows", field=task.label)
+    step = frequency_offset(task.step_offset) if task.step_offset else frequency_offset(dataset.freq) * task.window_step
+    return date_cuts([dataset.timestamps[i] for i in rows], first=pd.Timestamp(task.initial_cutoff), step=step,
+                     num_windows=task.num_rolls)
+
+
+def score_task(forecaster: BaseForecaster, task: TaskSpec, dataset: SeriesDataset, rows: np.ndarray,
+               seasonality: int, levels: Sequence[float]) -> dict:
+    """Forecast every window of ``task`` on series ``rows``; metrics averaged or pooled over windows."""
+    series = [dataset.series[i] for i in rows]
+    per_window, n_skipped, n_series, mse_forecast = [], 0, 0, "median"
+    for window in make_windows(series, task_cuts(task, dataset, rows), prediction_length=task.prediction_length,
+                               min_context_length=task.min_context_length,
+                               max_context_length=task.max_context_length, label=task.label):
         quantiles, mean = forecaster.predict(window.contexts, task.prediction_length, levels)
         assert_quantile_shape(quantiles, len(window.contexts), len(levels), task.prediction_length,
                               f"runner[{task.label}, window {window.index}]")
-        per_window.append(evaluate_window(window.targets, quantiles, levels, window.contexts, seasonality,
-                                          edge=task.mase_edge, mean_pred=mean))
+        per_window.append(window_sums(window.targets, quantiles, levels, window.contexts, seasonality,
+                                      edge=task.mase_edge, mean_pred=mean))
+        mse_forecast = "median" if mean is None else "mean"
+        n_skipped += window.n_skipped
         n_series = max(n_series, len(window.contexts))
-    if not per_window:
-        raise PipelineError("no series long enough for any window", field=task.label,
-                            found=f"{n_skipped} series skipped")
-    return {**average_windows(per_window), "n_series": n_series, "n_skipped": n_skipped}
+    if task.window_aggregation == "pool":
+        values = scores(pool_windows(per_window))
+    else:
+        values = average_windows([scores(sums) for sums in per_window])
+    for metric in HEADLINE_METRICS:
+        if not np.isfinite(values[metric]):
+            raise DataError(f"{metric} is not finite ({values[metric]}): no target value or no seasonal error "
+                            "to scale by", field=task.label)
+    return {**values, "n_windows": len(per_window), "n_series": n_series, "n_skipped": n_skipped,
+            "mse_forecast": mse_forecast, "smape_convention": "fev", "mase_edge": task.mase_edge,
+            "window_aggregation": task.window_aggregation}
 
 
-def _failed_row(task: TaskSpec, model: str, status: str, message: str) -> dict:
-    return {"dataset": task.label, "model": model, "status": status, "error": message,
-            "prediction_length": task.prediction_length, "n_windows": task.num_rolls}
+def _target_groups(task: TaskSpec, dataset: SeriesDataset) -> list[np.ndarray]:
+    """Series indices scored together: one group, or one per target column of a multivariate fev task."""
+    if not isinstance(task.target, tuple):
+        return [np.arange(len(dataset))]
+    columns = np.asarray(dataset.columns)
+    return [np.flatnonzero(columns == column) for column in task.target]
 
 
 def run_task(factory: ModelFactory, task: TaskSpec, benchmark: Benchmark, root: Path,
-             levels: Sequence[float]) -> tuple[dict, dict]:
+             levels: Sequence[float], limits: Limits = DEFAULT_LIMITS) -> tuple[dict, dict]:
     """Score one task for the model and the seasonal naive baseline; returns (row, timings).
 
-    A task with several target columns (fev's multivariate tasks) is scored per target dimension
-    and the metrics are averaged over dimensions (fev convention).
+    A task with several target columns (fev's multivariate tasks) is scored per target column and
+    the metrics are averaged over columns (fev convention).
     """
     started = time.perf_counter()
-    targets = task.target if isinstance(task.target, tuple) else (task.target,)
+    dataset = load_dataset(root, task.name, task.target, limits=limits, with_timestamps=task.initial_cutoff is not None)
+    task = benchmark.resolve(task, np.array([len(s) for s in dataset.series]), dataset.freq)
+    if task.seasonality is None and dataset.freq is None:
+        raise DataError("dataset has no frequency; set 'seasonality' in the benchmark config", field=task.label)
+    seasonality = task.seasonality or seasonality_from_freq(dataset.freq)
     model_dims, baseline_dims, predict_seconds = [], [], 0.0
-    for target in targets:
-        dataset = load_dataset(root, task.name, target)
-        task = benchmark.resolve(task, np.array([len(s) for s in dataset.series]), dataset.freq)
-        if task.seasonality is None and dataset.freq is None:
-            raise PipelineError("dataset has no frequency; set 'seasonality' in the benchmark config",
-                                field=task.label)
-        seasonality = task.seasonality or seasonality_from_freq(dataset.freq)
+    for rows in _target_groups(task, dataset):
         predict_started = time.perf_counter()
-        model_dims.append(score_task(factory.for_seasonality(seasonality), task, dataset.series, seasonality,
-                                     levels))
+        model_dims.append(score_task(factory.for_seasonality(seasonality), task, dataset, rows, seasonality, levels))
         predict_seconds += time.perf_counter() - predict_started
         baseline_dims.append(model_dims[-1] if factory.model_type == benchmark.baseline_model else
-                             score_task(BUILTIN_MODELS[benchmark.baseline_model](seasonality), task,
-                                        dataset.series, seasonality, levels))
+                             score_task(BUILTIN_MODELS[benchmark.baseline_model](seasonality), task, dataset, rows,
+                                        seasonality, levels))
     model_scores, baseline_scores = _average_dimensions(model_dims), _average_dimensions(baseline_dims)
     row = {"dataset": task.label, "model": factory.model_name, "status": "ok", "error": "",
            **model_scores, "seasonality": seasonality, "freq": dataset.freq,
@@ -121,44 +147,77 @@ def _average_dimensions(per_dimension: list[dict]) -> dict:
     return merged
 
 
+def _failed_row(task: TaskSpec, model: str, status: str, message: str) -> dict:
+    return {"dataset": task.label, "model": model, "status": status, "error": message,
+            "prediction_length": task.prediction_length, "n_windows": task.num_rolls}
+
+
+def _progress_line(index: int, total: int, label: str, width: int, row: dict, seconds: float | None) -> str:
+    head = f"  [{index:>{len(str(total))}}/{total}] {label + ':':<{width + 1}}"
+    if row["status"] == "ok":
+        return f"{head} WQL={row['WQL']:.4f}, MASE={row['MASE']:.4f} ({seconds:.1f}s)"
+    return f"{head} {row['status'].upper()} ({row['error']})"
+
+
 def run_benchmark(factory: ModelFactory, benchmark: Benchmark, datasets_root: str | Path, *,
                   levels: Sequence[float] = DEFAULT_QUANTILES, on_missing: str = "error",
-                  progress: bool = True) -> BenchmarkRun:
+                  log: Log | None = print, limits: Limits = DEFAULT_LIMITS) -> BenchmarkRun:
     """Run every task of ``benchmark``; with ``on_missing='error'`` missing data stop before any work."""
     if on_missing not in MISSING_POLICIES:
         raise PipelineError("unknown missing-task policy", field="--on-missing", expected=MISSING_POLICIES,
                             found=on_missing)
+    log = log or (lambda line: None)
     root = Path(datasets_root)
-    missing = [t.name for t in benchmark.tasks if dataset_location(root, t.name) is None]
-    if missing and on_missing == "error":
-        raise DatasetNotAvailableError(
-            f"benchmark '{benchmark.name}': {len(missing)} dataset(s) not available locally "
-            "(never downloaded; use --on-missing drop|impute to run the rest)", file=root,
-            expected="<root>/<name>/data-*.arrow", found=", ".join(missing))
+    if on_missing == "error":
+        require_datasets([benchmark], root)
+    missing = {t.name for t in benchmark.tasks if dataset_location(root, t.name) is None}
+    started = time.perf_counter()
     rows, timings = [], {}
-    bar = tqdm(benchmark.tasks, desc=benchmark.name, unit="dataset", disable=not progress)
-    for task in bar:
-        bar.set_postfix_str(task.label)
-        if task.name in missing:
-            rows.append(_failed_row(task, factory.model_name, "missing", "dataset not available locally"))
-            continue
-        try:
-            row, timing = run_task(factory, task, benchmark, root, levels)
-        except Exception as exc:  # a model or data failure on one task is recorded, never swallowed
-            message = str(exc) if isinstance(exc, PipelineError) else f"{type(exc).__name__}: {exc}"
-            rows.append(_failed_row(task, factory.model_name, "failed", message))
-            tqdm.write(f"{benchmark.name}/{task.label}: FAILED ({message})", file=sys.stderr)
-            continue
+    width = max(len(t.label) for t in benchmark.tasks)
+    log(f"Evaluating benchmark: {benchmark.name} ({len(benchmark.tasks)} tasks, model={factory.model_name})")
+    for index, task in enumerate(benchmark.tasks, 1):
+        row, timing = _run_or_record(factory, task, benchmark, root, levels, limits, task.name in missing,
+                                     stop_on_input_error=on_missing == "error")
         rows.append(row)
-        timings[task.label] = timing
-        if progress:
-            tqdm.write(f"{benchmark.name}/{task.label}: {row['n_series']} series, "
-                       f"{timing['total_seconds']:.2f} s (predict {timing['predict_seconds']:.2f} s)")
+        if timing:
+            timings[task.label] = timing
+        log(_progress_line(index, len(benchmark.tasks), task.label, width, row, timing and timing["total_seconds"]))
     table = pd.DataFrame(rows).reindex(columns=TABLE_COLUMNS).sort_values("dataset", kind="stable")
     table = table.reset_index(drop=True)
     for column in ("seasonality", "prediction_length", "n_windows", "n_series", "n_skipped"):
         table[column] = table[column].astype("Int64")
-    return BenchmarkRun(benchmark.name, table, summarize_run(benchmark, table, on_missing), timings)
+    return BenchmarkRun(benchmark.name, benchmark.result_name, table, summarize_run(benchmark, table, on_missing),
+                        timings, time.perf_counter() - started)
+
+
+def require_datasets(benchmarks: Sequence[Benchmark], root: Path) -> None:
+    """Raise one error listing every dataset of ``benchmarks`` that is not under ``root``."""
+    missing = sorted({f"{b.name}/{t.name}" for b in benchmarks for t in b.tasks
+                      if dataset_location(root, t.name) is None})
+    if missing:
+        raise DatasetNotAvailableError(
+            f"{len(missing)} dataset(s) not available locally (never downloaded; use --on-missing drop|impute "
+            "to run the rest)", file=root, expected="<root>/<name>/data-*.arrow", found=", ".join(missing))
+
+
+def _run_or_record(factory, task, benchmark, root, levels, limits, is_missing,
+                   stop_on_input_error: bool) -> tuple[dict, dict | None]:
+    """The task's row and timings, or a ``missing``/``failed`` row.
+
+    A model failure is recorded and the other tasks go on. Bad input (a PipelineError: malformed
+    data, a limit exceeded) stops the run under ``--on-missing error`` and is recorded otherwise.
+    """
+    if is_missing:
+        return _failed_row(task, factory.model_name, "missing", "dataset not available locally"), None
+    try:
+        return run_task(factory, task, benchmark, root, levels, limits)
+    except PipelineError as exc:
+        if stop_on_input_error:
+            raise
+        return _failed_row(task, factory.model_name, "failed", str(exc)), None
+    except Exception as exc:  # a model failure on one task is recorded, never swallowed
+        message = f"{type(exc).__name__}: {exc}"
+        return _failed_row(task, factory.model_name, "failed", message), None
 
 
 def summarize_run(benchmark: Benchmark, table: pd.DataFrame, on_missing: str) -> dict:

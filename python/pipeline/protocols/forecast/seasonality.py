@@ -1,43 +1,60 @@
-"""Seasonal period ``m`` from a pandas frequency string (spec §4.2, GluonTS ``get_seasonality``).
+"""Seasonal period ``m`` from a pandas frequency string, as GluonTS ``get_seasonality``.
 
-Daily data get ``m = 1`` (not 7), as in the reference implementation the Chronos numbers come from.
+The base table (docs/forecast.md, "Seasonality") is GluonTS's: seconds 3600 (an hour of
+seconds), minutes 1440, hours 24, days 1, weeks 1, months 12, business days 5, quarters 4, every
+other frequency (years, milliseconds, ...) 1. Daily data get ``m = 1``, not 7, as in the
+reference implementation the Chronos numbers come from.
 """
 
 from __future__ import annotations
 
-import re
 import warnings
 
-from pipeline.errors import ConfigError
+import pandas as pd
 
-# Base seasonal period per frequency code; codes not listed (yearly, seconds, ...) give 1.
+from ...errors import ConfigError
+
+# Keys are case-sensitive pandas codes: "ms" (milliseconds) is not "MS" (month start).
 BASE_SEASONALITY = {
-    "T": 1440, "MIN": 1440,
-    "H": 24,
+    "S": 3600, "s": 3600,
+    "T": 1440, "min": 1440,
+    "H": 24, "h": 24,
     "D": 1,
     "W": 1,
-    "M": 12, "MS": 12, "ME": 12,
+    "M": 12, "ME": 12,
     "B": 5,
-    "Q": 4, "QS": 4, "QE": 4,
+    "Q": 4, "QE": 4,
 }
 
-_FREQ = re.compile(r"^\s*(\d*)\s*([A-Za-z]+)(?:-[A-Za-z]+)?\s*$")
+
+def frequency_offset(freq: str) -> pd.DateOffset:
+    """``pandas.tseries.frequencies.to_offset(freq)`` with a ConfigError for unparseable strings."""
+    try:
+        with warnings.catch_warnings():
+            # legacy aliases ("H", "T", "S", "A-DEC") still parse; pandas only warns about them
+            warnings.simplefilter("ignore", FutureWarning)
+            return pd.tseries.frequencies.to_offset(freq)
+    except (ValueError, TypeError) as exc:
+        raise ConfigError(f"cannot parse frequency string {freq!r}",
+                          expected="a pandas frequency like 'h', '15min', 'W-SUN'", found=freq) from exc
+
+
+def base_code(offset: pd.DateOffset) -> str:
+    """GluonTS ``norm_freq_str``: the offset's name without anchor, a trailing start ``S`` dropped."""
+    code = offset.name.split("-")[0]
+    return code[:-1] if len(code) >= 2 and code.endswith("S") else code
 
 
 def seasonality_from_freq(freq: str) -> int:
-    """Return the seasonal period for a pandas frequency string such as ``"15min"`` or ``"W-SUN"``.
+    """Return the seasonal period for a frequency such as ``"15min"``, ``"W-SUN"`` or ``"10s"``.
 
     A multiple ``n`` of a base frequency gives ``base // n`` when ``n`` divides the base period,
     else 1 with a warning (GluonTS behaviour).
     """
-    match = _FREQ.match(str(freq))
-    if match is None:
-        raise ConfigError(f"cannot parse frequency string {freq!r}",
-                          expected="a pandas frequency like 'h', '15min', 'W-SUN'", found=freq)
-    multiple = int(match.group(1) or 1)
-    base = BASE_SEASONALITY.get(match.group(2).upper(), 1)
-    if base % multiple == 0:
-        return base // multiple
-    warnings.warn(f"frequency {freq!r}: multiple {multiple} does not divide the base seasonal "
+    offset = frequency_offset(freq)
+    base = BASE_SEASONALITY.get(base_code(offset), 1)
+    if base % offset.n == 0:
+        return base // offset.n
+    warnings.warn(f"frequency {freq!r}: multiple {offset.n} does not divide the base seasonal "
                   f"period {base}; using seasonality 1", stacklevel=2)
     return 1

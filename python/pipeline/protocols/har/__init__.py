@@ -1,4 +1,4 @@
-"""HAR embedding evaluation protocol (protocols.md section 1).
+"""HAR embedding evaluation protocol (see ``docs/har.md``).
 
 Frozen embeddings of IMU windows ``(N, 120, 6)`` from a model are scored with five metrics on one
 shared window split: zero-shot open-set and closed-set (text-aligned models only), each baseline's
@@ -24,7 +24,7 @@ from .providers import (EmbeddingProvider, JointProvider, MiniRocketEmbedder, Pr
                         SentenceLabelEncoder, SummaryStatisticsEmbedder, TextAlignedProvider)
 from .splits import balanced_subsample, split_windows
 from .table import write_tables
-from .zero_shot import LabelGroups, LabelVocabulary, load_label_vocabulary
+from .vocabulary import LabelGroups, LabelVocabulary, load_label_vocabulary, parse_label_table
 
 __all__ = [
     "CLASSIFIER_KINDS", "METRIC_KEYS", "EmbeddingCache", "EmbeddingProvider", "EvaluationConfig", "HarDataset",
@@ -32,6 +32,6 @@ __all__ = [
     "PrecomputedTextAligned", "ProjectedSensorEmbedder", "RawSequenceEmbedder", "SentenceLabelEncoder",
     "SummaryStatisticsEmbedder", "TextAlignedProvider", "TrainingConfig", "balanced_subsample",
     "dataset_from_names", "default_classifier", "evaluate_model", "evaluation_path", "load_basic_motions",
-    "load_label_vocabulary", "load_npz_dataset", "make_classifier", "split_windows", "window_labels_from_steps",
+    "load_label_vocabulary", "load_npz_dataset", "make_classifier", "parse_label_table", "split_windows", "window_labels_from_steps",
     "write_evaluation", "write_tables",
 ]

@@ -1,4 +1,4 @@
-"""Downstream classifiers for metrics 3-5, one per baseline, as protocols.md 1.5 gives them.
+"""Downstream classifiers for metrics 3-5, one per baseline (described in ``docs/har.md``).
 
 Every classifier has ``fit(x_train, y_train, x_val, y_val) -> self``, ``predict(x) -> (n,)`` and
 ``describe() -> dict`` (recorded in the output JSON). ``input_kind`` says what rows it eats:

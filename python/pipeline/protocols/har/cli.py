@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import Sequence
 
 from ...errors import ConfigError
+from ..user_files import output_folder
 from .cache import EmbeddingCache
 from .classifiers import CLASSIFIER_KINDS, TrainingConfig
 from .data import HarDataset, load_basic_motions, load_npz_dataset
@@ -21,6 +23,7 @@ from .providers import (JointProvider, MiniRocketEmbedder, PrecomputedEmbeddings
                         SummaryStatisticsEmbedder)
 from .splits import STRATEGIES
 from .table import write_tables
+from .vocabulary import load_label_vocabulary
 
 BUILTIN_DATASETS = {"basicmotions": load_basic_motions}
 EMBEDDERS = {"summary_stats": SummaryStatisticsEmbedder, "minirocket": MiniRocketEmbedder,
@@ -49,7 +52,9 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--batch-size", type=int, default=512)
     run.add_argument("--lr", type=float, default=1e-3)
     run.add_argument("--strategy", choices=STRATEGIES, default="proportional", help="label-rate subsampling rule")
-    run.add_argument("--coarse-groups", action="store_true", help="use the coarse synonym table for open-set")
+    run.add_argument("--label-table", help="JSON with training_labels and synonym groups for the open-set metric "
+                                           "(default: the project's label_groups.json)")
+    run.add_argument("--coarse-groups", action="store_true", help="use the table's coarse groups (groups_simple)")
     run.add_argument("--output-dir", default=str(DEFAULT_OUTPUT_DIR), help="where the evaluation JSON goes")
     run.add_argument("--cache-dir", help="embedding cache folder (default: no cache)")
     run.add_argument("--threads", type=int, default=None, help="torch CPU threads")
@@ -83,7 +88,11 @@ def _provider(args: argparse.Namespace):
 
 
 def _evaluate(args: argparse.Namespace) -> int:
-    if args.threads:
+    output_folder(args.output_dir, "--output-dir")
+    output_folder(args.cache_dir, "--cache-dir")
+    if args.threads is not None:
+        if args.threads < 1:
+            raise ConfigError("must be a positive integer", field="--threads", found=args.threads)
         import torch
 
         torch.set_num_threads(args.threads)
@@ -91,12 +100,16 @@ def _evaluate(args: argparse.Namespace) -> int:
                               training=TrainingConfig(epochs=args.epochs, batch_size=args.batch_size, lr=args.lr),
                               strategy=args.strategy, coarse_groups=args.coarse_groups)
     provider = _provider(args)
-    result = evaluate_model(_dataset(args), args.model, provider, config, EmbeddingCache(args.cache_dir))
+    vocabulary = load_label_vocabulary(args.label_table, args.coarse_groups)
+    result = evaluate_model(_dataset(args), args.model, provider, config, EmbeddingCache(args.cache_dir), vocabulary)
     print(write_evaluation(result, args.output_dir))
     return 0
 
 
 def _table(args: argparse.Namespace) -> int:
+    if not Path(args.input_dir).is_dir():
+        raise ConfigError("is not a folder of *_evaluation.json files", field="--input-dir", found=args.input_dir)
+    output_folder(args.output_dir, "--output-dir")
     paths, warnings = write_tables(args.input_dir, args.output_dir)
     for warning in warnings:
         print(f"warning: {warning}", file=sys.stderr)

@@ -1,8 +1,8 @@
 """The HAR data contract: windows ``(N, 120, 6)``, one label per window, activity names, a name.
 
-Channels are accelerometer x, y, z then gyroscope x, y, z at 20 Hz (protocols.md 1.1). Local class
-index ``k`` is ``activity_names[k]`` with ``activity_names`` sorted, so every model and every file
-agrees on what class 3 means.
+Channels are accelerometer x, y, z then gyroscope x, y, z at 20 Hz (``docs/har.md``, "Inputs").
+Local class index ``k`` is ``activity_names[k]`` with ``activity_names`` sorted, so every model and
+every file agrees on what class 3 means.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import numpy as np
 
 from ...errors import DataError
 from ...names import validate_name
+from .files import read_npz
 
 WINDOW_LENGTH = 120
 N_CHANNELS = 6
@@ -143,28 +144,41 @@ def _check_step_labels(step_labels: object, n_windows: int, n_classes: int, sour
     return array.astype(np.int64)
 
 
-def window_labels_from_steps(step_labels: np.ndarray, label_index: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """Majority-vote window labels from LiMU-BERT per-step labels (protocols.md 1.1).
+def window_labels_from_steps(step_labels: np.ndarray, n_classes: int, label_index: int = 0,
+                             source: str = "<memory>") -> tuple[np.ndarray, np.ndarray]:
+    """Majority-vote window labels from LiMU-BERT per-step labels.
+
+    The activity column minus its dataset-wide minimum is the class index of each step; a
+    window's label is the most frequent class among its 120 steps, ties going to the smallest.
 
     Parameters
     ----------
     step_labels : ndarray of int, shape (N, 120, L)
         Per-step labels; the activity is column ``label_index``.
+    n_classes : int
+        Number of activity names; shifted step labels must lie in ``0..n_classes-1``.
 
     Returns
     -------
     window_labels : ndarray of int64, shape (N,)
-        ``bincount(row - min).argmax()`` per window (ties go to the smallest index).
     steps : ndarray of int64, shape (N, 120)
         The activity column with the dataset minimum subtracted.
     """
     array = np.asarray(step_labels)
-    if array.ndim != 3 or array.shape[1] != WINDOW_LENGTH or not 0 <= label_index < array.shape[2]:
-        raise DataError("per-step labels must be (N, 120, L) with the activity in column label_index",
-                        field="labels", expected=f"(N, {WINDOW_LENGTH}, L > {label_index})", found=array.shape)
+    if (array.ndim != 3 or array.shape[0] == 0 or array.shape[1] != WINDOW_LENGTH
+            or not 0 <= label_index < array.shape[2] or not np.issubdtype(array.dtype, np.integer)):
+        raise DataError("per-step labels must be integers (N, 120, L) with the activity in column label_index",
+                        file=source, field="labels", expected=f"int (N >= 1, {WINDOW_LENGTH}, L > {label_index})",
+                        found=f"{array.dtype} {array.shape}")
     steps = array[:, :, label_index].astype(np.int64)
-    steps = steps - steps.min()
-    return np.array([np.bincount(row).argmax() for row in steps], dtype=np.int64), steps
+    steps -= steps.min()
+    if steps.max() >= n_classes:
+        raise DataError("per-step labels span more classes than there are activity names", file=source,
+                        field="labels", expected=f"at most {n_classes} distinct consecutive values",
+                        found=f"values 0..{int(steps.max())} after subtracting the minimum")
+    row_offsets = np.arange(len(steps))[:, None] * n_classes
+    counts = np.bincount((steps + row_offsets).ravel(), minlength=len(steps) * n_classes)
+    return counts.reshape(len(steps), n_classes).argmax(axis=1), steps
 
 
 def dataset_from_names(name: str, windows: np.ndarray, label_names: Sequence[str],
@@ -186,28 +200,36 @@ def dataset_from_names(name: str, windows: np.ndarray, label_names: Sequence[str
 
 
 def load_npz_dataset(path: str | Path, name: str | None = None) -> HarDataset:
-    """Read a dataset from ``.npz``; loading never unpickles (object arrays are rejected).
+    """Read a dataset from ``.npz`` with bounded sizes; object arrays (pickles) are refused.
 
     Arrays: ``windows`` (N, 120, 6); ``labels`` either (N,) class indices or LiMU-BERT per-step
-    labels (N, 120, L) with the activity in column ``label_index`` (default 0); ``activity_names``
-    (C,) strings; optional ``step_labels`` (N, 120).
+    labels (N, 120, L) with the activity in column ``label_index`` (integer scalar, default 0);
+    ``activity_names`` (C,) strings; optional ``step_labels`` (N, 120).
     """
     path = Path(path)
-    try:
-        with np.load(path, allow_pickle=False) as archive:
-            arrays = {key: archive[key] for key in archive.files}
-    except (OSError, ValueError) as exc:
-        raise DataError(f"cannot read dataset archive: {exc}", file=path) from exc
+    arrays = read_npz(path)
     missing = {"windows", "labels", "activity_names"} - set(arrays)
     if missing:
         raise DataError("dataset archive lacks arrays", file=path, expected="windows, labels, activity_names",
                         found=sorted(arrays))
+    names = arrays["activity_names"]
+    if names.ndim != 1 or names.dtype.kind != "U":
+        raise DataError("activity names must be a 1-D string array", file=path, field="activity_names",
+                        expected="(C,) str", found=f"{names.dtype} {names.shape}")
     labels, step_labels = arrays["labels"], arrays.get("step_labels")
     if labels.ndim == 3:  # LiMU-BERT layout (N, 120, L): majority vote per window
-        labels, step_labels = window_labels_from_steps(labels, int(arrays.get("label_index", 0)))
+        labels, step_labels = window_labels_from_steps(labels, len(names), _label_index(arrays, path), str(path))
     return HarDataset(name=name or path.stem, windows=arrays["windows"], labels=labels,
-                      activity_names=tuple(arrays["activity_names"].tolist()),
-                      step_labels=step_labels, source=str(path))
+                      activity_names=tuple(names.tolist()), step_labels=step_labels, source=str(path))
+
+
+def _label_index(arrays: dict[str, np.ndarray], path: Path) -> int:
+    """The optional ``label_index`` scalar: which column of 3-D labels holds the activity."""
+    value = arrays.get("label_index", np.array(0))
+    if value.ndim != 0 or not np.issubdtype(value.dtype, np.integer):
+        raise DataError("label_index must be an integer scalar", file=path, field="label_index",
+                        found=f"{value.dtype} {value.shape}")
+    return int(value)
 
 
 def to_har_windows(series: np.ndarray, source_rate_hz: float) -> np.ndarray:

@@ -1,6 +1,6 @@
 """Run the five HAR metrics for one (dataset, model) and write its evaluation JSON.
 
-Order of randomness (protocols.md 1.3): one ``RandomState(3431)`` splits the windows, then draws
+Order of randomness: one ``RandomState(3431)`` splits the windows, then draws
 the 1 % subsample, then the 10 % subsample. Torch is seeded per classifier. Same inputs give a
 byte-identical JSON.
 """
@@ -21,7 +21,8 @@ from .data import HarDataset
 from .providers import EmbeddingProvider, is_text_aligned
 from .scores import classification_scores, not_applicable
 from .splits import SEED, STRATEGIES, TRAINING_RATE, VALI_RATE, WindowSplit, balanced_subsample, split_windows
-from .zero_shot import LabelVocabulary, load_label_vocabulary, score_closed_set, score_open_set
+from .vocabulary import LabelVocabulary, load_label_vocabulary
+from .zero_shot import score_closed_set, score_open_set
 
 SCHEMA_VERSION = 1
 METRIC_KEYS = ("zero_shot_open_set", "zero_shot_closed_set", "supervised_1pct", "supervised_10pct", "linear_probe")
@@ -30,7 +31,7 @@ SUBWINDOW_LENGTH = 20
 MIN_WINDOWS = 10
 DEFAULT_OUTPUT_DIR = Path("test_output") / "baseline_evaluation"
 
-# Each baseline's own classifier for metrics 3-4 (protocols.md 1.5); metric 5 is always "linear".
+# Each baseline's own classifier for metrics 3-4 (docs/har.md); metric 5 is always "linear".
 BASELINE_CLASSIFIERS = {"tsfm": "linear", "lanhar": "linear", "limu-bert": "gru", "limubert": "gru",
                         "moment": "svm_rbf", "crosshar": "transformer_ft"}
 
@@ -159,7 +160,9 @@ def evaluate_model(dataset: HarDataset, model: str, provider: EmbeddingProvider,
     cache : EmbeddingCache, optional
         Where embeddings are cached (model + dataset hash); default: no cache.
     vocabulary : LabelVocabulary, optional
-        Training labels and synonym groups for the open-set metric; default: the shipped table.
+        Training labels and synonym groups for the open-set metric; default: the project's table
+        (``groups_simple`` when ``config.coarse_groups``). Its provenance is recorded as
+        ``config.label_table`` for text-aligned models.
     """
     validate_name(model, "model")
     if dataset.n_windows < MIN_WINDOWS:
@@ -170,8 +173,9 @@ def evaluate_model(dataset: HarDataset, model: str, provider: EmbeddingProvider,
     embeddings = check_embeddings(cache.window_embeddings(
         model, dataset, lambda: check_embeddings(provider.embed(dataset.windows), dataset, source)), dataset, source)
     metrics = {key: not_applicable("not text-aligned") for key in METRIC_KEYS[:2]}
-    if is_text_aligned(provider):
-        vocabulary = vocabulary or load_label_vocabulary(config.coarse_groups)
+    text_aligned = is_text_aligned(provider)
+    if text_aligned:
+        vocabulary = vocabulary or load_label_vocabulary(coarse=config.coarse_groups)
 
         def label_embeddings(texts):
             texts = list(texts)
@@ -183,20 +187,17 @@ def evaluate_model(dataset: HarDataset, model: str, provider: EmbeddingProvider,
     for key, rate in LABEL_RATES.items():
         metrics[key], classifier_config = _supervised(embeddings, dataset, split, config.classifier, config, rate, rng)
     metrics["linear_probe"], probe_config = _supervised(embeddings, dataset, split, "linear", config, None, rng)
-    return {
-        "schema_version": SCHEMA_VERSION,
-        "dataset": dataset.name,
-        "model": model,
-        "text_aligned": is_text_aligned(provider),
-        "config": {
-            "seed": config.seed, "training_rate": TRAINING_RATE, "vali_rate": VALI_RATE,
-            "subsample_strategy": config.strategy, "label_rates": list(LABEL_RATES.values()),
-            "label_groups": "coarse" if config.coarse_groups else "fine",
-            "embedding_shape": list(embeddings.shape),
-            "classifier": classifier_config, "linear_probe": probe_config,
-        },
-        "metrics": metrics,
+    settings = {
+        "seed": config.seed, "training_rate": TRAINING_RATE, "vali_rate": VALI_RATE,
+        "subsample_strategy": config.strategy, "label_rates": list(LABEL_RATES.values()),
+        "label_groups": "coarse" if config.coarse_groups else "fine",
+        "embedding_shape": list(embeddings.shape),
+        "classifier": classifier_config, "linear_probe": probe_config,
     }
+    if text_aligned:
+        settings["label_table"] = vocabulary.provenance()
+    return {"schema_version": SCHEMA_VERSION, "dataset": dataset.name, "model": model,
+            "text_aligned": text_aligned, "config": settings, "metrics": metrics}
 
 
 def evaluation_path(output_dir: str | Path, dataset: str, model: str) -> Path:

@@ -15,6 +15,7 @@ from typing import Protocol, Sequence, runtime_checkable
 import numpy as np
 
 from ...errors import DataError
+from .files import read_npy, read_npz
 from .splits import SEED
 
 
@@ -169,29 +170,32 @@ class PrecomputedTextAligned(PrecomputedEmbeddings):
         self.labels_file = Path(labels_file)
 
     def embed_labels(self, texts: Sequence[str]) -> np.ndarray:
-        try:
-            with np.load(self.labels_file, allow_pickle=False) as archive:
-                known = [str(t) for t in archive["texts"].tolist()]
-                table = np.asarray(archive["embeddings"], dtype=np.float64)
-        except (OSError, ValueError, KeyError) as exc:
-            raise DataError(f"cannot read label embeddings (need arrays 'texts' and 'embeddings'): {exc}",
-                            file=self.labels_file) from exc
-        missing = [t for t in texts if t not in known]
+        arrays = read_npz(self.labels_file)
+        if {"texts", "embeddings"} - set(arrays):
+            raise DataError("label embeddings need arrays 'texts' and 'embeddings'", file=self.labels_file,
+                            found=sorted(arrays))
+        known, table = arrays["texts"], arrays["embeddings"]
+        if known.ndim != 1 or known.dtype.kind != "U":
+            raise DataError("texts must be a 1-D string array", file=self.labels_file, field="texts",
+                            expected="(K,) str", found=f"{known.dtype} {known.shape}")
+        if table.ndim != 2 or len(table) != len(known) or table.dtype.kind != "f":
+            raise DataError("one float embedding row per text is required", file=self.labels_file,
+                            field="embeddings", expected=f"float ({len(known)}, D)", found=f"{table.dtype} {table.shape}")
+        row = {text: k for k, text in enumerate(known.tolist())}
+        if len(row) < len(known):
+            raise DataError("texts are repeated, so their embeddings are ambiguous", file=self.labels_file,
+                            field="texts", expected="unique texts", found=f"{len(known) - len(row)} repeats")
+        missing = [t for t in texts if t not in row]
         if missing:
             raise DataError("label embeddings lack texts", file=self.labels_file, field="texts",
                             found=missing[:5])
-        return table[[known.index(t) for t in texts]]
+        return table[[row[t] for t in texts]].astype(np.float64)
 
 
 def load_float_array(path: str | Path) -> np.ndarray:
-    """``np.load`` with pickle disabled; the result must be a finite real array."""
-    path = Path(path)
-    try:
-        array = np.load(path, allow_pickle=False)
-    except (OSError, ValueError) as exc:
-        raise DataError(f"cannot read embeddings (plain float .npy expected, pickle is refused): {exc}",
-                        file=path) from exc
-    if not isinstance(array, np.ndarray) or not np.issubdtype(array.dtype, np.floating):
-        raise DataError("embeddings must be a float array", file=path, expected="float .npy",
-                        found=getattr(array, "dtype", type(array).__name__))
+    """A finite-size real float array from ``.npy`` (bounded read, pickle refused), as float64."""
+    array = read_npy(path, field="embeddings")
+    if not np.issubdtype(array.dtype, np.floating):
+        raise DataError("embeddings must be a float array", file=path, field="embeddings",
+                        expected="float .npy", found=str(array.dtype))
     return array.astype(np.float64)

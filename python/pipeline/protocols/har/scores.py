@@ -1,4 +1,4 @@
-"""Scores reported for every metric (protocols.md 1.7): accuracy and F1 in percent."""
+"""Scores reported for every metric: accuracy and F1 in percent."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The window-level 80/10/10 split and the label-rate subsampling (protocols.md 1.3-1.4).
+"""The window-level 80/10/10 split and the label-rate subsampling.
 
 Both use one legacy ``RandomState(3431)``: the split shuffles first, then the same generator draws
 the 1 % and the 10 % subsamples, so every model sees exactly the same windows.

@@ -1,23 +1,25 @@
-"""The combined comparison table over every ``*_evaluation.json`` in a folder (protocols.md 1.8).
+"""The combined comparison table over every ``*_evaluation.json`` in a folder.
 
 One row per (dataset, model) over the grid of datasets and models found, three columns per metric
 (accuracy, macro F1, weighted F1) with one decimal, ``N/A`` where a metric does not apply and
 ``—`` where a result file is missing; then one mean row per model over the datasets it has.
-Written as Markdown, CSV and a LaTeX ``tabular`` rendered through the report layer.
+Written as Markdown and LaTeX (every name and cell escaped for its format) and as CSV.
 """
 
 from __future__ import annotations
 
 import csv
 import io
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from ...errors import DataError
 from ...fileio import atomic_write_text
 from ...report.latex import latex_environment
+from ...report.tables import markdown_escape
 from .evaluate import METRIC_KEYS
+from .files import read_json
 
 TEMPLATE_DIR = Path(__file__).parent / "templates"
 DATASET_ORDER = ("motionsense", "realworld", "mobiact", "vttconiot")
@@ -45,19 +47,19 @@ def _order_key(name: str, known: tuple[str, ...]) -> tuple[int, str]:
 
 
 def read_results(folder: str | Path) -> tuple[dict[tuple[str, str], dict], list[str]]:
-    """Load every ``*_evaluation.json``; malformed files are skipped and reported as warnings.
+    """Load every ``*_evaluation.json``; malformed or oversized files are skipped with a warning.
 
     Returns ``{(dataset, model): metrics}`` (upstream metric keys renamed) and the warnings.
     """
     results, warnings = {}, []
     for path in sorted(Path(folder).glob("*_evaluation.json")):
         try:
-            document = json.loads(path.read_text(encoding="utf-8"))
+            document = read_json(path)
             key = (str(document["dataset"]), str(document["model"]))
             metrics = {UPSTREAM_KEYS.get(name, name): value for name, value in document["metrics"].items()}
             if not all(isinstance(value, dict) for value in metrics.values()):
                 raise TypeError("metric entries must be objects")
-        except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        except (DataError, OSError, KeyError, TypeError, AttributeError) as exc:
             warnings.append(f"{path}: skipped malformed result ({exc})")
             continue
         results[key] = metrics
@@ -104,8 +106,12 @@ def build_table(results: dict[tuple[str, str], dict]) -> ResultTable:
 
 
 def to_markdown(table: ResultTable) -> str:
-    lines = ["| " + " | ".join(table.columns) + " |", "|" + "---|" * len(table.columns)]
-    lines += ["| " + " | ".join(row) + " |" for row in table.rows + table.mean_rows]
+    """A GitHub Markdown table; every header and cell goes through ``markdown_escape``."""
+    def line(cells):
+        return "| " + " | ".join(markdown_escape(cell) for cell in cells) + " |"
+
+    lines = [line(table.columns), "|" + "---|" * len(table.columns)]
+    lines += [line(row) for row in table.rows + table.mean_rows]
     return "\n".join(lines) + "\n"
 
 

@@ -1,4 +1,4 @@
-"""Zero-shot metrics 1-2 for text-aligned models (protocols.md 1.2, 1.6).
+"""Zero-shot metrics 1-2 for text-aligned models.
 
 Prediction is the label whose L2-normalised text embedding has the largest dot product with the
 L2-normalised sensor embedding. Open-set scoring compares *groups* of synonyms, closed-set scoring
@@ -7,15 +7,13 @@ compares exact names.
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass
-from importlib import resources
-from typing import Mapping, Sequence
+from typing import Sequence
 
 import numpy as np
 
 from ...errors import DataError
 from .scores import classification_scores
+from .vocabulary import LabelVocabulary
 
 _NORM_FLOOR = 1e-12
 
@@ -39,44 +37,6 @@ def cosine_predict(sensor_embeddings: np.ndarray, label_embeddings: np.ndarray) 
                         expected=f"width {sensor_embeddings.shape[1]}", found=f"width {label_embeddings.shape[1]}")
     similarity = l2_normalize(sensor_embeddings) @ l2_normalize(label_embeddings).T
     return np.argmax(similarity, axis=1)
-
-
-@dataclass(frozen=True)
-class LabelGroups:
-    """Synonym groups: each label maps to the first group listing it, else to itself."""
-
-    label_to_group: Mapping[str, str]
-
-    @classmethod
-    def from_groups(cls, groups: Mapping[str, Sequence[str]]) -> "LabelGroups":
-        reverse: dict[str, str] = {}
-        for group, members in groups.items():
-            for label in members:
-                reverse.setdefault(label, group)
-        return cls(label_to_group=reverse)
-
-    def group(self, label: str) -> str:
-        return self.label_to_group.get(label, label)
-
-
-@dataclass(frozen=True)
-class LabelVocabulary:
-    """The sorted training-label names of the text-aligned models and their synonym groups."""
-
-    training_labels: tuple[str, ...]
-    groups: LabelGroups
-
-
-def load_label_vocabulary(coarse: bool = False) -> LabelVocabulary:
-    """Read the project's label table shipped as ``label_groups.json`` in this package.
-
-    ``coarse=True`` selects ``groups_simple`` (all stairs together, postural transitions together).
-    """
-    text = resources.files(__package__).joinpath("label_groups.json").read_text(encoding="utf-8")
-    table = json.loads(text)
-    labels = tuple(table["training_labels"])
-    return LabelVocabulary(training_labels=labels,
-                           groups=LabelGroups.from_groups(table["groups_simple" if coarse else "groups"]))
 
 
 def score_open_set(sensor_embeddings: np.ndarray, true_names: Sequence[str], vocabulary: LabelVocabulary,

@@ -15,6 +15,8 @@ from typing import Sequence
 
 from ...cli import run_main
 from ...errors import ConfigError
+from .cli import refuse_folder, write_output
+from .limits import add_limit_arguments, limits_from_arguments
 from .loading import load_motion_results, save_npz
 
 
@@ -23,11 +25,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                                      description="Convert .npy/.pkl motion results to .npz.")
     parser.add_argument("source", type=Path, help=".npy dict or .pkl result file")
     parser.add_argument("target", type=Path, help="output .npz")
+    add_limit_arguments(parser)
     args = parser.parse_args(argv)
     if args.target.suffix.lower() != ".npz":
         raise ConfigError("output must end in .npz", field="target", found=str(args.target))
-    results = load_motion_results(args.source)
-    save_npz(results, args.target)
+    refuse_folder(args.target, "target")
+    results = load_motion_results(args.source, limits_from_arguments(args))
+    write_output(args.target, lambda: save_npz(results, args.target))
     print(f"wrote {args.target}: {results.motion.shape[0]} motions, "
           f"{sum(clip is not None for clip in results.audio)} with audio")
     return 0

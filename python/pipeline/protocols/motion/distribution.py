@@ -1,4 +1,4 @@
-"""Distribution metrics on feature sets: Fréchet distance (FID) and diversity (spec §3.3–3.4)."""
+"""Distribution metrics on feature sets: Fréchet distance (FID) and diversity."""
 
 from __future__ import annotations
 
@@ -6,18 +6,31 @@ import warnings
 
 import numpy as np
 import scipy.linalg
-from scipy.spatial.distance import pdist
+from scipy.spatial.distance import cdist
 
 from ...errors import DataError
 
 SQRTM_EPS = 1e-6
 MAX_IMAGINARY = 1e-3
+STD_EPS = 1e-10          # added to the reference std before z-scoring (Bailando)
+CONSTANT_RTOL = 1e-12    # std <= this × |mean|: rounding noise of identical values
+PAIR_BLOCK = 2 ** 22     # distances held at once by pairwise_diversity (32 MiB)
 
 
 def normalize_to_reference(features: np.ndarray, reference: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """z-score both sets with the reference's per-dimension mean and std (Bailando convention)."""
     mean, std = reference.mean(axis=0), reference.std(axis=0)
-    return (features - mean) / (std + 1e-10), (reference - mean) / (std + 1e-10)
+    return (features - mean) / (std + STD_EPS), (reference - mean) / (std + STD_EPS)
+
+
+def constant_dimensions(reference: np.ndarray) -> np.ndarray:
+    """Boolean ``(D,)``: the dimensions on which the reference set ``(M, D)`` does not vary.
+
+    z-scoring divides such a dimension by ``0 + 1e-10``, so any generated deviation on it is
+    multiplied by 10^10 and FID grows to ~10^15 or more. A dimension counts as constant when its
+    standard deviation is at most 1e-12 × |mean| (identical values leave only rounding noise).
+    """
+    return reference.std(axis=0) <= CONSTANT_RTOL * np.abs(reference.mean(axis=0))
 
 
 def frechet_distance(features: np.ndarray, reference: np.ndarray) -> float:
@@ -54,7 +67,7 @@ def frechet_distance(features: np.ndarray, reference: np.ndarray) -> float:
 
 
 def sampled_diversity(embeddings: np.ndarray, times: int = 300, seed: int = 10) -> float:
-    """Seed/CLoSD diversity: mean distance between ``min(times, N−1)`` random pairs.
+    """CLoSD diversity: mean distance between ``min(times, N−1)`` random pairs.
 
     Two index arrays are drawn independently without replacement from a generator seeded with
     ``seed``; pairs may coincide.
@@ -69,8 +82,18 @@ def sampled_diversity(embeddings: np.ndarray, times: int = 300, seed: int = 10) 
     return float(np.mean(np.linalg.norm(embeddings[first] - embeddings[second], axis=1)))
 
 
-def pairwise_diversity(features: np.ndarray) -> float:
-    """Bailando/EDGE diversity: mean Euclidean distance over all N(N−1)/2 unordered pairs."""
-    if features.shape[0] < 2:
-        raise DataError("diversity needs at least 2 motions", found=features.shape[0])
-    return float(np.mean(pdist(features)))
+def pairwise_diversity(features: np.ndarray, block: int = PAIR_BLOCK) -> float:
+    """Bailando/EDGE diversity: mean Euclidean distance over all N(N−1)/2 unordered pairs.
+
+    Distances are summed in row blocks of about ``block`` distances, so memory stays linear in N
+    (all pairs of 100,000 motions at once would take 40 GB).
+    """
+    n_items = features.shape[0]
+    if n_items < 2:
+        raise DataError("diversity needs at least 2 motions", found=n_items)
+    rows = max(1, block // n_items)
+    total = 0.0
+    for start in range(0, n_items - 1, rows):
+        distances = cdist(features[start:start + rows], features[start:])
+        total += float(np.triu(distances, k=1).sum())  # pairs (i, j) with j > i only
+    return total / (n_items * (n_items - 1) / 2)

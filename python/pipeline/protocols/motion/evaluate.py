@@ -1,15 +1,20 @@
-"""One evaluation run: every AIST++ metric of a motion set against a reference set (spec §3.3–3.7)."""
+"""One evaluation run: every AIST++ metric of a motion set against a reference set."""
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import asdict, dataclass
 
 import numpy as np
 
 from . import beats, distribution, features, ground
+from .loading import MotionDataWarning
 
 LEARNED_FID_REASON = ("learned-embedding FID needs the HumanML3D T2M evaluator checkpoint "
                       "(--evaluator-ckpt); none was given")
+SKELETON_JOINTS = (22, 24)  # SMPL body order for the first 22 joints (24: with hands)
+SKELETON_REASON = "{} need the SMPL skeleton (22 or 24 joints)"
+FEATURE_SETS = {"k": "kinetic", "g": "geometric"}
 
 
 @dataclass(frozen=True)
@@ -18,13 +23,16 @@ class EvalSettings:
 
     fps: float = 60.0
     seed: int = 10
-    beat_sigma: float = 0.05
+    beat_sigma: float = beats.DEFAULT_BEAT_SIGMA
     kinematic: str = "closd"
     smooth_kinematic: bool = False
     skating_fps: float = ground.SKATING_FPS
     diversity_times: int = 300
     max_frames: int | None = features.BAILANDO_MAX_FRAMES
-    geometric_humerus: float = features.HUMERUS
+    feature_convention: str = "corrected"
+
+    def __post_init__(self):
+        features.feature_convention(self.feature_convention)  # ConfigError when unknown
 
 
 @dataclass
@@ -36,8 +44,9 @@ class MotionSet:
     audio: list | None = None
 
     @property
-    def n_joints(self) -> int:
-        return self.joints.shape[2]
+    def has_skeleton(self) -> bool:
+        """True when the joints are the SMPL skeleton the geometric and foot metrics index."""
+        return self.joints.shape[2] in SKELETON_JOINTS
 
 
 class MotionEvaluator:
@@ -53,16 +62,26 @@ class MotionEvaluator:
 
     def evaluate(self, generated: MotionSet, reference: MotionSet | None = None,
                  embeddings: tuple[np.ndarray, np.ndarray | None] | None = None) -> dict:
-        """Return the metrics dict (keys of spec §3.7, plus ``null_reasons``)."""
+        """Return the metrics dict (see docs/motion.md, "Outputs"), with ``null_reasons``."""
         self.reasons: dict[str, str] = {}
         metrics = {"num_samples": int(generated.joints.shape[0])}
         metrics.update(self._learned(embeddings))
         metrics.update(self._handcrafted(generated, reference))
         metrics["BeatAlign"] = self._beat_alignment(generated)
         metrics.update(self._ground(generated))
-        metrics["settings"] = asdict(self.settings)
+        metrics["settings"] = {**asdict(self.settings),
+                               "feature_constants": self.feature_constants()}
         metrics["null_reasons"] = dict(sorted(self.reasons.items()))
         return metrics
+
+    def feature_constants(self) -> dict:
+        """The body constants (m) and acceleration formula of the feature convention in use."""
+        convention = features.feature_convention(self.settings.feature_convention)
+        return {"humerus": convention.humerus, "shoulder_width": convention.shoulder_width,
+                "hip_width": convention.hip_width,
+                "acceleration": ("((p[t+1]-p[t])/dt - (p[t]-p[t-1]/dt))/dt, as Bailando's code"
+                                 if convention.bailando_acceleration
+                                 else "(p[t+1]-2p[t]+p[t-1])/dt^2")}
 
     def _learned(self, embeddings) -> dict:
         if embeddings is None:
@@ -78,32 +97,53 @@ class MotionEvaluator:
         return out
 
     def feature_sets(self, motions: MotionSet) -> dict[str, np.ndarray | None]:
-        """Kinetic (N, 3J) and geometric (N, 32) features; geometric is None without 22 joints."""
-        joints, lengths = features.prepare_joints(motions.joints, motions.lengths,
-                                                  self.settings.max_frames)
-        kinetic = features.kinetic_features(joints, lengths, fps=self.settings.fps)
-        geometric = (features.geometric_features(joints, lengths)
-                     if motions.n_joints == 22 else None)
+        """Kinetic (N, 3J) and geometric (N, 32) features (geometric: None without the skeleton)."""
+        s = self.settings
+        joints, lengths = features.prepare_joints(motions.joints, motions.lengths, s.max_frames)
+        kinetic = features.kinetic_features(joints, lengths, fps=s.fps,
+                                            convention=s.feature_convention)
+        geometric = (features.geometric_features(joints, lengths, s.feature_convention)
+                     if motions.has_skeleton else None)
         return {"k": kinetic, "g": geometric}
 
     def _handcrafted(self, generated: MotionSet, reference: MotionSet | None) -> dict:
-        out = {}
+        out = {"excluded_dims": {}}
         gen_sets = self.feature_sets(generated)
         ref_sets = self.feature_sets(reference) if reference is not None else {"k": None, "g": None}
-        for suffix in ("k", "g"):
+        for suffix in FEATURE_SETS:
+            fid, div = f"FID_{suffix}", f"Div_{suffix}"
+            out[fid] = out[div] = out["excluded_dims"][suffix] = None
             gen, ref = gen_sets[suffix], ref_sets[suffix]
-            out[f"FID_{suffix}"] = out[f"Div_{suffix}"] = None
             if gen is None:
-                self.reasons[f"FID_{suffix}"] = self.reasons[f"Div_{suffix}"] = \
-                    "geometric features need the 22-joint SMPL skeleton"
+                self.reasons[fid] = self.reasons[div] = SKELETON_REASON.format("geometric features")
             elif ref is None:
-                self.reasons[f"FID_{suffix}"] = self.reasons[f"Div_{suffix}"] = \
+                self.reasons[fid] = self.reasons[div] = \
                     "no ground-truth motions to serve as reference (gt_motion)"
             else:
-                gen_norm, ref_norm = distribution.normalize_to_reference(gen, ref)
-                out[f"FID_{suffix}"] = distribution.frechet_distance(gen_norm, ref_norm)
-                out[f"Div_{suffix}"] = distribution.pairwise_diversity(gen_norm)
+                out[fid], out[div], out["excluded_dims"][suffix] = self._fid_and_diversity(
+                    suffix, gen, ref)
         return out
+
+    def _fid_and_diversity(self, suffix: str, gen: np.ndarray, ref: np.ndarray):
+        """FID and pairwise diversity after z-scoring, over the dimensions the reference varies on.
+
+        Returns (FID or None, Div or None, excluded dimension indices).
+        """
+        constant = distribution.constant_dimensions(ref)
+        excluded = np.flatnonzero(constant).tolist()
+        name = FEATURE_SETS[suffix]
+        if excluded and not constant.all():
+            warnings.warn(f"FID_{suffix}/Div_{suffix}: {len(excluded)} of {ref.shape[1]} {name} "
+                          f"dimensions are constant in the ground truth and were excluded "
+                          f"(indices {excluded})", MotionDataWarning, stacklevel=3)
+        if constant.all():
+            self.reasons[f"FID_{suffix}"] = self.reasons[f"Div_{suffix}"] = \
+                f"every {name} dimension is constant in the ground truth"
+            return None, None, excluded
+        gen_norm, ref_norm = distribution.normalize_to_reference(gen[:, ~constant],
+                                                                 ref[:, ~constant])
+        return (distribution.frechet_distance(gen_norm, ref_norm),
+                distribution.pairwise_diversity(gen_norm), excluded)
 
     def _beat_alignment(self, motions: MotionSet) -> dict:
         s = self.settings
@@ -123,15 +163,17 @@ class MotionEvaluator:
                 "mean": precision, "std": float(table[:, 0].std())}
 
     def _ground(self, motions: MotionSet) -> dict:
-        keys = ("SkatingRatio", "FootSliding_mm", "Penetration_mm", "Floating_mm", "PFC")
-        if motions.n_joints != 22:
+        keys = ("SkatingRatio", "FootSliding_mm", "FootSliding_mm_per_step", "Penetration_mm",
+                "Floating_mm", "PFC")
+        if not motions.has_skeleton:
             for key in keys:
-                self.reasons[key] = "foot metrics need the 22-joint SMPL skeleton"
+                self.reasons[key] = SKELETON_REASON.format("foot metrics")
             return dict.fromkeys(keys)
         joints, lengths = motions.joints, motions.lengths
         return {
             "SkatingRatio": float(ground.skating_ratio(joints, self.settings.skating_fps).mean()),
             "FootSliding_mm": ground.foot_sliding_mm(joints, lengths),
+            "FootSliding_mm_per_step": ground.foot_sliding_per_step_mm(joints, lengths),
             "Penetration_mm": ground.penetration_mm(joints, lengths),
             "Floating_mm": ground.floating_mm(joints, lengths),
             "PFC": ground.physical_foot_contact(joints, lengths),

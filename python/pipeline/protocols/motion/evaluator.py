@@ -1,4 +1,4 @@
-"""Learned-embedding FID: the HumanML3D "T2M" motion evaluator (spec §3.3, seed/CLoSD FID).
+"""Learned-embedding FID (the original CLoSD script's FID): the HumanML3D "T2M" evaluator.
 
 The evaluator embeds 263-d motions with a strided 1-D convolution ("movement encoder", 4 frames →
 1 step) followed by a bidirectional GRU ("motion encoder") whose final hidden states give a 512-d

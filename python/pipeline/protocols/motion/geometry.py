@@ -1,4 +1,4 @@
-"""Joint positions from HumanML3D 263-d features (spec §3.2).
+"""Joint positions from HumanML3D 263-d features (layout in docs/motion.md).
 
 Feature layout per frame: ``[0]`` root angular velocity about y, ``[1:3]`` root x/z velocity in the
 root frame, ``[3]`` root height, ``[4:67]`` root-relative, facing-normalised positions of joints
@@ -14,9 +14,12 @@ from pathlib import Path
 import numpy as np
 
 from ...errors import DataError
+from .limits import LoadLimits
 from .loading import FEATURE_DIM, MotionDataWarning
+from .npyfile import load_npy_array
 
 N_JOINTS = 22
+STATISTIC_LIMITS = LoadLimits(max_bytes=2 ** 20)  # a 263-number vector is about 2 KB
 
 
 def quaternion_inverse(q: np.ndarray) -> np.ndarray:
@@ -90,10 +93,7 @@ def _load_statistic(path: str | Path) -> np.ndarray:
     path = Path(path)
     if not path.is_file():
         raise DataError("normalisation file not found: expected a .npy with 263 numbers", file=path)
-    try:
-        values = np.load(path, allow_pickle=False)
-    except ValueError as exc:
-        raise DataError(f"cannot read as a plain .npy array ({exc})", file=path) from exc
+    values = load_npy_array(path, STATISTIC_LIMITS)
     values = np.asarray(values, dtype=np.float64).reshape(-1)
     if values.shape != (FEATURE_DIM,) or not np.isfinite(values).all():
         raise DataError("bad normalisation vector", file=path, expected=f"{FEATURE_DIM} finite numbers",

@@ -1,4 +1,4 @@
-"""Foot and ground contact metrics on joint positions (N, T, 22, 3), metres, y up (spec §3.6).
+"""Foot and ground contact metrics on joint positions (N, T, J, 3), metres, y up, SMPL order.
 
 Reference: CLoSD ``humanml/utils/metrics.py`` (GMD/PhysDiff-derived) and EDGE's PFC.
 """
@@ -53,18 +53,37 @@ def floating_mm(joints: np.ndarray, lengths: np.ndarray) -> float:
     return float(height[_valid_frames(lengths, joints.shape[1])].mean())
 
 
-def foot_sliding_mm(joints: np.ndarray, lengths: np.ndarray) -> float:
-    """Mean horizontal slide (mm per frame step) of the lowest joint while it stays on the ground.
+def _slides_mm(joints: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """Horizontal slide (mm) of the grounded lowest joint per frame step, 0 outside ``lengths``.
 
-    For each step t -> t+1 (t < length − 1) take j* = the lowest joint at t; the step counts its
-    x/z displacement if j* is at most 5 mm high at both t and t+1, else 0. Pooled over all steps.
+    For each step t -> t+1 take j* = the lowest joint at t; the step counts its x/z displacement
+    if j* is at most 5 mm high at both t and t+1, else 0. As the original script does, lengths
+    are first clamped to T − 1, so a full-length motion's last step is not counted.
     """
     lowest = np.argmin(joints[:, :-1, :, 1], axis=-1)[..., None, None]   # j* at t, (N, T-1, 1, 1)
     track = np.take_along_axis(joints[:, :-1], lowest, axis=2)[:, :, 0]  # j* at t
     follow = np.take_along_axis(joints[:, 1:], lowest, axis=2)[:, :, 0]  # the same joint at t+1
     grounded = (track[..., 1] <= GROUND_TOLERANCE) & (follow[..., 1] <= GROUND_TOLERANCE)
     slide = np.linalg.norm(follow[..., [0, 2]] - track[..., [0, 2]], axis=-1) * grounded * 1000.0
-    return float(slide[_valid_frames(lengths - 1, joints.shape[1] - 1)].mean())
+    return slide * _valid_frames(_counted_steps(lengths, joints.shape[1]), joints.shape[1] - 1)
+
+
+def _counted_steps(lengths: np.ndarray, n_frames: int) -> np.ndarray:
+    """Frame steps per motion that foot sliding counts: lengths clamped to T − 1, minus one."""
+    return np.minimum(lengths, n_frames - 1) - 1
+
+
+def foot_sliding_mm(joints: np.ndarray, lengths: np.ndarray) -> float:
+    """Total slide (mm) of the grounded lowest joint per motion, mean over motions (see
+    :func:`_slides_mm` for the steps counted)."""
+    return float(_slides_mm(joints, lengths).sum(axis=1).mean())
+
+
+def foot_sliding_per_step_mm(joints: np.ndarray, lengths: np.ndarray) -> float:
+    """Mean slide (mm per frame step) pooled over all counted steps of all motions: the number the
+    original script prints as ``FootSliding(mm)``."""
+    steps = int(_counted_steps(lengths, joints.shape[1]).sum())
+    return float(_slides_mm(joints, lengths).sum() / max(steps, 1))
 
 
 def physical_foot_contact(joints: np.ndarray, lengths: np.ndarray) -> float:

@@ -1,95 +1,56 @@
-"""Safe loading of generated-motion result files (spec §3.1).
+"""Safe loading of generated-motion result files.
 
 Three formats are read:
 
 * ``.npy`` holding a pickled dict (0-d object array) with ``motion``, optional ``gt_motion``,
   ``lengths`` and optional ``audio_waveforms`` (list of ``{"waveform", "sample_rate"}``);
+  a ``.npy`` holding a plain numeric array is read as ``motion``;
 * ``.pkl`` (CLoSD ``run.py``): a dict with ``motion`` and ``length``;
 * ``.npz`` with plain arrays ``motion``, ``lengths``, optional ``gt_motion``, ``audio_{i}`` and
   ``audio_sr`` — the preferred, pickle-free format (see :func:`save_npz`).
 
-Pickles run code while they load (``__reduce__``), so user pickles go only through
-:class:`RestrictedUnpickler`, which resolves nothing but an allow-list of harmless constructors.
+Pickles go only through :class:`~.unpickler.RestrictedUnpickler` (no code runs, memory bounded
+by the file size); ``.npy``/``.npz`` data sizes are checked before they are read
+(:mod:`.npyfile`). Every problem is a one-line :class:`DataError`.
 """
 
 from __future__ import annotations
 
-import _codecs
-import collections
 import io
-import pickle
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
 
 import numpy as np
-from numpy._core import multiarray as _multiarray
-from numpy._core import numeric as _numeric
 
 from ...errors import DataError
 from ...fileio import atomic_write_bytes
+from .limits import LoadLimits
+from .npyfile import load_npz_arrays, read_npy_data, read_npy_header
+from .unpickler import restricted_load
 
 FEATURE_DIM = 263
-JOINT_COUNTS = (21, 22)
+JOINT_COUNTS = (21, 22, 24)  # HumanML3D writers use 21 or 22; SMPL with hands (Bailando) 24
+MAX_SAMPLE_RATE = 1_000_000  # Hz
 
 
 class MotionDataWarning(UserWarning):
     """Input was usable but had to be adjusted (e.g. lengths clamped)."""
 
 
-_BUILTINS = (dict, list, tuple, set, int, float, complex, str, bytes, bool, slice)
-_ALLOWED = {("builtins", cls.__name__): cls for cls in _BUILTINS}
-_ALLOWED.update({
-    ("numpy", "ndarray"): np.ndarray,
-    ("numpy", "dtype"): np.dtype,
-    ("collections", "OrderedDict"): collections.OrderedDict,
-    # protocol 2 stores bytes as _codecs.encode(text, "latin1"): a pure string conversion
-    ("_codecs", "encode"): _codecs.encode,
-})
-for _package in ("numpy.core", "numpy._core"):  # files written by NumPy 1.x and 2.x
-    _ALLOWED[(f"{_package}.multiarray", "_reconstruct")] = _multiarray._reconstruct
-    _ALLOWED[(f"{_package}.multiarray", "scalar")] = _multiarray.scalar
-    # pickle protocol 5 (pickle.dump's default) rebuilds contiguous arrays from a raw buffer
-    _ALLOWED[(f"{_package}.numeric", "_frombuffer")] = _numeric._frombuffer
-
-
-class RestrictedUnpickler(pickle.Unpickler):
-    """An unpickler that only rebuilds NumPy arrays/dtypes/scalars and builtin containers.
-
-    Any other global (``os.system``, ``subprocess.Popen``, torch tensors, user classes, ...) raises
-    :class:`pickle.UnpicklingError` before it is resolved, so nothing in the file can run code.
-    """
-
-    def find_class(self, module: str, name: str):
-        try:
-            return _ALLOWED[(module, name)]
-        except KeyError:
-            pass
-        if module.split(".")[0] == "torch":
-            raise pickle.UnpicklingError(
-                f"refusing torch object {module}.{name}: save the motions as numpy arrays")
-        raise pickle.UnpicklingError(
-            f"refusing to load global {module}.{name}: only numpy arrays, dtypes, scalars, "
-            "dicts, lists, tuples, numbers and strings are allowed")
-
-    def persistent_load(self, pid):
-        raise pickle.UnpicklingError("refusing persistent id in pickle (torch archive?)")
-
-
-def restricted_loads(data: bytes, file: str | Path = "<bytes>"):
-    """Unpickle ``data`` with :class:`RestrictedUnpickler`; refusals become :class:`DataError`."""
-    return restricted_load(io.BytesIO(data), file)
-
-
-def restricted_load(handle: BinaryIO, file: str | Path = "<stream>"):
-    """Unpickle from an open binary ``handle`` with :class:`RestrictedUnpickler` (streamed)."""
-    try:
-        return RestrictedUnpickler(handle).load()
-    except pickle.UnpicklingError as exc:
-        raise DataError(f"unsafe or unreadable pickle: {exc}", file=file) from exc
-    except (EOFError, ValueError, TypeError, AttributeError, IndexError) as exc:
-        raise DataError(f"corrupt pickle ({type(exc).__name__}: {exc})", file=file) from exc
+def describe(value) -> str:
+    """A short description of a user-supplied value for error messages (never its full repr)."""
+    if isinstance(value, np.ndarray):
+        return f"array {value.dtype} {value.shape}"
+    if isinstance(value, (list, tuple, dict, set, frozenset)):
+        return f"{type(value).__name__} of {len(value)}"
+    if isinstance(value, int) and abs(value) >= 10 ** 18:
+        return f"an integer of {value.bit_length()} bits"
+    if isinstance(value, (bool, int, float, complex, np.generic, type(None))):
+        return repr(value)
+    if isinstance(value, (str, bytes)):
+        return repr(value[:40]) + ("..." if len(value) > 40 else "")
+    return type(value).__name__
 
 
 @dataclass(frozen=True)
@@ -128,7 +89,7 @@ class MotionResults:
         return "features" if self.motion.ndim == 3 else "joints"
 
 
-def load_motion_results(path: str | Path) -> MotionResults:
+def load_motion_results(path: str | Path, limits: LoadLimits = LoadLimits()) -> MotionResults:
     """Read and validate a ``.npy``, ``.pkl`` or ``.npz`` result file (see module docstring)."""
     path = Path(path)
     if not path.is_file():
@@ -139,42 +100,38 @@ def load_motion_results(path: str | Path) -> MotionResults:
     if reader is None:
         raise DataError("unsupported file type", file=path, expected="one of .npy, .pkl, .npz",
                         found=path.suffix or "no suffix")
-    return validate_results(reader(path), path)
+    size = path.stat().st_size
+    if size > limits.max_bytes:
+        raise DataError(f"file holds {size:,} bytes, above the limit of {limits.max_bytes:,} "
+                        "(raise --max-bytes if the file is genuine)", file=path)
+    return validate_results(reader(path, limits), path)
 
 
-def _read_npy(path: Path) -> dict:
+def _read_npy(path: Path, limits: LoadLimits) -> dict:
     with path.open("rb") as handle:
-        try:
-            version = np.lib.format.read_magic(handle)
-            read_header = (np.lib.format.read_array_header_1_0 if version == (1, 0)
-                           else np.lib.format.read_array_header_2_0)
-            shape, _, dtype = read_header(handle)
-        except ValueError as exc:
-            raise DataError(f"not a valid .npy file ({exc})", file=path) from exc
-        if dtype.hasobject:
-            content = restricted_load(handle, path)
-            if isinstance(content, np.ndarray) and content.dtype.hasobject and content.shape == ():
-                content = content.item()
-            return content if isinstance(content, dict) else {"motion": content}
-    return {"motion": np.load(path, allow_pickle=False)}
+        header = read_npy_header(handle, path)
+        available = path.stat().st_size - header.offset
+        if not header.dtype.hasobject:
+            return {"motion": read_npy_data(handle, header, available, path, limits)}
+        content = restricted_load(handle, path, stream_bytes=available,
+                                  max_elements=limits.max_elements)
+    if isinstance(content, np.ndarray) and content.dtype.hasobject and content.shape == ():
+        content = content.item()
+    return content if isinstance(content, dict) else {"motion": content}
 
 
-def _read_pickle(path: Path) -> dict:
+def _read_pickle(path: Path, limits: LoadLimits) -> dict:
     with path.open("rb") as handle:
-        content = restricted_load(handle, path)
+        content = restricted_load(handle, path, stream_bytes=path.stat().st_size,
+                                  max_elements=limits.max_elements)
     if not isinstance(content, dict):
         raise DataError("pickle must hold a dict", file=path, expected="dict with 'motion'",
                         found=type(content).__name__)
     return content
 
 
-def _read_npz(path: Path) -> dict:
-    try:
-        with np.load(path, allow_pickle=False) as archive:
-            arrays = {name: archive[name] for name in archive.files}
-    except ValueError as exc:
-        raise DataError(f"cannot read .npz without pickle ({exc}); store plain arrays",
-                        file=path) from exc
+def _read_npz(path: Path, limits: LoadLimits) -> dict:
+    arrays = load_npz_arrays(path, limits)
     clip_ids = sorted(int(k[6:]) for k in arrays if k.startswith("audio_") and k[6:].isdigit())
     if clip_ids:
         arrays["audio_waveforms"] = _npz_clips(arrays, clip_ids, path)
@@ -183,7 +140,8 @@ def _read_npz(path: Path) -> dict:
 
 def _npz_clips(arrays: dict, clip_ids: list, path: Path) -> list:
     """Pair ``audio_{i}`` arrays with motion i; ``audio_sr`` is one rate or one per motion."""
-    n_motions = len(arrays["motion"]) if "motion" in arrays else 0
+    motion = arrays.get("motion")
+    n_motions = motion.shape[0] if motion is not None and motion.ndim else 0
     if "audio_sr" not in arrays:
         raise DataError("audio arrays without their sample rate", file=path, field="audio_sr",
                         expected="an integer or one per motion")
@@ -204,8 +162,8 @@ def _npz_clips(arrays: dict, clip_ids: list, path: Path) -> list:
 def validate_results(content: dict, file: str | Path) -> MotionResults:
     """Check shapes, lengths and finiteness of a loaded dict and bring it to canonical layout."""
     if "motion" not in content:
-        raise DataError("missing key", file=file, field="motion",
-                        expected="an array (N, T, 263)", found=sorted(map(str, content)))
+        raise DataError("missing key", file=file, field="motion", expected="an array (N, T, 263)",
+                        found=f"keys {[describe(key) for key in list(content)[:10]]}")
     motion = canonical_layout(content["motion"], "motion", file)
     gt_motion = None
     if content.get("gt_motion") is not None:
@@ -223,12 +181,12 @@ def validate_results(content: dict, file: str | Path) -> MotionResults:
 def canonical_layout(array, field: str, file: str | Path) -> np.ndarray:
     """Return features as ``(N, T, 263)`` or joints as ``(N, T, J, 3)`` (float64, finite).
 
-    Accepted: ``(N, T, 263)``, ``(N, 263, T)``, ``(N, 263, 1, T)``, ``(N, J, 3, T)`` with J in {21, 22}.
+    Accepted: ``(N, T, 263)``, ``(N, 263, T)``, ``(N, 263, 1, T)``, ``(N, J, 3, T)`` with J in
+    {21, 22, 24}.
     """
-    if not isinstance(array, np.ndarray) or not np.issubdtype(array.dtype, np.number):
-        raise DataError("not a numeric array", file=file, field=field, expected="numpy array",
-                        found=type(array).__name__ if not isinstance(array, np.ndarray)
-                        else array.dtype)
+    if not isinstance(array, np.ndarray) or array.dtype.kind not in "iuf":
+        raise DataError("not a numeric array", file=file, field=field,
+                        expected="numpy array of integers or floats", found=describe(array))
     shape = array.shape
     if array.ndim == 3 and shape[2] == FEATURE_DIM:
         canonical = array
@@ -240,7 +198,7 @@ def canonical_layout(array, field: str, file: str | Path) -> np.ndarray:
         canonical = array.transpose(0, 3, 1, 2)
     else:
         raise DataError("unexpected shape", file=file, field=field,
-                        expected="(N, T, 263), (N, 263, T), (N, 263, 1, T) or (N, 22|21, 3, T)",
+                        expected="(N, T, 263), (N, 263, T), (N, 263, 1, T) or (N, 21|22|24, 3, T)",
                         found=shape)
     canonical = np.ascontiguousarray(canonical, dtype=np.float64)
     if canonical.shape[0] < 1 or canonical.shape[1] < 2:
@@ -253,22 +211,34 @@ def canonical_layout(array, field: str, file: str | Path) -> np.ndarray:
     return canonical
 
 
+def _numeric_array(value, field: str, file, dtype=None) -> np.ndarray:
+    """``value`` as an integer or float array; ragged or non-numeric content is a DataError."""
+    try:
+        array = np.asarray(value, dtype=dtype)
+    except (ValueError, TypeError) as exc:
+        raise DataError("not a numeric array", file=file, field=field,
+                        found=describe(value)) from exc
+    if array.dtype.kind not in "iuf":
+        raise DataError("not a numeric array", file=file, field=field,
+                        expected="integers or floats", found=describe(array))
+    return array
+
+
 def _validate_lengths(lengths, n_motions: int, n_frames: int, file) -> np.ndarray:
     if lengths is None:
         return np.full(n_motions, n_frames, dtype=np.int64)
-    lengths = np.asarray(lengths)
-    if lengths.shape != (n_motions,) or not np.issubdtype(lengths.dtype, np.number):
+    lengths = _numeric_array(lengths, "lengths", file)
+    if lengths.shape != (n_motions,):
         raise DataError("bad lengths", file=file, field="lengths",
-                        expected=f"{n_motions} integers", found=f"{lengths.dtype} {lengths.shape}")
+                        expected=f"{n_motions} integers", found=describe(lengths))
     if not np.all(np.isfinite(lengths)) or np.any(lengths != np.round(lengths)) or np.any(lengths < 2):
         raise DataError("lengths must be integers >= 2", file=file, field="lengths",
                         found=f"min {lengths.min()}")
-    lengths = lengths.astype(np.int64)
     if np.any(lengths > n_frames):
         warnings.warn(f"{file}: {int(np.sum(lengths > n_frames))} lengths exceed T={n_frames}; "
                       "clamped to T", MotionDataWarning, stacklevel=3)
-        lengths = np.minimum(lengths, n_frames)
-    return lengths
+        lengths = np.minimum(lengths, n_frames)  # before the cast: 1e30 must not wrap around
+    return lengths.astype(np.int64)
 
 
 def _validate_audio(entries, n_motions: int, file) -> list:
@@ -277,8 +247,7 @@ def _validate_audio(entries, n_motions: int, file) -> list:
     if not isinstance(entries, (list, tuple, np.ndarray)) or len(entries) != n_motions:
         raise DataError("must pair one entry with each motion", file=file,
                         field="audio_waveforms", expected=f"list of {n_motions}",
-                        found=type(entries).__name__ if not hasattr(entries, "__len__")
-                        else len(entries))
+                        found=describe(entries))
     return [_validate_clip(entry, i, file) for i, entry in enumerate(entries)]
 
 
@@ -289,15 +258,17 @@ def _validate_clip(entry, index: int, file) -> Audio | None:
     if not isinstance(entry, dict) or "waveform" not in entry or "sample_rate" not in entry:
         raise DataError("bad audio entry", file=file, field=field,
                         expected="{'waveform': 1-D array, 'sample_rate': int}",
-                        found=type(entry).__name__)
-    waveform = np.asarray(entry["waveform"], dtype=np.float64)
-    rate = entry["sample_rate"]
+                        found=describe(entry))
+    waveform = _numeric_array(entry["waveform"], field, file, dtype=np.float64)
     if waveform.ndim != 1 or waveform.size == 0 or not np.isfinite(waveform).all():
         raise DataError("waveform must be a non-empty finite 1-D array", file=file, field=field,
-                        found=waveform.shape)
-    if not isinstance(rate, (int, float, np.number)) or int(rate) != rate or int(rate) <= 0:
-        raise DataError("sample_rate must be a positive integer", file=file, field=field,
-                        found=rate)
+                        found=describe(waveform))
+    rate = entry["sample_rate"]
+    if (not isinstance(rate, (int, float, np.integer, np.floating)) or isinstance(rate, bool)
+            or not 1 <= rate <= MAX_SAMPLE_RATE or rate != round(rate)):
+        raise DataError("bad sample rate", file=file, field=field,
+                        expected=f"an integer from 1 to {MAX_SAMPLE_RATE:,} Hz",
+                        found=describe(rate))
     return Audio(waveform, int(rate))
 
 

@@ -1,4 +1,4 @@
-"""Steering-torque study: leak-free, sequence-level comparison of models M1-M8 (spec section 2).
+"""Steering-torque study: leak-free, sequence-level comparison of models M1-M8 (``docs/steering.md``).
 
 Samples inside a driving sequence are autocorrelated, so the sequence is the unit throughout:
 the split assigns whole sequences (:mod:`.split`), and every test or interval works on one value

@@ -7,18 +7,19 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
-import pandas as pd
-
 from ...cli import run_main
 from ...errors import ConfigError, DataError
 from ...fileio import atomic_write_json
 from ...names import validate_name
-from .analysis import (COMPARISONS, TRAINING_SEEDS, AnalysisSettings, analyze_runs,
-                       parse_comparison, write_outputs, check_model_ids)
+from ..user_files import output_folder
+from .analysis import (COMPARISONS, TRAINING_SEEDS, AnalysisSettings, analyze_runs, missing_run_warnings,
+                       parse_comparison)
 from .calibration import calibration_experiment
 from .experiment import TrainingPlan, run_demo
+from .files import read_table
 from .models import MODEL_SPECS, build_model, count_parameters
 from .split import load_or_create_split
+from .tables import write_outputs
 
 
 def _add_stats_options(parser: argparse.ArgumentParser) -> None:
@@ -32,10 +33,9 @@ def _add_stats_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _settings(args: argparse.Namespace, allow_missing: bool = False) -> AnalysisSettings:
-    for name in ("permutations", "bootstrap", "effect_bootstrap"):
-        if getattr(args, name) < 1:
-            raise ConfigError("must be positive", field=f"--{name.replace('_', '-')}",
-                              found=getattr(args, name))
+    """The statistics settings; AnalysisSettings names a bad value by its field (``n_permutations``
+    for ``--permutations``, ``n_bootstrap_ci`` for ``--bootstrap``, ``n_bootstrap_effect`` for
+    ``--effect-bootstrap``)."""
     return AnalysisSettings(eps=args.eps, n_bootstrap_effect=args.effect_bootstrap,
                             n_bootstrap_ci=args.bootstrap, n_permutations=args.permutations,
                             alpha=args.alpha, seed=args.stats_seed, allow_missing=allow_missing)
@@ -58,11 +58,12 @@ def build_parser() -> argparse.ArgumentParser:
     analyze.add_argument("--variant", default="paper")
     analyze.add_argument("--seeds", type=int, nargs="+", default=list(TRAINING_SEEDS))
     analyze.add_argument("--comparisons", nargs="+", default=None,
-                         help="pairs A:B (default: the spec's family of ten)")
+                         help="pairs A:B (default: the family of ten in docs/steering.md)")
     analyze.add_argument("--out", type=Path, default=None,
                          help="output folder (default RESULTS/bootstrap)")
     analyze.add_argument("--allow-missing", action="store_true",
-                         help="pair only the sequences both models have instead of failing")
+                         help="skip (with a warning, counted in the JSON) a seed whose prediction file "
+                              "is missing, and pair only the sequences both models have")
     _add_stats_options(analyze)
 
     demo = sub.add_parser("demo", help="end to end on synthetic driving-like sequences")
@@ -81,7 +82,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--threads", type=int, default=1, help="torch CPU threads for training")
     _add_stats_options(demo)
 
-    calibrate = sub.add_parser("calibrate", help="null experiment with AR(1) errors (spec 2.11)")
+    calibrate = sub.add_parser("calibrate", help="null experiment with AR(1) errors")
     calibrate.add_argument("--phi", type=float, nargs="+", default=[0.0, 0.9, 0.95])
     calibrate.add_argument("--sequences", type=int, default=40)
     calibrate.add_argument("--length", type=int, default=150)
@@ -95,19 +96,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _read_sequence_ids(path: Path):
-    try:
-        frame = pd.read_parquet(path) if path.suffix == ".parquet" else pd.read_csv(
-            path, dtype={"sequence_id": str}, usecols=lambda c: c == "sequence_id")
-    except FileNotFoundError as exc:
-        raise DataError("file is missing", file=path) from exc
-    except (OSError, ValueError) as exc:
-        raise DataError(f"unreadable ({exc})", file=path) from exc
+    frame = read_table(path, "a sample table with a sequence_id column", columns=lambda c: c == "sequence_id",
+                       dtype={"sequence_id": str})
     if "sequence_id" not in frame.columns or frame["sequence_id"].isna().any():
         raise DataError("needs a complete sequence_id column", file=path, field="sequence_id")
     return frame["sequence_id"].astype(str).to_numpy()
 
 
 def _cmd_split(args) -> int:
+    output_folder(args.out, "--out")
     split = load_or_create_split(args.out, _read_sequence_ids(args.samples), args.split_seed)
     counts = ", ".join(f"{name} {len(split.ids(name))}" for name in ("train", "val", "test"))
     print(f"{args.out / f'split_{args.split_seed}.json'}: {counts} sequences, sha256 {split.sha256}")
@@ -116,19 +113,25 @@ def _cmd_split(args) -> int:
 
 def _cmd_analyze(args) -> int:
     validate_name(args.variant, "variant")
+    out = output_folder(args.out or args.results / "bootstrap", "--out")
     comparisons = [parse_comparison(c) for c in args.comparisons] if args.comparisons else COMPARISONS
     results = analyze_runs(args.results, args.variant, args.seeds, comparisons,
                            _settings(args, args.allow_missing))
-    for path in write_outputs(results, args.out or args.results / "bootstrap"):
+    for warning in missing_run_warnings(results):
+        print(f"warning: {warning}", file=sys.stderr)
+    for path in write_outputs(results, out):
         print(path)
     return 0
 
 
 def _cmd_demo(args) -> int:
+    output_folder(args.out, "--out")
+    if args.threads < 1:
+        raise ConfigError("must be a positive integer", field="--threads", found=args.threads)
     import torch
 
     torch.set_num_threads(args.threads)
-    plan = TrainingPlan(model_ids=check_model_ids(args.models), seeds=args.seeds, epochs=args.epochs,
+    plan = TrainingPlan(model_ids=args.models, seeds=args.seeds, epochs=args.epochs,
                         train_stride=args.train_stride, latency_calls=args.latency_calls,
                         eps=args.eps, fmt=args.format)
     log = run_demo(args.out, n_sequences=args.sequences, length=args.length,
@@ -140,6 +143,8 @@ def _cmd_demo(args) -> int:
 
 
 def _cmd_calibrate(args) -> int:
+    if args.out is not None and args.out.is_dir():
+        raise ConfigError("is a folder; give a JSON file name", field="--out", found=str(args.out))
     rows = [calibration_experiment(phi, n_sequences=args.sequences, length=args.length,
                                    n_repeats=args.repeats, n_permutations=args.permutations,
                                    seed=args.seed) for phi in args.phi]

@@ -1,39 +1,39 @@
-"""From prediction files to ``results/bootstrap/sequence_level_*`` (spec sections 2.7 and 2.10).
+"""From prediction files to the per-seed statistics and their Option-A summary over seeds.
 
-For every seed, every comparison of the family is analysed on its own (same split for all seeds);
-the seeds are then summarised per comparison (Option A) and rendered as a LaTeX (booktabs) and a
-Markdown table: RMSE is the primary metric, MAE goes to an appendix table.
+For every training seed, every comparison of the family is analysed on its own (all seeds share
+one split); the seeds are then summarised per comparison without pooling predictions. With
+``allow_missing`` a missing prediction file skips that model's seed (recorded and counted in
+``missing_runs``) instead of stopping the analysis. :mod:`.tables` renders the result.
 """
 
 from __future__ import annotations
 
-import json
-import math
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Sequence
 
-from ...errors import ConfigError, DataError
-from ...fileio import atomic_write_json, atomic_write_text, dumps_json
-from ...report.latex import latex_environment
-from ...report.tables import check_label, markdown_escape
-from ...stats.multiple import holm_adjust
-from ...stats.paired import effect_category
-from .models import MODEL_SPECS
-from .predictions import DEFAULT_EPS, find_predictions, pooled_metrics, read_predictions, run_dir
-from .stats import bootstrap_ci_sequences, compare_models, multi_seed_analysis
+import pandas as pd
 
-#: The spec's comparison family (section 2.7), ``(A, B)`` with differences ``A - B``.
+from ...errors import ConfigError, DataError
+from ...stats.multiple import holm_adjust
+from .checks import open_interval, positive_int
+from .files import read_json_file
+from .models import MODEL_SPECS
+from .predictions import (DEFAULT_EPS, existing_predictions, find_predictions, pooled_metrics,
+                          predictions_path, read_predictions, run_dir)
+from .stats import bootstrap_ci_sequences, compare_models, delta_over_seeds, multi_seed_analysis
+
+#: The comparison family, ``(A, B)`` with differences ``A - B`` (see ``docs/steering.md``).
 COMPARISONS = (("M1", "M3"), ("M2", "M5"), ("M3", "M5"), ("M3", "M4"), ("M5", "M6"), ("M5", "M7"),
                ("M5", "M8"), ("M6", "M7"), ("M6", "M8"), ("M7", "M8"))
 TRAINING_SEEDS = (42, 94, 123, 7, 2024)
 PRIMARY_METRIC, APPENDIX_METRIC = "rmse", "mae"
-TEMPLATE_DIR = Path(__file__).parent / "templates"
+EFFECT_METRICS = (PRIMARY_METRIC, APPENDIX_METRIC)
 
 
 @dataclass(frozen=True)
 class AnalysisSettings:
-    """Knobs of the statistics; the defaults are the spec's."""
+    """Knobs of the statistics (defaults as documented in ``docs/steering.md``)."""
 
     eps: float = DEFAULT_EPS
     n_bootstrap_effect: int = 5000
@@ -42,6 +42,13 @@ class AnalysisSettings:
     alpha: float = 0.05
     seed: int = 42
     allow_missing: bool = False
+
+    def __post_init__(self) -> None:
+        for name in ("n_bootstrap_effect", "n_bootstrap_ci", "n_permutations"):
+            positive_int(getattr(self, name), name)
+        open_interval(self.alpha, 0, 1, "alpha")
+        if not self.eps >= 0:
+            raise ConfigError("accuracy tolerance must be >= 0", field="eps", found=self.eps)
 
 
 def comparison_key(model_a: str, model_b: str) -> str:
@@ -57,19 +64,31 @@ def parse_comparison(text: str) -> tuple[str, str]:
     return parts[0], parts[1]
 
 
+def _check_request(seeds: Sequence[int], comparisons: Sequence[tuple[str, str]]) -> None:
+    if not comparisons or not seeds:
+        raise ConfigError("nothing to analyse", expected="at least one comparison and one seed")
+    if len(set(seeds)) < len(seeds):
+        raise ConfigError("a seed is listed twice", field="seeds", found=list(seeds))
+    if len(set(comparisons)) < len(comparisons):
+        raise ConfigError("a comparison is listed twice", field="comparisons",
+                          found=[comparison_key(a, b) for a, b in comparisons])
+    same = [a for a, b in comparisons if a == b]
+    if same:
+        raise ConfigError("a model cannot be compared with itself", field="comparisons", found=same[0])
+
+
 def _read_run_extras(path: Path) -> dict:
     """The optional ``{model}_metrics.json`` beside a prediction file (parameters, latency)."""
     if not path.is_file():
         return {}
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise DataError(f"invalid JSON ({exc})", file=path) from exc
+    extras = read_json_file(path)
+    if not isinstance(extras, dict):
+        raise DataError("run metrics must be a JSON object", file=path, found=type(extras).__name__)
+    return extras
 
 
-def _model_block(frame, extras: dict, settings: AnalysisSettings) -> dict:
-    metrics = pooled_metrics(frame, settings.eps)
-    block = {"source": frame.attrs["source"], "pooled": metrics,
+def _model_block(frame: pd.DataFrame, extras: dict, settings: AnalysisSettings) -> dict:
+    block = {"source": frame.attrs["source"], "pooled": pooled_metrics(frame, settings.eps),
              "bootstrap": bootstrap_ci_sequences(frame, n_bootstrap=settings.n_bootstrap_ci,
                                                  seed=settings.seed, eps=settings.eps)}
     for key in ("n_params", "parameter_efficiency"):  # latency stays in metrics.json: not reproducible
@@ -78,119 +97,96 @@ def _model_block(frame, extras: dict, settings: AnalysisSettings) -> dict:
     return block
 
 
+def _locate_runs(results_dir: str | Path, variant: str, seeds: Sequence[int], comparisons: Sequence[tuple[str, str]],
+                 allow_missing: bool) -> tuple[dict[tuple[str, int], Path], list[dict]]:
+    """Find every prediction file before any statistics run.
+
+    Returns ``{(model, seed): path}`` of the files found and the missing runs. A missing file is an
+    error unless ``allow_missing``; a comparison left without any seed is always an error.
+    """
+    found, missing = {}, []
+    for seed in seeds:
+        for model in sorted({m for pair in comparisons for m in pair}):
+            path = existing_predictions(results_dir, variant, model, seed)
+            if path is None and not allow_missing:
+                find_predictions(results_dir, variant, model, seed)  # raises, naming the file
+            if path is None:
+                missing.append({"model": model, "seed": int(seed),
+                                "expected": str(predictions_path(results_dir, variant, model, seed))})
+            else:
+                found[model, seed] = path
+    empty = [comparison_key(a, b) for a, b in comparisons
+             if not any((a, s) in found and (b, s) in found for s in seeds)]
+    if empty:
+        raise DataError("no seed has the prediction files of both models", field="comparisons",
+                        found=", ".join(empty))
+    return found, missing
+
+
 def analyze_runs(results_dir: str | Path, variant: str, seeds: Sequence[int],
                  comparisons: Sequence[tuple[str, str]] = COMPARISONS,
                  settings: AnalysisSettings = AnalysisSettings()) -> dict:
     """Read every needed prediction file and compute per-seed blocks and the Option-A summary.
 
-    A Holm-Bonferroni adjustment over the comparison family within each seed is stored as
-    ``p_holm`` next to each raw p-value.
+    Within each seed, Holm-adjusted p-values over the comparisons analysed in that seed are
+    stored as ``p_holm`` next to each raw p-value. With ``settings.allow_missing`` a missing
+    prediction file skips its model's seed; a comparison with no seed at all raises.
     """
-    if not comparisons or not seeds:
-        raise ConfigError("nothing to analyse", expected="at least one comparison and one seed")
-    model_ids = sorted({m for pair in comparisons for m in pair})
-    models: dict[str, dict] = {m: {} for m in model_ids}
-    per_comparison = {comparison_key(a, b): {} for a, b in comparisons}
+    _check_request(seeds, comparisons)
+    found, missing_runs = _locate_runs(results_dir, variant, seeds, comparisons, settings.allow_missing)
+    models: dict[str, dict] = {m: {} for m in sorted({m for pair in comparisons for m in pair})}
+    per_comparison: dict[str, dict] = {comparison_key(a, b): {} for a, b in comparisons}
     for seed in seeds:
-        frames = {m: read_predictions(find_predictions(results_dir, variant, m, seed))
-                  for m in model_ids}
-        for m, frame in frames.items():
-            extras = _read_run_extras(run_dir(results_dir, variant, m, seed) / f"{m}_metrics.json")
-            models[m][str(seed)] = _model_block(frame, extras, settings)
-        for a, b in comparisons:
-            per_comparison[comparison_key(a, b)][seed] = compare_models(
-                frames[a], frames[b], eps=settings.eps, n_bootstrap_effect=settings.n_bootstrap_effect,
-                n_bootstrap_ci=settings.n_bootstrap_ci, n_permutations=settings.n_permutations,
-                alpha=settings.alpha, seed=settings.seed, allow_missing=settings.allow_missing)
-        _add_holm(per_comparison, seed)
+        frames = {m: read_predictions(path) for (m, s), path in found.items() if s == seed}
+        for model, frame in frames.items():
+            extras = _read_run_extras(run_dir(results_dir, variant, model, seed) / f"{model}_metrics.json")
+            models[model][str(seed)] = _model_block(frame, extras, settings)
+        present = [(a, b) for a, b in comparisons if a in frames and b in frames]
+        blocks = [compare_models(frames[a], frames[b], eps=settings.eps, n_bootstrap_effect=settings.n_bootstrap_effect,
+                                 n_bootstrap_ci=settings.n_bootstrap_ci, n_permutations=settings.n_permutations,
+                                 alpha=settings.alpha, seed=settings.seed, allow_missing=settings.allow_missing)
+                  for a, b in present]
+        _add_holm(blocks)
+        for (a, b), block in zip(present, blocks):
+            per_comparison[comparison_key(a, b)][seed] = block
     return {
         "variant": variant, "seeds": [int(s) for s in seeds], "settings": asdict(settings),
         "sign_convention": "differences are A - B; positive for an error metric means B is better",
         "comparison_order": list(per_comparison),  # the JSON sorts keys; tables keep this order
-        "models": models,
-        "comparisons": {key: {"model_a": a, "model_b": b,
-                              "per_seed": {str(s): blk for s, blk in per_comparison[key].items()},
-                              "option_a": {m: multi_seed_analysis(per_comparison[key], m,
-                                                                  settings.alpha)
-                                           for m in (PRIMARY_METRIC, APPENDIX_METRIC)}}
+        "models": models, "missing_runs": missing_runs, "n_missing_runs": len(missing_runs),
+        "comparisons": {key: _comparison_entry(a, b, per_comparison[key], seeds, settings.alpha)
                         for key, (a, b) in zip(per_comparison, comparisons)},
     }
 
 
-def _add_holm(per_comparison: dict, seed: int) -> None:
-    """Holm-adjusted p-values over the comparison family of one seed, per metric."""
-    blocks = [per_comparison[key][seed] for key in per_comparison]
-    for metric in (PRIMARY_METRIC, APPENDIX_METRIC):
-        raw = [blk["permutation"][metric]["p_value"] for blk in blocks]
-        adjusted = holm_adjust(raw)
-        for blk, p in zip(blocks, adjusted):
-            blk["permutation"][metric]["p_holm"] = float(p)
+def _comparison_entry(model_a: str, model_b: str, blocks: dict, seeds: Sequence[int], alpha: float) -> dict:
+    return {"model_a": model_a, "model_b": model_b,
+            "per_seed": {str(s): block for s, block in blocks.items()},
+            "skipped_seeds": [int(s) for s in seeds if s not in blocks],
+            "option_a": {m: multi_seed_analysis(blocks, m, alpha) for m in EFFECT_METRICS},
+            "delta_over_seeds": {scope: delta_over_seeds(blocks, scope) for scope in ("pooled", "per_sequence_mean")}}
 
 
-def format_number(value: float) -> str:
-    """Three decimals; ``n/a`` for a missing or non-finite value."""
-    return "n/a" if value is None or not math.isfinite(value) else f"{value:.3f}"
+def _add_holm(blocks: list[dict]) -> None:
+    """Holm-adjusted p-values over the comparisons of one seed, per metric."""
+    for metric in EFFECT_METRICS:
+        adjusted = holm_adjust([block["permutation"][metric]["p_value"] for block in blocks])
+        for block, p in zip(blocks, adjusted):
+            block["permutation"][metric]["p_holm"] = float(p)
 
 
-def format_p(value: float, latex: bool) -> str:
-    """p with three decimals, or scientific notation (two decimals) below 1e-3."""
-    if value is None or not math.isfinite(value):
-        return "n/a"
-    if value >= 1e-3:
-        return f"{value:.3f}"
-    mantissa, exponent = f"{value:.2e}".split("e")
-    return f"${mantissa}\\times 10^{{{int(exponent)}}}$" if latex else f"{mantissa}e{int(exponent)}"
-
-
-def table_rows(results: dict, metric: str) -> list[dict]:
-    """Pre-formatted table cells of each comparison for ``metric`` (seed-averaged, Option A)."""
-    rows = []
-    for key in results["comparison_order"]:
-        entry = results["comparisons"][key]
-        agg = entry["option_a"][metric]
-        lo, hi = agg["delta_ci_mean"]
-        g_lo, g_hi = agg["g_ci_mean"]
-        rows.append({
-            "comparison": f"{entry['model_a']} vs {entry['model_b']}",
-            "delta": f"{format_number(agg['mean_delta'])} [{format_number(lo)}, {format_number(hi)}]",
-            "g": f"{format_number(agg['mean_g'])} [{format_number(g_lo)}, {format_number(g_hi)}]",
-            "category": effect_category(agg["mean_g"] if agg["mean_g"] is not None else math.nan),
-            "median_p": format_p(agg["median_p"], latex=False),
-            "median_p_tex": format_p(agg["median_p"], latex=True),
-            "significant": f"{agg['n_significant']}/{agg['n_seeds']}",
-        })
-    return rows
-
-
-_CAPTIONS = {
-    PRIMARY_METRIC: "Sequence-level comparison, RMSE (differences A - B; mean over seeds)",
-    APPENDIX_METRIC: "Appendix: sequence-level comparison, MAE (differences A - B; mean over seeds)",
-}
-
-
-def render_tables(results: dict) -> dict[str, str]:
-    """``{file name: text}`` of the LaTeX (RMSE, MAE appendix) and Markdown tables."""
-    env = latex_environment(TEMPLATE_DIR)
-    env.filters["md"] = markdown_escape
-    env.filters["label"] = check_label
-    tables = [{"metric_label": metric.upper(), "caption": _CAPTIONS[metric],
-               "label": f"tab:sequence-level-{metric}", "rows": table_rows(results, metric)}
-              for metric in (PRIMARY_METRIC, APPENDIX_METRIC)]
-    tex = env.get_template("sequence_level_table.tex.j2")
-    return {
-        "sequence_level_table.tex": tex.render(**tables[0]),
-        "sequence_level_table_mae.tex": tex.render(**tables[1]),
-        "sequence_level_table.md": env.get_template("sequence_level_table.md.j2").render(tables=tables),
-    }
-
-
-def write_outputs(results: dict, out_dir: str | Path) -> list[Path]:
-    """Write ``sequence_level_results.json`` and the tables atomically into ``out_dir``."""
-    out_dir = Path(out_dir)
-    written = [atomic_write_json(out_dir / "sequence_level_results.json", results)]
-    for name, text in render_tables(json.loads(dumps_json(results))).items():
-        written.append(atomic_write_text(out_dir / name, text))
-    return written
+def missing_run_warnings(results: dict) -> list[str]:
+    """One line per skipped run and a count, for the command line (empty when nothing is missing)."""
+    lines = []
+    for run in results["missing_runs"]:
+        skipped = [key for key, entry in results["comparisons"].items()
+                   if run["model"] in (entry["model_a"], entry["model_b"])]
+        lines.append(f"{run['expected']}: prediction file missing; seed {run['seed']} skipped for "
+                     f"{', '.join(skipped)}")
+    if lines:
+        n_pairs = sum(len(entry["skipped_seeds"]) for entry in results["comparisons"].values())
+        lines.append(f"{len(lines)} prediction file(s) missing; {n_pairs} comparison-seed pair(s) skipped")
+    return lines
 
 
 def available_comparisons(model_ids: Sequence[str],
@@ -206,3 +202,4 @@ def check_model_ids(model_ids: Sequence[str]) -> list[str]:
         raise ConfigError("unknown model ids", field="models", expected=f"some of {sorted(MODEL_SPECS)}",
                           found=", ".join(unknown))
     return list(model_ids)
+

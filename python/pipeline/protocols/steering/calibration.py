@@ -1,4 +1,4 @@
-"""Null calibration experiment with autocorrelated errors (spec section 2.11).
+"""Null calibration experiment with autocorrelated errors (``docs/steering.md``, "Calibration").
 
 Two equally good models get independent AR(1) error processes with the same law, so every
 rejection is a false positive. Testing sample-level differences as if samples were independent
@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...stats.paired import sign_flip_test
+from .checks import open_interval, positive_int
 
 
 def ar1_errors(rng: np.random.Generator, shape: tuple[int, ...], length: int, phi: float) -> np.ndarray:
@@ -34,6 +35,11 @@ def calibration_experiment(phi: float, *, n_sequences: int = 40, length: int = 1
     of ``|e_A,t| - |e_B,t|`` per sample, the sequence-level test those of
     ``RMSE_A,i - RMSE_B,i`` per sequence. A rejection is ``p <= alpha``.
     """
+    open_interval(phi, -1, 1, "phi")  # |phi| >= 1 has no stationary law
+    for value, name in ((n_sequences, "n_sequences"), (length, "length"), (n_repeats, "n_repeats"),
+                        (n_permutations, "n_permutations")):
+        positive_int(value, name)
+    open_interval(alpha, 0, 1, "alpha")
     rng = np.random.default_rng(seed)
     sample_p, sequence_p = np.empty(n_repeats), np.empty(n_repeats)
     for r in range(n_repeats):

@@ -16,6 +16,7 @@ import torch
 from torch.utils.data import Dataset, Subset
 
 from ...errors import DataError
+from .checks import positive_int
 from .models import WINDOW_LENGTH
 from .split import SPLIT_NAMES, SequenceSplit, validate_split
 
@@ -137,8 +138,8 @@ def make_driving_sequences(n_sequences: int, length: int = 600, seed: int = 0,
     rate follow from them; the torque responds to lateral acceleration and steering rate plus a
     per-sequence driver bias. Lengths vary uniformly by ``±length_jitter``. Ids are ``seq0000``...
     """
-    if n_sequences < 1 or length < 1:
-        raise ValueError(f"need n_sequences >= 1 and length >= 1, got {n_sequences}, {length}")
+    positive_int(n_sequences, "n_sequences")
+    positive_int(length, "length")
     rng = np.random.default_rng(seed)
     lengths = np.maximum(1, np.round(length * rng.uniform(1 - length_jitter, 1 + length_jitter,
                                                           n_sequences))).astype(int)

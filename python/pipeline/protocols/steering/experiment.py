@@ -13,13 +13,16 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from ...errors import ConfigError
 from ...fileio import atomic_write_json
-from .analysis import AnalysisSettings, analyze_runs, available_comparisons, write_outputs
+from .analysis import AnalysisSettings, analyze_runs, available_comparisons, check_model_ids
+from .checks import positive_int
 from .data import DrivingSamples, SequenceWindowDataset, make_driving_sequences
 from .models import build_model, count_parameters
 from .predictions import (DEFAULT_EPS, pooled_metrics, predictions_frame, predictions_path,
                           run_dir, write_predictions)
 from .split import load_or_create_split, validate_split
+from .tables import write_outputs
 from .training import measure_latency, predict, train_model
 
 
@@ -41,6 +44,17 @@ class TrainingPlan:
     latency_calls: int = 1000
     eps: float = DEFAULT_EPS
     fmt: str = "csv"
+
+    def __post_init__(self) -> None:
+        check_model_ids(self.model_ids)
+        if not self.seeds or len(set(self.seeds)) < len(self.seeds):
+            raise ConfigError("training seeds must be given once each", field="seeds", found=list(self.seeds))
+        for name in ("epochs", "batch_size", "train_stride", "latency_calls"):
+            positive_int(getattr(self, name), name)
+        if not self.learning_rate > 0:
+            raise ConfigError("must be positive", field="learning_rate", found=self.learning_rate)
+        if self.fmt not in ("csv", "parquet"):
+            raise ConfigError("unknown prediction file format", field="fmt", expected="csv or parquet", found=self.fmt)
 
 
 @dataclass
@@ -104,7 +118,7 @@ def run_demo(out_dir: str | Path, *, n_sequences: int = 100, length: int = 150, 
              progress: Callable[[str], None] = lambda message: None) -> RunLog:
     """The whole protocol on synthetic sequences; outputs under ``out_dir/results``.
 
-    Tables compare the pairs of the spec's family whose two models are both in ``plan`` (all
+    Tables compare the pairs of the comparison family whose two models are both in ``plan`` (all
     pairs of the planned models if the family has none).
     """
     samples = make_driving_sequences(n_sequences, length, seed=data_seed)

@@ -1,8 +1,8 @@
-"""The eight compared architectures M1-M8 (spec section 2.9).
+"""The eight compared architectures M1-M8 (table in ``docs/steering.md``).
 
 Every model maps a window ``(batch, 50, 5)`` (50 time steps of 5 features) to one normalised
 steering torque per window, shape ``(batch,)``. The parameter counts follow PyTorch conventions and
-match the spec's recomputed column exactly (see ``MODEL_SPECS``).
+match the recomputed column of the documented table exactly (see ``MODEL_SPECS``).
 """
 
 from __future__ import annotations
@@ -107,7 +107,7 @@ class LSTMRegressor(nn.Module):
 
 @dataclass(frozen=True)
 class ModelSpec:
-    """A zoo entry: how to build the model and its parameter count per spec section 2.9."""
+    """A zoo entry: how to build the model, its recomputed parameter count and the stated one."""
 
     model_id: str
     description: str

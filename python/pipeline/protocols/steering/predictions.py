@@ -18,6 +18,7 @@ from sklearn.metrics import r2_score
 from ...errors import DataError
 from ...fileio import atomic_write_bytes, atomic_write_text
 from ...names import validate_name
+from .files import read_table
 
 PREDICTION_COLUMNS = ("sample_idx", "sequence_id", "y_true", "y_pred", "abs_error")
 KEY = ["sequence_id", "sample_idx"]
@@ -39,15 +40,20 @@ def predictions_path(results_dir: str | Path, variant: str, model_id: str, seed:
     return run_dir(results_dir, variant, model_id, seed) / f"{model_id}_predictions.{fmt}"
 
 
+def existing_predictions(results_dir: str | Path, variant: str, model_id: str, seed: int) -> Path | None:
+    """The CSV or else the Parquet prediction file of a run, or None when neither exists."""
+    candidates = (predictions_path(results_dir, variant, model_id, seed, fmt) for fmt in ("csv", "parquet"))
+    return next((path for path in candidates if path.is_file()), None)
+
+
 def find_predictions(results_dir: str | Path, variant: str, model_id: str, seed: int) -> Path:
     """The existing CSV or Parquet prediction file of a run; DataError naming both candidates if none."""
-    candidates = [predictions_path(results_dir, variant, model_id, seed, fmt)
-                  for fmt in ("csv", "parquet")]
-    for path in candidates:
-        if path.is_file():
-            return path
-    raise DataError("prediction file is missing", file=candidates[0],
-                    expected=f"it or {candidates[1].name} with columns {', '.join(PREDICTION_COLUMNS)}")
+    path = existing_predictions(results_dir, variant, model_id, seed)
+    if path is None:
+        csv_path = predictions_path(results_dir, variant, model_id, seed, "csv")
+        raise DataError("prediction file is missing", file=csv_path,
+                        expected=f"it or {csv_path.stem}.parquet with columns {', '.join(PREDICTION_COLUMNS)}")
+    return path
 
 
 def predictions_frame(sample_idx: np.ndarray, sequence_ids: np.ndarray, y_true: np.ndarray,
@@ -72,7 +78,9 @@ def write_predictions(frame: pd.DataFrame, path: str | Path) -> Path:
 
 
 def read_predictions(path: str | Path, min_sequences: int = 2) -> pd.DataFrame:
-    """Read and validate a prediction file; every problem raises DataError naming the file.
+    """Read (within the size limits of :mod:`.files`) and validate a prediction file.
+
+    Every problem raises DataError naming the file.
 
     Checks: all five columns present; no missing values; integer ``sample_idx``; no duplicated
     ``(sequence_id, sample_idx)``; ``abs_error == |y_true - y_pred|`` (tolerance 1e-6); at least
@@ -80,15 +88,7 @@ def read_predictions(path: str | Path, min_sequences: int = 2) -> pd.DataFrame:
     path in ``frame.attrs["source"]``.
     """
     path = Path(path)
-    try:
-        if path.suffix == ".parquet":
-            frame = pd.read_parquet(path)
-        else:
-            frame = pd.read_csv(path, dtype={"sequence_id": str})
-    except FileNotFoundError as exc:
-        raise DataError("prediction file is missing", file=path) from exc
-    except (OSError, ValueError, pd.errors.ParserError) as exc:
-        raise DataError(f"unreadable prediction file ({type(exc).__name__}: {exc})", file=path) from exc
+    frame = read_table(path, "a prediction table (CSV or Parquet)", dtype={"sequence_id": str})
     missing = [c for c in PREDICTION_COLUMNS if c not in frame.columns]
     if missing:
         raise DataError("missing columns", file=path, field=", ".join(missing),
@@ -198,17 +198,18 @@ def aggregate_per_sequence(frame: pd.DataFrame, eps: float = DEFAULT_EPS) -> pd.
     ``accuracy = 100 * mean(|e| <= eps)`` (inclusive); ``r2`` is NaN when the sequence's targets
     are constant (``sum (y - mean y)^2 == 0``).
     """
-    sums = sequence_sums(frame, eps)
-    n = sums["n_samples"]
-    y = frame.groupby("sequence_id", sort=True)["y_true"]
-    centered = frame["y_true"] - y.transform("mean")
-    ss_tot = (centered ** 2).groupby(frame["sequence_id"], sort=True).sum()
-    constant = (y.max() - y.min()) == 0  # exact test: the mean of equal floats may not be exact
+    ids, codes = _sequence_codes(frame)
+    sums = _sums(frame, eps, codes, len(ids))
+    n, y = sums["n_samples"], frame["y_true"].to_numpy(float)
+    ss_tot = np.bincount(codes, weights=(y - (sums["sum_y"] / n)[codes]) ** 2, minlength=len(ids))
+    low, high = np.full(len(ids), np.inf), np.full(len(ids), -np.inf)
+    np.minimum.at(low, codes, y)
+    np.maximum.at(high, codes, y)
+    constant = high == low  # exact test: the mean of equal floats may not be exact
     with np.errstate(divide="ignore", invalid="ignore"):
-        r2 = np.where(constant, np.nan, 1 - sums["sum_sq"] / ss_tot.where(~constant, 1.0))
-    return pd.DataFrame({"n_samples": n.astype(np.int64), "mae": sums["sum_abs"] / n,
-                         "rmse": np.sqrt(sums["sum_sq"] / n), "accuracy": 100 * sums["n_hits"] / n,
-                         "r2": r2}, index=sums.index).reset_index()
+        r2 = np.where(constant, np.nan, 1 - sums["sum_sq"] / np.where(constant, 1.0, ss_tot))
+    return pd.DataFrame({"sequence_id": ids, "n_samples": n.astype(np.int64), "mae": sums["sum_abs"] / n,
+                         "rmse": np.sqrt(sums["sum_sq"] / n), "accuracy": 100 * sums["n_hits"] / n, "r2": r2})
 
 
 def sequence_sums(frame: pd.DataFrame, eps: float = DEFAULT_EPS) -> pd.DataFrame:
@@ -217,10 +218,21 @@ def sequence_sums(frame: pd.DataFrame, eps: float = DEFAULT_EPS) -> pd.DataFrame
     Columns: ``n_samples, sum_abs, sum_sq, n_hits, sum_y, sum_y2``; pooled MAE, RMSE, accuracy and
     R² of any multiset of sequences are functions of the summed rows.
     """
-    errors = frame["y_pred"].to_numpy(float) - frame["y_true"].to_numpy(float)
+    ids, codes = _sequence_codes(frame)
+    return pd.DataFrame(_sums(frame, eps, codes, len(ids)), index=pd.Index(ids, name="sequence_id"))
+
+
+def _sequence_codes(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted distinct sequence ids and, per row, the position of its id among them."""
+    codes, ids = pd.factorize(frame["sequence_id"].to_numpy(), sort=True)
+    return np.asarray(ids), codes
+
+
+def _sums(frame: pd.DataFrame, eps: float, codes: np.ndarray, n_sequences: int) -> dict[str, np.ndarray]:
+    """The columns of :func:`sequence_sums` as arrays ``(n_sequences,)`` (one bincount each)."""
     y = frame["y_true"].to_numpy(float)
-    parts = pd.DataFrame({"sequence_id": frame["sequence_id"].to_numpy(), "n_samples": 1.0,
-                          "sum_abs": np.abs(errors), "sum_sq": errors ** 2,
-                          "n_hits": (np.abs(errors) <= eps).astype(float), "sum_y": y,
-                          "sum_y2": y ** 2})
-    return parts.groupby("sequence_id", sort=True).sum()
+    errors = frame["y_pred"].to_numpy(float) - y
+    terms = {"n_samples": None, "sum_abs": np.abs(errors), "sum_sq": errors ** 2,
+             "n_hits": (np.abs(errors) <= eps).astype(float), "sum_y": y, "sum_y2": y ** 2}
+    return {name: np.bincount(codes, weights=values, minlength=n_sequences).astype(float)
+            for name, values in terms.items()}

@@ -16,6 +16,7 @@ import numpy as np
 
 from ...errors import DataError
 from ...fileio import atomic_write_json
+from .files import read_json_file
 
 DEFAULT_FRACTIONS = (0.7, 0.2, 0.1)
 SPLIT_NAMES = ("train", "val", "test")
@@ -135,13 +136,15 @@ def load_split(path: str | Path, sequence_ids: np.ndarray | None = None) -> Sequ
     """
     path = Path(path)
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
+        raw = read_json_file(path)
+    except DataError as exc:
+        raise SplitError(str(exc)) from exc
+    try:
         split = SequenceSplit(
             split_seed=int(raw["split_seed"]), fractions=tuple(float(f) for f in raw["fractions"]),
-            train=tuple(raw["train_seq_ids"]), val=tuple(raw["val_seq_ids"]),
-            test=tuple(raw["test_seq_ids"]))
+            train=_id_list(raw, "train"), val=_id_list(raw, "val"), test=_id_list(raw, "test"))
         stored_hash = raw["sha256"]
-    except (OSError, KeyError, TypeError, ValueError) as exc:
+    except (KeyError, TypeError, ValueError) as exc:
         raise SplitError(f"not a sequence split file ({type(exc).__name__}: {exc})", file=path) from exc
     if stored_hash != split.sha256:
         raise SplitError(f"sha256 {stored_hash} does not match the stored id lists "
@@ -152,6 +155,13 @@ def load_split(path: str | Path, sequence_ids: np.ndarray | None = None) -> Sequ
         except SplitError as exc:
             raise SplitError(exc.message, file=path) from exc
     return split
+
+
+def _id_list(raw: dict, name: str) -> tuple[str, ...]:
+    ids = raw[f"{name}_seq_ids"]
+    if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
+        raise TypeError(f"{name}_seq_ids must be a list of strings")
+    return tuple(ids)
 
 
 def load_or_create_split(folder: str | Path, sequence_ids: np.ndarray, split_seed: int = 0,

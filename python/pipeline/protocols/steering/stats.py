@@ -1,4 +1,4 @@
-"""Sequence-level statistics for comparing two models (spec sections 2.3-2.7).
+"""Sequence-level statistics for comparing two models (``docs/steering.md``, "Statistics").
 
 The unit of analysis is the sequence: its samples are autocorrelated, sequences are independent.
 Every test or interval therefore works on one number per sequence (or resamples whole
@@ -16,11 +16,10 @@ import pandas as pd
 
 from ...errors import DataError
 from ...stats.paired import paired_effect_size, sign_flip_test
-from ...stats.resampling import (cluster_resample_counts, resampled_group_means,
-                                 resampled_group_sums, summarize_replicates)
+from ...stats.resampling import cluster_resample_counts, resampled_group_sums, summarize_replicates
 from .predictions import DEFAULT_EPS, aggregate_per_sequence, pair_predictions, sequence_sums
 
-METRICS = ("mae", "rmse", "accuracy")
+METRICS = ("mae", "rmse", "accuracy", "r2")
 
 
 def paired_sequence_values(seq_a: pd.DataFrame, seq_b: pd.DataFrame, metric: str = "rmse", *,
@@ -84,6 +83,32 @@ def _metrics_from_sums(sums: np.ndarray) -> dict[str, np.ndarray]:
     return {"mae": sum_abs / n, "rmse": np.sqrt(sum_sq / n), "accuracy": 100 * hits / n, "r2": r2}
 
 
+def _per_sequence_values(frame: pd.DataFrame, eps: float) -> dict[str, np.ndarray]:
+    """Each metric per sequence (sorted by id, as :func:`sequence_sums`); R² NaN for constant targets."""
+    table = aggregate_per_sequence(frame, eps)
+    return {m: table[m].to_numpy(float) for m in METRICS}
+
+
+def _finite_mean(values: np.ndarray) -> float:
+    finite = values[np.isfinite(values)]
+    return float(finite.mean()) if finite.size else math.nan
+
+
+def _resampled_finite_means(values: Mapping[str, np.ndarray], counts: np.ndarray) -> dict[str, np.ndarray]:
+    """Per metric, the mean over each resample's drawn sequences of its defined (finite) values.
+
+    ``values`` maps metric -> ``(G,)``; returns metric -> ``(B,)`` from one matrix product. Equal
+    to :func:`resampled_group_means` when every value is finite; a resample that drew only
+    undefined sequences gets NaN (and is left out of the summary).
+    """
+    matrix = np.column_stack(list(values.values()))
+    finite = np.isfinite(matrix)
+    totals = counts @ np.hstack([np.where(finite, matrix, 0.0), finite])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        means = totals[:, :matrix.shape[1]] / totals[:, matrix.shape[1]:]
+    return dict(zip(values, means.T))
+
+
 def _summaries(estimates: Mapping[str, float], replicates: Mapping[str, np.ndarray],
                confidence: float) -> dict:
     return {name: summarize_replicates(estimates[name], replicates[name], confidence).to_dict()
@@ -94,42 +119,45 @@ def bootstrap_ci_sequences(frame: pd.DataFrame, *, n_bootstrap: int = 1000, seed
                            eps: float = DEFAULT_EPS, confidence: float = 0.95) -> dict:
     """Cluster-bootstrap CIs of one model's metrics, resampling whole sequences.
 
-    For every resample: (a) the mean over drawn sequences of the per-sequence MAE, RMSE and
-    accuracy; (b) the pooled MAE, RMSE, accuracy and R² over all samples of the drawn sequences,
-    duplicates counted with multiplicity. Returns ``{"per_sequence_mean": {metric: summary},
-    "pooled": {metric: summary}}``; a summary holds estimate, mean, std, ci_low, ci_high.
+    For every resample: (a) the mean over drawn sequences of the per-sequence MAE, RMSE,
+    accuracy and R² (R² over the sequences where it is defined); (b) the pooled MAE, RMSE,
+    accuracy and R² over all samples of the drawn sequences, duplicates counted with
+    multiplicity. Returns ``{"per_sequence_mean": {metric: summary}, "pooled": {metric: summary}}``;
+    a summary holds estimate, mean, std, ci_low, ci_high.
     """
     sums = sequence_sums(frame, eps).to_numpy()
     counts = cluster_resample_counts(sums.shape[0], n_bootstrap, seed)
-    per_sequence = _metrics_from_sums(sums)
-    pooled_estimate = _metrics_from_sums(sums.sum(axis=0))
-    pooled_boot = _metrics_from_sums(resampled_group_sums(sums, counts))
-    mean_boot = {m: resampled_group_means(per_sequence[m], counts) for m in METRICS}
+    per_sequence = _per_sequence_values(frame, eps)
     return {"n_sequences": int(sums.shape[0]), "n_bootstrap": n_bootstrap, "seed": seed,
-            "per_sequence_mean": _summaries({m: per_sequence[m].mean() for m in METRICS},
-                                            mean_boot, confidence),
-            "pooled": _summaries(pooled_estimate, pooled_boot, confidence)}
+            "per_sequence_mean": _summaries(
+                {m: _finite_mean(v) for m, v in per_sequence.items()},
+                _resampled_finite_means(per_sequence, counts), confidence),
+            "pooled": _summaries(_metrics_from_sums(sums.sum(axis=0)),
+                                 _metrics_from_sums(resampled_group_sums(sums, counts)), confidence)}
 
 
 def paired_bootstrap_delta(paired: pd.DataFrame, *, n_bootstrap: int = 1000, seed: int = 42,
                            eps: float = DEFAULT_EPS, confidence: float = 0.95) -> dict:
-    """Paired cluster bootstrap of Δ = A - B for MAE, RMSE, accuracy (per-sequence mean and pooled).
+    """Paired cluster bootstrap of Δ = A - B for MAE, RMSE, accuracy and R².
 
     ``paired`` comes from :func:`pair_predictions`; both models are evaluated on the same drawn
-    sequence indices in every resample.
+    sequences in every resample. ``per_sequence_mean`` is the mean over drawn sequences of the
+    per-sequence differences (for R² over sequences with non-constant targets, which are the same
+    for both models); ``pooled`` is the difference of the metrics pooled over all samples of the
+    drawn sequences. Accuracy differences are in percentage points.
     """
-    sums = [sequence_sums(_as_predictions(paired, column), eps).to_numpy()
-            for column in ("error_a", "error_b")]
+    frames = [_as_predictions(paired, column) for column in ("error_a", "error_b")]
+    sums = [sequence_sums(frame, eps).to_numpy() for frame in frames]
     counts = cluster_resample_counts(sums[0].shape[0], n_bootstrap, seed)
-    per_seq = [_metrics_from_sums(s) for s in sums]
+    per_seq = [_per_sequence_values(frame, eps) for frame in frames]
+    delta_seq = {m: per_seq[0][m] - per_seq[1][m] for m in METRICS}
     pooled = [_metrics_from_sums(s.sum(axis=0)) for s in sums]
     pooled_boot = [_metrics_from_sums(resampled_group_sums(s, counts)) for s in sums]
-    delta_seq = {m: per_seq[0][m] - per_seq[1][m] for m in METRICS}
     return {
         "n_sequences": int(sums[0].shape[0]), "n_bootstrap": n_bootstrap, "seed": seed,
         "per_sequence_mean": _summaries(
-            {m: delta_seq[m].mean() for m in METRICS},
-            {m: resampled_group_means(delta_seq[m], counts) for m in METRICS}, confidence),
+            {m: _finite_mean(v) for m, v in delta_seq.items()},
+            _resampled_finite_means(delta_seq, counts), confidence),
         "pooled": _summaries({m: pooled[0][m] - pooled[1][m] for m in METRICS},
                              {m: pooled_boot[0][m] - pooled_boot[1][m] for m in METRICS},
                              confidence),
@@ -192,7 +220,6 @@ def multi_seed_analysis(per_seed: Mapping[int, Mapping], metric: str = "rmse",
         raise ValueError("multi_seed_analysis needs at least one seed")
     effects = [b["effect_size"][metric] for b in blocks]
     p_values = [b["permutation"][metric]["p_value"] for b in blocks]
-    deltas = [b["delta_bootstrap"]["per_sequence_mean"].get(metric) for b in blocks]
     out = {"metric": metric, "seeds": sorted(int(s) for s in per_seed), "n_seeds": len(blocks),
            "n_significant": int(sum(p < alpha for p in p_values)),
            "median_p": float(np.median(p_values)), "alpha": alpha}
@@ -201,9 +228,22 @@ def multi_seed_analysis(per_seed: Mapping[int, Mapping], metric: str = "rmse",
                          ("delta", [e["mean_diff"] for e in effects])):
         out.update({f"{stat}_{name}": value for stat, value in _spread(values).items()})
     out["g_ci_mean"] = [_spread([e["g_ci"][i] for e in effects])["mean"] for i in (0, 1)]
-    if all(d is not None for d in deltas):
-        out["delta_ci_mean"] = [_spread([d[key] for d in deltas])["mean"]
-                                for key in ("ci_low", "ci_high")]
-    else:
-        out["delta_ci_mean"] = [math.nan, math.nan]
+    delta = delta_over_seeds(per_seed, "per_sequence_mean").get(metric, {})
+    out["delta_ci_mean"] = [delta.get("ci_low_mean", math.nan), delta.get("ci_high_mean", math.nan)]
     return out
+
+
+def delta_over_seeds(per_seed: Mapping[int, Mapping], scope: str = "pooled") -> dict:
+    """Option A for the bootstrapped differences Δ = A - B of every metric in :data:`METRICS`.
+
+    ``scope`` is ``"pooled"`` or ``"per_sequence_mean"`` (see :func:`paired_bootstrap_delta`).
+    Returns per metric ``mean, std, min, max`` of the per-seed estimates (std NaN for one seed),
+    ``ci_low_mean`` / ``ci_high_mean`` (the per-seed 2.5/97.5 % bounds averaged over seeds) and
+    ``n_seeds``.
+    """
+    summaries = [per_seed[s]["delta_bootstrap"][scope] for s in sorted(per_seed)]
+    return {m: {**_spread([b[m]["estimate"] for b in summaries]),
+                "ci_low_mean": _spread([b[m]["ci_low"] for b in summaries])["mean"],
+                "ci_high_mean": _spread([b[m]["ci_high"] for b in summaries])["mean"],
+                "n_seeds": len(summaries)}
+            for m in METRICS}

@@ -1,4 +1,4 @@
-"""Training, batched prediction and the single-sample latency protocol (spec section 2.8)."""
+"""Training, batched prediction and the single-sample latency protocol."""
 
 from __future__ import annotations
 

@@ -9,6 +9,7 @@ from . import Benchmark, mean_and_relative
 
 class ChronosIBenchmark(Benchmark):
     name = "chronos_i"
+    result_name = "chronos_bench_in_domain"
     default_config = "chronos_i.yaml"
 
     def summarize(self, table: pd.DataFrame) -> dict:

@@ -7,6 +7,7 @@ from .chronos_i import ChronosIBenchmark
 
 class ChronosIIBenchmark(ChronosIBenchmark):
     name = "chronos_ii"
+    result_name = "chronos_bench_zero_shot"
     default_config = "chronos_ii.yaml"
 
 

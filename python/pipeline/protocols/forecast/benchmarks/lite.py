@@ -1,4 +1,4 @@
-"""`lite` benchmark: datasets of `configs/lite.yaml`; summary = arithmetic means (spec §4.5)."""
+"""`lite` benchmark: 5 datasets of `configs/lite.yaml`; summary = arithmetic means plus relative scores."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from . import Benchmark
 
 class LiteBenchmark(Benchmark):
     name = "lite"
+    result_name = "chronos_lite"
     default_config = "lite.yaml"
 
 

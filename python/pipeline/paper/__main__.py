@@ -1,0 +1,65 @@
+"""``python -m pipeline.paper``: the whole paper as one declared, resumable experiment.
+
+    python -m pipeline.paper run paper/suite.yaml            # folds, rankings, both grids, tables
+    python -m pipeline.paper status paper/suite.yaml         # done / missing / stale (why) / failed
+
+See docs/paper.md for the suite file and what a rerun redoes.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Sequence
+
+from ..cli import run_main
+from ..data.registry import default_data_root
+from ..engines import ENGINES
+from .run import PaperPaths, run_paper
+from .status import format_status, suite_status
+from .suite import load_suite
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m pipeline.paper",
+        description="Run or inspect a declared experiment (a suite file such as paper/suite.yaml): fold "
+                    "export, one ranking per method/dataset/fold/parameters scored on every grid, seed "
+                    "averages, tables, statistics, figures and reports. A rerun redoes exactly what is "
+                    "missing or stale (changed code, settings or inputs) and says why. Exit codes: 0 ok, "
+                    "1 a task failed (see RESULTS/failures.json), 2 bad input.")
+    commands = parser.add_subparsers(dest="command", required=True)
+    for name, text in (("run", "run what is missing or stale"), ("status", "list what a run would do, and why")):
+        sub = commands.add_parser(name, help=text, description=text)
+        sub.add_argument("suite", type=Path, help="the suite file (YAML), e.g. paper/suite.yaml")
+        sub.add_argument("--root", type=Path, default=Path("."),
+                         help="folder the suite's folds, results and tables go under (default: the working "
+                              "directory)")
+        sub.add_argument("--datasets", nargs="+", default=None, help="only these of the suite's datasets")
+        sub.add_argument("--methods", nargs="+", default=None, help="only these of the suite's methods")
+        sub.add_argument("--folds", type=int, default=None, help="only the first N of the suite's folds")
+        sub.add_argument("--engine", choices=ENGINES, default=None, help="override the suite's engine")
+        if name == "run":
+            sub.add_argument("--jobs", type=int, default=None, help="override the suite's worker count")
+            sub.add_argument("--data-root", type=Path, default=None,
+                             help="raw dataset files for fold export (default: $MLFS_SHARED_DATA/mlc or "
+                                  "../shared/data/mlc)")
+            sub.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    suite = load_suite(args.suite).restricted(datasets=args.datasets, methods=args.methods, folds=args.folds,
+                                              engine=args.engine, jobs=getattr(args, "jobs", None))
+    paths = PaperPaths.of(suite, args.root)
+    if args.command == "status":
+        print(format_status(*suite_status(suite, paths)))
+        return 0
+    arguments = {key: (str(value) if isinstance(value, Path) else value) for key, value in vars(args).items()}
+    return run_paper(suite, args.suite, paths, raw_root=args.data_root or default_data_root(),
+                     progress=not args.no_progress, arguments=arguments)
+
+
+if __name__ == "__main__":
+    raise SystemExit(run_main(main))

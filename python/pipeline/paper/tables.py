@@ -1,0 +1,87 @@
+"""The suite's tables, statistics, figures and report, one folder per grid, redone only when stale.
+
+Each grid's folder records what it was made from (``.made_from.json``: the SHA-256 of every metrics
+file it reads, the table options and the fingerprint of the reporting code); a later run with the
+same inputs leaves the folder as it is.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from .. import tables as tables_cli
+from ..errors import DataError
+from ..fileio import atomic_write_json
+from ..runner.fingerprint import python_fingerprint
+from ..runner.freshness import read_json, sha256_or_none
+from ..runner.store import ResultStore
+from ..runner.tasks import GridSpec
+from .suite import Suite
+
+STAMP = ".made_from.json"
+
+
+def table_dir(suite: Suite, root: Path, grid: GridSpec) -> Path:
+    return root / suite.tables["out_dir"] / grid.mode
+
+
+def tables_stamp(suite: Suite, results_dir: Path, root: Path, grid: GridSpec) -> dict:
+    """What the tables of ``grid`` are made from: input files, options, reporting code."""
+    store = ResultStore(results_dir)
+    inputs = hashlib.sha256()
+    for dataset in suite.datasets:
+        for fold in suite.fold_indices:
+            for entry in suite.methods:
+                digest = sha256_or_none(store.files(entry.name, dataset, fold).metrics(grid.mode))
+                inputs.update(f"{entry.name}/{dataset}/{fold}:{digest}\n".encode())
+    return {"inputs_sha256": inputs.hexdigest(), "arguments": table_arguments(suite, results_dir, root, grid),
+            "code_sha256": python_fingerprint("tables.py")["sha256"]}
+
+
+def tables_status(suite: Suite, results_dir: Path, root: Path, grid: GridSpec) -> str:
+    """``up to date``, ``missing`` or ``stale``."""
+    recorded = read_json(table_dir(suite, root, grid) / STAMP)
+    if recorded is None:
+        return "missing"
+    return "up to date" if recorded == tables_stamp(suite, results_dir, root, grid) else "stale"
+
+
+def make_tables(suite: Suite, results_dir: Path, root: Path, grid: GridSpec) -> str:
+    """Make the tables of ``grid`` unless they are up to date; return ``made`` or ``up to date``.
+
+    Raises
+    ------
+    DataError
+        If ``pipeline.tables`` refuses the results (e.g. a fold is missing).
+    """
+    stamp = tables_stamp(suite, results_dir, root, grid)
+    out = table_dir(suite, root, grid)
+    if read_json(out / STAMP) == stamp:
+        return "up to date"
+    code = tables_cli.main(stamp["arguments"])
+    if code:
+        raise DataError(f"pipeline.tables failed for the {grid.mode} tables (exit {code})", file=out)
+    atomic_write_json(out / STAMP, stamp)
+    return "made"
+
+
+def table_arguments(suite: Suite, results_dir: Path, root: Path, grid: GridSpec) -> list[str]:
+    """The ``pipeline.tables`` command line the suite's table options stand for."""
+    options = suite.tables
+    args = ["--results-dir", str(results_dir), "--methods", *[m.name for m in suite.methods],
+            "--datasets", *suite.datasets, "--ref-method", options["ref_method"],
+            "--out-dir", str(table_dir(suite, root, grid)), "--grid", grid.mode,
+            "--folds", str(len(suite.fold_indices))]
+    if grid.mode == "pgrid":
+        args += ["--p-target", repr(grid.p_target)]
+    if options["display_map"]:
+        args += ["--display-map", str(Path(suite.source_dir) / options["display_map"])]
+    args += ["--metrics", *options["metrics"]]
+    if not options["figures"]:
+        args.append("--no-figures")
+    if not options["fit_width"]:
+        args.append("--no-fit-width")
+    if any(entry.seeds for entry in suite.methods):
+        args.append("--seed-spread")
+    return args

@@ -1,0 +1,106 @@
+"""``compare_models`` and ``--compare-with``: several runs (or published references) in one table.
+
+A *source* is an experiment directory written by ``run_benchmark`` or the name of a shipped
+reference (:mod:`.reference`). Rows are the (benchmark, dataset) pairs that the experiment
+sources actually hold -- each benchmark lists its own datasets only -- and a reference fills the
+rows whose dataset it has. With references alone, rows are their own Chronos I/II datasets.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Sequence
+
+import pandas as pd
+
+from ...errors import ConfigError, DataError
+from ...report.latex import latex_escape
+from ...report.tables import markdown_escape
+from .metrics import NUMERIC_METRICS
+from .reference import is_reference, reference_scores
+
+
+def load_results(results_dir: str | Path) -> dict[str, pd.DataFrame]:
+    """Per-benchmark tables of one experiment directory, found through its ``config.json``."""
+    folder = Path(results_dir)
+    config_file = folder / "config.json"
+    if not config_file.is_file():
+        raise DataError("not an experiment directory or reference name (config.json missing)", file=folder)
+    config = json.loads(config_file.read_text(encoding="utf-8"))
+    files = config.get("result_files", {})
+    tables = {}
+    for name in config["benchmarks"]:
+        csv = folder / f"{files.get(name, name)}.csv"
+        if not csv.is_file():
+            raise DataError("benchmark table missing", file=csv)
+        tables[name] = pd.read_csv(csv)
+    return tables
+
+
+def _check_request(sources: Sequence, model_names: Sequence[str], metrics: Sequence[str]) -> None:
+    if len(sources) != len(model_names):
+        raise ConfigError("need one model name per results directory", field="--model-names",
+                          expected=len(sources), found=len(model_names))
+    if len(set(model_names)) != len(model_names) or not all(model_names):
+        raise ConfigError("model names must be distinct and non-empty", field="--model-names", found=list(model_names))
+    unknown = sorted(set(metrics) - set(NUMERIC_METRICS))
+    if unknown:
+        raise ConfigError("unknown metric", field="--metrics", expected=list(NUMERIC_METRICS), found=unknown)
+
+
+def compare_tables(sources: Sequence[str | Path], model_names: Sequence[str],
+                   metrics: Sequence[str] = ("MASE", "WQL")) -> pd.DataFrame:
+    """One row per (benchmark, dataset) that a source holds, one column ``metric[model]`` per model."""
+    _check_request(sources, model_names, metrics)
+    runs, references = [], []
+    for source, model in zip(sources, model_names):
+        if is_reference(source):
+            references.append((str(source), model))
+            continue
+        for bench, table in load_results(source).items():
+            runs.append(table.reindex(columns=["dataset", *metrics]).assign(benchmark=bench, model=model))
+    if runs:
+        pairs = pd.concat(runs)[["benchmark", "dataset"]].drop_duplicates()
+    else:
+        pairs = pd.concat([reference_scores(name)[["benchmark", "dataset"]] for name, _ in references])
+        pairs = pairs.drop_duplicates()
+    for name, model in references:
+        scores = reference_scores(name).drop(columns="benchmark").reindex(columns=["dataset", *metrics])
+        runs.append(pairs.merge(scores, on="dataset", how="left").assign(model=model))
+    merged = pd.concat(runs, ignore_index=True)
+    wide = merged.set_index(["benchmark", "dataset", "model"])[list(metrics)].unstack("model")
+    wide.columns = [f"{metric}[{model}]" for metric, model in wide.columns]
+    ordered = [f"{metric}[{model}]" for metric in metrics for model in model_names]
+    return wide.reindex(columns=ordered).reset_index().sort_values(["benchmark", "dataset"], kind="stable")
+
+
+def format_value(value: object) -> str:
+    if isinstance(value, float):
+        return "nan" if value != value else f"{value:.4f}"
+    return str(value)
+
+
+def markdown_table(frame: pd.DataFrame) -> str:
+    """A GitHub-flavoured Markdown table of ``frame`` (floats with 4 decimals, text escaped)."""
+    header = "| " + " | ".join(markdown_escape(c) for c in frame.columns) + " |"
+    rule = "|" + "|".join("---" for _ in frame.columns) + "|"
+    rows = ["| " + " | ".join(markdown_escape(format_value(v)) for v in row) + " |"
+            for row in frame.itertuples(index=False)]
+    return "\n".join([header, rule, *rows])
+
+
+def format_table(frame: pd.DataFrame, fmt: str) -> str:
+    """Render a comparison table as ``markdown``, ``csv`` or ``latex`` (names escaped)."""
+    if fmt == "markdown":
+        return markdown_table(frame) + "\n"
+    if fmt == "csv":
+        return frame.to_csv(index=False, float_format="%.10g")
+    if fmt == "latex":
+        header = " & ".join(latex_escape(str(c)) for c in frame.columns) + r" \\"
+        rows = [" & ".join(latex_escape(str(v)) if not isinstance(v, float) else format_value(v) for v in row) + r" \\"
+                for row in frame.itertuples(index=False)]
+        alignment = "l" * 2 + "r" * (len(frame.columns) - 2)
+        return "\n".join([rf"\begin{{tabular}}{{{alignment}}}", r"\hline", header, r"\hline", *rows, r"\hline",
+                          r"\end{tabular}", ""])
+    raise ConfigError("unknown output format", field="--format", expected="markdown, csv or latex", found=fmt)

@@ -1,0 +1,70 @@
+"""Checks on the files and folders a user hands to a protocol's command line.
+
+Input files are checked for existence, emptiness and size before any parser runs, so a hostile or
+damaged file fails with one precise :class:`~pipeline.errors.DataError`. A size limit is a byte
+or row count with a documented default that a user may raise through an environment variable.
+Output folders are checked before any work starts, so a file in the way costs no computation.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from ..errors import ConfigError, DataError
+
+
+def env_limit(variable: str, default: int) -> int:
+    """The positive integer in environment ``variable``, or ``default`` when it is unset."""
+    text = os.environ.get(variable)
+    if text is None:
+        return default
+    try:
+        limit = int(text)
+    except ValueError:
+        limit = 0
+    if limit <= 0:
+        raise ConfigError("must be a positive integer", field=variable, found=repr(text))
+    return limit
+
+
+def checked_file_size(path: str | Path, kind: str, limit: int | None = None, variable: str | None = None) -> int:
+    """Size of an existing, non-empty regular file of at most ``limit`` bytes; DataError otherwise.
+
+    ``kind`` says what the file should hold; ``variable`` names the environment variable that
+    raises ``limit`` (quoted in the message).
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise DataError("not a regular file" if path.exists() else "file is missing", file=path, expected=kind)
+    size = path.stat().st_size
+    if size == 0:
+        raise DataError("empty file (0 bytes)", file=path, expected=kind)
+    if limit is not None and size > limit:
+        hint = f" (set {variable} to allow more)" if variable else ""
+        raise DataError(f"file is larger than the limit{hint}", file=path, expected=f"<= {limit} bytes",
+                        found=f"{size} bytes")
+    return size
+
+
+def read_json_bounded(path: str | Path, limit: int) -> object:
+    """Parse a UTF-8 JSON file of at most ``limit`` bytes (JSON has no references, so memory stays
+    proportional to the file size)."""
+    path = Path(path)
+    checked_file_size(path, "a JSON document", limit)
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as exc:
+        raise DataError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", file=path) from exc
+    except json.JSONDecodeError as exc:
+        raise DataError(f"invalid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})", file=path) from exc
+    except RecursionError as exc:
+        raise DataError("JSON nested too deeply", file=path) from exc
+
+
+def output_folder(path: str | Path | None, option: str) -> Path | None:
+    """``path`` when it is a folder or does not exist yet; ConfigError naming ``option`` otherwise."""
+    if path is not None and Path(path).exists() and not Path(path).is_dir():
+        raise ConfigError("is not a folder", field=option, found=str(path))
+    return None if path is None else Path(path)

@@ -1,0 +1,143 @@
+"""Fingerprints of the code that produced a result, so stale results can be found and redone.
+
+A fingerprint covers the source files one piece of code runs, closed over what they use:
+
+- a NumPy method or the native evaluator: its module and every ``pipeline`` module it imports
+  (relative imports, followed transitively);
+- a MATLAB/Octave method or the Octave evaluator: its ``.m`` file and every ``.m`` file under
+  ``matlab/`` whose function name appears in it as a word, followed transitively (the twin,
+  ``matlab/util/mlfs_code_fingerprint.m``, computes the same value for ``run_suite``).
+
+The fingerprint is the SHA-256 of the lines ``<path>\\0<sha256 of the file>\\n`` in path order
+(paths relative to ``python/pipeline`` or ``matlab/``, with ``/``). A result whose recorded
+fingerprint differs from the current one is stale; :func:`changed_files` says which files differ.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import re
+import subprocess
+from pathlib import Path
+
+PACKAGE_DIR = Path(__file__).resolve().parents[1]
+REPO_DIR = PACKAGE_DIR.parents[1]
+MATLAB_DIR = REPO_DIR / "matlab"
+NATIVE_EVALUATOR_MODULE = "evaluation/mlknn.py"
+OCTAVE_EVALUATOR_FUNCTION = "MLKNN_eval_kgrid"
+_WORD = re.compile(rb"[A-Za-z][A-Za-z0-9_]*")
+
+
+def code_fingerprint(files: dict[str, str]) -> dict:
+    """``{"sha256": combined, "files": [[path, sha256], ...]}`` (path order) for path -> sha256."""
+    pairs = sorted(files.items())
+    lines = "".join(f"{path}\0{digest}\n" for path, digest in pairs)
+    return {"sha256": hashlib.sha256(lines.encode("utf-8")).hexdigest(), "files": [list(pair) for pair in pairs]}
+
+
+def changed_files(recorded: dict | None, current: dict) -> list[str]:
+    """Paths whose hash differs between a recorded and the current fingerprint (added/removed included)."""
+    def as_map(fingerprint):
+        files = (fingerprint or {}).get("files") or []
+        return {str(pair[0]): str(pair[1]) for pair in files if isinstance(pair, list) and len(pair) == 2}
+
+    old, new = as_map(recorded), as_map(current)
+    return sorted(path for path in set(old) | set(new) if old.get(path) != new.get(path))
+
+
+def python_fingerprint(module_path: str) -> dict:
+    """Fingerprint of ``python/pipeline/<module_path>`` and the package modules it imports."""
+    return code_fingerprint(_python_closure(module_path))
+
+
+def matlab_fingerprint(function: str) -> dict:
+    """Fingerprint of ``matlab/**/<function>.m`` and the ``.m`` functions it uses, transitively."""
+    return code_fingerprint(_matlab_closure(function, MATLAB_DIR))
+
+
+def method_fingerprint(spec, engine: str) -> dict:
+    """Fingerprint of the code that ranks with ``spec`` on ``engine`` (``python``, ``octave``, ``matlab``).
+
+    A NumPy method defined outside the package (a user's plug-in) is fingerprinted by its own file.
+    """
+    if engine != "python":
+        return matlab_fingerprint(spec.matlab_function)
+    path = Path(spec.python.__code__.co_filename).resolve()
+    if PACKAGE_DIR not in path.parents:
+        return code_fingerprint({f"external:{path.as_posix()}": hashlib.sha256(path.read_bytes()).hexdigest()})
+    return python_fingerprint(path.relative_to(PACKAGE_DIR).as_posix())
+
+
+def evaluator_fingerprint(evaluator: str) -> dict:
+    """Fingerprint of the ML-kNN evaluator (``native`` or ``octave``)."""
+    if evaluator == "native":
+        return python_fingerprint(NATIVE_EVALUATOR_MODULE)
+    return matlab_fingerprint(OCTAVE_EVALUATOR_FUNCTION)
+
+
+def git_state() -> dict:
+    """``{"commit": sha or None, "dirty": bool or None}`` of the checkout the code runs from."""
+    def git(*args: str) -> str | None:
+        try:
+            out = subprocess.run(["git", *args], cwd=REPO_DIR, capture_output=True, text=True, timeout=10)
+        except (OSError, subprocess.SubprocessError):
+            return None
+        return out.stdout if out.returncode == 0 else None
+
+    commit = git("rev-parse", "HEAD")
+    status = git("status", "--porcelain", "--untracked-files=no")
+    return {"commit": commit.strip() or None if commit else None,
+            "dirty": None if status is None else bool(status.strip())}
+
+
+def _python_closure(module_path: str) -> dict[str, str]:
+    seen: dict[str, str] = {}
+    pending = [module_path]
+    while pending:
+        current = pending.pop()
+        if current in seen:
+            continue
+        source = (PACKAGE_DIR / current).read_bytes()
+        seen[current] = hashlib.sha256(source).hexdigest()
+        pending.extend(_relative_imports(current, source))
+    return seen
+
+
+def _relative_imports(module_path: str, source: bytes) -> list[str]:
+    """Package-relative module files imported by ``module_path`` (``from .x import y`` forms)."""
+    folder = Path(module_path).parent
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.ImportFrom) or node.level == 0:
+            continue
+        base = folder
+        for _ in range(node.level - 1):
+            base = base.parent
+        stems = [node.module.replace(".", "/")] if node.module else [alias.name for alias in node.names]
+        for stem in stems:
+            for candidate in (base / f"{stem}.py", base / stem / "__init__.py"):
+                if (PACKAGE_DIR / candidate).is_file():
+                    found.append(candidate.as_posix())
+                    break
+    return found
+
+
+def _matlab_closure(function: str, matlab_dir: Path) -> dict[str, str]:
+    files = _matlab_functions(matlab_dir)
+    seen: dict[str, str] = {}
+    pending = [function]
+    while pending:
+        name = pending.pop()
+        path = files.get(name)
+        if path is None or path in seen:
+            continue
+        source = (matlab_dir / path).read_bytes()
+        seen[path] = hashlib.sha256(source).hexdigest()
+        pending.extend(word.decode() for word in set(_WORD.findall(source)) if word.decode() in files)
+    return seen
+
+
+def _matlab_functions(matlab_dir: Path) -> dict[str, str]:
+    """Function name -> path (relative to ``matlab/``) of every ``.m`` file below it."""
+    return {path.stem: path.relative_to(matlab_dir).as_posix() for path in sorted(matlab_dir.rglob("*.m"))}

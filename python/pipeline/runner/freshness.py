@@ -1,0 +1,85 @@
+"""Whether a task's existing files can be kept, and if not, why (the reasons runs and ``status`` print).
+
+A ranking is fresh when it is complete (``_time.txt`` written last), its ``_ranking.json`` records
+the same parameters, and the code fingerprint recorded there equals the current one of the method
+in the engine that will run it. A metrics file is fresh when it is complete, was made with the
+same ML-kNN, grid and parameters, from the current ranking file (same SHA-256) and by the current
+evaluator code. Each check returns ``None`` (fresh) or a short reason.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+from ..errors import ConfigError
+from .fingerprint import changed_files
+from .store import ResultStore, TaskFiles
+
+
+def ranking_staleness(store: ResultStore, files: TaskFiles, d: int, params: dict, method_code: dict) -> str | None:
+    """Why the ranking must be (re)computed, or None if it can be reused."""
+    if not store.has_ranking(files, d):
+        return "no ranking yet"
+    record = read_json(files.ranking_record)
+    if record is None:
+        return "the ranking has no record of the code that made it"
+    if record.get("params") != params:
+        return "the ranking was made with other parameters"
+    changed = changed_files(record.get("code"), method_code)
+    if changed:
+        return f"method code changed ({_some(changed)})"
+    return None
+
+
+def metrics_staleness(store: ResultStore, files: TaskFiles, mode: str, expected: dict, evaluator: str,
+                      evaluator_code: dict, *, overwrite: bool) -> str | None:
+    """Why one grid's metrics must be (re)computed, or None if the file can be kept.
+
+    Raises
+    ------
+    ConfigError
+        If the file was made with other settings (ML-kNN, grid or parameters) and ``overwrite`` is off:
+        keeping both would mix settings in one results folder.
+    """
+    status = store.metrics_status(files, mode, expected)
+    if status == "missing":
+        return "no metrics yet"
+    if status == "invalid":
+        return "the metrics file is partial or unreadable"
+    if status == "different":
+        if not overwrite:
+            raise ConfigError("result exists with other settings (ML-kNN, grid or parameters); use --overwrite "
+                              "or another results folder", file=files.metrics(mode))
+        return "other settings (--overwrite)"
+    provenance = (read_json(files.metrics(mode)) or {}).get("provenance") or {}
+    if provenance.get("ranking_sha256") != sha256_or_none(files.ranking):
+        return "the ranking changed since it was scored"
+    if provenance.get("evaluator") != evaluator:
+        return f"scored by the {provenance.get('evaluator')} evaluator, this run uses {evaluator}"
+    changed = changed_files((provenance.get("code") or {}).get("evaluator"), evaluator_code)
+    if changed:
+        return f"evaluator code changed ({_some(changed)})"
+    return None
+
+
+def read_json(path: Path) -> dict | None:
+    """A JSON object from ``path``, or None if it is absent or not a readable object."""
+    try:
+        value = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def sha256_or_none(path: Path) -> str | None:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
+def _some(paths: list[str]) -> str:
+    return ", ".join(paths[:3]) + (f" and {len(paths) - 3} more" if len(paths) > 3 else "")
+

@@ -1,0 +1,118 @@
+"""The run history of a results folder: one record and one log file per run, never overwritten.
+
+``RESULTS_DIR/runs/<RUN_ID>.json`` holds the command, its arguments, package versions, the git
+commit and whether the tree was dirty, the start and end times, the summary (counts per status,
+why tasks were recomputed) and timings; ``RESULTS_DIR/runs/<RUN_ID>.log`` holds one line per task
+and everything the engines said (e.g. Octave's own messages), which is kept off the terminal.
+``RUN_ID`` is ``<UTC start, YYYYMMDDTHHMMSS.mmmZ>_<host>_<pid>`` (with ``-2``, ``-3``, ... if a run
+of the same process started in the same millisecond), so no two runs share a file.
+The MATLAB/Octave front door writes the same records (``mlfs_run_many.m``).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import logging
+import os
+import platform
+import socket
+import sys
+from importlib import metadata
+from pathlib import Path
+
+from ..fileio import atomic_write_json, ensure_directory
+from ..names import validate_name
+from .fingerprint import git_state
+
+_PACKAGES = ("numpy", "scipy", "scikit-learn", "scikit-multilearn", "oct2py", "pandas", "jinja2", "numba")
+#: Environment variables that choose BLAS kernels and threads: with an unstable method (LRDG) they
+#: change the numbers, so every run records them (twin list in mlfs_run_history.m).
+NUMERICS_ENVIRONMENT = ("OPENBLAS_CORETYPE", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
+                        "MKL_CBWR", "NUMBA_NUM_THREADS")
+LOGGER_NAME = "pipeline"
+#: The run history's folder in a results folder; no method may be named so (pipeline.names).
+RUN_HISTORY_FOLDER = "runs"
+
+
+def now_iso() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+
+
+def package_versions() -> dict[str, str | None]:
+    versions: dict[str, str | None] = {"python": platform.python_version(), "mlfs-bench": _version("mlfs-bench")}
+    versions.update({name: _version(name) for name in _PACKAGES})
+    return versions
+
+
+def _version(name: str) -> str | None:
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+class RunHistory:
+    """The record and log of one run in ``<results_dir>/runs/``.
+
+    Use ``history.start()`` before the tasks and ``history.finish(summary, ...)`` after them; the
+    record is written at both moments (``finished`` is null while the run lasts or if it died).
+    """
+
+    def __init__(self, results_dir: str | Path, arguments: dict, *, command: list[str] | None = None):
+        started = _dt.datetime.now(_dt.timezone.utc)
+        self.folder = Path(results_dir) / RUN_HISTORY_FOLDER
+        self.run_id = _unique_id(self.folder, f"{started:%Y%m%dT%H%M%S}.{started.microsecond // 1000:03d}Z_"
+                                              f"{_safe_host()}_{os.getpid()}")
+        self.record_path = self.folder / f"{self.run_id}.json"
+        self.log_path = self.folder / f"{self.run_id}.log"
+        self.record = {
+            "run_id": self.run_id, "command": command or [Path(sys.argv[0]).name, *sys.argv[1:]],
+            "arguments": arguments, "versions": package_versions(), "git": git_state(), "host": socket.gethostname(),
+            "environment": {key: os.environ.get(key) for key in NUMERICS_ENVIRONMENT},
+            "pid": os.getpid(), "started": started.isoformat(timespec="seconds"), "finished": None,
+            "summary": None, "log": self.log_path.name,
+        }
+        self._handler: logging.Handler | None = None
+
+    def start(self, **extra) -> "RunHistory":
+        """Write the opening record and send the ``pipeline`` loggers' messages to the run's log."""
+        ensure_directory(self.folder, "run history folder")
+        self.record.update(extra)
+        atomic_write_json(self.record_path, self.record)
+        self._handler = attach_log(self.log_path)
+        return self
+
+    def log(self, line: str) -> None:
+        logging.getLogger(LOGGER_NAME).info(line)
+
+    def finish(self, summary: dict, **extra) -> Path:
+        """Write the closing record (end time, summary, anything else given) and close the log."""
+        self.record.update(finished=now_iso(), summary=summary, **extra)
+        if self._handler is not None:
+            logging.getLogger(LOGGER_NAME).removeHandler(self._handler)
+            self._handler.close()
+            self._handler = None
+        return atomic_write_json(self.record_path, self.record)
+
+
+def attach_log(path: str | Path) -> logging.Handler:
+    """Append every message of the ``pipeline`` loggers to ``path`` (also from worker processes)."""
+    handler = logging.FileHandler(path, mode="a", encoding="utf-8", delay=True)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(process)d %(name)s %(levelname)s %(message)s"))
+    logger = logging.getLogger(LOGGER_NAME)
+    logger.setLevel(logging.DEBUG)
+    logger.addHandler(handler)
+    return handler
+
+
+def _unique_id(folder: Path, base: str) -> str:
+    run_id, n = base, 1
+    while (folder / f"{run_id}.json").exists():
+        n += 1
+        run_id = f"{base}-{n}"
+    return run_id
+
+
+def _safe_host() -> str:
+    host = "".join(ch if ch.isalnum() or ch in "-." else "-" for ch in socket.gethostname())[:40] or "host"
+    return validate_name(host.strip(".-") or "host", "host")

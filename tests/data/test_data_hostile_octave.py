@@ -1,0 +1,226 @@
+"""The MATLAB/Octave twins refuse what the Python side refuses (real GNU Octave): fold files from
+their headers (mlfs_inflate_prefix against zlib, then a corpus of crafted folds: bombs, lying
+headers, extreme values, broken files, through both loaders), names, ranking files, parameter
+types, p-grid size and duplicate names."""
+
+from __future__ import annotations
+
+import math
+import zlib
+
+import numpy as np
+import pytest
+import scipy.io
+from hypothesis import given, settings, strategies as st
+
+from hostile_mat import compressed, file_bytes, lying_bomb, matrix, matrix_head
+from pipeline.data.folds import load_fold, max_feature_magnitude
+from pipeline.engines.octave import OctaveSession
+from pipeline.errors import ConfigError, DataError, EngineError, RankingError
+from pipeline.names import validate_name
+from pipeline.rankings import read_ranking_file
+
+pytestmark = pytest.mark.octave
+
+
+@pytest.fixture(scope="module")
+def octave():
+    session = OctaveSession(timeout=600)
+    session.start()
+    yield session
+    session.close()
+
+
+def _octave_error(octave, function, *args, nout: int = 1) -> str | None:
+    """The Octave error message of ``function(*args)``, or None if it succeeded."""
+    try:
+        octave.call(function, *args, nout=nout)
+    except EngineError as exc:
+        return str(exc)
+    return None
+
+
+_STRATEGIES = [zlib.Z_DEFAULT_STRATEGY, zlib.Z_FIXED, zlib.Z_HUFFMAN_ONLY, zlib.Z_RLE, zlib.Z_FILTERED]
+
+
+@settings(max_examples=25, deadline=None)
+@given(data=st.one_of(st.binary(min_size=0, max_size=600),
+                      st.lists(st.sampled_from([b"X_train", b"\0\0\0\0", b"\x0e\0\0\0", b"MATLAB"]),
+                               max_size=80).map(b"".join)),
+       level=st.integers(0, 9), strategy=st.sampled_from(_STRATEGIES), n=st.integers(1, 700))
+def test_inflate_prefix_is_zlib_on_every_block_type(octave, data, level, strategy, n):
+    packer = zlib.compressobj(level, zlib.DEFLATED, 15, 8, strategy)
+    stream = packer.compress(data) + packer.flush()
+    (out,) = octave.call("mlfs_inflate_prefix", np.frombuffer(stream, np.uint8), float(n), nout=1)
+    assert bytes(np.asarray(out, dtype=np.uint8).reshape(-1)) == data[:n]
+
+
+def test_inflate_prefix_refuses_corrupt_streams(octave):
+    for stream in (b"\x78", b"\x00\x00abc", zlib.compress(b"x" * 100)[:4] + b"\xff" * 20):
+        with pytest.raises(EngineError, match="mlfs:inflate:corrupt"):
+            octave.call("mlfs_inflate_prefix", np.frombuffer(stream, np.uint8), 50.0, nout=1)
+
+
+def _arrays(rng, d=4):
+    return {"X_train": rng.random((30, d)), "Y_train": (rng.random((30, 2)) > 0.5).astype(np.int8),
+            "X_test": rng.random((10, d)), "Y_test": (rng.random((10, 2)) > 0.5).astype(np.int8)}
+
+
+def _crafted(rng, replace: dict[str, bytes], extra: tuple[bytes, ...] = ()) -> bytes:
+    """A compressed fold file whose variables in ``replace`` are the given raw elements."""
+    elements = [replace.get(key) or compressed(matrix(key, value)) for key, value in _arrays(rng).items()]
+    return file_bytes(*elements, *extra)
+
+
+def _cases(tmp_path) -> dict:
+    """name -> (path, expected verdict: True = accepted by both loaders)."""
+    rng = np.random.default_rng(0)
+    limit = max_feature_magnitude(4)
+    cases = {}
+
+    def savemat(name, arrays, accepted, **options):
+        path = tmp_path / name / "fold0.mat"
+        path.parent.mkdir()
+        scipy.io.savemat(path, arrays, **options)
+        cases[name] = (path, accepted)
+
+    def raw(name, content, accepted):
+        path = tmp_path / name / "fold0.mat"
+        path.parent.mkdir()
+        path.write_bytes(content)
+        cases[name] = (path, accepted)
+
+    savemat("valid_compressed", _arrays(rng), True, do_compression=True)
+    savemat("valid_plain", _arrays(rng), True)
+    at_limit, above = _arrays(rng), _arrays(rng)
+    at_limit["X_train"][5, 3] = -limit
+    above["X_test"][2, 1] = np.nextafter(limit, np.inf)
+    savemat("at_magnitude_limit", at_limit, True, do_compression=True)
+    savemat("above_magnitude_limit", above, False, do_compression=True)
+    savemat("mat_v4", _arrays(rng), False, format="4")
+    raw("truncated", cases["valid_plain"][0].read_bytes()[:600], False)
+    raw("crafted_valid", _crafted(rng, {}), True)
+    raw("lying_bomb_3_4_gb", _crafted(rng, {"X_train": lying_bomb("X_train", (20000, 21250), 3_400_000)}), False)
+    raw("junk_variable_bomb", _crafted(rng, {}, (lying_bomb("junk", (20000, 21250), 3_400_000),)), False)
+    raw("lying_data_tag", _crafted(rng, {"Y_test": compressed(matrix_head("Y_test", (10, 2), data_bytes=80_000_000)[0])}),
+        False)
+    return cases
+
+
+def test_both_loaders_refuse_the_same_fold_files_without_inflating_them(octave, tmp_path):
+    verdicts = {}
+    for name, (path, accepted) in _cases(tmp_path).items():
+        try:
+            load_fold(path)
+            python_ok = True
+        except DataError:
+            python_ok = False
+        message = _octave_error(octave, "mlfs_load_fold", str(path))
+        assert message is None or "mlfs:fold:" in message, message
+        verdicts[name] = (python_ok, message is None, accepted)
+    assert all(python_ok == octave_ok == accepted for python_ok, octave_ok, accepted in verdicts.values()), verdicts
+
+
+def test_octave_messages_name_file_field_limit_and_value(octave, tmp_path):
+    cases = _cases(tmp_path)
+    bomb = str(cases["lying_bomb_3_4_gb"][0])
+    with pytest.raises(EngineError) as info:
+        octave.call("mlfs_load_fold", bomb, nout=1)
+    assert "mlfs:fold:tooLarge" in str(info.value)
+    assert "arrays larger than the size limit (expected at most 1073741824 bytes as float64" in str(info.value)
+    with pytest.raises(EngineError) as info:
+        octave.call("mlfs_load_fold", str(cases["above_magnitude_limit"][0]), nout=1)
+    message = str(info.value)
+    assert "field 'X_test': feature value too large" in message
+    assert "sqrt(realmax / (8 d)) for d = 4" in message and "at row 2, column 1" in message
+    with pytest.raises(EngineError, match="field 'junk': variable larger than the size limit"):
+        octave.call("mlfs_load_fold", str(cases["junk_variable_bomb"][0]), nout=1)
+    with pytest.raises(DataError, match="field 'junk': variable larger than the size limit"):
+        load_fold(cases["junk_variable_bomb"][0])
+
+
+def test_size_limit_from_the_environment_on_both_sides(octave, tmp_path, monkeypatch):
+    path = tmp_path / "fold0.mat"
+    scipy.io.savemat(path, _arrays(np.random.default_rng(1)), do_compression=True)
+    total = 8 * (30 + 10) * (4 + 2)
+    oc = octave.start()
+    try:
+        for limit, accepted in ((total - 1, False), (total, True)):
+            monkeypatch.setenv("MLFS_MAX_FOLD_BYTES", str(limit))
+            oc.eval(f"setenv('MLFS_MAX_FOLD_BYTES', '{limit}');")
+            if accepted:
+                assert load_fold(path).X_train.shape == (30, 4)
+                octave.call("mlfs_load_fold", str(path), nout=1)
+                continue
+            with pytest.raises(DataError, match=f"found {total} bytes declared"):
+                load_fold(path)
+            with pytest.raises(EngineError, match=f"mlfs:fold:tooLarge.*found {total} bytes declared|"
+                                                  f"found {total} bytes declared.*mlfs:fold:tooLarge"):
+                octave.call("mlfs_load_fold", str(path), nout=1)
+    finally:
+        oc.eval("unsetenv('MLFS_MAX_FOLD_BYTES');")
+
+
+@pytest.mark.parametrize("name", ["demo\n", "x" * 129, "a b", "", "..", "caf\u00e9", "x" * 128, "a.b+c-d_9"])
+def test_names_refused_by_both_sides_alike(octave, name):
+    try:
+        validate_name(name, "dataset")
+        python_refuses = False
+    except ConfigError:
+        python_refuses = True
+    message = _octave_error(octave, "mlfs_validate_name", name, "dataset")
+    assert (message is not None) == python_refuses, (name, message)
+    if python_refuses:
+        assert "mlfs:badName" in message
+
+
+@pytest.mark.parametrize("content, identifier, shown", [
+    (b"1\n" * 5000, "mlfs:ranking:tooLarge", "found 10000 bytes"),
+    (b"1\n2\n1e30\n", "mlfs:ranking:outOfRange", "found '1e30' (entry 3)"),
+    (b"1\n2\n-3\n", "mlfs:ranking:outOfRange", "found '-3' (entry 3)"),
+    (b"1\n2.5\n3\n", "mlfs:ranking:notInteger", "found '2.5' (entry 2)"),
+    (b"1\n1_0\n3\n", "mlfs:ranking:notNumeric", "found '1_0'"),
+    (b"1\n2+0i\n3\n", "mlfs:ranking:notNumeric", "found '2+0i'"),
+    (b"1\nInf\n3\n", "mlfs:ranking:notNumeric", "found 'Inf'"),
+    (b"1\n1\n3\n", "mlfs:ranking:repeated", "repeats feature 1"),
+])
+def test_ranking_files_refused_by_both_readers_alike(octave, tmp_path, content, identifier, shown):
+    path = tmp_path / "r.csv"
+    path.write_bytes(content)
+    with pytest.raises(RankingError):
+        read_ranking_file(path, 3)
+    message = _octave_error(octave, "mlfs_read_ranking", str(path), 3.0)
+    assert message is not None and identifier in message and shown in message
+
+
+def test_ranking_files_accepted_by_both_readers_alike(octave, tmp_path):
+    path = tmp_path / "r.csv"
+    path.write_bytes(b"\xef\xbb\xbf" + b"3.000000000000000000e+00\r\n1\r\n2.0\r\n")
+    assert read_ranking_file(path, 3).tolist() == [3, 1, 2]
+    (ranking,) = octave.call("mlfs_read_ranking", str(path), 3.0, nout=1)
+    assert np.asarray(ranking).reshape(-1).tolist() == [3.0, 1.0, 2.0]
+
+
+_DEFAULTS = {"alpha": 0.1, "max_iter": 30.0, "mode": "fast", "paired": True, "seed": 0.0}
+
+
+@pytest.mark.parametrize("params, accepted", [
+    ({"seed": 4.0, "alpha": 2.0, "mode": "slow", "paired": False}, True),
+    ({"seed": 2.0**32 - 1}, True),
+    ({"seed": 1.7}, False), ({"seed": -1.0}, False), ({"seed": 2.0**32}, False), ({"seed": "abc"}, False),
+    ({"alpha": True}, False), ({"alpha": math.nan}, False), ({"alpha": "0.5"}, False),
+    ({"mode": 3.0}, False), ({"paired": 1.0}, False),
+])
+def test_method_parameters_checked_by_type_in_octave(octave, params, accepted):
+    message = _octave_error(octave, "mlfs_method_params", "SRFS", _DEFAULTS, params)
+    assert (message is None) == accepted, message
+    if not accepted:
+        assert "mlfs:SRFS:badParameter" in message and f"'{next(iter(params))}'" in message
+
+
+def test_p_grid_cap_and_duplicate_names_in_octave(octave):
+    options = {"grid": "pgrid", "k_min": 10.0, "k_max": 300.0, "p_min": 0.05, "p_max": 0.5, "p_step": 1e-300}
+    message = _octave_error(octave, "mlfs_check_grid_options", "run_suite", options, nout=0)
+    assert "mlfs:run_suite:badValue" in message and "too many points" in message
+    message = _octave_error(octave, "mlfs_cellstr_arg", ["SRFS", "GRRO", "SRFS"], "method", "run_suite")
+    assert "mlfs:run_suite:badArgument" in message and "method 'SRFS' listed twice" in message
