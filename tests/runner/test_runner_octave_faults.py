@@ -72,7 +72,7 @@ def _octaves(pid: int) -> list[psutil.Process]:
 def _start_hanging_run(folds: Path, results: Path, *extra: str) -> subprocess.Popen:
     command = [sys.executable, "-c", HANGING_RUN, *kgrid_command(folds, results, "--engine", "octave",
                                                                  "--methods", "HANG", *extra)[3:]]
-    return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=results.parent,
                             env={**os.environ, "OCTAVE_PATH": str(FIXTURES)}, start_new_session=True)
 
 
@@ -142,6 +142,7 @@ def test_killed_driver_takes_its_octave_processes_along(octave_folds, tmp_path, 
     proc.kill()
     proc.wait()
     assert survivors(tree) == []  # Octave dies with the process that started it, however it dies
+    assert not (tmp_path / "octave-workspace").exists()  # and leaves no workspace dump behind
     if executor == "process":
         assert scratch_dirs_of([p.pid for p in tree]) == []
 

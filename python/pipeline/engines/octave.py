@@ -226,6 +226,9 @@ class OctaveSession:
             with guard, _stderr_to_log(), _signals_held(), _single_threaded_blas():
                 self._octave = session_class(logger=_LOG, timeout=self.timeout, backend="disable",
                                              executable=_octave_executable(), temp_dir=str(self._exchange))
+                # a hung-up or terminated Octave (its parent died) must not leave octave-workspace behind
+                self._octave.eval("sighup_dumps_octave_core(false); sigterm_dumps_octave_core(false);",
+                                  verbose=False)
                 self._octave.addpath(self._octave.genpath(str(self.matlab_dir)))
                 for extra in self.extra_paths:
                     self._octave.addpath(self._octave.genpath(str(extra)))
