@@ -53,6 +53,26 @@ def test_a_session_is_one_octave_and_leaves_no_folder():
     assert not any(line in proc.stderr for line in CHATTER)
 
 
+IDLE_SESSION = """
+import time
+from pipeline.engines.octave import OctaveSession
+session = OctaveSession(timeout=60)
+session.start()
+print(session.pid, flush=True)
+time.sleep(600)
+"""
+
+
+def test_octave_dies_with_the_process_that_started_it_and_dumps_nothing(tmp_path):
+    owner = subprocess.Popen([sys.executable, "-c", IDLE_SESSION], cwd=tmp_path, stdout=subprocess.PIPE, text=True)
+    octave = psutil.Process(int(owner.stdout.readline()))
+    owner.kill()  # no clean-up runs: the kernel hangs up Octave's terminal
+    owner.wait()
+    octave.wait(timeout=60)
+    assert not octave.is_running()
+    assert list(tmp_path.iterdir()) == []  # no octave-workspace dump in the working folder
+
+
 def _send_sigint_later(delay: float) -> threading.Timer:
     timer = threading.Timer(delay, os.kill, (os.getpid(), signal.SIGINT))
     timer.start()
