@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import logging
+import multiprocessing
 import os
 import signal
 import subprocess
@@ -18,7 +19,7 @@ import psutil
 import pytest
 
 from engine_test_data import FIXTURES
-from pipeline.engines.octave import OctaveEngine, OctaveSession
+from pipeline.engines.octave import OctaveEngine, OctaveSession, shared_session
 from pipeline.fileio import scratch_root
 from pipeline.methods import get_method
 from pipeline.methods.base import MethodSpec
@@ -71,6 +72,20 @@ def test_octave_dies_with_the_process_that_started_it_and_dumps_nothing(tmp_path
     octave.wait(timeout=60)
     assert not octave.is_running()
     assert list(tmp_path.iterdir()) == []  # no octave-workspace dump in the working folder
+
+
+def _fresh_shared_session_in_child(parent_id: int) -> None:
+    os._exit(0 if id(shared_session(600.0)) != parent_id else 1)
+
+
+def test_a_forked_worker_never_reuses_the_parents_session():
+    """The parent's Octave and exchange folder are not the worker's: it starts its own."""
+    parent = shared_session(600.0)
+    child = multiprocessing.get_context("fork").Process(target=_fresh_shared_session_in_child, args=(id(parent),))
+    child.start()
+    child.join(60)
+    assert child.exitcode == 0
+    assert shared_session(600.0) is parent
 
 
 def _send_sigint_later(delay: float) -> threading.Timer:

@@ -513,6 +513,14 @@ def shared_session(timeout: float = DEFAULT_TIMEOUT, matlab_dir: str | Path | No
     return _SHARED[key]
 
 
+def _forget_shared_sessions_after_fork() -> None:
+    """A forked worker starts its own Octave: the parent's processes and folders are not its own."""
+    _SHARED.clear()
+
+
+os.register_at_fork(after_in_child=_forget_shared_sessions_after_fork)
+
+
 class OctaveEngine(Engine):
     """Runs a method's MATLAB twin (``spec.matlab_function``) in GNU Octave.
 
