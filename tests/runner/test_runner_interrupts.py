@@ -100,3 +100,7 @@ def test_killed_driver_takes_its_workers_along(slow_folds, tmp_path, executor):
     if executor == "process":  # pool workers unwind on the parent-death signal: claims released
         assert not list(results.glob("*/.*.claim"))
         assert scratch_dirs_of([p.pid for p in tree]) == []
+    resumed = subprocess.run(kgrid_command(slow_folds, results, *SLOW, "--skip-existing", "--executor", "process",
+                                           "--jobs", "2"), capture_output=True, text=True)
+    assert resumed.returncode == 0, resumed.stderr  # nothing is left "locked" by a surviving worker
+    assert summary_counts(resumed.stderr)["done elsewhere"] == 0
