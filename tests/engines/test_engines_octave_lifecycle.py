@@ -20,7 +20,7 @@ import pytest
 
 from engine_test_data import FIXTURES
 from pipeline.engines.octave import OctaveEngine, OctaveSession, shared_session
-from pipeline.fileio import scratch_root
+from pipeline.fileio import remove_abandoned_scratch_dirs, scratch_root
 from pipeline.methods import get_method
 from pipeline.methods.base import MethodSpec
 
@@ -72,6 +72,8 @@ def test_octave_dies_with_the_process_that_started_it_and_dumps_nothing(tmp_path
     octave.wait(timeout=60)
     assert not octave.is_running()
     assert list(tmp_path.iterdir()) == []  # no octave-workspace dump in the working folder
+    (left,) = scratch_root().glob(f"mlfs.{owner.pid}-*")  # SIGKILL: nobody could remove it...
+    assert left in remove_abandoned_scratch_dirs() and not left.exists()  # ...the next start does
 
 
 def _fresh_shared_session_in_child(parent_id: int) -> None:

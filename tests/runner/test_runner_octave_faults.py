@@ -21,6 +21,7 @@ from runner_helpers import (descendants, kgrid_command, make_fold_dir, result_co
 from pipeline import kgrid
 from pipeline.cli import run_main
 from pipeline.engines.octave import shared_session
+from pipeline.fileio import remove_abandoned_scratch_dirs
 from pipeline.runner.executors import run_all
 from pipeline.runner.run import RunSettings
 from pipeline.runner.tasks import GridSpec, Task
@@ -143,8 +144,11 @@ def test_killed_driver_takes_its_octave_processes_along(octave_folds, tmp_path, 
     proc.wait()
     assert survivors(tree) == []  # Octave dies with the process that started it, however it dies
     assert not (tmp_path / "octave-workspace").exists()  # and leaves no workspace dump behind
-    if executor == "process":
+    if executor == "process":  # workers unwound on the parent-death signal
         assert scratch_dirs_of([p.pid for p in tree]) == []
+    else:  # the killed driver could not remove its own folder: the next Octave start does
+        (left,) = scratch_dirs_of([proc.pid])
+        assert left in remove_abandoned_scratch_dirs()
 
 
 def test_driver_killed_during_octave_run_then_resumed(octave_folds, octave_reference, tmp_path):
