@@ -65,3 +65,8 @@ class ConfigError(PipelineError):
 
 class EngineError(PipelineError):
     """A method failed inside an engine (Python, Octave or MATLAB)."""
+
+
+class StorageError(PipelineError):
+    """A folder or file cannot be created or written: no permission, read-only or full file
+    system, a path through a regular file, a symbolic-link loop."""

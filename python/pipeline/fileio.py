@@ -1,18 +1,219 @@
-"""Crash-safe file writing.
+"""Crash-safe file writing, and temporaries that name their writer.
 
 Every result file is written to a temporary file in the destination folder, flushed and fsynced,
 then renamed over its final name. A reader therefore sees either the old complete file or the new
 complete file, never a partial one, even if the writer is killed.
+
+A temporary is named ``.<final name>.<writer>.<random>.tmp`` where ``<writer>`` is
+``<pid>-<process start, centiseconds>@<host>`` (:class:`Writer`). A clean-up can therefore tell a
+temporary whose writer is dead, which it may remove, from one a live process is about to rename,
+which it must never touch (:func:`remove_abandoned_temporaries`). Each process's scratch folder
+(``mlfs.<writer>.<random>`` on the RAM disk ``/dev/shm`` when there is one) is named the same way,
+so the folder of a killed process is removed by the next one that looks
+(:func:`process_scratch_dir`).
+
+Operating-system errors while creating folders or writing files (no permission, read-only or full
+file system, a path through a regular file, a symbolic-link loop) are raised as
+:class:`~pipeline.errors.StorageError` naming the path and the reason.
 """
 
 from __future__ import annotations
 
+import atexit
+import functools
 import json
 import math
 import os
+import re
+import shutil
+import socket
 import tempfile
+import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import psutil
+
+from .errors import StorageError
+
+_HOST_UNSAFE = re.compile(r"[^A-Za-z0-9.-]")
+_WRITER = re.compile(r"^(?P<pid>[0-9]+)-(?P<started>[0-9]+)@(?P<host>[A-Za-z0-9.-]+)$")
+
+
+def this_host() -> str:
+    """This machine's name as it appears in temporaries and claims (file-name safe)."""
+    return _HOST_UNSAFE.sub("_", socket.gethostname())
+
+
+def process_alive(pid: int, running_since: float) -> bool:
+    """Whether process ``pid`` of this host exists and already ran at ``running_since`` (epoch s).
+
+    A zombie counts as dead, and so does a process started more than a second after
+    ``running_since``: that is a later process that reuses the pid. A process we may not inspect
+    counts as alive.
+    """
+    try:
+        process = psutil.Process(pid)
+        if process.status() == psutil.STATUS_ZOMBIE:
+            return False
+        return process.create_time() <= running_since + 1.0
+    except psutil.NoSuchProcess:
+        return False
+    except psutil.AccessDenied:
+        return True
+
+
+@dataclass(frozen=True)
+class Writer:
+    """The process that writes a temporary: host, process id and process start time.
+
+    The start time (centiseconds since the epoch) distinguishes the writer from a later process
+    that reuses its pid.
+    """
+
+    pid: int
+    started: int
+    host: str
+
+    @classmethod
+    def current(cls) -> "Writer":
+        """This process (recomputed after a fork, since the pid changes)."""
+        pid = os.getpid()
+        cached = _CURRENT.get(pid)
+        if cached is None:
+            cached = _CURRENT[pid] = cls(pid, int(psutil.Process(pid).create_time() * 100), this_host())
+        return cached
+
+    @classmethod
+    def parse(cls, text: str) -> "Writer | None":
+        """The writer named by ``text`` (``pid-started@host``), or None if it names none."""
+        match = _WRITER.match(text)
+        if match is None:
+            return None
+        return cls(int(match["pid"]), int(match["started"]), match["host"])
+
+    def __str__(self) -> str:
+        return f"{self.pid}-{self.started}@{self.host}"
+
+    def is_dead(self) -> bool | None:
+        """True if this writer provably ended, False if it runs, None if it is on another host."""
+        if self.host != this_host():
+            return None
+        return not process_alive(self.pid, self.started / 100)
+
+
+_CURRENT: dict[int, Writer] = {}
+
+
+def _writer_in(name: str, prefix: str, suffix: str) -> Writer | None:
+    """The writer in ``<prefix><writer>.<random><suffix>``, None if ``name`` names none."""
+    if not (name.startswith(prefix) and name.endswith(suffix)):
+        return None
+    tag, _, _random = name[len(prefix):len(name) - len(suffix)].rpartition(".")
+    return Writer.parse(tag)
+
+
+def temporary_writer(temporary: Path, final_name: str) -> Writer | None:
+    """The writer named in ``temporary`` (a temporary of ``final_name``), None if unnamed."""
+    return _writer_in(temporary.name, f".{final_name}.", ".tmp")
+
+
+def create_temporary(path: Path) -> tuple[int, Path]:
+    """Create ``.<name>.<writer>.<random>.tmp`` beside ``path``; return (open fd, its path)."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{Writer.current()}.", suffix=".tmp", dir=path.parent)
+    return fd, Path(tmp)
+
+
+def remove_abandoned_temporaries(path: Path, unnamed_after: float | None = None) -> list[Path]:
+    """Remove the temporaries of ``path`` whose writer is provably dead; return them.
+
+    A temporary of a live writer is never removed. One of another host, or one that names no
+    writer (written by an older version), is removed only when ``unnamed_after`` is given and its
+    last change is older than that many seconds.
+    """
+    removed = []
+    for temporary in path.parent.glob(f".{path.name}.*.tmp"):
+        writer = temporary_writer(temporary, path.name)
+        dead = writer.is_dead() if writer is not None else None
+        if dead is None:
+            dead = unnamed_after is not None and _age(temporary) > unnamed_after
+        if dead:
+            temporary.unlink(missing_ok=True)
+            removed.append(temporary)
+    return removed
+
+
+@functools.cache
+def scratch_root() -> Path:
+    """Where scratch folders go: the RAM disk ``/dev/shm`` if writable, else the temporary folder."""
+    shm = Path("/dev/shm")
+    return shm if shm.is_dir() and os.access(shm, os.W_OK) else Path(tempfile.gettempdir())
+
+
+_SCRATCH: dict[int, Path] = {}
+
+
+def process_scratch_dir() -> Path:
+    """This process's private scratch folder ``<scratch root>/mlfs.<writer>.<random>``.
+
+    Created on first use, after removing the folders of dead processes; removed at a normal
+    interpreter exit or by :func:`remove_process_scratch_dir` (for processes that end with
+    ``os._exit``, such as pool workers).
+    """
+    pid = os.getpid()
+    if pid not in _SCRATCH:
+        remove_abandoned_scratch_dirs()
+        _SCRATCH[pid] = Path(tempfile.mkdtemp(prefix=f"mlfs.{Writer.current()}.", dir=scratch_root()))
+        atexit.register(remove_process_scratch_dir)
+    return _SCRATCH[pid]
+
+
+def remove_process_scratch_dir() -> None:
+    """Remove this process's scratch folder, if it made one."""
+    path = _SCRATCH.pop(os.getpid(), None)
+    if path is not None:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def remove_abandoned_scratch_dirs() -> list[Path]:
+    """Remove the scratch folders of dead processes of this host; return them."""
+    removed = []
+    for path in scratch_root().glob("mlfs.*"):
+        writer = _writer_in(path.name, "mlfs.", "")
+        if writer is not None and writer.is_dead():
+            shutil.rmtree(path, ignore_errors=True)
+            removed.append(path)
+    return removed
+
+
+def _age(path: Path) -> float:
+    try:
+        return time.time() - path.stat().st_mtime
+    except FileNotFoundError:
+        return 0.0
+
+
+def storage_error(action: str, path: Path, exc: OSError) -> StorageError:
+    """A StorageError for ``exc`` raised while doing ``action`` on ``path``."""
+    reason = os.strerror(exc.errno) if exc.errno else str(exc)
+    return StorageError(f"cannot {action}: {reason}", file=path)
+
+
+def ensure_directory(path: str | Path, what: str = "folder") -> Path:
+    """Create folder ``path`` (and its parents) unless it exists; StorageError if impossible."""
+    path = Path(path)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:  # a file, or a symbolic link that leads nowhere or in a loop
+        try:
+            os.stat(path)
+        except OSError as exc:
+            raise storage_error(f"create {what}", path, exc) from None
+        raise StorageError(f"cannot create {what}: a file of that name exists", file=path) from None
+    except OSError as exc:
+        raise storage_error(f"create {what}", path, exc) from None
+    return path
 
 
 def _umask() -> int:
@@ -21,24 +222,39 @@ def _umask() -> int:
     return mask
 
 
+def write_durably(handle, data: bytes) -> None:
+    """Write ``data`` to the open binary file ``handle`` and force it to the disk."""
+    handle.write(data)
+    handle.flush()
+    os.fsync(handle.fileno())
+
+
 def atomic_write_bytes(path: str | Path, data: bytes) -> Path:
     """Write ``data`` to ``path`` atomically (temp file in the same folder, then ``os.replace``).
 
     The file gets the permissions of a normally created file (``0o666`` less the umask), not the
     private ``0o600`` of a temporary file.
+
+    Raises
+    ------
+    StorageError
+        When the folder cannot be created or the file cannot be written; no temporary is left.
     """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    ensure_directory(path.parent)
     try:
-        os.chmod(tmp, 0o666 & ~_umask())
+        fd, tmp = create_temporary(path)
+    except OSError as exc:
+        raise storage_error("write", path, exc) from None
+    try:
         with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
+            os.chmod(tmp, 0o666 & ~_umask())
+            write_durably(handle, data)
         os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+    except BaseException as exc:
+        tmp.unlink(missing_ok=True)
+        if isinstance(exc, OSError):
+            raise storage_error("write", path, exc) from None
         raise
     return path
 

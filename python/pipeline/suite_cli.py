@@ -7,6 +7,7 @@ import itertools
 import json
 import math
 import sys
+import time
 from numbers import Real
 from pathlib import Path
 from typing import Sequence
@@ -15,18 +16,19 @@ import yaml
 
 from .data.folds import discover_datasets, list_fold_indices
 from .engines import ENGINES, EVALUATORS
-from .errors import ConfigError
+from .errors import ConfigError, StorageError
 from .methods import available_methods, get_method
 from .names import validate_name
-from .runner.executors import EXECUTORS, run_all
+from .runner.executors import EXECUTORS, RunResult, execute, make_executor
 from .runner.history import RunHistory
+from .runner.lifecycle import RunStop
 from .runner.manifest import remove_partial_reports, write_failures
 from .runner.run import RunSettings
 from .runner.store import ensure_results_root
 from .runner.tasks import GridSpec, Task, canonical_params
 
-_USER_ERRORS = {"ConfigError", "DataError", "RankingError"}
-STATUSES = ("done", "skipped", "failed", "locked")
+_USER_ERRORS = {"ConfigError", "DataError", "RankingError", "StorageError"}
+STATUSES = ("done", "skipped", "done_elsewhere", "failed", "interrupted")
 #: Default of ``--max-tasks``: several full paper suites (17 datasets x 5 folds x 11 methods = 935
 #: tasks), while a mistyped sweep of a million combinations is refused before it is expanded.
 DEFAULT_MAX_TASKS = 10_000
@@ -46,7 +48,8 @@ def build_parser(prog: str, mode: str | None, rank: bool) -> argparse.ArgumentPa
         description=f"For every (method, dataset, fold): {what} with ML-kNN on the test part "
                     f"{grid_text}. Results go to RESULTS_DIR/<METHOD>/<DATASET>_fold<i>_*; see "
                     "docs/results-schema.md. Each run adds a record and a log to RESULTS_DIR/runs/. "
-                    "Exit codes: 0 ok, 1 a task failed (see failures.json), 2 bad input, 130 interrupted.",
+                    "Exit codes: 0 ok, 1 a task failed (see failures.json), 2 bad input or an unusable results "
+                    "folder, 130 interrupted (Ctrl-C; 143 for SIGTERM); see docs/reliability.md.",
         formatter_class=_DefaultsFormatter)
     if rank:
         parser.add_argument("--methods", nargs="+", required=True,
@@ -126,15 +129,37 @@ def main(argv: Sequence[str] | None, *, prog: str, mode: str | None, rank: bool)
         engine=getattr(args, "engine", "python"), evaluator=args.evaluator, mlknn_k=args.mlknn_k,
         mlknn_smooth=args.mlknn_smooth, skip_existing=args.skip_existing, overwrite=args.overwrite,
         rank=rank, claim_stale_after=args.claim_stale_after, engine_options={"timeout": args.task_timeout},
-        log_file=str(history.log_path))
-    remove_partial_reports(root)
-    history.start()
-    outcomes = run_all(tasks, settings, args.executor, args.jobs, progress=not args.no_progress,
-                       scheduler=args.scheduler, on_outcome=lambda o: history.log(describe_outcome(o)))
-    summary = summarise_outcomes(outcomes)
-    history.finish(summary)
-    write_failures(root, outcomes)
-    return report_outcomes(outcomes, summary, root)
+        log_file=str(history.log_path), run_started=time.time())
+    remove_partial_reports(root, args.claim_stale_after)
+    with RunStop() as stop:  # a signal, even while workers start or close, ends with reports and 128 + n
+        with make_executor(args.executor, settings, args.jobs, args.scheduler) as executor:
+            history.start()
+            result = execute(executor, tasks, progress=not args.no_progress, stop=stop,
+                             on_outcome=lambda o: history.log(describe_outcome(o)))
+        code = _finish(history, root, result)
+    return 128 + stop.signum if stop.signum is not None else code
+
+
+def _finish(history: RunHistory, root: Path, result: RunResult) -> int:
+    """Write the run's record and failures.json, then report on the terminal; return the exit code.
+
+    A report that cannot be written (e.g. the disk is full) is said after the summary, exit code 2.
+    """
+    summary = summarise_outcomes(result.outcomes)
+    problems = [problem for problem in (_attempt(history.finish, summary),
+                                        _attempt(write_failures, root, result.outcomes)) if problem is not None]
+    code = report_outcomes(result.outcomes, summary, root, result.stop_reason, result.stop_signal)
+    for problem in problems:
+        print(f"error: {problem}", file=sys.stderr)
+    return max(code, 2) if problems else code
+
+
+def _attempt(write, *args) -> StorageError | None:
+    try:
+        write(*args)
+    except StorageError as exc:
+        return exc
+    return None
 
 
 class _DefaultsFormatter(argparse.HelpFormatter):
@@ -339,17 +364,29 @@ def describe_outcome(outcome) -> str:
     return f"{outcome.status} {outcome.task.key}" + (f" ({detail})" if detail else "") + f" {outcome.seconds:.2f}s"
 
 
-def report_outcomes(outcomes, summary: dict, root: Path) -> int:
-    """Print the run summary (counts, stale recomputations, degenerate selections, failures); return the exit code."""
-    print(", ".join(f"{summary[s]} {s}" for s in STATUSES) + f" -> {root}", file=sys.stderr)
+def report_outcomes(outcomes, summary: dict, root: Path, stop_reason: str | None = None,
+                    stop_signal: int | None = None) -> int:
+    """Print the run summary (counts, stale recomputations, degenerate selections, failures, why the
+    run stopped early); return the exit code.
+
+    2 when tasks were interrupted (the run stopped early) or every failure is a user error; 1 when
+    a task failed otherwise; 0 when all went well. (``main`` makes a signal 128 + its number.)
+    """
+    print(", ".join(f"{summary[s]} {s.replace('_', ' ')}" for s in STATUSES) + f" -> {root}", file=sys.stderr)
     stale = {reason: n for reason, n in summary["computed_because"].items() if _is_stale_reason(reason)}
     for reason, count in stale.items():
         print(f"recomputed {count} stale task(s): {reason}", file=sys.stderr)
     _warn_degenerate(outcomes)
-    failed = [o for o in outcomes if o.status in ("failed", "locked")]
+    failed = [o for o in outcomes if o.status == "failed"]
     for outcome in failed[:10]:
         print(f"FAILED {outcome.task.key}: {outcome.message}", file=sys.stderr)
-    if not failed:
+    if summary["interrupted"]:
+        advice = "fix it, then resume" if stop_reason and stop_signal is None else "resume"
+        print(f"{stop_reason or 'the run stopped early'}; {advice} with --skip-existing", file=sys.stderr)
+    if not failed and not summary["interrupted"]:
         return 0
-    print(f"details: {root / 'failures.json'}", file=sys.stderr)
+    if (root / "failures.json").is_file():
+        print(f"details: {root / 'failures.json'}", file=sys.stderr)
+    if summary["interrupted"]:
+        return 2
     return 2 if all(o.error_type in _USER_ERRORS for o in failed) else 1

@@ -1,11 +1,16 @@
-"""Helpers for the runner and CLI tests: small real fold files and timing-free result snapshots."""
+"""Helpers for the runner and CLI tests: small real fold files, timing-free result snapshots, and
+watching real runs (their claims, processes and summary lines)."""
 
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import numpy as np
+import psutil
 
 from pipeline.data.folds import save_fold
 
@@ -38,3 +43,64 @@ def result_contents(root: Path) -> dict[str, object]:
         else:
             contents[rel] = path.read_text()
     return contents
+
+
+def kgrid_command(folds: Path, results: Path, *extra: str) -> list[str]:
+    """``python -m pipeline.kgrid`` on ``folds`` writing to ``results``, without progress bar."""
+    return [sys.executable, "-m", "pipeline.kgrid", "--no-progress", "--data-dir", str(folds),
+            "--results-dir", str(results), *extra]
+
+
+def wait_until(condition, what: str, proc: subprocess.Popen | None = None, limit: float = 300.0):
+    """Poll ``condition()`` until it returns something truthy; fail if ``proc`` ends first.
+
+    ``limit`` only guards against a hang (the machine is shared and slow): it is no speed check.
+    """
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        found = condition()
+        if found:
+            return found
+        if proc is not None and proc.poll() is not None:
+            raise AssertionError(f"the run ended (exit {proc.returncode}) before {what}: "
+                                 f"{proc.stderr.read() if proc.stderr else ''}")
+        time.sleep(0.05)
+    raise AssertionError(f"gave up waiting for {what}")
+
+
+def running_claims(results: Path) -> list[dict]:
+    """The content of every task claim under ``results`` (the tasks being computed now)."""
+    found = []
+    for path in results.glob("*/.*.claim"):
+        try:
+            found.append(json.loads(path.read_text()))
+        except (OSError, ValueError):  # released or being written this instant
+            continue
+    return found
+
+
+def descendants(pid: int) -> list[psutil.Process]:
+    try:
+        return psutil.Process(pid).children(recursive=True)
+    except psutil.NoSuchProcess:
+        return []
+
+
+def survivors(processes: list[psutil.Process], limit: float = 60.0) -> list[psutil.Process]:
+    """Those of ``processes`` still running (zombies aside) after waiting up to ``limit`` s."""
+    _, alive = psutil.wait_procs(processes, timeout=limit)
+    return [p for p in alive if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
+
+
+def summary_counts(stderr: str) -> dict[str, int]:
+    """The counts of the run's summary line ``N done, N skipped, N done elsewhere, ...``."""
+    line = next(line for line in stderr.splitlines() if " done, " in line and " -> " in line)
+    return {name: int(count) for count, name in
+            (part.split(" ", 1) for part in line.split(" -> ")[0].split(", "))}
+
+
+def scratch_dirs_of(pids: list[int]) -> list[Path]:
+    """Scratch folders (``<scratch root>/mlfs.<pid>-...``) that belong to ``pids``."""
+    from pipeline.fileio import scratch_root
+
+    return [path for pid in pids for path in scratch_root().glob(f"mlfs.{pid}-*")]

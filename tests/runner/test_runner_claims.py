@@ -10,7 +10,9 @@ import sys
 import time
 
 import psutil
+import pytest
 
+from pipeline.fileio import Writer
 from pipeline.runner.claims import TaskClaim
 
 
@@ -43,13 +45,15 @@ def test_claim_from_another_host_expires_after_stale_after(tmp_path):
     assert TaskClaim(path, stale_after=3600).acquire()
 
 
-def test_unreadable_claim_counts_by_age(tmp_path):
+@pytest.mark.parametrize("content", ["", "{", "[]", '{"host": "h"}', '{"pid": "12", "host": "h", "started": 1}'])
+def test_empty_or_corrupt_claim_is_abandoned_at_once(tmp_path, content):
+    """A complete claim is written before it is linked: no live holder ever shows one like these."""
     path = tmp_path / ".x.claim"
-    path.write_text("")
-    assert not TaskClaim(path, stale_after=60).acquire()
-    old = time.time() - 120
-    os.utime(path, (old, old))
-    assert TaskClaim(path, stale_after=60).acquire()
+    path.write_text(content)
+    claim = TaskClaim(path, stale_after=3600)
+    assert claim.is_free()
+    assert claim.acquire()
+    assert json.loads(path.read_text())["pid"] == os.getpid()
 
 
 def test_claim_of_a_zombie_or_a_reused_pid_is_broken(tmp_path):
@@ -66,13 +70,49 @@ def test_claim_of_a_zombie_or_a_reused_pid_is_broken(tmp_path):
     assert TaskClaim(reused).acquire()
 
 
-def test_abandoned_claim_temporaries_are_cleaned_by_the_next_holder(tmp_path):
+def test_claim_temporaries_of_dead_writers_only_are_cleaned_by_the_next_holder(tmp_path):
     path = tmp_path / ".x.claim"
-    old = tmp_path / "..x.claim.k1.tmp"  # mkstemp names: ".<claim name>.<random>.tmp"
-    fresh = tmp_path / "..x.claim.k2.tmp"
-    old.write_text("{}")
-    fresh.write_text("{}")
-    os.utime(old, (time.time() - 600, time.time() - 600))
-    with TaskClaim(path) as claim:
+    dead = _dead_writer()
+    abandoned = tmp_path / f"..x.claim.{dead}.k1.tmp"
+    live = tmp_path / f"..x.claim.{Writer.current()}.k2.tmp"  # a racing claimant, about to link
+    old_unnamed = tmp_path / "..x.claim.k3.tmp"  # written by an older version: only removed when old
+    fresh_unnamed = tmp_path / "..x.claim.k4.tmp"
+    for temporary in (abandoned, live, old_unnamed, fresh_unnamed):
+        temporary.write_text("{}")
+    os.utime(old_unnamed, (time.time() - 7200, time.time() - 7200))
+    with TaskClaim(path, stale_after=3600) as claim:
         assert claim.acquired
-    assert not old.exists() and not fresh.exists()
+    assert not abandoned.exists() and not old_unnamed.exists()
+    assert live.exists() and fresh_unnamed.exists()
+
+
+def _dead_writer() -> Writer:
+    """The writer tag of a process that has exited."""
+    proc = subprocess.run([sys.executable, "-c", "from pipeline.fileio import Writer; print(Writer.current())"],
+                          capture_output=True, text=True, check=True)
+    return Writer.parse(proc.stdout.strip())
+
+
+def test_holder_is_free_once_it_ends(tmp_path):
+    """is_free() follows a real holder process: held while it runs, free once it is gone."""
+    path = tmp_path / ".x.claim"
+    holder = subprocess.Popen([sys.executable, "-c", HOLD_CLAIM, str(path)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        assert not TaskClaim(path).is_free()
+        assert not TaskClaim(path).acquire()
+    finally:
+        holder.kill()
+        holder.wait()
+    assert TaskClaim(path).is_free()
+    assert TaskClaim(path).acquire()
+
+
+HOLD_CLAIM = """
+import sys, time
+from pipeline.runner.claims import TaskClaim
+claim = TaskClaim(sys.argv[1])
+assert claim.acquire()
+print("held", flush=True)
+time.sleep(600)
+"""

@@ -43,8 +43,8 @@ def test_kgrid_writes_schema_files(fold_dir, tmp_path):
     (record_path,) = (results / "runs").glob("*.json")
     manifest = json.loads(record_path.read_text())
     assert manifest["finished"] and manifest["summary"] == {
-        "done": 6, "skipped": 0, "failed": 0, "locked": 0, "computed_because": {"no ranking yet": 6},
-        "degenerate_tasks": 0}
+        "done": 6, "skipped": 0, "done_elsewhere": 0, "failed": 0, "interrupted": 0,
+        "computed_because": {"no ranking yet": 6}, "degenerate_tasks": 0}
     assert manifest["versions"]["numpy"] == np.__version__ and manifest["git"]["commit"]
     log = (results / "runs" / manifest["log"]).read_text()
     assert log.count(" done ") == 6 and "DAGFS/toy/fold0 (no ranking yet)" in log
@@ -192,7 +192,7 @@ def test_evaluate_defaults_to_what_has_rankings(tmp_path, capsys):
     (external / "MINE" / "toy_fold1_ranking.csv").write_text("".join(f"{i}\n" for i in range(25, 0, -1)))
     assert run_main(evaluate.main, ["--no-progress", "--data-dir", str(folds), "--results-dir", str(external),
                                     "--methods", "MINE"]) == 0
-    assert "1 done, 0 skipped, 0 failed" in capsys.readouterr().err
+    assert "1 done, 0 skipped, 0 done elsewhere, 0 failed" in capsys.readouterr().err
     assert sorted(p.name for p in (external / "MINE").glob("*_metrics.json")) == ["toy_fold1_kgrid_metrics.json"]
     assert run_main(evaluate.main, ["--no-progress", "--data-dir", str(folds), "--results-dir", str(external),
                                     "--methods", "MINE", "--datasets", "other"]) == 2  # named: a missing ranking fails

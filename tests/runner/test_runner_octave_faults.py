@@ -1,10 +1,12 @@
-"""Faults with real GNU Octave and real process kills: one Octave per worker, a killed driver or a
-killed Octave process never corrupts results, and a resumed run ends with the uninterrupted files.
-Also the Dask executor against the serial one."""
+"""Faults with real GNU Octave and real signals: one Octave per worker and no scratch folder left,
+Ctrl-C during an Octave call, a killed driver taking its Octave processes along, a killed Octave
+failing one task, and resumed runs ending with the uninterrupted files. Also the Dask executor
+against the serial one."""
 
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -14,17 +16,30 @@ from pathlib import Path
 import psutil
 import pytest
 
-from runner_helpers import make_fold_dir, result_contents
+from runner_helpers import (descendants, kgrid_command, make_fold_dir, result_contents, running_claims,
+                            scratch_dirs_of, summary_counts, survivors, wait_until)
 from pipeline import kgrid
 from pipeline.cli import run_main
 from pipeline.engines.octave import shared_session
-from pipeline.runner.executors import iter_outcomes
+from pipeline.fileio import remove_abandoned_scratch_dirs
+from pipeline.runner.executors import run_all
 from pipeline.runner.run import RunSettings
 from pipeline.runner.tasks import GridSpec, Task
 
 pytestmark = pytest.mark.octave
 
-OCTAVE_ARGS = ["--engine", "octave", "--evaluator", "octave", "--no-progress", "--methods", "VARIANCE", "LABELCORR"]
+OCTAVE_ARGS = ["--engine", "octave", "--evaluator", "octave", "--methods", "VARIANCE", "LABELCORR"]
+FIXTURES = Path(__file__).resolve().parents[1] / "matlab" / "fixtures"
+# A run whose tasks call MLFS_TEST_HANG, which never returns: only a signal ends it.
+HANGING_RUN = """
+import sys
+import pipeline.methods as methods
+from pipeline import kgrid
+from pipeline.cli import run_main
+from pipeline.methods.base import MethodSpec
+methods._REGISTRY["HANG"] = MethodSpec(name="HANG", matlab_function="MLFS_TEST_HANG")
+raise SystemExit(run_main(kgrid.main, sys.argv[1:]))
+"""
 
 
 @pytest.fixture(scope="module")
@@ -38,24 +53,28 @@ def octave_folds(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def octave_reference(octave_folds, tmp_path_factory) -> dict:
     results = tmp_path_factory.mktemp("octave_reference")
-    assert run_main(kgrid.main, [*OCTAVE_ARGS, "--data-dir", str(octave_folds), "--results-dir", str(results)]) == 0
+    assert run_main(kgrid.main, [*OCTAVE_ARGS, "--no-progress", "--data-dir", str(octave_folds),
+                                 "--results-dir", str(results)]) == 0
     return result_contents(results)
 
 
-def _command(folds: Path, results: Path, *extra) -> list[str]:
-    return [sys.executable, "-m", "pipeline.kgrid", *OCTAVE_ARGS, "--data-dir", str(folds),
-            "--results-dir", str(results), *extra]
-
-
-def _octave_children(pid: int) -> list[psutil.Process]:
+def _octaves(pid: int) -> list[psutil.Process]:
+    """The Octave sessions (interactive processes, not oct2py's version checks) below ``pid``."""
     found = []
-    for child in psutil.Process(pid).children(recursive=True):
+    for process in descendants(pid):
         try:
-            if "octave" in child.name():
-                found.append(child)
+            if process.name().startswith("octave") and "--interactive" in process.cmdline():
+                found.append(process)
         except psutil.NoSuchProcess:
             continue
     return found
+
+
+def _start_hanging_run(folds: Path, results: Path, *extra: str) -> subprocess.Popen:
+    command = [sys.executable, "-c", HANGING_RUN, *kgrid_command(folds, results, "--engine", "octave",
+                                                                 "--methods", "HANG", *extra)[3:]]
+    return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=results.parent,
+                            env={**os.environ, "OCTAVE_PATH": str(FIXTURES)}, start_new_session=True)
 
 
 def test_one_octave_process_serves_every_task_of_a_worker(octave_folds, tmp_path):
@@ -65,60 +84,103 @@ def test_one_octave_process_serves_every_task_of_a_worker(octave_folds, tmp_path
     session.close()  # another test may have left this process's shared session running
     before = session.starts
     tasks = [Task(m, d, f) for m in ("VARIANCE", "LABELCORR") for d in ("alpha", "beta") for f in (0, 1)]
-    outcomes = list(iter_outcomes(tasks, settings))
+    outcomes = run_all(tasks, settings, progress=False)
     assert [o.status for o in outcomes] == ["done"] * 8
     assert session.starts - before == 1
     assert not session.running  # the workbench stops Octave when the run ends
 
 
-def test_process_pool_with_octave_matches_serial(octave_folds, octave_reference, tmp_path):
-    proc = subprocess.run(_command(octave_folds, tmp_path / "pool", "--executor", "process", "--jobs", "2"),
-                          capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stderr
-    assert result_contents(tmp_path / "pool") == octave_reference
+def test_process_pool_with_octave_matches_serial_with_one_octave_per_worker(octave_folds, octave_reference,
+                                                                            tmp_path):
+    results = tmp_path / "pool"
+    proc = subprocess.Popen(kgrid_command(octave_folds, results, *OCTAVE_ARGS, "--executor", "process",
+                                          "--jobs", "2"), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            text=True)
+    workers, octaves_per_worker = set(), []
+    while proc.poll() is None:  # watch the whole run
+        try:
+            children = psutil.Process(proc.pid).children()
+        except psutil.NoSuchProcess:
+            break
+        for worker in children:
+            workers.add(worker.pid)
+            octaves_per_worker.append(len(_octaves(worker.pid)))
+        time.sleep(0.1)
+    proc.wait()
+    assert proc.returncode == 0, proc.stderr.read()
+    assert len(workers) == 2 and max(octaves_per_worker) == 1
+    assert scratch_dirs_of(sorted(workers)) == []  # no exchange folder left on /dev/shm
+    assert result_contents(results) == octave_reference
+
+
+@pytest.mark.parametrize("executor", ["serial", "process"])
+def test_ctrl_c_during_an_octave_call_stops_the_run(octave_folds, tmp_path, executor):
+    results = tmp_path / "res"
+    proc = _start_hanging_run(octave_folds, results, "--executor", executor, "--jobs", "2")
+    wanted = 1 if executor == "serial" else 2
+    wait_until(lambda: len(_octaves(proc.pid)) >= wanted and len(running_claims(results)) >= wanted,
+               "Octave running the hanging method", proc)
+    time.sleep(1.0)  # well inside the call
+    tree = descendants(proc.pid)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and "Error" not in err
+    assert "interrupted by SIGINT" in err
+    assert survivors(tree) == []
+    assert scratch_dirs_of([proc.pid, *(p.pid for p in tree)]) == []
+    assert not list(results.glob("*/.*.claim"))
+    assert summary_counts(err)["interrupted"] == 6
+
+
+@pytest.mark.parametrize("executor", ["serial", "process"])
+def test_killed_driver_takes_its_octave_processes_along(octave_folds, tmp_path, executor):
+    results = tmp_path / "res"
+    proc = _start_hanging_run(octave_folds, results, "--executor", executor, "--jobs", "2")
+    wanted = 1 if executor == "serial" else 2
+    wait_until(lambda: len(_octaves(proc.pid)) >= wanted, "Octave started", proc)
+    tree = descendants(proc.pid)
+    proc.kill()
+    proc.wait()
+    assert survivors(tree) == []  # Octave dies with the process that started it, however it dies
+    assert not (tmp_path / "octave-workspace").exists()  # and leaves no workspace dump behind
+    if executor == "process":  # workers unwound on the parent-death signal
+        assert scratch_dirs_of([p.pid for p in tree]) == []
+    else:  # the killed driver could not remove its own folder: the next Octave start does
+        (left,) = scratch_dirs_of([proc.pid])
+        assert left in remove_abandoned_scratch_dirs()
 
 
 def test_driver_killed_during_octave_run_then_resumed(octave_folds, octave_reference, tmp_path):
     results = tmp_path / "killed"
-    proc = subprocess.Popen(_command(octave_folds, results), stderr=subprocess.DEVNULL, start_new_session=True)
-    time.sleep(4.0)
-    for child in psutil.Process(proc.pid).children(recursive=True):
-        try:
-            child.kill()  # Octave dies with its driver, as on a real SIGKILL of the process group
-        except psutil.NoSuchProcess:
-            pass
-    proc.send_signal(signal.SIGKILL)
+    proc = subprocess.Popen(kgrid_command(octave_folds, results, *OCTAVE_ARGS), stderr=subprocess.PIPE,
+                            text=True, start_new_session=True)
+    wait_until(lambda: list(results.rglob("*_metrics.json")), "a first result", proc)
+    proc.kill()
     proc.wait()
     for path in results.rglob("*_metrics.json"):
         json.loads(path.read_text())
-    resumed = subprocess.run(_command(octave_folds, results, "--skip-existing"), capture_output=True, text=True)
+    resumed = subprocess.run(kgrid_command(octave_folds, results, *OCTAVE_ARGS, "--skip-existing"),
+                             capture_output=True, text=True)
     assert resumed.returncode == 0, resumed.stderr
     assert result_contents(results) == octave_reference
 
 
 def test_octave_killed_from_outside_fails_one_task_then_resume_completes(octave_folds, octave_reference, tmp_path):
     results = tmp_path / "octave_killed"
-    proc = subprocess.Popen(_command(octave_folds, results), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            text=True)
-    victim = None
-    deadline = time.monotonic() + 60
-    while victim is None and time.monotonic() < deadline and proc.poll() is None:
-        octaves = _octave_children(proc.pid)
-        if octaves:
-            time.sleep(1.5)  # let it start a task
-            victim = octaves[0]
-            try:
-                victim.kill()
-            except psutil.NoSuchProcess:
-                victim = None  # it ended on its own (between tasks): pick the next one
-        time.sleep(0.1)
-    assert victim is not None, "Octave never started"
+    proc = subprocess.Popen(kgrid_command(octave_folds, results, *OCTAVE_ARGS), stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+    # Once a first task is done, Octave is up: killing it fails the running task or the next one.
+    (victim,) = wait_until(lambda: list(results.rglob("*_metrics.json")) and _octaves(proc.pid),
+                           "a first task done", proc)
+    victim.kill()
     _, err = proc.communicate(timeout=600)
-    assert proc.returncode in (0, 1), err
-    if proc.returncode == 1:
-        failed = json.loads((results / "failures.json").read_text())["failed"]
-        assert all(f["error_type"] == "EngineError" and "Octave" in f["message"] for f in failed)
-    resumed = subprocess.run(_command(octave_folds, results, "--skip-existing"), capture_output=True, text=True)
+    assert proc.returncode == 1, err
+    (failure,) = json.loads((results / "failures.json").read_text())["failed"]
+    assert failure["error_type"] == "EngineError" and "crashed in Octave" in failure["message"]
+    assert summary_counts(err) == {"done": 11, "skipped": 0, "done elsewhere": 0, "failed": 1, "interrupted": 0}
+    resumed = subprocess.run(kgrid_command(octave_folds, results, *OCTAVE_ARGS, "--skip-existing"),
+                             capture_output=True, text=True)
     assert resumed.returncode == 0, resumed.stderr
     assert result_contents(results) == octave_reference
     assert not (results / "failures.json").exists()
@@ -138,3 +200,4 @@ def test_scheduler_needs_dask_executor(tmp_path, capsys):
     code = run_main(kgrid.main, ["--engine", "python", "--no-progress", "--methods", "VARIANCE", "--data-dir",
                                  str(folds), "--results-dir", str(tmp_path / "r"), "--scheduler", "tcp://127.0.0.1:1"])
     assert code == 2 and "--scheduler needs --executor dask" in capsys.readouterr().err
+    assert not (tmp_path / "r" / "runs").exists()

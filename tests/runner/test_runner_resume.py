@@ -16,6 +16,7 @@ import pytest
 from runner_helpers import make_fold_dir, result_contents
 from pipeline import kgrid
 from pipeline.cli import run_main
+from pipeline.fileio import Writer
 
 ARGS = ["--engine", "python", "--no-progress", "--methods", "DAGFS", "VARIANCE", "LABELCORR"]
 
@@ -68,27 +69,17 @@ def test_killed_worker_process_task_is_redone(tmp_path):
     assert result_contents(results) == result_contents(reference)
 
 
-def test_live_claim_blocks_a_second_run(tmp_path, capsys):
-    folds = make_fold_dir(tmp_path / "folds", n_folds=1)
-    results = tmp_path / "res"
-    claim = results / "VARIANCE" / ".toy_fold0.claim"
-    claim.parent.mkdir(parents=True)
-    claim.write_text(json.dumps({"host": os.uname().nodename, "pid": os.getpid(), "started": time.time()}))
-    code = run_main(kgrid.main, ["--engine", "python", "--no-progress", "--methods", "VARIANCE",
-                                 "--data-dir", str(folds), "--results-dir", str(results)])
-    assert code == 1
-    assert "being computed by pid" in capsys.readouterr().err
-    assert not (results / "VARIANCE" / "toy_fold0_kgrid_metrics.json").exists()
-    claim.unlink()
-    assert run_main(kgrid.main, ["--engine", "python", "--no-progress", "--methods", "VARIANCE",
-                                 "--data-dir", str(folds), "--results-dir", str(results)]) == 0
-
-
-def test_report_temporaries_of_a_killed_run_are_removed(tmp_path):
+def test_report_temporaries_of_dead_writers_are_removed_and_live_ones_kept(tmp_path):
     folds = make_fold_dir(tmp_path / "folds", n_folds=1)
     results = tmp_path / "res"
     results.mkdir()
-    (results / ".failures.json.def.tmp").write_text("{")
+    dead = Writer.parse(subprocess.run([sys.executable, "-c", "from pipeline.fileio import Writer; "
+                                        "print(Writer.current())"], capture_output=True, text=True).stdout.strip())
+    abandoned = results / f".failures.json.{dead}.abc.tmp"
+    live = results / f".failures.json.{Writer.current()}.ghi.tmp"  # another run's, about to be renamed
+    for path in (abandoned, live):
+        path.write_text("{")
     assert run_main(kgrid.main, ["--engine", "python", "--no-progress", "--methods", "VARIANCE",
                                  "--data-dir", str(folds), "--results-dir", str(results)]) == 0
-    assert not list(results.glob("*.tmp"))
+    assert not abandoned.exists()
+    assert live.read_text() == "{"

@@ -5,7 +5,7 @@ import json
 import numpy as np
 import pytest
 
-from pipeline.errors import ConfigError, RankingError
+from pipeline.errors import ConfigError, RankingError, StorageError
 from pipeline.evaluation.metrics import METRICS
 from pipeline.fileio import atomic_write_json
 from pipeline.runner.store import ResultStore, ensure_results_root
@@ -88,7 +88,7 @@ def test_metrics_status(tmp_path):
 
 def test_results_root_cannot_be_a_file(tmp_path):
     (tmp_path / "f").write_text("x")
-    with pytest.raises(ConfigError, match="is a file"):
+    with pytest.raises(StorageError, match="cannot create results directory: a file of that name exists"):
         ensure_results_root(tmp_path / "f")
 
 

@@ -8,7 +8,8 @@ absent, and the argument/result conversions shared with the Octave engine
 One MATLAB session per engine object (so one per worker), started on first use with the
 repository's ``matlab/`` on its path. Calls go through ``matlab/util/mlfs_engine_call.m`` like the
 Octave engine's, run in the background with a timeout; after a timeout or a crash the session is
-discarded and a new one starts at the next call.
+discarded and a new one starts at the next call. A KeyboardInterrupt during a call (Ctrl-C, a run
+that stops) cancels the call and quits the session (untested here, like the rest of this engine).
 
 Requirements: MATLAB R2021a or newer and the matching ``matlabengine`` release
 (``pip install "matlabengine==<MATLAB version>.*"``).
@@ -117,6 +118,10 @@ class MatlabEngine(Engine):
         timeout_errors = (TimeoutError, getattr(m.engine, "TimeoutError", TimeoutError))
         try:
             outputs, failure, seconds = future.result(timeout=self.timeout)
+        except KeyboardInterrupt:  # the run stops: do not leave MATLAB computing for nobody
+            future.cancel()
+            self.close()
+            raise
         except timeout_errors:
             future.cancel()
             self.close()

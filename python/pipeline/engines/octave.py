@@ -2,7 +2,16 @@
 
 One long-lived Octave process per worker: an engine and an evaluator built with the same settings
 share it (:func:`shared_session`). It starts on first use with ``matlab/`` (and its sub-folders) on
-its path, is reused across tasks, and is replaced after a crash or a timeout. Arrays travel as binary MAT files on a RAM disk (oct2py's exchange), never as text.
+its path, is reused across tasks, and is replaced after a crash or a timeout. Arrays travel as
+binary MAT files through a folder in the process's scratch folder on the RAM disk
+(:func:`~pipeline.fileio.process_scratch_dir`), never as text; the folder goes with the session.
+
+Process lifecycle (``docs/reliability.md``): Octave runs on a pseudo-terminal owned by the Python
+process that started it, so the kernel hangs it up, and Octave exits, when that process dies,
+however it dies. A signal that arrives while Octave computes (Ctrl-C, a stop request) kills
+Octave at once and is then handed to the previous handler; the call never returns the outputs of
+an earlier call. Octave's own start-up and exit chatter goes to the logger
+``pipeline.engines.octave``, never to the terminal.
 
 Every call goes through ``matlab/util/mlfs_engine_call.m``, which catches the Octave error and
 returns its identifier, message and call stack; they are raised here as
@@ -14,12 +23,19 @@ MATLAB engine (:mod:`pipeline.engines.matlab`).
 
 from __future__ import annotations
 
+import atexit
 import contextlib
+import functools
+import io
 import logging
 import math
 import os
 import re
 import shutil
+import signal
+import sys
+import tempfile
+import threading
 from numbers import Integral, Real
 from pathlib import Path
 from typing import Any, Sequence
@@ -27,6 +43,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..errors import EngineError
+from ..fileio import process_scratch_dir
 from ..methods.base import MethodSpec
 from ..evaluation.metrics import METRICS
 from .base import Engine, Evaluator
@@ -154,8 +171,8 @@ class OctaveSession:
     Parameters
     ----------
     timeout : float
-        Seconds one call may take; after that the call is interrupted, the process is replaced and
-        an EngineError is raised.
+        Seconds one call may take; after that Octave is killed, an EngineError is raised and the
+        next call starts a new process.
     matlab_dir : path, optional
         The repository's ``matlab/`` folder (added with all its sub-folders).
     extra_paths : sequence of paths
@@ -170,6 +187,10 @@ class OctaveSession:
         self.matlab_dir = Path(matlab_dir) if matlab_dir is not None else MATLAB_DIR
         self.extra_paths = [Path(p) for p in extra_paths]
         self._octave = None
+        self._exchange: Path | None = None
+        self._killed = None  # the engine of a killed process, reaped at close()
+        self._aborted = False
+        self._expired = False
         self.starts = 0
         self.last_call_seconds = float("nan")
 
@@ -177,32 +198,48 @@ class OctaveSession:
     def running(self) -> bool:
         return self._octave is not None
 
+    @property
+    def pid(self) -> int | None:
+        """The Octave process id (None when not running)."""
+        engine = getattr(self._octave, "_engine", None)
+        return engine.repl.child.pid if engine is not None else None
+
     def start(self):
-        """Start Octave if it is not running; return the oct2py session."""
+        """Start Octave if it is not running; return the oct2py session.
+
+        Raises
+        ------
+        EngineError
+            When oct2py or Octave is missing or Octave cannot start.
+        KeyboardInterrupt
+            When SIGINT or SIGTERM arrived during the start (Octave is stopped again).
+        """
         if self._octave is not None:
             return self._octave
-        try:
-            from oct2py import Oct2Py
-        except ImportError as exc:
-            raise EngineError("the Python package oct2py is not installed (pip install oct2py)") from exc
+        session_class = _session_class()
         if not (self.matlab_dir / "util" / "mlfs_engine_call.m").is_file():
             raise EngineError("the repository's matlab/ folder was not found", file=self.matlab_dir)
+        self._aborted = self._expired = False
+        self._exchange = Path(tempfile.mkdtemp(prefix="octave.", dir=process_scratch_dir()))
+        guard = _SignalsAbort(self)
         try:
-            with _single_threaded_blas():
-                octave = Oct2Py(logger=_LOG, timeout=self.timeout, backend="disable", executable=_octave_executable())
+            with guard, _stderr_to_log(), _signals_held(), _single_threaded_blas():
+                self._octave = session_class(logger=_LOG, timeout=self.timeout, backend="disable",
+                                             executable=_octave_executable(), temp_dir=str(self._exchange))
+                # a hung-up or terminated Octave (its parent died) must not leave octave-workspace behind
+                self._octave.eval("sighup_dumps_octave_core(false); sigterm_dumps_octave_core(false);",
+                                  verbose=False)
+                self._octave.addpath(self._octave.genpath(str(self.matlab_dir)))
+                for extra in self.extra_paths:
+                    self._octave.addpath(self._octave.genpath(str(extra)))
         except Exception as exc:  # oct2py raises OSError/Oct2PyError/pexpect errors when Octave is absent
+            self.close()
+            self._stop_if_aborted(guard)
             raise EngineError("cannot start GNU Octave: install it (Debian/Ubuntu: apt-get install -y "
                               f"--no-install-recommends octave) or set OCTAVE_EXECUTABLE ({exc})") from exc
-        try:
-            octave.addpath(octave.genpath(str(self.matlab_dir)))
-            for extra in self.extra_paths:
-                octave.addpath(octave.genpath(str(extra)))
-        except Exception:
-            octave.exit()
-            raise
-        self._octave = octave
+        self._stop_if_aborted(guard)
         self.starts += 1
-        return octave
+        return self._octave
 
     def call(self, function: str, *args, nout: int, context: str = "", timeout: float | None = None) -> list:
         """Run ``function(*args)`` in Octave and return its ``nout`` outputs.
@@ -214,36 +251,230 @@ class OctaveSession:
         ------
         EngineError
             With the function, the task context and the Octave message when the function errors;
-            on a timeout or a crash (the process is then restarted for the next call).
+            on a timeout or a crash (the next call starts a new process).
+        KeyboardInterrupt
+            When SIGINT or SIGTERM arrived during the call: Octave was killed.
         """
-        from oct2py import Oct2PyError
-
         octave = self.start()
         limit = self.timeout if timeout is None else float(timeout)
-        where = f"{context}: " if context else ""
+        what = f"{context}: {function}" if context else function
+        guard = _SignalsAbort(self)
         try:
-            outputs, failure, seconds = octave.feval("mlfs_engine_call", function, float(nout), *args,
-                                                     nout=3, timeout=limit, verbose=False)
-        except Oct2PyError as exc:
+            outputs, failure, seconds = self._feval(octave, guard, limit, function, float(nout), *args)
+        except Exception as exc:
+            self._raise_if_stopped(guard, what, limit)
+            if not isinstance(exc, _process_failures()):
+                raise
             self.close()
-            reason = "timed out" if "Timed out" in str(exc) else "crashed"
-            detail = f"after {limit:g} s" if reason == "timed out" else str(exc).splitlines()[0]
-            raise EngineError(f"{where}{function} {reason} in Octave ({detail}); the Octave process "
-                              "was restarted") from None
+            detail = str(exc).splitlines()[0] if type(exc).__name__ == "Oct2PyError" else "Octave died"
+            raise EngineError(f"{what} crashed in Octave ({detail}); the Octave process was stopped") from None
+        self._raise_if_stopped(guard, what, limit)
         message = failure_message(failure)
         if message is not None:
-            raise EngineError(f"{where}{function} failed in Octave: {message}")
+            raise EngineError(f"{what} failed in Octave: {message}")
         self.last_call_seconds = float(seconds)
         return list(outputs.ravel()) if isinstance(outputs, np.ndarray) else list(outputs)
 
+    def _feval(self, octave, guard: "_SignalsAbort", limit: float, *args):
+        """``mlfs_engine_call(*args)`` under the signal guard and a timer that kills Octave at ``limit``."""
+        timer = threading.Timer(limit, self._expire)
+        timer.daemon = True
+        with guard:
+            timer.start()
+            try:
+                return octave.feval("mlfs_engine_call", *args, nout=3, timeout=limit + _OCT2PY_BACKSTOP,
+                                    verbose=False)
+            finally:
+                timer.cancel()
+
+    def _raise_if_stopped(self, guard: "_SignalsAbort", what: str, limit: float) -> None:
+        """After the timer or a signal killed Octave: close, then raise EngineError (timeout) or
+        hand the signal on and raise KeyboardInterrupt."""
+        if self._expired:
+            self.close()
+            raise EngineError(f"{what} timed out in Octave after {limit:g} s; the Octave process was stopped")
+        self._stop_if_aborted(guard)
+
+    def abort(self) -> None:
+        """Kill Octave at once; the running call or start then raises. Safe from a signal handler
+        or another thread."""
+        self._aborted = True
+        octave = self._octave
+        engine = getattr(octave, "_engine", None)
+        if engine is None:
+            return
+        octave._engine = None  # oct2py then returns from the dead call instead of starting a new Octave
+        self._killed = engine
+        with contextlib.suppress(OSError):
+            os.kill(engine.repl.child.pid, signal.SIGKILL)
+
     def close(self) -> None:
-        """Stop the Octave process (a later call starts a new one)."""
+        """Stop the Octave process and remove its exchange folder (a later call starts a new one)."""
         octave, self._octave = self._octave, None
         if octave is not None:
             try:
                 octave.exit()
             except Exception as exc:  # a dead process may fail to exit cleanly; it is gone either way
                 _LOG.debug("ignoring error while stopping Octave: %s", exc)
+        killed, self._killed = self._killed, None
+        if killed is not None:
+            atexit.unregister(killed._cleanup)
+            with contextlib.suppress(Exception):
+                killed.repl.child.close(force=True)  # reaps the killed process
+        exchange, self._exchange = self._exchange, None
+        if exchange is not None:
+            shutil.rmtree(exchange, ignore_errors=True)
+
+    def _expire(self) -> None:
+        self._expired = True
+        self.abort()
+
+    def _stop_if_aborted(self, guard: "_SignalsAbort") -> None:
+        """After a signal killed Octave: close, hand the signal on, and raise KeyboardInterrupt."""
+        if not self._aborted:
+            return
+        self.close()
+        guard.hand_on()
+        raise KeyboardInterrupt("Octave was stopped by a signal")
+
+
+# oct2py's own per-call timeout, a backstop behind the session's timer (which kills at once)
+_OCT2PY_BACKSTOP = 60.0
+
+
+class _SignalsAbort:
+    """While Octave starts or computes, SIGINT and SIGTERM kill it (``session.abort()``) instead of
+    raising inside oct2py; :meth:`hand_on` then gives the signal to the handler it replaced.
+
+    A KeyboardInterrupt inside oct2py would interrupt Octave, wait for it (a long BLAS call does not
+    listen) and then read the exchange file: possibly the outputs of the previous call. Handlers
+    can only change in the main thread; elsewhere (Dask worker threads) nothing changes.
+    """
+
+    def __init__(self, session: OctaveSession):
+        self.session = session
+        self.caught: int | None = None
+        self._replaced: dict[int, Any] = {}
+
+    def __enter__(self) -> "_SignalsAbort":
+        if threading.current_thread() is threading.main_thread():
+            for signum in (signal.SIGINT, signal.SIGTERM):
+                if callable(signal.getsignal(signum)):  # an ignored or system-handled signal stays so
+                    self._replaced[signum] = signal.signal(signum, self._abort)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for signum, handler in self._replaced.items():
+            signal.signal(signum, handler)
+
+    def _abort(self, signum, _frame) -> None:
+        if self.caught is None:
+            self.caught = signum
+        self.session.abort()
+
+    def hand_on(self) -> None:
+        """Call the replaced handler with the caught signal (it may raise, e.g. KeyboardInterrupt)."""
+        if self.caught is not None and self.caught in self._replaced:
+            self._replaced[self.caught](self.caught, None)
+
+
+@contextlib.contextmanager
+def _signals_held():
+    """Hold SIGINT and SIGTERM back meanwhile (they arrive at the end).
+
+    While it forks Octave, pexpect sets SIGINT to the system default for a moment: a Ctrl-C then
+    would kill this process outright instead of stopping the run.
+    """
+    held = {signal.SIGINT, signal.SIGTERM}
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+_STDERR_LOCK = threading.Lock()
+
+
+@contextlib.contextmanager
+def _stderr_to_log():
+    """Send what is written to file descriptor 2 meanwhile to the log.
+
+    oct2py checks the executable by running ``octave --eval`` with our standard error, where
+    Octave prints X11/GUI warnings and ``error: ignoring const execution_exception& while
+    preparing to exit``.
+    """
+    with _STDERR_LOCK, tempfile.TemporaryFile() as sink:
+        sys.stderr.flush()
+        saved = os.dup(2)
+        os.dup2(sink.fileno(), 2)
+        try:
+            yield
+        finally:
+            sys.stderr.flush()
+            os.dup2(saved, 2)
+            os.close(saved)
+            sink.seek(0)
+            for line in sink.read().decode("utf-8", errors="replace").splitlines():
+                if line.strip():
+                    _LOG.info("octave start-up: %s", line.rstrip())
+
+
+def _import_oct2py():
+    """Import oct2py without the default session it starts at import time.
+
+    ``import oct2py`` starts an Octave for its module-level ``octave`` object: one more idle Octave
+    in every process, a folder on /dev/shm that nothing removes, and chatter on the terminal.
+    With ``OCTAVE_EXECUTABLE`` naming a file that is no program, that start fails at once; oct2py
+    catches the failure and prints it, which goes to the log.
+    """
+    module = sys.modules.get("oct2py")
+    if module is not None:
+        return module
+    saved = os.environ.get("OCTAVE_EXECUTABLE")
+    os.environ["OCTAVE_EXECUTABLE"] = os.devnull
+    printed = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
+            import oct2py
+    except ImportError as exc:
+        raise EngineError("the Python package oct2py is not installed (pip install oct2py)") from exc
+    finally:
+        if saved is None:
+            del os.environ["OCTAVE_EXECUTABLE"]
+        else:
+            os.environ["OCTAVE_EXECUTABLE"] = saved
+    _LOG.debug("oct2py imported without its default session: %s", printed.getvalue().strip())
+    return oct2py
+
+
+def _process_failures() -> tuple[type[BaseException], ...]:
+    """What a call raises when the Octave process died or stopped answering: oct2py's error, or
+    pexpect's when the death is noticed outside oct2py's own handling (e.g. while it sets up the
+    plot settings before the call)."""
+    from pexpect import ExceptionPexpect
+
+    return _import_oct2py().Oct2PyError, ExceptionPexpect, OSError
+
+
+@functools.cache
+def _session_class():
+    """oct2py's session class, made to start Octave once only.
+
+    When Octave dies during a call, oct2py starts a new one before raising (with the start-up
+    chatter on the terminal, and about a second lost). The session stops instead and starts a new
+    process at its next call, through :meth:`OctaveSession.start`.
+    """
+    oct2py = _import_oct2py()
+
+    class SingleStartOct2Py(oct2py.Oct2Py):
+        def restart(self):
+            if self.__dict__.get("_started_once"):  # not getattr: Oct2Py looks unknown names up in Octave
+                raise oct2py.Oct2PyError("Octave died")
+            self._started_once = True
+            super().restart()
+
+    return SingleStartOct2Py
 
 
 @contextlib.contextmanager
@@ -280,6 +511,14 @@ def shared_session(timeout: float = DEFAULT_TIMEOUT, matlab_dir: str | Path | No
     if key not in _SHARED:
         _SHARED[key] = OctaveSession(timeout, matlab_dir, extra_paths)
     return _SHARED[key]
+
+
+def _forget_shared_sessions_after_fork() -> None:
+    """A forked worker starts its own Octave: the parent's processes and folders are not its own."""
+    _SHARED.clear()
+
+
+os.register_at_fork(after_in_child=_forget_shared_sessions_after_fork)
 
 
 class OctaveEngine(Engine):

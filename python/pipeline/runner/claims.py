@@ -1,26 +1,31 @@
 """Per-task claim files: two runs on one results directory never compute the same task at once.
 
-A claim is a small JSON file (host, pid, start time) created atomically with ``os.link`` — which
-fails if the file exists — so exactly one run wins. A claim is *stale*, and may be broken, when its
-process is gone (same host: the pid no longer exists, is a zombie, or now belongs to a process
-started after the claim) or when it is older than ``stale_after`` seconds (other hosts, e.g. Dask
-workers on a cluster, whose pids cannot be checked). A killed run
-therefore never blocks a resumed one on the same machine, and blocks one elsewhere at most
-``stale_after`` seconds.
+A claim is a small JSON file (host, pid, claim time) created atomically with ``os.link`` — which
+fails if the file exists — so exactly one run wins. A claim is *abandoned*, and may be broken,
+when its content is not a valid claim (empty or corrupt: a complete claim is written before it is
+linked, so a live holder never shows one), when its process is gone (same host: the pid no longer
+exists, is a zombie, or now belongs to a process started after the claim), or when it is older
+than ``stale_after`` seconds (other hosts, e.g. Dask workers on a cluster, whose pids cannot be
+checked). A killed run therefore never blocks a resumed one on the same machine, and blocks one
+elsewhere at most ``stale_after`` seconds. See ``docs/reliability.md``.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import socket
-import tempfile
 import time
 from pathlib import Path
 
-import psutil
+from ..fileio import (create_temporary, ensure_directory, process_alive, remove_abandoned_temporaries, storage_error,
+                      this_host)
 
 DEFAULT_STALE_AFTER = 6 * 3600.0
+
+
+def claim_path(results_dir: str | Path, folder: str, dataset: str, fold: int) -> Path:
+    """Where the claim of task ``folder/dataset/fold`` lives."""
+    return Path(results_dir) / folder / f".{dataset}_fold{int(fold)}.claim"
 
 
 class TaskClaim:
@@ -42,14 +47,20 @@ class TaskClaim:
         self.release()
 
     def acquire(self) -> bool:
-        """Create the claim; break a stale one once. Returns whether this process holds it."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        """Create the claim; break an abandoned one once. Returns whether this process holds it.
+
+        Raises
+        ------
+        StorageError
+            When the method folder or the claim cannot be written.
+        """
+        ensure_directory(self.path.parent, "method folder")
         for _ in range(2):
             if self._try_create():
                 self.acquired = True
-                self.remove_abandoned_temporaries()
+                remove_abandoned_temporaries(self.path, self.stale_after)
                 return True
-            if not self._break_if_stale():
+            if not self._break_if_abandoned():
                 return False
         return False
 
@@ -59,64 +70,55 @@ class TaskClaim:
             self.acquired = False
 
     def holder(self) -> dict:
-        """The claim's content (empty dict if unreadable)."""
+        """The claim's content (empty dict if missing or unreadable)."""
         try:
-            return json.loads(self.path.read_text(encoding="utf-8"))
+            content = json.loads(self.path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return {}
+        return content if isinstance(content, dict) else {}
 
-    def remove_abandoned_temporaries(self) -> None:
-        """Delete other claim temporaries of this task (call while holding the claim).
-
-        They belong to processes killed between creating and linking them, or to a process that is
-        losing the race right now (its link then fails, which it reads as "claimed by another").
-        """
-        for partial in self.path.parent.glob(f".{self.path.name}.*.tmp"):
-            partial.unlink(missing_ok=True)
+    def is_free(self) -> bool:
+        """Whether nobody holds the task: no claim, or an abandoned one."""
+        return not self.path.exists() or self._is_abandoned()
 
     def _try_create(self) -> bool:
-        content = json.dumps({"host": socket.gethostname(), "pid": os.getpid(), "started": time.time()})
-        fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp", dir=self.path.parent)
+        content = json.dumps({"host": this_host(), "pid": os.getpid(), "started": time.time()})
+        try:
+            fd, tmp = create_temporary(self.path)
+        except OSError as exc:
+            raise storage_error("write task claim", self.path, exc) from None
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
                 handle.write(content)
             os.link(tmp, self.path)
             return True
-        except (FileExistsError, FileNotFoundError):  # claimed by another (which removed our temporary)
+        except FileExistsError:  # claimed by another process
             return False
+        except OSError as exc:
+            raise storage_error("write task claim", self.path, exc) from None
         finally:
-            Path(tmp).unlink(missing_ok=True)
+            tmp.unlink(missing_ok=True)
 
-    def _break_if_stale(self) -> bool:
-        if not self._is_stale():
+    def _break_if_abandoned(self) -> bool:
+        if not self._is_abandoned():
             return False
         grave = self.path.with_name(f"{self.path.name}.stale.{os.getpid()}")
         try:
-            os.replace(self.path, grave)  # only one breaker moves the stale file away
+            os.replace(self.path, grave)  # only one breaker moves the abandoned file away
         except FileNotFoundError:
             return True  # another process already broke it: try again
         grave.unlink(missing_ok=True)
         return True
 
-    def _is_stale(self) -> bool:
+    def _is_abandoned(self) -> bool:
         info = self.holder()
         try:
             age = time.time() - self.path.stat().st_mtime
         except FileNotFoundError:
             return True
-        if info.get("host") == socket.gethostname() and isinstance(info.get("pid"), int):
-            return not _claimant_alive(info["pid"], float(info.get("started", 0.0)))
+        host, pid, started = info.get("host"), info.get("pid"), info.get("started")
+        if not (isinstance(host, str) and isinstance(pid, int) and isinstance(started, (int, float))):
+            return True  # empty or corrupt: no live holder ever shows such a claim
+        if host == this_host():
+            return not process_alive(pid, float(started))
         return age > self.stale_after
-
-
-def _claimant_alive(pid: int, claimed_at: float) -> bool:
-    """Whether the process that made a claim at ``claimed_at`` still runs (zombies count as gone)."""
-    try:
-        process = psutil.Process(pid)
-        if process.status() == psutil.STATUS_ZOMBIE:
-            return False
-        return process.create_time() <= claimed_at + 1.0  # a newer process reusing the pid is not it
-    except psutil.NoSuchProcess:
-        return False
-    except psutil.AccessDenied:
-        return True

@@ -4,123 +4,262 @@ Each worker builds one :class:`~pipeline.runner.run.Workbench` (so one Octave pr
 receives its first task and reuses it for every later task. Results are written by the worker to
 the results directory (which must be shared storage on a cluster); the driver only collects
 outcomes and shows progress.
+
+:func:`execute` drives an executor: it reports progress, waits at the end for tasks another run
+holds (and then counts them ``done_elsewhere``, or computes them if that run gave up), stops the
+run on a signal or on a storage fault, and reports the tasks that did not finish as
+``interrupted``. See ``docs/reliability.md``.
 """
 
 from __future__ import annotations
 
-import atexit
-import itertools
-from concurrent.futures import ProcessPoolExecutor, as_completed
+import signal
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass, field
 from typing import Callable, Iterable, Iterator
 
 from tqdm import tqdm
 
 from ..errors import ConfigError
-from .history import attach_log
+from ..fileio import remove_abandoned_scratch_dirs
+from .claims import TaskClaim, claim_path
+from .lifecycle import RunStop
+from .pool import WorkerPool, configure_worker
 from .run import Outcome, RunSettings, Workbench, fresh_outcome, run_task
 from .tasks import Task
 
 EXECUTORS = ("serial", "process", "dask")
-
-_worker_bench: Workbench | None = None
-_worker_settings: RunSettings | None = None
+_CLAIM_POLL = 1.0  # seconds between two looks at the claims of tasks another run holds
 
 
-def _init_worker(settings: RunSettings) -> None:
-    """Process-pool initializer: one workbench per worker, BLAS limited to one thread."""
-    global _worker_bench, _worker_settings
-    from threadpoolctl import threadpool_limits
+class SerialExecutor:
+    """Runs the tasks one after the other in this process."""
 
-    threadpool_limits(1)
-    if settings.log_file:
-        attach_log(settings.log_file)
-    _worker_settings = settings
-    _worker_bench = Workbench(settings)
-    atexit.register(_worker_bench.close)
+    def __init__(self, settings: RunSettings):
+        self.settings = settings
+        self._bench: Workbench | None = None
+
+    def __enter__(self) -> "SerialExecutor":
+        self._bench = Workbench(self.settings)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._bench.close()
+
+    def run(self, tasks: Iterable[Task], stop: RunStop) -> Iterator[Outcome]:
+        for task in tasks:
+            if stop.requested:
+                return
+            try:
+                with stop.task():
+                    outcome = run_task(task, self.settings, self._bench)
+            except KeyboardInterrupt:  # the running task was stopped (claim released, Octave killed)
+                stop.request("interrupted by SIGINT", signal.SIGINT)
+                return
+            yield outcome
 
 
-def _run_in_worker(task: Task) -> Outcome:
-    return run_task(task, _worker_settings, _worker_bench)
+_dask_bench: Workbench | None = None
+_dask_settings: RunSettings | None = None
 
 
 def _run_on_dask_worker(task: Task, settings: RunSettings) -> Outcome:
     """Dask task body: reuse this worker process's workbench while the settings stay the same."""
-    global _worker_bench, _worker_settings
-    if _worker_bench is None or _worker_settings != settings:
-        if _worker_bench is not None:
-            _worker_bench.close()
-        _init_worker(settings)
-    return run_task(task, settings, _worker_bench)
+    global _dask_bench, _dask_settings
+    if _dask_bench is None or _dask_settings != settings:
+        if _dask_bench is not None:
+            _dask_bench.close()
+        configure_worker(settings)
+        _dask_settings, _dask_bench = settings, Workbench(settings)
+    return run_task(task, settings, _dask_bench)
 
 
-def _dask_outcomes(tasks: list[Task], settings: RunSettings, jobs: int, scheduler: str | None) -> Iterator[Outcome]:
+class DaskExecutor:
+    """Runs the tasks on a Dask cluster: a LocalCluster of ``jobs`` processes, or the scheduler at
+    ``scheduler`` (connected on entry, so an unreachable one is reported before anything runs)."""
+
+    def __init__(self, settings: RunSettings, jobs: int, scheduler: str | None = None):
+        self.settings = settings
+        self.jobs = jobs
+        self.scheduler = scheduler
+        self._client = None
+        self._cluster = None
+
+    def __enter__(self) -> "DaskExecutor":
+        from dask.distributed import Client
+
+        if self.scheduler:
+            try:
+                self._client = Client(self.scheduler)
+            except (OSError, TimeoutError) as exc:
+                raise ConfigError(f"cannot reach the Dask scheduler: {' '.join(str(exc).split())}",
+                                  field="--scheduler", found=self.scheduler) from None
+        else:
+            self._cluster = _local_cluster(self.jobs)
+            try:
+                self._client = Client(self._cluster)
+            except BaseException:
+                self._cluster.close()
+                raise
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._client.close()
+        if self._cluster is not None:
+            self._cluster.close()
+            remove_abandoned_scratch_dirs()
+
+    def run(self, tasks: Iterable[Task], stop: RunStop) -> Iterator[Outcome]:
+        from dask.distributed import as_completed
+
+        submitted = {self._client.submit(_run_on_dask_worker, task, self.settings, pure=False,
+                                         key=f"mlfs-{task.key}-{time.time_ns()}-{i}"): task
+                     for i, task in enumerate(tasks)}
+        pending = as_completed(submitted)
+        while not pending.is_empty():
+            if stop.requested:
+                # Dask cannot stop a task that runs; a LocalCluster's workers end when it closes.
+                self._client.cancel(list(submitted))
+                return
+            batch = pending.next_batch(block=False)
+            for future in batch:
+                yield _dask_outcome(future, submitted[future])
+            if not batch:
+                time.sleep(0.05)
+
+
+def _local_cluster(jobs: int):
+    """A LocalCluster whose processes ignore SIGINT: the terminal's Ctrl-C reaches the whole
+    process group, and only the driver decides what happens (they inherit the ignored signal)."""
     import dask
-    from dask.distributed import Client, LocalCluster, as_completed as dask_completed
+    from dask.distributed import LocalCluster
 
-    if scheduler:
-        client, cluster = Client(scheduler), None
-    else:
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
         # Dask's default MALLOC_TRIM_THRESHOLD_ makes glibc map and unmap every large NumPy
         # temporary; the evaluator then runs about twice as slow as in a plain process.
         with dask.config.set({"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}):
-            cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True,
-                                   dashboard_address=None, silence_logs=40)
-        client = Client(cluster)
-    try:
-        futures = [client.submit(_run_on_dask_worker, task, settings, pure=False,
-                                 key=f"mlfs-{task.key}-{i}") for i, task in enumerate(tasks)]
-        for future in dask_completed(futures):
-            yield future.result()
+            return LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True,
+                                dashboard_address=None, silence_logs=40)
     finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()
+        signal.signal(signal.SIGINT, previous)
 
 
-def iter_outcomes(tasks: list[Task], settings: RunSettings, executor: str = "serial",
-                  jobs: int = 1, scheduler: str | None = None) -> Iterator[Outcome]:
-    """Yield the outcome of every task as it finishes."""
-    if executor not in EXECUTORS:
-        raise ConfigError(f"unknown executor {executor!r}", expected=f"one of {list(EXECUTORS)}")
+def _dask_outcome(future, task: Task) -> Outcome:
+    try:
+        return future.result()
+    except Exception as exc:  # the worker died (KilledWorker) or the task could not run there
+        kind = "WorkerCrashed" if type(exc).__name__ == "KilledWorker" else type(exc).__name__
+        return Outcome(task, "failed", f"the Dask worker failed: {' '.join(str(exc).split())}", kind)
+
+
+def make_executor(kind: str, settings: RunSettings, jobs: int = 1, scheduler: str | None = None):
+    """The executor ``kind`` (``serial``, ``process`` or ``dask``), to be entered with ``with``.
+
+    Raises
+    ------
+    ConfigError
+        For an unknown executor, ``jobs < 1`` or a scheduler without ``--executor dask``.
+    """
+    if kind not in EXECUTORS:
+        raise ConfigError(f"unknown executor {kind!r}", expected=f"one of {list(EXECUTORS)}")
     if jobs < 1:
         raise ConfigError(f"--jobs must be >= 1, got {jobs}")
-    if scheduler and executor != "dask":
+    if scheduler and kind != "dask":
         raise ConfigError("--scheduler needs --executor dask")
-    if executor == "dask":
-        yield from _dask_outcomes(tasks, settings, jobs, scheduler)
-        return
-    if executor == "serial" or jobs == 1:
-        bench = Workbench(settings)
-        try:
-            for task in tasks:
-                yield run_task(task, settings, bench)
-        finally:
-            bench.close()
-        return
-    with ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker, initargs=(settings,)) as pool:
-        futures = [pool.submit(_run_in_worker, task) for task in tasks]
-        for future in as_completed(futures):
-            yield future.result()
+    if kind == "dask":
+        return DaskExecutor(settings, jobs, scheduler)
+    if kind == "serial" or jobs == 1:
+        return SerialExecutor(settings)
+    return WorkerPool(settings, jobs)
+
+
+@dataclass
+class RunResult:
+    """Every task's outcome, in completion order, and why the run stopped early (if it did)."""
+
+    outcomes: list[Outcome] = field(default_factory=list)
+    stop_reason: str | None = None
+    stop_signal: int | None = None
+
+
+def execute(executor, tasks: list[Task], progress: bool = True, stop: RunStop | None = None,
+            on_outcome: Callable[[Outcome], None] | None = None) -> RunResult:
+    """Run ``tasks`` on an entered executor with a progress bar; see the module docstring.
+
+    With ``--skip-existing`` the tasks whose files are fresh are skipped here, before any worker
+    starts. ``stop`` is the caller's entered :class:`RunStop` when signals must also be caught
+    before and after the tasks (while the executor starts and closes, while reports are written);
+    without it they are caught while the tasks run. ``on_outcome`` is called in the driver with each
+    outcome as it arrives (e.g. to log it).
+    """
+    if stop is None:
+        with RunStop() as own:
+            return execute(executor, tasks, progress, own, on_outcome)
+    with tqdm(total=len(tasks), desc="tasks", unit="task", disable=not progress, leave=True) as bar:
+        tally = _Tally(tasks, bar, on_outcome)
+        batch = []
+        for task in tasks:
+            fresh = fresh_outcome(task, executor.settings)
+            if fresh is None:
+                batch.append(task)
+            else:
+                tally.add(fresh)
+        held_elsewhere: list[Task] = []
+        while batch and not stop.requested:
+            for outcome in executor.run(batch, stop):
+                if outcome.status == "locked":
+                    held_elsewhere.append(outcome.task)
+                    continue
+                tally.add(outcome)
+                if outcome.error_type == "StorageError":
+                    stop.request(f"stopped after a storage fault: {outcome.message}")
+            batch, held_elsewhere = _wait_for_claims(held_elsewhere, executor.settings, stop, bar)
+    outcomes = tally.outcomes + [Outcome(task, "interrupted", f"did not finish: the run was {stop.reason}",
+                                         "Interrupted") for task in tally.unfinished.elements()]
+    return RunResult(outcomes, stop.reason, stop.signum)
+
+
+class _Tally:
+    """The outcomes so far, the tasks yet to finish, and the progress bar."""
+
+    def __init__(self, tasks: list[Task], bar, on_outcome: Callable[[Outcome], None] | None):
+        self.outcomes: list[Outcome] = []
+        self.unfinished = Counter(tasks)
+        self.bar = bar
+        self.on_outcome = on_outcome
+
+    def add(self, outcome: Outcome) -> None:
+        self.outcomes.append(outcome)
+        self.unfinished[outcome.task] -= 1
+        if self.on_outcome is not None:
+            self.on_outcome(outcome)
+        self.bar.set_postfix_str(f"{outcome.task.key} {outcome.status}", refresh=False)
+        self.bar.update(1)
+
+
+def _wait_for_claims(held: list[Task], settings: RunSettings, stop: RunStop, bar) -> tuple[list[Task], list[Task]]:
+    """Wait until some of the tasks other runs hold are free; return (free tasks, still held)."""
+    if held:
+        bar.write(f"waiting for {len(held)} task(s) that another run is computing", file=sys.stderr)
+    while held and not stop.requested:
+        free = [task for task in held if _claim(task, settings).is_free()]
+        if free:
+            return free, [task for task in held if task not in free]
+        time.sleep(_CLAIM_POLL)
+    return [], held
+
+
+def _claim(task: Task, settings: RunSettings) -> TaskClaim:
+    return TaskClaim(claim_path(settings.results_dir, task.folder, task.dataset, task.fold),
+                     settings.claim_stale_after)
 
 
 def run_all(tasks: list[Task], settings: RunSettings, executor: str = "serial", jobs: int = 1,
             progress: bool = True, scheduler: str | None = None,
             on_outcome: Callable[[Outcome], None] | None = None) -> list[Outcome]:
-    """Run every task with a progress bar; return the outcomes in completion order.
-
-    ``on_outcome`` is called in the driver with each outcome as it arrives (e.g. to log it).
-    """
-    fresh = [outcome for outcome in (fresh_outcome(task, settings) for task in tasks) if outcome is not None]
-    skipped = {outcome.task for outcome in fresh}
-    pending = [task for task in tasks if task not in skipped]
-    outcomes: list[Outcome] = []
-    stream: Iterable[Outcome] = itertools.chain(fresh, iter_outcomes(pending, settings, executor, jobs, scheduler)
-                                                if pending else ())
-    with tqdm(total=len(tasks), desc="tasks", unit="task", disable=not progress, leave=True) as bar:
-        for outcome in stream:
-            outcomes.append(outcome)
-            if on_outcome is not None:
-                on_outcome(outcome)
-            bar.set_postfix_str(f"{outcome.task.key} {outcome.status}", refresh=False)
-            bar.update(1)
-    return outcomes
+    """Run every task with a progress bar; return the outcomes in completion order."""
+    with make_executor(executor, settings, jobs, scheduler) as runner:
+        return execute(runner, tasks, progress, on_outcome=on_outcome).outcomes

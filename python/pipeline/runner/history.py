@@ -20,7 +20,7 @@ import sys
 from importlib import metadata
 from pathlib import Path
 
-from ..fileio import atomic_write_json
+from ..fileio import atomic_write_json, ensure_directory
 from ..names import validate_name
 from .fingerprint import git_state
 
@@ -76,7 +76,7 @@ class RunHistory:
 
     def start(self, **extra) -> "RunHistory":
         """Write the opening record and send the ``pipeline`` loggers' messages to the run's log."""
-        self.folder.mkdir(parents=True, exist_ok=True)
+        ensure_directory(self.folder, "run history folder")
         self.record.update(extra)
         atomic_write_json(self.record_path, self.record)
         self._handler = attach_log(self.log_path)

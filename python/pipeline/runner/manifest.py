@@ -4,21 +4,24 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..fileio import atomic_write_json
+from ..fileio import atomic_write_json, remove_abandoned_temporaries
 from .run import Outcome
 
 
-def remove_partial_reports(root: Path) -> None:
-    """Delete ``failures.json`` temporaries a killed run left in ``root``."""
-    for name in ("failures.json",):
-        for partial in root.glob(f".{name}.*.tmp"):
-            partial.unlink(missing_ok=True)
+def remove_partial_reports(root: Path, unnamed_after: float) -> None:
+    """Delete the ``failures.json`` temporaries of dead writers in ``root``.
+
+    A live run's temporary, about to be renamed, is never touched; one of another host, or one
+    that names no writer, only once older than ``unnamed_after`` seconds.
+    """
+    remove_abandoned_temporaries(root / "failures.json", unnamed_after)
 
 
 def write_failures(root: Path, outcomes: list[Outcome]) -> Path | None:
-    """Write ``<root>/failures.json`` naming each failed task; remove a stale one if none failed."""
+    """Write ``<root>/failures.json`` naming each failed or interrupted task; remove a stale one if
+    there is none."""
     path = root / "failures.json"
-    failed = [o for o in outcomes if o.status in ("failed", "locked")]
+    failed = [o for o in outcomes if o.status in ("failed", "interrupted")]
     if not failed:
         path.unlink(missing_ok=True)
         return None

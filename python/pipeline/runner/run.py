@@ -20,7 +20,7 @@ from ..engines import make_engine, make_evaluator
 from ..errors import ConfigError, EngineError, PipelineError
 from ..methods import get_method
 from ..rankings import validate_ranking, validate_scores
-from .claims import TaskClaim
+from .claims import TaskClaim, claim_path
 from .fingerprint import evaluator_fingerprint, git_state, method_fingerprint
 from .freshness import metrics_staleness, ranking_staleness, sha256_or_none
 from .records import metrics_record, ranking_record, runtime_versions, union_of_k
@@ -34,7 +34,8 @@ class RunSettings:
 
     ``grids``: the grids every task is scored on (one ranking, one ML-kNN pass for all of them).
     ``skip_existing``: keep fresh results; ``overwrite``: recompute everything; neither: reuse fresh
-    rankings but score them again. ``log_file``: the run's log, which worker processes append to.
+    rankings but score them again, except those another run completed after ``run_started`` (epoch
+    seconds; None: no such check). ``log_file``: the run's log, which worker processes append to.
     """
 
     data_dir: str
@@ -50,6 +51,7 @@ class RunSettings:
     claim_stale_after: float = 6 * 3600.0
     engine_options: dict = field(default_factory=dict, compare=False)
     log_file: str | None = None
+    run_started: float | None = None
 
     def __post_init__(self):
         if not self.grids or len({grid.mode for grid in self.grids}) != len(self.grids):
@@ -63,7 +65,9 @@ class RunSettings:
 
 @dataclass(frozen=True)
 class Outcome:
-    """What happened to one task: ``done``, ``skipped``, ``failed`` or ``locked`` (another run has it).
+    """What happened to one task: ``done``, ``skipped``, ``done_elsewhere`` (another run completed it
+    while this one ran), ``failed``, ``interrupted`` (the run stopped first) or ``locked`` (another
+    run holds it right now; the executors wait for it and report one of the others).
 
     ``reason`` says why a ``done`` task was computed (``"no metrics yet"``, a stale reason, ...);
     ``degenerate_points`` counts the grid points whose selection is mostly training-constant
@@ -119,9 +123,9 @@ class Workbench:
 def run_task(task: Task, settings: RunSettings, bench: Workbench) -> Outcome:
     """Run one task and return its outcome; user errors and engine failures are caught here."""
     start = time.perf_counter()
-    claim_path = Path(settings.results_dir) / task.folder / f".{task.dataset}_fold{task.fold}.claim"
     try:
-        with TaskClaim(claim_path, settings.claim_stale_after) as claim:
+        with TaskClaim(claim_path(settings.results_dir, task.folder, task.dataset, task.fold),
+                       settings.claim_stale_after) as claim:
             if not claim.acquired:
                 holder = claim.holder()
                 return Outcome(task, "locked", f"being computed by pid {holder.get('pid')} on "
@@ -187,7 +191,8 @@ def _run(task: Task, settings: RunSettings, bench: Workbench) -> tuple[str, str,
     store.remove_partial_files(store.files(task.folder, task.dataset, task.fold))
     plan = plan_task(task, settings)
     if not plan.grid_reasons:
-        return "skipped", "", 0
+        elsewhere = all(_written_since(plan.files.metrics(grid.mode), settings) for grid in settings.grids)
+        return ("done_elsewhere" if elsewhere else "skipped"), "", 0
     fold = load_fold(plan.fold_file, dataset=task.dataset, index=task.fold)
     _check_evaluable(fold, settings, plan.fold_file)
     grids = [grid for grid in settings.grids if grid.mode in plan.grid_reasons]
@@ -221,7 +226,7 @@ def _grid_reasons(store, files, params, evaluator_code, settings, rank_reason) -
                                   overwrite=settings.overwrite)
         if rank_reason is not None:
             stale = stale or "the ranking is recomputed"
-        elif stale is None and not settings.skip_existing:
+        elif stale is None and not settings.skip_existing and not _written_since(files.metrics(grid.mode), settings):
             stale = "recomputed (no --skip-existing)"
         if stale is not None:
             reasons[grid.mode] = stale
@@ -239,6 +244,14 @@ def _score(task, fold, ranking, grids, k_values, params, settings, bench) -> lis
     return [{**metrics_record(grid=grid, folder=task.folder, dataset=task.dataset, fold_index=task.fold, fold=fold,
                               params=params, mlknn=_mlknn_settings(settings), curves=curves, ranking=ranking),
              "time_eval_seconds": seconds} for grid in grids]
+
+
+def _written_since(path: Path, settings: RunSettings) -> bool:
+    """Whether ``path`` was written after the run started: by another run, which completed it."""
+    try:
+        return settings.run_started is not None and path.stat().st_mtime >= settings.run_started
+    except OSError:
+        return False
 
 
 def _check_evaluable(fold, settings: RunSettings, fold_file: Path) -> None:

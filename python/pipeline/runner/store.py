@@ -23,9 +23,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import ConfigError, DataError, RankingError
+from ..errors import DataError, RankingError
 from ..evaluation.metrics import METRICS
-from ..fileio import atomic_write_json, atomic_write_text
+from ..fileio import atomic_write_json, atomic_write_text, ensure_directory
 from ..names import validate_name
 from ..rankings import read_ranking_file
 
@@ -145,8 +145,5 @@ def _is_complete(record: dict, mode: str) -> bool:
 
 
 def ensure_results_root(root: Path) -> Path:
-    """Create the results directory or raise ConfigError if it is a file."""
-    if root.exists() and not root.is_dir():
-        raise ConfigError("results directory is a file", file=root)
-    root.mkdir(parents=True, exist_ok=True)
-    return root
+    """Create the results directory; StorageError if it cannot be (see :func:`ensure_directory`)."""
+    return ensure_directory(root, "results directory")

@@ -1,0 +1,154 @@
+"""How a run stops: signals in the driver, and worker processes that never outlive it.
+
+Driver side, :class:`RunStop`: while a run lasts, SIGINT (Ctrl-C), SIGTERM and SIGHUP record a
+stop request instead of killing the driver; the executors poll it, stop their workers and report
+the unfinished tasks as interrupted. A task that runs in the driver itself (serial executor) is
+stopped at once: inside :meth:`RunStop.task` the first signal raises KeyboardInterrupt (an Octave
+call kills Octave first, see :mod:`pipeline.engines.octave`). A fault that would fail every later
+task (a full disk) requests a stop too, without a signal.
+
+Worker side, :func:`become_worker`: a pool worker ignores the terminal's SIGINT (the driver
+decides), turns SIGTERM into KeyboardInterrupt (the running task unwinds: claim released,
+temporaries removed, Octave stopped), gets SIGTERM from the kernel when the driver dies
+(``PR_SET_PDEATHSIG``), and has a watchdog thread that ends the process, Octave included, if the
+unwinding takes longer than a grace period or if the driver vanished without that signal.
+See ``docs/reliability.md``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+import select
+import signal
+import threading
+import time
+
+import psutil
+
+from ..fileio import remove_process_scratch_dir
+
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+WORKER_GRACE = 3.0  # seconds a worker may take to unwind after SIGTERM before it is ended
+_PR_SET_PDEATHSIG = 1
+
+
+class RunStop:
+    """Why a run stops early: a signal, or a fault that would fail every later task.
+
+    Use as a context manager around the run (installs the signal handlers in the main thread);
+    executors poll :attr:`requested`.
+    """
+
+    def __init__(self):
+        self.reason: str | None = None
+        self.signum: int | None = None
+        self._in_task = False
+        self._raised = False
+        self._previous: dict[int, object] = {}
+
+    @property
+    def requested(self) -> bool:
+        return self.reason is not None
+
+    def request(self, reason: str, signum: int | None = None) -> None:
+        """Ask the run to stop; the first reason is kept."""
+        if self.reason is None:
+            self.reason, self.signum = reason, signum
+
+    def __enter__(self) -> "RunStop":
+        if threading.current_thread() is threading.main_thread():
+            for signum in STOP_SIGNALS:
+                self._previous[signum] = signal.signal(signum, self._on_signal)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for signum, handler in self._previous.items():
+            signal.signal(signum, handler)
+        self._previous.clear()
+
+    @contextlib.contextmanager
+    def task(self):
+        """Mark a task running in this process: the first signal then raises KeyboardInterrupt."""
+        self._in_task = True
+        try:
+            yield
+        finally:
+            self._in_task = False
+
+    def _on_signal(self, signum, _frame) -> None:
+        self.request(f"interrupted by {signal.Signals(signum).name}", signum)
+        if self._in_task and not self._raised:
+            self._raised = True
+            raise KeyboardInterrupt
+
+
+@contextlib.contextmanager
+def stop_signals_blocked():
+    """Block the stop signals in this thread meanwhile (a process forked here inherits the block)."""
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+def become_worker(parent_pid: int, grace: float = WORKER_GRACE) -> None:
+    """Set up a freshly forked worker (forked with the stop signals blocked, which this unblocks).
+
+    SIGINT and SIGHUP are ignored (the terminal sends them to the whole process group; the driver
+    decides), the first SIGTERM raises KeyboardInterrupt, the kernel sends SIGTERM when the
+    driver dies, and a watchdog thread ends the process ``grace`` seconds after a SIGTERM.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, _raise_once())
+    wake_read, wake_write = os.pipe()
+    os.set_blocking(wake_write, False)
+    signal.set_wakeup_fd(wake_write)  # the C-level handler writes here even while Python is busy
+    _die_with_parent()
+    threading.Thread(target=_watchdog, args=(parent_pid, wake_read, grace), daemon=True,
+                     name="mlfs-worker-watchdog").start()
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
+    if os.getppid() != parent_pid:  # the driver died before the parent-death signal was set
+        os.kill(os.getpid(), signal.SIGTERM)
+
+
+def _raise_once():
+    raised = []
+
+    def handler(_signum, _frame):
+        if not raised:
+            raised.append(True)
+            raise KeyboardInterrupt
+
+    return handler
+
+
+def _die_with_parent() -> None:
+    """Ask Linux to send SIGTERM when the parent dies (elsewhere the watchdog polls the parent)."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGTERM), 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+
+
+def _watchdog(parent_pid: int, wake_read: int, grace: float) -> None:
+    """Wait for a SIGTERM (or the parent's disappearance), then end the process after ``grace``."""
+    while not select.select([wake_read], [], [], 1.0)[0]:
+        if os.getppid() != parent_pid:
+            os.kill(os.getpid(), signal.SIGTERM)
+            break
+    time.sleep(grace)
+    end_process_now()
+
+
+def end_process_now(exit_code: int = 1) -> None:
+    """Kill this process's children (Octave), remove its scratch folder and exit at once."""
+    for child in psutil.Process().children(recursive=True):
+        with contextlib.suppress(psutil.Error):
+            child.kill()
+    remove_process_scratch_dir()
+    os._exit(exit_code)

@@ -1,0 +1,235 @@
+"""The ``process`` executor's pool: worker processes the driver feeds one task at a time.
+
+Each worker is forked from the driver and keeps one :class:`~pipeline.runner.run.Workbench` (so
+one Octave process) for all its tasks. Tasks and outcomes travel as JSON over one pipe per worker,
+so the driver always knows which task each worker runs:
+
+- a worker that dies fails the task it was running (``WorkerCrashed``) and is replaced; the run
+  carries on;
+- on a stop request the driver sends every worker SIGTERM, collects the outcomes that still
+  arrive within a grace period, then kills what is left: nothing runs or writes afterwards;
+- workers get SIGTERM from the kernel when the driver dies (:mod:`pipeline.runner.lifecycle`),
+  and their Octave processes die with them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+import multiprocessing
+import os
+import signal
+import tempfile
+import time
+from collections import deque
+from multiprocessing.connection import Connection, wait
+from typing import Iterable, Iterator
+
+from ..fileio import process_scratch_dir, remove_abandoned_scratch_dirs, remove_process_scratch_dir
+from .history import LOGGER_NAME, attach_log
+from .lifecycle import WORKER_GRACE, RunStop, become_worker, stop_signals_blocked
+from .run import Outcome, RunSettings, Workbench, run_task
+from .tasks import Task
+
+DRIVER_GRACE = WORKER_GRACE + 2.0  # the driver kills a worker that has not ended by then
+_POLL = 0.2
+
+
+def encode(item: Task | Outcome) -> bytes:
+    return json.dumps(dataclasses.asdict(item)).encode("utf-8")
+
+
+def decode_task(data: bytes) -> Task:
+    return Task(**json.loads(data))
+
+
+def decode_outcome(data: bytes) -> Outcome:
+    fields = json.loads(data)
+    fields["task"] = Task(**fields["task"])
+    return Outcome(**fields)
+
+
+def configure_worker(settings: RunSettings) -> None:
+    """One BLAS thread per worker (parallelism comes from the workers); log to the run's log
+    (a forked worker already does: it inherited the driver's handler)."""
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(1)
+    logged = {getattr(handler, "baseFilename", None) for handler in logging.getLogger(LOGGER_NAME).handlers}
+    if settings.log_file and os.path.abspath(settings.log_file) not in logged:
+        attach_log(settings.log_file)
+
+
+def _worker_main(conn: Connection, settings: RunSettings, parent_pid: int) -> None:
+    """A worker's life: run the tasks the driver sends until it says stop, or until SIGTERM."""
+    bench = None
+    try:
+        become_worker(parent_pid)
+        tempfile.tempdir = str(process_scratch_dir())  # everything temporary goes with the worker
+        configure_worker(settings)
+        bench = Workbench(settings)
+        while True:
+            try:
+                message = conn.recv_bytes()
+            except EOFError:
+                break
+            if not message:  # no more tasks
+                break
+            conn.send_bytes(encode(run_task(decode_task(message), settings, bench)))
+    except KeyboardInterrupt:  # SIGTERM: the run stops, or the driver died
+        pass
+    finally:
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})  # let the clean-up finish
+        if bench is not None:
+            bench.close()
+        remove_process_scratch_dir()
+
+
+class _Worker:
+    """The driver's handle on one worker process: its pipe and the task it runs."""
+
+    def __init__(self, settings: RunSettings):
+        context = multiprocessing.get_context("fork")
+        self.conn, child_end = context.Pipe(duplex=True)
+        self.process = context.Process(target=_worker_main, args=(child_end, settings, os.getpid()),
+                                       daemon=True, name="mlfs-worker")
+        with stop_signals_blocked():  # the child installs its own handlers before it sees a signal
+            self.process.start()
+        child_end.close()
+        self.task: Task | None = None
+        self.used = False
+
+    @property
+    def alive(self) -> bool:
+        return self.process.exitcode is None
+
+    def assign(self, task: Task) -> None:
+        self.task, self.used = task, True
+        try:
+            self.conn.send_bytes(encode(task))
+        except OSError:  # it died meanwhile: collect() reports the crash
+            pass
+
+    def receive(self) -> Outcome | None:
+        """The outcome of the running task if it has arrived."""
+        if self.task is None:
+            return None
+        try:
+            if not self.conn.poll():
+                return None
+            outcome = decode_outcome(self.conn.recv_bytes())
+        except (EOFError, OSError):  # it died before or while sending
+            return None
+        self.task = None
+        return outcome
+
+    def collect(self) -> Outcome | None:
+        """The outcome of the running task if it arrived, a crash outcome if the worker died."""
+        outcome = self.receive()
+        if outcome is not None or self.task is None or self.alive:
+            return outcome
+        task, self.task = self.task, None
+        return Outcome(task, "failed", f"worker process {self.process.pid} crashed ({_describe_exit(self.process)}) "
+                                       "while running this task; a new worker took its place", "WorkerCrashed")
+
+    def stop(self, sig: int) -> None:
+        if self.alive:
+            try:
+                os.kill(self.process.pid, sig)
+            except ProcessLookupError:
+                pass
+
+    def close(self) -> None:
+        """Tell the worker there are no more tasks, wait for it, kill it if it does not end."""
+        try:  # an explicit message: workers forked later hold copies of this pipe, so no EOF comes
+            self.conn.send_bytes(b"")
+        except OSError:
+            pass
+        self.conn.close()
+        self.process.join(DRIVER_GRACE)
+        self.stop(signal.SIGKILL)
+        self.process.join()
+
+
+def _describe_exit(process) -> str:
+    process.join(0)
+    code = process.exitcode
+    if code is not None and code < 0:
+        return f"killed by {signal.Signals(-code).name}"
+    return f"exit code {code}"
+
+
+class WorkerPool:
+    """``jobs`` worker processes (started on the first task, replaced when they die).
+
+    Use as a context manager; :meth:`run` may be called several times.
+    """
+
+    def __init__(self, settings: RunSettings, jobs: int):
+        self.settings = settings
+        self.jobs = jobs
+        self._workers: list[_Worker] = []
+        self._failed_starts = 0
+
+    def __enter__(self) -> "WorkerPool":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def run(self, tasks: Iterable[Task], stop: RunStop) -> Iterator[Outcome]:
+        """Yield each task's outcome as it finishes; on a stop request, stop every worker and yield
+        only the outcomes that still arrive (the caller reports the others as interrupted)."""
+        queue = deque(tasks)
+        while not stop.requested and (queue or self._busy()):
+            self._replace_dead_workers()
+            for worker in self._workers:
+                if worker.task is None and queue:
+                    worker.assign(queue.popleft())
+            wait([w.conn for w in self._workers if w.task] + [w.process.sentinel for w in self._workers], _POLL)
+            for worker in self._workers:
+                outcome = worker.collect()
+                if outcome is not None:
+                    yield outcome
+        if stop.requested:
+            yield from self._stop_workers()
+
+    def close(self) -> None:
+        """End every worker (pipe closed: they finish and exit) and remove dead workers' folders."""
+        workers, self._workers = self._workers, []
+        for worker in workers:
+            worker.close()
+        remove_abandoned_scratch_dirs()
+
+    def _busy(self) -> bool:
+        return any(w.task is not None for w in self._workers)
+
+    def _replace_dead_workers(self) -> None:
+        kept = []
+        for worker in self._workers:
+            if worker.alive or worker.task is not None:
+                kept.append(worker)
+                continue
+            worker.close()
+            self._failed_starts = 0 if worker.used else self._failed_starts + 1
+        if self._failed_starts > 2 * self.jobs:
+            raise RuntimeError("worker processes keep dying before their first task")
+        self._workers = kept + [_Worker(self.settings) for _ in range(self.jobs - len(kept))]
+
+    def _stop_workers(self) -> Iterator[Outcome]:
+        for worker in self._workers:
+            worker.stop(signal.SIGTERM)
+        deadline = time.monotonic() + DRIVER_GRACE
+        while self._busy() and time.monotonic() < deadline:
+            wait([w.conn for w in self._workers if w.task] + [w.process.sentinel for w in self._workers], _POLL)
+            for worker in self._workers:
+                outcome = worker.receive()
+                if outcome is not None:
+                    yield outcome
+                elif not worker.alive:
+                    worker.task = None  # stopped before it finished: reported as interrupted
+        for worker in self._workers:
+            worker.stop(signal.SIGKILL)
+            worker.task = None
+        self.close()

@@ -1,0 +1,108 @@
+"""Concurrent runs on one results folder (real processes): a task another run holds is waited
+for, then counted done elsewhere or computed if that run gave up; with --skip-existing every task
+is computed exactly once; light runs started together never break each other; a corrupt claim
+never blocks. The guarantees are written in docs/reliability.md."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from runner_helpers import kgrid_command, make_fold_dir, result_contents, summary_counts
+from pipeline import kgrid
+from pipeline.cli import run_main
+
+ARGS = ["--engine", "python", "--methods", "VARIANCE", "LABELCORR", "DAGFS"]
+# Holds the claim of VARIANCE/toy/fold0 in a separate process; after "go" on stdin either gives the
+# task up or computes it (through the runner's task body, as a run holding the claim would).
+HOLDER = """
+import sys
+from pipeline.runner.claims import TaskClaim, claim_path
+from pipeline.runner.run import RunSettings, Workbench, _run
+from pipeline.runner.tasks import GridSpec, Task
+folds, results, finish = sys.argv[1:4]
+task = Task("VARIANCE", "toy", 0)
+settings = RunSettings(data_dir=folds, results_dir=results, grids=(GridSpec(),))
+with TaskClaim(claim_path(results, task.folder, task.dataset, task.fold)) as claim:
+    assert claim.acquired
+    print("held", flush=True)
+    sys.stdin.readline()
+    if finish == "computes":
+        _run(task, settings, Workbench(settings))
+"""
+
+
+@pytest.fixture(scope="module")
+def folds(tmp_path_factory) -> Path:
+    return make_fold_dir(tmp_path_factory.mktemp("folds"), n_folds=4)
+
+
+@pytest.fixture(scope="module")
+def reference(folds, tmp_path_factory) -> dict:
+    results = tmp_path_factory.mktemp("reference")
+    assert run_main(kgrid.main, [*ARGS, "--no-progress", "--data-dir", str(folds), "--results-dir", str(results)]) == 0
+    return result_contents(results)
+
+
+def _hold(folds: Path, results: Path, finish: str) -> subprocess.Popen:
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(folds), str(results), finish],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert holder.stdout.readline().strip() == "held"
+    return holder
+
+
+@pytest.mark.parametrize("finish,extra,expected", [
+    ("gives up", [], {"done": 12, "done elsewhere": 0}),
+    ("computes", [], {"done": 11, "done elsewhere": 1}),
+    ("computes", ["--skip-existing"], {"done": 11, "done elsewhere": 1}),
+])
+def test_task_held_by_another_run_is_waited_for(folds, reference, tmp_path, finish, extra, expected):
+    results = tmp_path / "res"
+    holder = _hold(folds, results, finish)
+    run = subprocess.Popen(kgrid_command(folds, results, *ARGS, *extra), stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE, text=True)
+    waiting = run.stderr.readline()  # the run reaches the held task, then waits for it
+    assert "waiting for 1 task(s) that another run is computing" in waiting
+    holder.communicate("go\n", timeout=120)
+    _, err = run.communicate(timeout=300)
+    assert run.returncode == 0, err
+    assert summary_counts(err) == {"skipped": 0, "failed": 0, "interrupted": 0, **expected}
+    assert result_contents(results) == reference
+
+
+def _run_together(folds: Path, results: Path, count: int, *extra: str) -> list[subprocess.CompletedProcess]:
+    runs = [subprocess.Popen(kgrid_command(folds, results, *ARGS, *extra), stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE, text=True) for _ in range(count)]
+    return [subprocess.CompletedProcess(run.args, run.wait(timeout=600), None, run.stderr.read()) for run in runs]
+
+
+def test_concurrent_runs_with_skip_existing_compute_each_task_once(folds, reference, tmp_path):
+    results = tmp_path / "res"
+    runs = _run_together(folds, results, 2, "--skip-existing")
+    assert [run.returncode for run in runs] == [0, 0], [run.stderr for run in runs]
+    counts = [summary_counts(run.stderr) for run in runs]
+    assert sum(c["done"] for c in counts) == 12
+    assert all(c["done"] + c["done elsewhere"] + c["skipped"] == 12 for c in counts)
+    assert result_contents(results) == reference
+
+
+def test_light_runs_started_together_never_break_each_other(folds, reference, tmp_path):
+    results = tmp_path / "res"
+    runs = _run_together(folds, results, 4)
+    assert [run.returncode for run in runs] == [0] * 4, [run.stderr for run in runs]
+    assert not any("Traceback" in run.stderr for run in runs)
+    assert result_contents(results) == reference
+    assert not [p for p in results.rglob("*") if p.name.endswith((".tmp", ".claim"))]
+
+
+def test_empty_claim_left_by_a_crash_does_not_block(folds, tmp_path, capsys):
+    results = tmp_path / "res"
+    (results / "VARIANCE").mkdir(parents=True)
+    (results / "VARIANCE" / ".toy_fold0.claim").write_text("")
+    assert run_main(kgrid.main, [*ARGS, "--no-progress", "--data-dir", str(folds), "--results-dir", str(results)]) == 0
+    assert summary_counts(capsys.readouterr().err)["done"] == 12
+    assert json.loads((results / "VARIANCE" / "toy_fold0_kgrid_metrics.json").read_text())["fold"] == 0

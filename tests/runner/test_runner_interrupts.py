@@ -1,0 +1,106 @@
+"""Interrupts and dead processes, with real signals sent to real runs (Python engine; the Octave
+cases are in test_runner_octave_faults.py).
+
+Ctrl-C stops a run in every executor: running tasks stopped, pending ones never started, every
+worker gone, nothing written afterwards, exit 130 and "interrupted" in the summary and in
+failures.json. A killed pool worker fails only its own task; a killed driver takes its workers
+along. The runs below have many slow-enough tasks that an ignored signal would let them finish.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from runner_helpers import (descendants, kgrid_command, make_fold_dir, running_claims, scratch_dirs_of,
+                            summary_counts, survivors, wait_until)
+
+N_FOLDS = 12
+SLOW = ["--engine", "python", "--methods", "DAGFS"]
+
+
+@pytest.fixture(scope="module")
+def slow_folds(tmp_path_factory) -> Path:
+    """12 folds on which DAGFS takes a fraction of a second each."""
+    return make_fold_dir(tmp_path_factory.mktemp("slow"), n_folds=N_FOLDS, n_train=400, n_test=100, d=100)
+
+
+def _start(folds: Path, results: Path, *extra: str) -> subprocess.Popen:
+    return subprocess.Popen(kgrid_command(folds, results, *SLOW, *extra), stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+
+
+def _files(results: Path) -> dict[str, int]:
+    return {str(p.relative_to(results)): p.stat().st_mtime_ns for p in results.rglob("*") if p.is_file()}
+
+
+@pytest.mark.parametrize("executor", ["serial", "process", "dask"])
+@pytest.mark.parametrize("target", ["driver", "process group"])
+def test_ctrl_c_stops_the_run_at_once(slow_folds, tmp_path, executor, target):
+    results = tmp_path / "res"
+    proc = _start(slow_folds, results, "--executor", executor, "--jobs", "2")
+    wait_until(lambda: running_claims(results), "a task started", proc)
+    tree = descendants(proc.pid)
+    if target == "driver":
+        proc.send_signal(signal.SIGINT)
+    else:  # what a terminal does: every process of the foreground group gets it
+        os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and "interrupted by SIGINT; resume with --skip-existing" in err
+    assert survivors(tree) == []
+    assert scratch_dirs_of([p.pid for p in tree]) == []
+    written = _files(results)
+    time.sleep(1.0)
+    assert _files(results) == written  # nothing is written after the run ended
+
+    counts = summary_counts(err)
+    assert counts["interrupted"] > 0 and counts["done"] + counts["interrupted"] == N_FOLDS
+    (record,) = (results / "runs").glob("*.json")
+    manifest = json.loads(record.read_text())
+    assert manifest["finished"] and manifest["summary"]["interrupted"] == counts["interrupted"]
+    failures = json.loads((results / "failures.json").read_text())["failed"]
+    assert {f["status"] for f in failures} == {"interrupted"} and len(failures) == counts["interrupted"]
+    assert not list(results.glob("*/.*.claim"))  # running tasks unwound and released their claims
+
+
+def test_killed_pool_worker_fails_its_task_and_the_run_carries_on(slow_folds, tmp_path):
+    results = tmp_path / "res"
+    proc = _start(slow_folds, results, "--executor", "process", "--jobs", "2")
+    claim = wait_until(lambda: running_claims(results), "a task started", proc)[0]
+    os.kill(claim["pid"], signal.SIGKILL)  # the worker that holds this claim
+    _, err = proc.communicate(timeout=600)
+    assert proc.returncode == 1, err
+    assert summary_counts(err) == {"done": N_FOLDS - 1, "skipped": 0, "done elsewhere": 0, "failed": 1,
+                                   "interrupted": 0}
+    (failure,) = json.loads((results / "failures.json").read_text())["failed"]
+    assert failure["error_type"] == "WorkerCrashed"
+    assert f"worker process {claim['pid']} crashed (killed by SIGKILL)" in failure["message"]
+    resumed = subprocess.run(kgrid_command(slow_folds, results, *SLOW, "--skip-existing"),
+                             capture_output=True, text=True)
+    assert resumed.returncode == 0, resumed.stderr
+    assert summary_counts(resumed.stderr)["done"] == 1
+
+
+@pytest.mark.parametrize("executor", ["process", "dask"])
+def test_killed_driver_takes_its_workers_along(slow_folds, tmp_path, executor):
+    results = tmp_path / "res"
+    proc = _start(slow_folds, results, "--executor", executor, "--jobs", "2")
+    wait_until(lambda: running_claims(results), "a task started", proc)
+    tree = descendants(proc.pid)
+    proc.kill()
+    proc.wait()
+    assert survivors(tree) == []
+    if executor == "process":  # pool workers unwind on the parent-death signal: claims released
+        assert not list(results.glob("*/.*.claim"))
+        assert scratch_dirs_of([p.pid for p in tree]) == []
+    resumed = subprocess.run(kgrid_command(slow_folds, results, *SLOW, "--skip-existing", "--executor", "process",
+                                           "--jobs", "2"), capture_output=True, text=True)
+    assert resumed.returncode == 0, resumed.stderr  # nothing is left "locked" by a surviving worker
+    assert summary_counts(resumed.stderr)["done elsewhere"] == 0
