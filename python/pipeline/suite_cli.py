@@ -136,16 +136,17 @@ def main(argv: Sequence[str] | None, *, prog: str, mode: str | None, rank: bool)
             history.start()
             result = execute(executor, tasks, progress=not args.no_progress, stop=stop,
                              on_outcome=lambda o: history.log(describe_outcome(o)))
-        code = _finish(history, root, result)
+        code = finish_run(history, root, result)
     return 128 + stop.signum if stop.signum is not None else code
 
 
-def _finish(history: RunHistory, root: Path, result: RunResult) -> int:
-    """Write the run's record and failures.json, then report on the terminal; return the exit code.
+def finish_run(history: RunHistory, root: Path, result: RunResult, **extra) -> int:
+    """Write the run's record (with ``extra`` summary fields) and failures.json, then report on the
+    terminal; return the exit code.
 
     A report that cannot be written (e.g. the disk is full) is said after the summary, exit code 2.
     """
-    summary = summarise_outcomes(result.outcomes)
+    summary = {**summarise_outcomes(result.outcomes), **extra}
     problems = [problem for problem in (_attempt(history.finish, summary),
                                         _attempt(write_failures, root, result.outcomes)) if problem is not None]
     code = report_outcomes(result.outcomes, summary, root, result.stop_reason, result.stop_signal)

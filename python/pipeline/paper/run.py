@@ -9,14 +9,16 @@ from __future__ import annotations
 
 import hashlib
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..runner.executors import run_all
+from ..runner.executors import execute, make_executor
 from ..runner.history import RunHistory
-from ..runner.manifest import write_failures
+from ..runner.lifecycle import RunStop
 from ..runner.run import RunSettings
-from ..suite_cli import describe_outcome, report_outcomes, summarise_outcomes
+from ..runner.store import ensure_results_root
+from ..suite_cli import describe_outcome, finish_run
 from .folds import ensure_folds
 from .seeds import average_seeds
 from .suite import Suite
@@ -36,38 +38,48 @@ class PaperPaths:
         return cls(root=root, folds=root / suite.folds_dir, results=root / suite.results_dir)
 
 
-def run_settings(suite: Suite, paths: PaperPaths, *, log_file: str | None = None) -> RunSettings:
+def run_settings(suite: Suite, paths: PaperPaths, *, log_file: str | None = None,
+                 run_started: float | None = None) -> RunSettings:
     """The runner settings a suite stands for (always resuming: fresh results are kept)."""
     return RunSettings(data_dir=str(paths.folds), results_dir=str(paths.results), grids=suite.grids,
                        engine=suite.engine, evaluator=suite.evaluator, mlknn_k=suite.mlknn_k,
                        mlknn_smooth=suite.mlknn_smooth, skip_existing=True, overwrite=False, rank=True,
-                       engine_options={"timeout": suite.task_timeout}, log_file=log_file)
+                       engine_options={"timeout": suite.task_timeout}, log_file=log_file, run_started=run_started)
 
 
 def run_paper(suite: Suite, suite_file: Path, paths: PaperPaths, *, raw_root: Path, progress: bool,
               arguments: dict) -> int:
-    """Run the suite; return the exit code (0 ok, 1 a task or step failed)."""
+    """Run the suite; return the exit code (0 ok, 1 a task or step failed, 2 bad input or storage
+    fault, 128 + n when stopped by signal n)."""
     say = _printer()
     ensure_folds(suite, paths.folds, raw_root, report=say)
-    paths.results.mkdir(parents=True, exist_ok=True)
+    ensure_results_root(paths.results)
     history = RunHistory(paths.results, arguments)
-    settings = run_settings(suite, paths, log_file=str(history.log_path))
-    history.start(suite_file=str(suite_file), suite_sha256=hashlib.sha256(suite_file.read_bytes()).hexdigest())
-    outcomes = run_all(suite.tasks(), settings, suite.executor, suite.jobs, progress=progress,
-                       on_outcome=lambda o: history.log(describe_outcome(o)))
+    settings = run_settings(suite, paths, log_file=str(history.log_path), run_started=time.time())
+    with RunStop() as stop:
+        with make_executor(suite.executor, settings, suite.jobs) as executor:
+            history.start(suite_file=str(suite_file),
+                          suite_sha256=hashlib.sha256(suite_file.read_bytes()).hexdigest())
+            result = execute(executor, suite.tasks(), progress=progress, stop=stop,
+                             on_outcome=lambda o: history.log(describe_outcome(o)))
+        complete = not stop.requested and all(o.status != "failed" for o in result.outcomes)
+        extra = _after_tasks(suite, paths, say) if complete else {"tables": "not made"}
+        code = finish_run(history, paths.results, result, **extra)
+        if not complete and not stop.requested:
+            say("tables not made: some tasks failed (see failures.json); rerun the same command to resume")
+    return 128 + stop.signum if stop.signum is not None else code
+
+
+def _after_tasks(suite: Suite, paths: PaperPaths, say) -> dict:
+    """Seed averages, then each grid's tables (when every average could be made)."""
     averages = _average_all_seeds(suite, paths)
-    summary = {**summarise_outcomes(outcomes), "seed_averages": averages}
-    write_failures(paths.results, outcomes)
-    code = report_outcomes(outcomes, summary, paths.results)
-    if code == 0 and not averages.get("missing"):
-        summary["tables"] = {grid.mode: make_tables(suite, paths.results, paths.root, grid) for grid in suite.grids}
-        for mode, state in summary["tables"].items():
-            say(f"{mode} tables: {state} -> {paths.root / suite.tables['out_dir'] / mode}")
-    else:
-        say("tables not made: some tasks failed (see failures.json); rerun the same command to resume")
-        code = code or 1
-    history.finish(summary)
-    return code
+    if averages.get("missing"):
+        say("tables not made: a seed's results are missing; rerun the same command to resume")
+        return {"seed_averages": averages, "tables": "not made"}
+    tables = {grid.mode: make_tables(suite, paths.results, paths.root, grid) for grid in suite.grids}
+    for mode, state in tables.items():
+        say(f"{mode} tables: {state} -> {paths.root / suite.tables['out_dir'] / mode}")
+    return {"seed_averages": averages, "tables": tables}
 
 
 def _average_all_seeds(suite: Suite, paths: PaperPaths) -> dict[str, int]:
