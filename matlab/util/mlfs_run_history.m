@@ -31,7 +31,7 @@ function history = open_run(results_dir, caller, arguments)
     mlfs_require(ok, 'mlfs:io:mkdir', 'cannot create folder %s: %s', folder, msg);
   end
   host = host_name();
-  base = sprintf('%s_%s_%d', utc_now('compact'), host, process_id());
+  base = sprintf('%s_%s_%d', utc_now('compact'), host, mlfs_process_id());
   run_id = base;
   n = 1;
   while exist(fullfile(folder, [run_id '.json']), 'file')
@@ -42,7 +42,7 @@ function history = open_run(results_dir, caller, arguments)
   history.log_path = fullfile(folder, [run_id '.log']);
   history.record = struct('run_id', run_id, 'command', caller, 'arguments', arguments, ...
     'versions', mlfs_runtime_versions(), 'git', mlfs_git_state(), 'environment', numerics_environment(), ...
-    'host', host, 'pid', int64(process_id()), ...
+    'host', host, 'pid', int64(mlfs_process_id()), ...
     'started', utc_now('iso'), 'finished', [], 'summary', [], 'log', [run_id '.log']);
   mlfs_write_json_atomic(history.record_path, history.record);
 end
@@ -88,13 +88,5 @@ function name = host_name()
   name = regexprep(name(1:min(end, 40)), '^[.-]+|[.-]+$', '');
   if isempty(name)
     name = 'host';
-  end
-end
-
-function pid = process_id()
-  if mlfs_is_octave()
-    pid = getpid();
-  else
-    pid = feature('getpid');
   end
 end

@@ -7,7 +7,7 @@ function mlfs_write_text_atomic(path, text)
     mlfs_require(ok, 'mlfs:io:mkdir', 'cannot create folder %s: %s', folder, msg);
   end
   [~, base, ext] = fileparts(path);
-  tmp = fullfile(folder, sprintf('.%s%s.%d%06d.tmp', base, ext, getpid_safe(), randi(999999)));
+  tmp = fullfile(folder, sprintf('.%s%s.%d%06d.tmp', base, ext, mlfs_process_id(), randi(999999)));
   fid = fopen(tmp, 'w');
   mlfs_require(fid >= 0, 'mlfs:io:open', 'cannot write %s', tmp);
   try
@@ -34,13 +34,5 @@ function move_over(source, target)
   else
     [ok, msg] = movefile(source, target, 'f');
     mlfs_require(ok, 'mlfs:io:rename', 'cannot rename %s to %s: %s', source, target, msg);
-  end
-end
-
-function pid = getpid_safe()
-  if mlfs_is_octave()
-    pid = getpid();
-  else
-    pid = feature('getpid');
   end
 end

@@ -7,7 +7,6 @@ helpers are in ``baselines1_data.py``.
 
 from __future__ import annotations
 
-import os
 
 import pytest
 from threadpoolctl import threadpool_limits
@@ -23,17 +22,8 @@ def single_thread_blas():
 
 @pytest.fixture(scope="session")
 def octave_engine():
-    """A started OctaveEngine (matlab/ on the path), single-threaded BLAS, shared by the session."""
-    saved = {key: os.environ.get(key) for key in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS")}
-    os.environ.update({key: "1" for key in saved})
+    """A started OctaveEngine (matlab/ on the path; Octave always starts with one BLAS thread)."""
     engine = OctaveEngine(timeout=600)
-    try:
-        engine.session.start()
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
+    engine.session.start()
     yield engine
     engine.close()

@@ -113,7 +113,7 @@ def test_limit_comes_from_the_environment(tmp_path, monkeypatch):
     monkeypatch.setenv(MAX_BYTES_VARIABLE, str(17 * 5 * 8))
     assert load_fold(path).X_train.shape == (12, 3)
     monkeypatch.setenv(MAX_BYTES_VARIABLE, "lots")
-    with pytest.raises(ConfigError, match="field 'MLFS_MAX_FOLD_BYTES': not a number of bytes.*'lots'"):
+    with pytest.raises(ConfigError, match="field 'MLFS_MAX_FOLD_BYTES': must be a positive integer.*'lots'"):
         load_fold(path)
 
 

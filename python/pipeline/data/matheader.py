@@ -14,7 +14,6 @@ data byte count that disagrees with the shape, ...) is a DataError naming the fi
 from __future__ import annotations
 
 import math
-import os
 import struct
 import zlib
 from dataclasses import dataclass
@@ -22,6 +21,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from ..errors import ConfigError, DataError
+from ..limits import env_limit
 
 MI_MATRIX, MI_COMPRESSED = 14, 15
 #: Bytes per element of the numeric MAT v5 storage types (miINT8 ... miUINT64).
@@ -116,14 +116,7 @@ def byte_limit(max_bytes: int | None = None) -> int:
     ``max_bytes`` if given, else ``$MLFS_MAX_FOLD_BYTES`` if set, else :data:`DEFAULT_MAX_BYTES`.
     """
     if max_bytes is None:
-        text = os.environ.get(MAX_BYTES_VARIABLE)
-        if text is None:
-            return DEFAULT_MAX_BYTES
-        try:
-            max_bytes = int(text)
-        except ValueError:
-            raise ConfigError("not a number of bytes", field=MAX_BYTES_VARIABLE,
-                              expected="a positive integer", found=repr(text)) from None
+        return env_limit(MAX_BYTES_VARIABLE, DEFAULT_MAX_BYTES)
     if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes < 1:
         raise ConfigError("the size limit must be a positive number of bytes",
                           field=MAX_BYTES_VARIABLE, found=repr(max_bytes))

@@ -9,24 +9,9 @@ Output folders are checked before any work starts, so a file in the way costs no
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 from ..errors import ConfigError, DataError
-
-
-def env_limit(variable: str, default: int) -> int:
-    """The positive integer in environment ``variable``, or ``default`` when it is unset."""
-    text = os.environ.get(variable)
-    if text is None:
-        return default
-    try:
-        limit = int(text)
-    except ValueError:
-        limit = 0
-    if limit <= 0:
-        raise ConfigError("must be a positive integer", field=variable, found=repr(text))
-    return limit
 
 
 def checked_file_size(path: str | Path, kind: str, limit: int | None = None, variable: str | None = None) -> int:

@@ -21,7 +21,8 @@ from typing import BinaryIO
 import numpy as np
 
 from ...errors import DataError
-from ..user_files import checked_file_size, env_limit, read_json_bounded
+from ...limits import env_limit
+from ..user_files import checked_file_size, read_json_bounded
 
 MAX_BYTES_ENV = "MLFS_HAR_MAX_BYTES"
 DEFAULT_MAX_ARRAY_BYTES = 4 * 2 ** 30

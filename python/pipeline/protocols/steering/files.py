@@ -18,7 +18,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ...errors import DataError
-from ..user_files import checked_file_size, env_limit, read_json_bounded
+from ...limits import env_limit
+from ..user_files import checked_file_size, read_json_bounded
 
 MAX_BYTES_ENV = "MLFS_STEERING_MAX_BYTES"
 MAX_ROWS_ENV = "MLFS_STEERING_MAX_ROWS"
