@@ -44,8 +44,23 @@ demo: setup-core
 test: setup octave latex
 	$(PY) -m pytest -q
 
+# Every bench script records its figures in bench/results.json, then README.md's Performance
+# section is regenerated from it (docs/benchmarks.md). Long scripts run a subset, which their
+# figures' names state; BENCH_PEERS names a folder with optional peers (fev, GluonTS).
+BENCH_SCRIPTS := $(sort $(wildcard bench/bench_*.py))
+BENCH_PEERS ?=
+BENCH_ARGS_bench_paper := --datasets emotions yeast scene medical --folds 2
+BENCH_ARGS_bench_har_protocol := --quick
+BENCH_ARGS_bench_forecast_metrics = $(if $(BENCH_PEERS),--peers-dir $(BENCH_PEERS))
+
+define run-bench
+	$(PY) $(1) $(BENCH_ARGS_$(basename $(notdir $(1))))
+
+endef
+
 bench: setup octave
-	for f in bench/bench_*.py; do $(PY) $$f || exit 1; done
+	$(foreach script,$(BENCH_SCRIPTS),$(call run-bench,$(script)))
+	$(PY) bench/render_performance.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache
