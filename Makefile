@@ -5,7 +5,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup-core setup octave latex demo test bench clean
+.PHONY: setup-core setup octave latex demo test bench clean FORCE
 
 # The core (k-grid/p-grid benchmark, tables, Octave bridge) and, for the tests, everything else:
 # the sibling protocols' stack (torch, librosa, ...) and the test tools.
@@ -45,22 +45,23 @@ test: setup octave latex
 	$(PY) -m pytest -q
 
 # Every bench script records its figures in bench/results.json, then README.md's Performance
-# section is regenerated from it (docs/benchmarks.md). Long scripts run a subset, which their
-# figures' names state; BENCH_PEERS names a folder with optional peers (fev, GluonTS).
+# section is regenerated from it (docs/benchmarks.md). A failing script does not stop the others;
+# `make bench` fails at the end. Long scripts run a subset, which their figures' names state;
+# BENCH_PEERS names a folder with optional peers (fev, GluonTS). One script: make bench-run-bench_tables
 BENCH_SCRIPTS := $(sort $(wildcard bench/bench_*.py))
 BENCH_PEERS ?=
 BENCH_ARGS_bench_paper := --datasets emotions yeast scene medical --folds 2
 BENCH_ARGS_bench_har_protocol := --quick
 BENCH_ARGS_bench_forecast_metrics = $(if $(BENCH_PEERS),--peers-dir $(BENCH_PEERS))
 
-define run-bench
-	$(PY) $(1) $(BENCH_ARGS_$(basename $(notdir $(1))))
-
-endef
-
 bench: setup octave
-	$(foreach script,$(BENCH_SCRIPTS),$(call run-bench,$(script)))
-	$(PY) bench/render_performance.py
+	$(MAKE) -k $(BENCH_SCRIPTS:bench/%.py=bench-run-%); status=$$?; \
+	  $(PY) bench/render_performance.py && exit $$status
+
+bench-run-%: FORCE
+	$(PY) bench/$*.py $(BENCH_ARGS_$*)
+
+FORCE:
 
 clean:
 	rm -rf $(VENV) .pytest_cache
