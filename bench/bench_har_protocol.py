@@ -101,7 +101,7 @@ def bench_classifiers(run: BenchRun, repeats: int, epochs: int, kinds: list[str]
     for kind in ["linear"] + [k for k in kinds if k != "linear"]:
         config = EvaluationConfig(classifier=kind, training=TrainingConfig(epochs=epochs))
         times[kind], result = measure(evaluate_model, data, kind, FixedEmbeddings(kind, inputs[kind]), config,
-                                      repeats=repeats)
+                                      repeats=repeats, warm_up=kind == "linear")  # the first warms torch up
         print(f"{kind}: " + ", ".join(f"{key} {result['metrics'][key]['accuracy']:.1f}%"
                                       for key in ("supervised_1pct", "supervised_10pct", "linear_probe")))
     workload = (f"{data.n_windows:,} windows, 16 classes, {epochs} epochs, batch 512, "

@@ -31,6 +31,7 @@ import json
 import math
 import os
 import platform
+import re
 import statistics
 import subprocess
 import sys
@@ -49,6 +50,8 @@ RECORD_VERSION = 1
 #: Files a bench run writes itself: their changes do not make the measured code "dirty".
 OWN_OUTPUTS = ("bench/results.json", "README.md")
 MAX_NAME_CHARACTERS = 200
+#: A bench script's stem: the record's key and a file name in the README.
+SCRIPT_NAME = re.compile(r"[A-Za-z0-9_]{1,100}", re.ASCII)
 
 
 @dataclass(frozen=True)
@@ -158,6 +161,9 @@ class BenchRun:
 
     def __init__(self, script: str | Path, record_path: str | Path = RECORD_PATH):
         self.script = Path(script).stem
+        if not SCRIPT_NAME.fullmatch(self.script):
+            raise ConfigError("a bench script's name is letters, digits and _ only", field="script",
+                              found=self.script)
         self.record_path = Path(record_path)
         self.figures: list[dict] = []
         self._started: dt.datetime | None = None
@@ -354,6 +360,8 @@ def validate_record(record: object, path: str | Path) -> None:
     if not isinstance(scripts, dict):
         fail("missing scripts", "scripts", "an object keyed by bench script", type(scripts).__name__)
     for script, entry in scripts.items():
+        if not SCRIPT_NAME.fullmatch(script):
+            fail("not a bench script's name", "scripts", "letters, digits and _", repr(script)[:60])
         if not isinstance(entry, dict):
             fail("not an object", f"scripts.{script}")
         _validate_context(entry.get("context"), f"scripts.{script}.context", fail)

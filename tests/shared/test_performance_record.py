@@ -102,6 +102,19 @@ def test_record_with_a_date_that_is_not_utc_is_refused(committed, moment, value)
         record.validate_record(committed, RECORD)
 
 
+@pytest.mark.parametrize("script", ["../x", "bench tables", "`x`", ""])
+def test_record_with_a_path_like_script_name_is_refused(committed, script):
+    committed["scripts"][script] = first_script(committed)
+    with pytest.raises(DataError, match="not a bench script's name"):
+        record.validate_record(committed, RECORD)
+
+
+@pytest.mark.parametrize("script", ["bench/bench tables.py", "bench/`x`.py", "bench/.py"])
+def test_bench_run_of_a_script_with_an_odd_name_is_refused(script):
+    with pytest.raises(ConfigError, match="letters, digits and _"):
+        record.BenchRun(script)
+
+
 def test_record_with_two_load_averages_is_refused(committed):
     first_script(committed)["context"]["load"]["after"] = [1.0, 2.0]
     with pytest.raises(DataError, match="load.after"):
