@@ -5,7 +5,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup-core setup octave latex demo test bench clean
+.PHONY: setup-core setup octave latex demo test bench clean FORCE
 
 # The core (k-grid/p-grid benchmark, tables, Octave bridge) and, for the tests, everything else:
 # the sibling protocols' stack (torch, librosa, ...) and the test tools.
@@ -44,8 +44,24 @@ demo: setup-core
 test: setup octave latex
 	$(PY) -m pytest -q
 
+# Every bench script records its figures in bench/results.json, then README.md's Performance
+# section is regenerated from it (docs/benchmarks.md). A failing script does not stop the others;
+# `make bench` fails at the end. Long scripts run a subset, which their figures' names state;
+# BENCH_PEERS names a folder with optional peers (fev, GluonTS). One script: make bench-run-bench_tables
+BENCH_SCRIPTS := $(sort $(wildcard bench/bench_*.py))
+BENCH_PEERS ?=
+BENCH_ARGS_bench_paper := --datasets emotions yeast scene medical --folds 2
+BENCH_ARGS_bench_har_protocol := --quick
+BENCH_ARGS_bench_forecast_metrics = $(if $(BENCH_PEERS),--peers-dir $(BENCH_PEERS))
+
 bench: setup octave
-	for f in bench/bench_*.py; do $(PY) $$f || exit 1; done
+	$(MAKE) -k $(BENCH_SCRIPTS:bench/%.py=bench-run-%); status=$$?; \
+	  $(PY) bench/render_performance.py && exit $$status
+
+bench-run-%: FORCE
+	$(PY) bench/$*.py $(BENCH_ARGS_$*)
+
+FORCE:
 
 clean:
 	rm -rf $(VENV) .pytest_cache

@@ -8,22 +8,23 @@ the largest relative difference between the implementations.
 
 Peer requirements (optional): ``fev==0.10.0`` and ``gluonts==0.17.0``. fev pins
 ``huggingface_hub<2``, which conflicts with the project's transformers, so install both beside the
-project instead of into it, keeping the project's numerical packages::
+project instead of into it and name that folder with ``--peers-dir`` (it is searched after the
+project's own packages, so the project's NumPy, pandas, SciPy and pyarrow are the ones used)::
 
     pip install --target /tmp/benchpkgs fev==0.10.0 gluonts==0.17.0
-    rm -rf /tmp/benchpkgs/{numpy,pandas,scipy,pyarrow}*
-    PYTHONPATH=python:/tmp/benchpkgs python bench/bench_forecast_metrics.py
+    python bench/bench_forecast_metrics.py --peers-dir /tmp/benchpkgs
 
-A peer that is not installed is reported as unavailable. The GluonTS peer computes the
+A peer that is not installed is reported as unavailable and left out of the record. Each
+implementation runs ``--repeats`` times (default 3); the figures go to bench/results.json. The GluonTS peer computes the
 seasonal errors one series at a time with ``gluonts.ev.ts_stats.seasonal_error`` (as its
 ``evaluate_forecasts`` does) and the metrics with ``gluonts.ev.metrics``.
 """
 
 from __future__ import annotations
 
+import argparse
 import importlib.util
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -31,13 +32,14 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "python"))
 
+from pipeline.cli import run_main  # noqa: E402
 from pipeline.protocols.forecast import metrics as M  # noqa: E402
 from pipeline.protocols.forecast.convert import read_m4_hourly  # noqa: E402
 from pipeline.protocols.forecast.forecasters import SeasonalNaiveForecaster  # noqa: E402
 from pipeline.protocols.forecast.windows import backtest_windows  # noqa: E402
+from record import BenchRun, measure  # noqa: E402
 
 LEVELS = list(M.DEFAULT_QUANTILES)
-REPEATS = 3
 
 
 def vectorised(y, q, contexts, m, edge="fev"):
@@ -96,15 +98,6 @@ def available(module: str) -> bool:
     return importlib.util.find_spec(module) is not None
 
 
-def timed(function, *args):
-    best, result = np.inf, None
-    for _ in range(REPEATS):
-        start = time.perf_counter()
-        result = function(*args)
-        best = min(best, time.perf_counter() - start)
-    return best, result
-
-
 def real_m4_hourly():
     dataset = read_m4_hourly(REPO.parent / "shared" / "data" / "forecast" / "m4_hourly")
     (window,) = backtest_windows(dataset.series, offset=-48, prediction_length=48)
@@ -125,31 +118,39 @@ def synthetic(n=20_000, h=24, m=24, seed=0):
     return y, contexts, m
 
 
-def run_case(name, y, contexts, m):
+def run_case(run: BenchRun, repeats: int, name: str, y, contexts, m) -> None:
     q = SeasonalNaiveForecaster(m).predict_quantiles(contexts, y.shape[1], LEVELS)
-    t_vec, ours = timed(vectorised, y, q, contexts, m)
-    t_loop, loop = timed(per_series_loop, y, q, contexts, m)
-    print(f"\n{name}: N={len(contexts)}, H={y.shape[1]}, m={m}, context points={sum(map(len, contexts)):,}")
-    print(f"  vectorised (ours)   {t_vec * 1e3:9.1f} ms")
-    print(f"  per-series loop     {t_loop * 1e3:9.1f} ms   ratio loop/ours = {t_loop / t_vec:6.1f}x   "
-          f"max rel diff = {max(abs(ours[k] / loop[k] - 1) for k in ours):.1e}")
-    peers = (("fev 0.10 metrics", "fev", with_fev, "fev"), ("GluonTS 0.17 ev", "gluonts", with_gluonts, "gluonts"))
-    for label, module, function, edge in peers:
+    ours, scores = measure(vectorised, y, q, contexts, m, repeats=repeats, warm_up=True)
+    loop, loop_scores = measure(per_series_loop, y, q, contexts, m, repeats=repeats, warm_up=True)
+    peers = {"per-series loop": loop}
+    print(f"{name}: max rel diff loop vs ours {max(abs(scores[k] / loop_scores[k] - 1) for k in scores):.1e}")
+    for label, module, function, edge in (("fev 0.10 metrics", "fev", with_fev, "fev"),
+                                          ("GluonTS 0.17 ev", "gluonts", with_gluonts, "gluonts")):
         if not available(module):
-            print(f"  {label:<19} unavailable (see the docstring)")
+            print(f"  {label}: unavailable (see the docstring)")
             continue
-        t_peer, peer = timed(function, y, q, contexts, m)
+        peers[label], peer_scores = measure(function, y, q, contexts, m, repeats=repeats,
+                                                    warm_up=True)
         reference = vectorised(y, q, contexts, m, edge)
-        print(f"  {label:<19} {t_peer * 1e3:9.1f} ms   ratio peer/ours = {t_peer / t_vec:6.1f}x   "
-              f"max rel diff = {max(abs(reference[k] / peer[k] - 1) for k in reference):.1e}")
-    print("  scores: " + ", ".join(f"{k}={v:.6f}" for k, v in ours.items()))
+        print(f"  max rel diff {label} vs ours: {max(abs(reference[k] / peer_scores[k] - 1) for k in reference):.1e}")
+    print("  scores: " + ", ".join(f"{k}={v:.6f}" for k, v in scores.items()))
+    run.figure(f"MASE + WQL + SQL, {name}: N {len(contexts):,}, H {y.shape[1]}, m {m}, "
+               f"{sum(map(len, contexts)):,} context points", ours.scaled(1e3), "ms",
+               peers={label: seconds.scaled(1e3) for label, seconds in peers.items()})
 
 
-def main():
-    print(f"best of {REPEATS} runs each")
-    run_case("M4 hourly (real, Chronos window)", *real_m4_hourly())
-    run_case("synthetic", *synthetic())
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=3, help="runs of each implementation (default 3)")
+    parser.add_argument("--peers-dir", type=Path, default=None,
+                        help="folder where fev and GluonTS are installed beside the project")
+    args = parser.parse_args(argv)
+    if args.peers_dir is not None:
+        sys.path.append(str(args.peers_dir))
+    with BenchRun(__file__) as run:
+        run_case(run, args.repeats, "M4 hourly (real, Chronos window)", *real_m4_hourly())
+        run_case(run, args.repeats, "synthetic series (2 % missing targets)", *synthetic())
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(run_main(main))

@@ -8,29 +8,27 @@
    (2,058 windows, 16 classes, 384-d, or (120, 72) sequences for GRU / Transformer_ft), per
    classifier, against the linear probe as the peer.
 
-    python3 bench/bench_har_protocol.py [--quick] [--classifiers linear svm_rbf gru transformer_ft]
+    python3 bench/bench_har_protocol.py [--quick] [--repeats 3] [--classifiers linear svm_rbf gru transformer_ft]
     python3 bench/bench_har_protocol.py --loading-only
+
+Every timing runs ``--repeats`` times (default 3) and goes with its spread to bench/results.json.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 import tempfile
-import time
 
 import numpy as np
 import torch
 
+from pipeline.cli import run_main
 from pipeline.protocols.har import (EmbeddingCache, EvaluationConfig, HarDataset, MiniRocketEmbedder,
                                     SummaryStatisticsEmbedder, TrainingConfig, evaluate_model,
                                     load_basic_motions)
 from pipeline.protocols.har.files import read_npy, read_npz
-
-
-def _timed(fn):
-    start = time.perf_counter()
-    value = fn()
-    return time.perf_counter() - start, value
+from record import BenchRun, measure
 
 
 class FixedEmbeddings:
@@ -43,11 +41,7 @@ class FixedEmbeddings:
         return self.array
 
 
-def _best_of(fn, repeats=3):
-    return min(_timed(fn)[0] for _ in range(repeats))
-
-
-def bench_loading() -> None:
+def bench_loading(run: BenchRun, repeats: int) -> None:
     rng = np.random.default_rng(0)
     n = 27_138
     with tempfile.TemporaryDirectory() as root:
@@ -60,26 +54,33 @@ def bench_loading() -> None:
             with np.load(dataset, allow_pickle=False) as archive:
                 return {key: archive[key] for key in archive.files}
 
-        for name, checked, plain in (("dataset .npz (78 MB)", lambda: read_npz(dataset), plain_npz),
-                                     ("embeddings .npy (111 MB)", lambda: read_npy(embeddings),
-                                      lambda: np.load(embeddings, allow_pickle=False))):
-            t_plain, t_checked = _best_of(plain), _best_of(checked)
-            print(f"read {name}: np.load {t_plain * 1e3:.1f} ms, bounded reader {t_checked * 1e3:.1f} ms "
-                  f"(ratio {t_checked / t_plain:.2f}x)")
+        for name, checked, plain in (
+                (f"the dataset .npz ({n:,} windows × 120 × 6, float32)", lambda: read_npz(dataset), plain_npz),
+                (f"the embeddings .npy ({n:,} × 1,024, float32)", lambda: read_npy(embeddings),
+                 lambda: np.load(embeddings, allow_pickle=False))):
+            plain_s, _ = measure(plain, repeats=repeats, warm_up=True)
+            checked_s, _ = measure(checked, repeats=repeats, warm_up=True)
+            run.figure(f"read {name} with the bounded, header-checking reader", checked_s.scaled(1e3), "ms",
+                       peers={"np.load": plain_s.scaled(1e3)})
 
 
-def bench_embedding() -> None:
+def bench_embedding(run: BenchRun, repeats: int) -> None:
     data = load_basic_motions()
-    _timed(lambda: MiniRocketEmbedder().embed(data.windows))          # numba JIT warm-up
-    t_stats, _ = _timed(lambda: SummaryStatisticsEmbedder().embed(data.windows))
-    t_rocket, _ = _timed(lambda: MiniRocketEmbedder().embed(data.windows))
-    with tempfile.TemporaryDirectory() as root:
-        cache = EmbeddingCache(root)
-        t_miss, _ = _timed(lambda: cache.window_embeddings("rocket", data, lambda: MiniRocketEmbedder().embed(data.windows)))
-        t_hit, _ = _timed(lambda: cache.window_embeddings("rocket", data, lambda: MiniRocketEmbedder().embed(data.windows)))
-    print(f"embed BasicMotions (80 windows): summary stats {t_stats * 1e3:.2f} ms, MiniRocket {t_rocket * 1e3:.1f} ms "
-          f"(ratio {t_rocket / t_stats:.0f}x)")
-    print(f"MiniRocket cache: miss {t_miss * 1e3:.1f} ms, hit {t_hit * 1e3:.2f} ms (speed-up {t_miss / t_hit:.0f}x)")
+    windows = f"BasicMotions ({len(data.windows)} windows)"
+    rocket, _ = measure(lambda: MiniRocketEmbedder().embed(data.windows), repeats=repeats, warm_up=True)
+    stats, _ = measure(lambda: SummaryStatisticsEmbedder().embed(data.windows), repeats=repeats, warm_up=True)
+    run.figure(f"MiniRocket embedding of {windows}", rocket.scaled(1e3), "ms",
+               peers={"summary statistics embedder": stats.scaled(1e3)})
+    misses, hits = [], []
+    for _ in range(repeats):
+        with tempfile.TemporaryDirectory() as root:
+            cache = EmbeddingCache(root)
+            for samples in (misses, hits):
+                seconds, _ = measure(cache.window_embeddings, "rocket", data,
+                                     lambda: MiniRocketEmbedder().embed(data.windows), repeats=1)
+                samples.append(seconds.value * 1e3)
+    run.figure(f"MiniRocket embedding cache hit, {windows}", hits, "ms",
+               peers={"cache miss (embed and store)": misses})
 
 
 def _synthetic(n=2058, n_classes=16, seed=0):
@@ -90,37 +91,42 @@ def _synthetic(n=2058, n_classes=16, seed=0):
     return HarDataset(name="synthetic", windows=windows, labels=labels, activity_names=names), rng
 
 
-def bench_classifiers(epochs: int, kinds: list[str]) -> None:
+def bench_classifiers(run: BenchRun, repeats: int, epochs: int, kinds: list[str]) -> None:
     data, rng = _synthetic()
     centres = rng.standard_normal((16, 384))
     pooled = centres[data.labels] + 2.0 * rng.standard_normal((data.n_windows, 384))
     sequences = (centres[data.labels, :72][:, None, :] + 2.0 * rng.standard_normal((data.n_windows, 120, 72)))
     inputs = {"linear": pooled, "svm_rbf": pooled, "gru": sequences, "transformer_ft": sequences}
-    runs = [(kind, inputs[kind]) for kind in ["linear"] + [k for k in kinds if k != "linear"]]
     times = {}
-    for kind, array in runs:
+    for kind in ["linear"] + [k for k in kinds if k != "linear"]:
         config = EvaluationConfig(classifier=kind, training=TrainingConfig(epochs=epochs))
-        seconds, result = _timed(lambda: evaluate_model(data, kind, FixedEmbeddings(kind, array), config))
-        times[kind] = seconds
-        accs = ", ".join(f"{key} {result['metrics'][key]['accuracy']:.1f}%"
-                         for key in ("supervised_1pct", "supervised_10pct", "linear_probe"))
-        print(f"{kind:15s} metrics 3-5 in {seconds:7.1f} s ({seconds / times['linear']:.1f}x linear)  [{accs}]")
+        times[kind], result = measure(evaluate_model, data, kind, FixedEmbeddings(kind, inputs[kind]), config,
+                                      repeats=repeats, warm_up=kind == "linear")  # the first warms torch up
+        print(f"{kind}: " + ", ".join(f"{key} {result['metrics'][key]['accuracy']:.1f}%"
+                                      for key in ("supervised_1pct", "supervised_10pct", "linear_probe")))
+    workload = (f"{data.n_windows:,} windows, 16 classes, {epochs} epochs, batch 512, "
+                "384-d embeddings or 120 × 72 sequences, one torch thread")
+    linear = times.pop("linear")
+    run.figure(f"metrics 3-5, linear classifier: {workload}", linear, "s")
+    for kind, seconds in times.items():
+        run.figure(f"metrics 3-5, {kind} classifier, same data", seconds, "s", peers={"linear classifier": linear})
 
 
-def main() -> None:
+def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="10 epochs instead of 100")
+    parser.add_argument("--repeats", type=int, default=3, help="runs of every timing (default 3)")
     parser.add_argument("--classifiers", nargs="+", default=["linear", "svm_rbf", "gru", "transformer_ft"],
                         choices=["linear", "svm_rbf", "gru", "transformer_ft"])
     parser.add_argument("--loading-only", action="store_true", help="only time the file readers")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     torch.set_num_threads(1)
-    bench_loading()
-    if args.loading_only:
-        return
-    bench_embedding()
-    bench_classifiers(10 if args.quick else 100, args.classifiers)
+    with BenchRun(__file__) as run:
+        bench_loading(run, args.repeats)
+        if not args.loading_only:
+            bench_embedding(run, args.repeats)
+            bench_classifiers(run, args.repeats, 10 if args.quick else 100, args.classifiers)
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(run_main(main))

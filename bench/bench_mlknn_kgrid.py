@@ -16,12 +16,13 @@ Part 2: one fold of each of the 15 real datasets (deterministic 70/30 split with
 
 Usage::
 
-    python3 bench/bench_mlknn_kgrid.py [--peer-k-step 10] [--skip-peer] [--skip-real]
+    python3 bench/bench_mlknn_kgrid.py [--repeats 3] [--peer-k-step 10] [--skip-peer] [--skip-real]
                                        [--skip-compile] [--data-root DIR]
 
-``--peer-k-step 50`` times the peer on every 5th k only and extrapolates (stated in the output).
-Our evaluator runs ``--repeats`` times (default 3) and the best time is used; the peer's loop runs
-once (its 30 fits take minutes). On a shared machine both vary with the load; every run is printed.
+``--peer-k-step 50`` times the peer on every 5th k only and extrapolates (stated in the figure's
+peer name). Our evaluator, the first-use timings and each real fold run ``--repeats`` times
+(default 3); the peer's loop runs once (its 30 fits take minutes). The figures (median, range,
+runs) go to bench/results.json.
 """
 
 from __future__ import annotations
@@ -37,8 +38,10 @@ from pathlib import Path
 
 import numpy as np
 
+from pipeline.cli import run_main
 from pipeline.evaluation.grids import k_grid
 from pipeline.evaluation.mlknn import MLkNN, evaluate_grid
+from record import BenchRun, Measurement, measure
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -74,18 +77,16 @@ def patched_skmultilearn_mlknn():
     return skml.MLkNN
 
 
-def time_ours(fold, ks):
+def evaluate_identity(fold, ks):
+    """Our evaluator on the fold, features in their given order (identity ranking)."""
     X_tr, Y_tr, X_te, Y_te = fold
-    ranking = np.arange(1, X_tr.shape[1] + 1)
-    start = time.perf_counter()
-    result = evaluate_grid(X_tr, Y_tr, X_te, Y_te, ranking, ks)
-    return time.perf_counter() - start, result
+    return evaluate_grid(X_tr, Y_tr, X_te, Y_te, np.arange(1, X_tr.shape[1] + 1), ks)
 
 
 def peak_memory_ours(fold, ks) -> float:
-    X_tr, Y_tr, X_te, Y_te = fold
+    """MiB of NumPy allocations alive at the peak of one evaluation (tracemalloc)."""
     tracemalloc.start()
-    evaluate_grid(X_tr, Y_tr, X_te, Y_te, np.arange(1, X_tr.shape[1] + 1), ks)
+    evaluate_identity(fold, ks)
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     return peak / 2**20
@@ -99,14 +100,18 @@ FIRST_USE = (
 )
 
 
-def first_use_seconds() -> tuple[float, float]:
+def first_use_seconds(repeats: int) -> tuple[Measurement, Measurement]:
     """Seconds from import to the first result of the compiled kernel in a fresh interpreter:
-    with an empty Numba cache directory (compiles and fills it), then with that cache."""
-    with tempfile.TemporaryDirectory() as cache:
-        env = {**os.environ, "NUMBA_CACHE_DIR": cache}
-        runs = [float(subprocess.run([sys.executable, "-c", FIRST_USE], env=env, check=True,
-                                     capture_output=True, text=True).stdout) for _ in range(2)]
-    return runs[0], runs[1]
+    with an empty Numba cache directory (compiles and fills it), then with that cache; each
+    repeat starts from a new empty cache."""
+    cold, warm = [], []
+    for _ in range(repeats):
+        with tempfile.TemporaryDirectory() as cache:
+            env = {**os.environ, "NUMBA_CACHE_DIR": cache}
+            for runs in (cold, warm):
+                runs.append(float(subprocess.run([sys.executable, "-c", FIRST_USE], env=env, check=True,
+                                                 capture_output=True, text=True).stdout))
+    return Measurement(tuple(cold)), Measurement(tuple(warm))
 
 
 def time_peer(fold, ks_peer):
@@ -137,12 +142,47 @@ def real_fold(name: str, data_root: Path):
     return (data.X[tr] - lo) / span, data.Y[tr], (data.X[te] - lo) / span, data.Y[te]
 
 
-def main(argv=None) -> int:
+def bench_yahoo_like(run: BenchRun, repeats: int, peer_k_step: int | None) -> None:
+    """Our evaluator on the Yahoo-shaped fold, its memory, and (unless None) the peer's loop."""
+    fold = yahoo_like_fold()
+    ks = k_grid(fold[0].shape[1])
+    shape = (f"Yahoo-shaped fold (n_train {fold[0].shape[0]}, n_test {fold[2].shape[0]}, d {fold[0].shape[1]}, "
+             f"L {fold[1].shape[1]}, {np.mean(fold[0] == 0):.0%} zeros)")
+    evaluate_identity(tuple(part[:50] for part in fold), ks[:1])  # loads the compiled kernel, untimed
+    ours, result = measure(evaluate_identity, fold, ks, repeats=repeats)
+    print(f"ours: micro_f1 at k=10/150/300: {result['micro_f1'][0]:.4f} "
+          f"{result['micro_f1'][14]:.4f} {result['micro_f1'][-1]:.4f}")
+    peers = {}
+    if peer_k_step is not None:
+        ks_peer = [k for k in ks if k % peer_k_step == 0]
+        per_k, disagree = time_peer(fold, ks_peer)
+        how = "" if len(ks_peer) == len(ks) else f", timed on {len(ks_peer)} of them and extrapolated"
+        name = f"scikit-multilearn 0.2.0 MLkNN fit + predict looped over the {len(ks)} k{how}"
+        peers[name] = sum(per_k.values()) * len(ks) / len(ks_peer)
+        print(f"peer: prediction disagreement with Zhang's rule (self excluded): "
+              f"mean {np.mean(list(disagree.values())):.4%} of cells, "
+              f"max {max(disagree.values()):.4%} (k={max(disagree, key=disagree.get)})")
+    run.figure(f"evaluate_grid, full {len(ks)}-point k-grid (7 metrics), {shape}", ours, "s", peers=peers)
+    run.figure("same evaluation, peak traced memory (tracemalloc)", peak_memory_ours(fold, ks), "MiB")
+
+
+def bench_real(run: BenchRun, repeats: int, data_root: Path) -> None:
+    from pipeline.data.registry import REAL_DATASETS
+
+    for name in REAL_DATASETS:
+        fold = real_fold(name, data_root)
+        grid = k_grid(fold[0].shape[1])
+        seconds, _ = measure(evaluate_identity, fold, grid, repeats=repeats)
+        run.figure(f"full k-grid ({len(grid)} k), one 70/30 fold of {name} (n_train {fold[0].shape[0]}, "
+                   f"n_test {fold[2].shape[0]}, d {fold[0].shape[1]}, L {fold[1].shape[1]})", seconds, "s")
+
+
+def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=3,
+                        help="runs of our evaluator, of the first-use timings and of each real fold")
     parser.add_argument("--peer-k-step", type=int, default=10,
                         help="time the peer on every k that is a multiple of this (default: all)")
-    parser.add_argument("--repeats", type=int, default=3,
-                        help="runs of our evaluator on the Yahoo-like fold; the best is used")
     parser.add_argument("--skip-real", action="store_true")
     parser.add_argument("--skip-peer", action="store_true")
     parser.add_argument("--skip-compile", action="store_true",
@@ -151,51 +191,15 @@ def main(argv=None) -> int:
                         default=Path(os.environ.get("MLFS_SHARED_DATA", REPO.parent / "shared" / "data"))
                         / "mlc")
     args = parser.parse_args(argv)
-
-    if not args.skip_compile:
-        cold, warm = first_use_seconds()
-        print(f"compiled kernel, first use in a fresh interpreter: {cold:.2f} s with an empty "
-              f"Numba cache (compiles), {warm:.2f} s with the on-disk cache")
-    fold = yahoo_like_fold()
-    ks = k_grid(fold[0].shape[1])
-    zeros = float(np.mean(fold[0] == 0))
-    print(f"Yahoo-like fold: n_train={fold[0].shape[0]} n_test={fold[2].shape[0]} "
-          f"d={fold[0].shape[1]} L={fold[1].shape[1]} zeros={zeros:.1%}; k-grid {ks[0]}..{ks[-1]} "
-          f"({len(ks)} points); cpu_count={os.cpu_count()}")
-    runs = [time_ours(fold, ks) for _ in range(args.repeats)]
-    ours_s, result = min(runs, key=lambda run: run[0])
-    print(f"ours: evaluate_grid, full k-grid (7 metrics): {ours_s:.2f} s (best of {args.repeats}: "
-          f"{', '.join(f'{run[0]:.2f}' for run in runs)} s)")
-    print(f"ours: peak traced memory {peak_memory_ours(fold, ks):.0f} MiB")
-    print(f"ours: micro_f1 at k=10/150/300: {result['micro_f1'][0]:.4f} "
-          f"{result['micro_f1'][14]:.4f} {result['micro_f1'][-1]:.4f}")
-    if not args.skip_peer:
-        ks_peer = [k for k in ks if k % args.peer_k_step == 0]
-        per_k, disagree = time_peer(fold, ks_peer)
-        measured = sum(per_k.values())
-        peer_s = measured * len(ks) / len(ks_peer)
-        note = ("measured on all k" if len(ks_peer) == len(ks) else
-                f"measured on {len(ks_peer)} of {len(ks)} k values, extrapolated")
-        print(f"peer: scikit-multilearn MLkNN fit+predict per k: {peer_s:.1f} s ({note}; "
-              f"{measured:.1f} s measured)")
-        print(f"peer: prediction disagreement with Zhang's rule (self excluded): "
-              f"mean {np.mean(list(disagree.values())):.4%} of cells, "
-              f"max {max(disagree.values()):.4%} (k={max(disagree, key=disagree.get)})")
-        print(f"ratio peer/ours: {peer_s / ours_s:.1f}x")
-    if not args.skip_real:
-        from pipeline.data.registry import REAL_DATASETS
-
-        print(f"\n{'dataset':<14}{'n_train':>8}{'n_test':>8}{'d':>6}{'L':>5}{'#k':>5}{'seconds':>10}")
-        for name in REAL_DATASETS:
-            Xtr, Ytr, Xte, Yte = real_fold(name, args.data_root)
-            grid = k_grid(Xtr.shape[1])
-            start = time.perf_counter()
-            evaluate_grid(Xtr, Ytr, Xte, Yte, np.arange(1, Xtr.shape[1] + 1), grid)
-            seconds = time.perf_counter() - start
-            print(f"{name:<14}{Xtr.shape[0]:>8}{Xte.shape[0]:>8}{Xtr.shape[1]:>6}"
-                  f"{Ytr.shape[1]:>5}{len(grid):>5}{seconds:>10.2f}")
-    return 0
+    with BenchRun(__file__) as run:
+        if not args.skip_compile:
+            cold, warm = first_use_seconds(args.repeats)
+            run.figure("compiled kernel, first use in a fresh interpreter, empty Numba cache (compiles)", cold, "s")
+            run.figure("compiled kernel, first use in a fresh interpreter, on-disk Numba cache", warm, "s")
+        bench_yahoo_like(run, args.repeats, None if args.skip_peer else args.peer_k_step)
+        if not args.skip_real:
+            bench_real(run, args.repeats, args.data_root)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_main(main))

@@ -10,17 +10,21 @@ Measures, on this machine and in the same run:
 3. optionally (``--python-engine``) the suite once more with ``--engine python``;
 4. a second ``paper run`` that finds everything fresh (the cost of a resume that has nothing to do).
 
-Prints wall seconds per step and the ratio step-by-step / suite, with the machine's load before and
-after. A subset runs with ``--datasets`` / ``--folds`` (the full paper takes minutes to tens of
-minutes here):
+Prints wall seconds per step and the ratio step-by-step / suite, and records the figures in
+bench/results.json; the figures' names state the datasets and folds they ran on. The full paper
+(17 datasets x 5 folds) takes tens of minutes here, so ``make bench`` runs a subset
+(``--datasets emotions yeast scene medical --folds 2``); run the full paper with no option:
 
-    python bench/bench_paper.py [--datasets emotions yeast] [--folds 2] [--python-engine] [--skip-steps]
+    python bench/bench_paper.py [--datasets emotions yeast] [--folds 2] [--repeats 1] [--python-engine]
+                                [--skip-steps]
+
+Each repeat starts from empty folders (``--repeats``, default 3; give ``--repeats 1`` for the full
+paper).
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import subprocess
 import sys
 import tempfile
@@ -30,14 +34,16 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "python"))
 
+from pipeline.cli import run_main  # noqa: E402
 from pipeline.paper.suite import load_suite  # noqa: E402
+from record import BenchRun  # noqa: E402
 
 SUITE = REPO / "paper" / "suite.yaml"
 
 
-def timed(command: list[str], cwd: Path) -> float:
+def timed(command: list[str]) -> float:
     start = time.perf_counter()
-    subprocess.run(command, check=True, cwd=cwd, stderr=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+    subprocess.run(command, check=True, cwd=REPO, stderr=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
     return time.perf_counter() - start
 
 
@@ -57,49 +63,68 @@ def step_by_step(suite, root: Path, datasets: list[str], folds: int) -> dict[str
     seconds = {
         "export_splits": timed([sys.executable, "-m", "pipeline.export_splits", "--datasets", *datasets,
                                 "--split-mode", suite.folds.mode, "--folds", str(suite.folds.n_folds),
-                                "--seed", str(suite.folds.seed), "--output-dir", str(data), "--no-progress"], REPO),
+                                "--seed", str(suite.folds.seed), "--output-dir", str(data), "--no-progress"]),
         "kgrid": timed([sys.executable, "-m", "pipeline.kgrid", *common, "--k-min", str(kgrid.k_min),
-                        "--k-max", str(kgrid.k_max), "--k-step", str(kgrid.k_step)], REPO),
+                        "--k-max", str(kgrid.k_max), "--k-step", str(kgrid.k_step)]),
         "pgrid": timed([sys.executable, "-m", "pipeline.pgrid", *common, "--p-min", str(pgrid.p_min),
                         "--p-max", str(pgrid.p_max), "--p-step", str(pgrid.p_step),
-                        "--p-target", str(pgrid.p_target)], REPO),
+                        "--p-target", str(pgrid.p_target)]),
     }
     tables_seconds = 0.0
     for mode in ("kgrid", "pgrid"):
         tables_seconds += timed([sys.executable, "-m", "pipeline.tables", "--results-dir", str(results),
                                  "--methods", *methods, "--datasets", *datasets, "--ref-method",
                                  suite.tables["ref_method"], "--out-dir", str(tables / mode), "--grid", mode,
-                                 "--folds", str(folds)], REPO)
+                                 "--folds", str(folds)])
     seconds["tables"] = tables_seconds
     return seconds
 
 
-def main() -> None:
+def workload(suite, restricted: bool) -> str:
+    datasets = ", ".join(suite.datasets) if restricted else f"all {len(suite.datasets)} datasets"
+    return (f"{datasets} × {len(suite.fold_indices)} folds × {len(suite.methods)} methods, engine "
+            f"{suite.engine}, {suite.executor} × {suite.jobs}")
+
+
+def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--datasets", nargs="+", default=None, help="a subset of the suite's datasets")
     parser.add_argument("--folds", type=int, default=None, help="the first N folds")
+    parser.add_argument("--repeats", type=int, default=3, help="runs of each command from empty folders (default 3)")
     parser.add_argument("--python-engine", action="store_true", help="also time the suite with --engine python")
     parser.add_argument("--skip-steps", action="store_true", help="do not time the step-by-step commands")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     suite = load_suite(SUITE).restricted(datasets=args.datasets, folds=args.folds)
     datasets, folds = list(suite.datasets), len(suite.fold_indices)
     restrict = (["--datasets", *datasets] if args.datasets else []) + (["--folds", str(folds)] if args.folds else [])
-    print(f"paper bench: {len(datasets)} datasets x {folds} folds x {len(suite.methods)} methods, engine "
-          f"{suite.engine}, {suite.executor} x {suite.jobs}; cores {os.cpu_count()}, load {os.getloadavg()[0]:.1f}")
-    with tempfile.TemporaryDirectory() as tmp:
-        runs = {"suite": timed(suite_command(Path(tmp) / "suite", restrict), REPO)}
-        runs["suite, second run (nothing to do)"] = timed(suite_command(Path(tmp) / "suite", restrict), REPO)
+    runs: dict[str, list[float]] = {}
+    with BenchRun(__file__) as run:
+        for repeat in range(args.repeats):
+            with tempfile.TemporaryDirectory() as tmp:
+                root = Path(tmp)
+                timings = {"suite": timed(suite_command(root / "suite", restrict)),
+                           "suite, second run": timed(suite_command(root / "suite", restrict))}
+                if args.python_engine:
+                    timings["suite --engine python"] = timed(suite_command(root / "python", restrict,
+                                                                           "--engine", "python"))
+                if not args.skip_steps:
+                    steps = step_by_step(suite, root / "steps", datasets, folds)
+                    timings.update({f"step: {name}": seconds for name, seconds in steps.items()})
+                    timings["step-by-step total"] = sum(steps.values())
+            for name, seconds in timings.items():
+                runs.setdefault(name, []).append(seconds)
+                print(f"  repeat {repeat + 1}: {name:40s} {seconds:8.1f} s", flush=True)
+        restricted = bool(args.datasets or args.folds)
+        peers = {} if args.skip_steps else {
+            "the step-by-step commands (export_splits, kgrid, pgrid, tables per grid)": runs["step-by-step total"]}
+        run.figure(f"paper/suite.yaml as one command (pipeline.paper run) from nothing: "
+                   f"{workload(suite, restricted)}", runs["suite"], "s", peers=peers)
+        run.figure("second pipeline.paper run of the same suite (everything fresh, nothing to do)",
+                   runs["suite, second run"], "s")
         if args.python_engine:
-            runs["suite --engine python"] = timed(suite_command(Path(tmp) / "python", restrict, "--engine",
-                                                                "python"), REPO)
-        steps = {} if args.skip_steps else step_by_step(suite, Path(tmp) / "steps", datasets, folds)
-    for name, seconds in {**runs, **{f"step: {k}": v for k, v in steps.items()}}.items():
-        print(f"  {name:40s} {seconds:8.1f} s")
-    if steps:
-        total = sum(steps.values())
-        print(f"  {'step-by-step total':40s} {total:8.1f} s   ratio step-by-step / suite: {total / runs['suite']:.2f}")
-    print(f"load after: {os.getloadavg()[0]:.1f}")
+            run.figure("the same suite with --engine python", runs["suite --engine python"], "s",
+                       peers={"with the suite's engine": runs["suite"]})
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(run_main(main))

@@ -1,22 +1,25 @@
 """Benchmark ``python -m pipeline.tables`` on a full paper-sized synthetic result set.
 
 15 datasets x 5 folds x 8 methods (600 k-grid metrics files, as docs/results-schema.md), generated
-by tests/report/results_factory.py. The peer is the I/O floor: parsing the same 600 JSON files and
-nothing else. Printed: absolute wall times and their ratio to that floor.
+by tests/report/results_factory.py. The peer of the tables without figures is the I/O floor:
+parsing the same 600 JSON files and nothing else; the peer of ``--jobs 2`` is the same command with
+one job. Each command runs ``--repeats`` times (default 3); the figures go to bench/results.json.
 
-    python3 bench/bench_tables.py
+    python3 bench/bench_tables.py [--repeats 3]
 """
 
 from __future__ import annotations
 
+import argparse
 import json
-import os
 import resource
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+from pipeline.cli import run_main
+from record import BenchRun, measure
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests" / "report"))
@@ -27,24 +30,12 @@ METHODS = ["DAGFS", "LRMFS", "MIFS", "SCLS", "RFNMIFS", "MDMR", "PMU", "MLACO"]
 DATASETS = ["Arts", "Business", "Education", "Entertain", "Health", "Recreation", "Reference", "Science",
             "Social", "bibtex", "corel5k", "emotions", "genbase", "medical", "yeast"]
 DIMS = [462, 438, 550, 640, 612, 606, 793, 743, 1047, 1836, 499, 72, 1186, 1449, 103]
-
-
-def timed(func) -> float:
-    start = time.perf_counter()
-    func()
-    return time.perf_counter() - start
+WORKLOAD = f"{len(DATASETS)} datasets × 5 folds × {len(METHODS)} methods (600 files)"
 
 
 def child_cpu() -> float:
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return usage.ru_utime + usage.ru_stime
-
-
-def timed_cli(*args) -> tuple[float, float]:
-    """Wall and CPU seconds of one ``python -m pipeline.tables`` run (CPU is load-independent)."""
-    cpu = child_cpu()
-    wall = timed(lambda: run_cli(*args))
-    return wall, child_cpu() - cpu
 
 
 def parse_only(results: Path) -> None:
@@ -58,24 +49,35 @@ def run_cli(results: Path, out: Path, *extra: str) -> None:
     subprocess.run(cmd, check=True, capture_output=True)
 
 
-def main() -> None:
-    with tempfile.TemporaryDirectory() as tmp:
+def measure_cli(repeats: int, *args):
+    """Wall-time runs of one ``pipeline.tables`` command, and its mean CPU seconds (load-independent)."""
+    cpu = child_cpu()
+    wall, _ = measure(run_cli, *args, repeats=repeats)
+    return wall, (child_cpu() - cpu) / repeats
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=3, help="runs of each command (default 3)")
+    args = parser.parse_args(argv)
+    with BenchRun(__file__) as run, tempfile.TemporaryDirectory() as tmp:
         results = write_result_set(Path(tmp) / "results", METHODS, DATASETS, folds=5, n_features=DIMS)
-        floor = min(timed(lambda: parse_only(results)) for _ in range(3))
-        cpu = child_cpu()
-        startup = timed(lambda: subprocess.run([sys.executable, "-c", "import pipeline.tables"], check=True))
-        startup_cpu = child_cpu() - cpu
-        tables = timed_cli(results, Path(tmp) / "t", "--no-figures")
-        full = timed_cli(results, Path(tmp) / "f")
-        parallel = timed_cli(results, Path(tmp) / "p", "--jobs", "2")
-    print(f"result set: {len(DATASETS)} datasets x 5 folds x {len(METHODS)} methods (600 files); "
-          f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
-    print(f"peer  parse 600 JSON files only        : {floor:7.2f} s wall")
-    print(f"      interpreter + imports            : {startup:7.2f} s wall {startup_cpu:7.2f} s CPU")
-    for name, (wall, cpu_s) in (("pipeline.tables --no-figures", tables), ("pipeline.tables (all outputs)", full),
-                                ("pipeline.tables --jobs 2", parallel)):
-        print(f"      {name:<33}: {wall:7.2f} s wall {cpu_s:7.2f} s CPU  ({wall / floor:6.1f} x peer)")
+        floor, _ = measure(parse_only, results, repeats=args.repeats)
+        startup, _ = measure(subprocess.run, [sys.executable, "-c", "import pipeline.tables"], check=True,
+                             repeats=args.repeats)
+        tables, tables_cpu = measure_cli(args.repeats, results, Path(tmp) / "t", "--no-figures")
+        full, full_cpu = measure_cli(args.repeats, results, Path(tmp) / "f")
+        parallel, parallel_cpu = measure_cli(args.repeats, results, Path(tmp) / "p", "--jobs", "2")
+        n_figures = len(list((Path(tmp) / "f" / "figures").glob("*.pdf")))
+        print(f"CPU seconds per run: --no-figures {tables_cpu:.2f}, all outputs {full_cpu:.2f}, "
+              f"all outputs --jobs 2 {parallel_cpu:.2f}")
+        run.figure("Python interpreter + import pipeline.tables", startup, "s")
+        run.figure(f"pipeline.tables --no-figures, {WORKLOAD}", tables, "s",
+                   peers={"parsing the 600 JSON files only": floor})
+        run.figure(f"pipeline.tables, all outputs (tables + {n_figures} figures × 2 formats), {WORKLOAD}", full, "s")
+        run.figure("pipeline.tables --jobs 2, all outputs, same set", parallel, "s",
+                   peers={"one job (previous figure's runs)": full})
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(run_main(main))
