@@ -41,9 +41,7 @@ function [ranking, info] = LSMFS(X, Y, params, init)
   [W, V, S] = initial_matrices(init, p.seed, n, d, L);
   L_y = mlfs_knn_laplacian(Y, L - 1);
   B = 2 * Y - 1;
-  if nnz(X) < 0.3 * numel(X)
-    X = sparse(X);                    % speed only (sparse text data); same products
-  end
+  X = mlfs_sparse_if_mostly_zero(X);
   XtX = full(X.' * X);
   label_system = p.alpha * eye(L) + p.beta * L_y.' + p.beta * L_y;
   D = ones(d, 1);

@@ -37,9 +37,7 @@ function [ranking, info] = RFSFS(X, Y, params, init)
   epsilon = 2^-23;
   C = mlfs_label_cosine_similarity(Y);
   degrees = sum(C, 2).';
-  if nnz(X) < 0.3 * numel(X)
-    X = sparse(X);                    % speed only (sparse text data); same products
-  end
+  X = mlfs_sparse_if_mostly_zero(X);
   XtY = full(X.' * Y);
   use_gram = d <= n;
   if use_gram

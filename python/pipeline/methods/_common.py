@@ -7,11 +7,14 @@ order (named in the docstrings), so the two engines agree to rounding level.
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 from scipy.spatial.distance import cdist
 
 from ..errors import ConfigError, DataError
 
 MATLAB_EPS = float(np.finfo(np.float64).eps)
+#: Below this share of non-zero entries a feature matrix is multiplied as a sparse matrix.
+SPARSE_DENSITY = 0.3
 
 
 def check_training_data(X, Y, method: str) -> tuple[np.ndarray, np.ndarray]:
@@ -58,6 +61,15 @@ def nonnegative_start(init: dict, key: str, shape: tuple[int, ...], method: str)
         raise ConfigError(f"{method} initial matrix missing, of the wrong shape or negative", field=f"init.{key}",
                           expected=f"non-negative {shape}", found="missing" if start is None else np.shape(start))
     return np.asarray(start, dtype=np.float64)
+
+
+def sparse_if_mostly_zero(X: np.ndarray):
+    """X (n, d) as a CSR matrix when under :data:`SPARSE_DENSITY` of it is non-zero, else X itself.
+
+    Speed only: the text data sets are 92-99 % zeros, and a product with the sparse form skips
+    them (the same products up to the order of the additions). Twin: ``mlfs_sparse_if_mostly_zero.m``.
+    """
+    return sp.csr_matrix(X) if np.count_nonzero(X) < SPARSE_DENSITY * X.size else X
 
 
 def column_distances(X: np.ndarray) -> np.ndarray:
