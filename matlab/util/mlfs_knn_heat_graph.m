@@ -4,7 +4,7 @@ function A = mlfs_knn_heat_graph(F, k)
 %   (itself normally first) with weight exp(-dist/2), ranked by the distance snapped to 1e-10 of the
 %   largest squared row norm with ties to the lower index (exact duplicates, whose expanded
 %   distances carry BLAS-dependent noise, tie exactly); then A = max(A, A'). Rows are processed in
-%   blocks of 2^20 entries (memory only); a mostly-zero F (< 30 % non-zeros) is multiplied as sparse (speed).
+%   blocks of 2^20 entries (memory only); an F under 5 % non-zero is multiplied as sparse (speed).
 %   Twin of pipeline.methods.lrdg.heat_knn_graph.
   resolution = 1e-10;
   block_rows = max(1, floor(2^20 / max(size(F, 1), 1)));   % 8 MiB of distances at once
@@ -16,7 +16,7 @@ function A = mlfs_knn_heat_graph(F, k)
   rows = zeros(N * (k + 1), 1);
   cols = rows;
   weights = rows;
-  products = mlfs_sparse_if_mostly_zero(F);
+  products = mlfs_gram_operand(F);      % a sparse F*F' beats BLAS only when very sparse, as X'X
   for start = 1:block_rows:N
     block = start:min(start + block_rows - 1, N);
     dist = -2 * full(products(block, :) * products.');     % (-2a.b + |a|^2) + |b|^2, NumPy's order

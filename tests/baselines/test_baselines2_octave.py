@@ -30,7 +30,7 @@ def trace(info):
     return np.atleast_1d(np.asarray(info["objective"], dtype=np.float64))
 
 
-@pytest.mark.parametrize("zeros", [0.0, 0.9])                  # dense, and mostly zero (sparse products)
+@pytest.mark.parametrize("zeros", [0.0, 0.97])                 # dense, and under 5 % non-zero (sparse products)
 def test_heat_graph_matches_numpy_with_duplicates_and_ties(octave_engine, zeros):
     rng = np.random.default_rng(0)
     F = np.round(rng.random((1100, 5)), 1) * (rng.random((1100, 5)) >= zeros)   # two blocks, duplicates

@@ -40,7 +40,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..errors import ConfigError, DataError
-from ._common import check_training_data, sparse_if_mostly_zero
+from ._common import check_training_data, gram_operand, sparse_if_mostly_zero
 from ..rankings import rank_scores
 from ._divergence import DEFAULT_LIMIT, check_iterates, check_limit
 from .base import MethodSpec
@@ -75,7 +75,7 @@ def heat_knn_graph(F: np.ndarray, k: int) -> sp.csr_matrix:
         raise DataError("the k-NN graph needs at least k+1 points", expected=f">= {k + 1} rows", found=N)
     norms = np.sum(F * F, axis=1)
     grid = DISTANCE_RESOLUTION * float(norms.max()) if N else 0.0
-    products = sparse_if_mostly_zero(F)
+    products = gram_operand(F)  # a sparse F F' beats BLAS only when very sparse, as X'X
     rows, cols, weights = [], [], []
     block_rows = max(1, BLOCK_ENTRIES // max(N, 1))
     for start in range(0, N, block_rows):
