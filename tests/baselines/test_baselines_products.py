@@ -113,3 +113,18 @@ def test_octave_svd_econ_is_the_thin_svd_and_restores_the_driver(octave_engine):
     np.testing.assert_allclose(U @ S @ V.T, W, rtol=1e-13, atol=1e-14)
     u, _, vt = np.linalg.svd(W, full_matrices=False)
     np.testing.assert_allclose(U @ V.T, u @ vt, rtol=1e-12, atol=1e-13)      # the polar factor LSMFS uses
+
+
+@pytest.mark.octave
+def test_octave_reports_the_blas_a_fresh_octave_process_loads(octave_engine):
+    """linear_algebra_libraries (for the run record) against octave-cli run as a separate process."""
+    import subprocess
+
+    from pipeline.engines.octave import _octave_executable, linear_algebra_libraries
+
+    reported = linear_algebra_libraries(octave_engine.session)
+    script = "printf('%s\\n%s\\n', version('-blas'), version('-lapack'))"
+    fresh = subprocess.run([_octave_executable() or "octave-cli", "--no-gui", "--norc", "--eval", script],
+                           capture_output=True, text=True, timeout=120, check=True).stdout.splitlines()
+    assert [reported["blas"], reported["lapack"]] == [" ".join(line.split()) for line in fresh[:2]]
+    assert "BLAS" in reported["blas"] and "Linear Algebra PACKage" in reported["lapack"]
