@@ -1,7 +1,6 @@
 """Zhang & Zhou's ML-kNN, evaluated over a whole grid of feature counts.
 
-Semantics (spec ``dagfs-and-pipeline.md`` §3.2, ``baselines-part2.md`` Part B), with s = ``smooth``
-and Num = ``num``:
+Semantics (docs/evaluation.md, "ML-kNN semantics"), with s = ``smooth`` and Num = ``num``:
 
 - prior ``P_j = (s + c_j) / (2s + n_train)``, ``PN_j = 1 - P_j`` (c_j = training positives);
 - neighbours by the exact (canonical squared distance, training index) rule of
@@ -142,7 +141,7 @@ def _labels_for(X: np.ndarray, Y, name: str, n_labels: int | None = None) -> np.
 
 
 def clean_k_values(k_values, d: int) -> list[int]:
-    """The spec's k-list cleaning: integers, drop < 1 and > d, unique, ascending.
+    """Clean a k list as docs/evaluation.md says: integers, drop < 1 and > d, unique, ascending.
 
     Raises
     ------
@@ -172,7 +171,7 @@ def evaluate_grid(X_train, Y_train, X_test, Y_test, ranking, k_values, *, num: i
     ranking : array-like of shape (d,)
         1-based permutation of 1..d, most important feature first.
     k_values : iterable of int
-        Feature counts; cleaned as the spec says (integers, 1 <= k <= d, unique, ascending).
+        Feature counts; cleaned by :func:`clean_k_values` (integers, 1 <= k <= d, unique, ascending).
     num, smooth : ML-kNN's Num (1 <= num < n_train) and Laplace smoothing s (> 0).
     block_rows, n_threads : performance knobs only; results do not depend on them.
 
