@@ -55,6 +55,14 @@ def neighbour_label_counts(Y_train: np.ndarray, neighbours: np.ndarray) -> np.nd
     return counts
 
 
+def _checked_counts(counts, num: int) -> np.ndarray:
+    """Neighbour counts as a contiguous int64 array, each in 0..num (the compiled loops index by them)."""
+    counts = np.ascontiguousarray(counts, dtype=np.int64)
+    if counts.size and not (counts.min() >= 0 and counts.max() <= num):
+        raise ValueError(f"neighbour counts must lie in 0..{num}")
+    return counts
+
+
 @numba.njit(cache=True, nogil=True)
 def _count_histograms(Y_train, train_counts, num):
     L = Y_train.shape[1]
@@ -71,8 +79,8 @@ def _count_histograms(Y_train, train_counts, num):
 def conditionals(Y_train: np.ndarray, train_counts: np.ndarray, num: int,
                  smooth: float) -> tuple[np.ndarray, np.ndarray]:
     """Smoothed conditionals ``(Cond, CondN)``, each (L, num+1): P(count = c | label on/off)."""
-    pos, neg = _count_histograms(np.ascontiguousarray(Y_train, dtype=np.bool_),
-                                 np.ascontiguousarray(train_counts, dtype=np.int64), num)
+    train_counts = _checked_counts(train_counts, num)
+    pos, neg = _count_histograms(np.ascontiguousarray(Y_train, dtype=np.bool_), train_counts, num)
 
     def smoothed(hist):
         return (smooth + hist) / (smooth * (num + 1) + hist.sum(axis=1, keepdims=True) + _EPS)
@@ -101,7 +109,7 @@ def posteriors(prior, prior_n, cond, cond_n, query_counts) -> np.ndarray:
     total = p1 + p0
     with np.errstate(invalid="ignore", divide="ignore"):
         table = np.where(total == 0, prior[:, None], p1 / total)
-    return _look_up(table, np.ascontiguousarray(query_counts, dtype=np.int64))
+    return _look_up(table, _checked_counts(query_counts, cond.shape[1] - 1))
 
 
 def _check_num_smooth(num, smooth, n_train: int) -> tuple[int, float]:
