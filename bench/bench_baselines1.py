@@ -9,7 +9,7 @@ the ratio Octave / NumPy, the NumPy peak of traced allocations (tracemalloc) and
 process's peak resident memory above its resident size at start-up (a fresh Octave per method;
 VmHWM - VmRSS, so the copies of the inputs the bridge loads are included), and checks that the
 two rankings agree (top 50, all features, Spearman ρ of the positions). Defaults: each method's
-DEFAULTS (docs/methods/).
+DEFAULTS (docs/methods/). The header names the BLAS each engine runs on.
 """
 
 from __future__ import annotations
@@ -47,6 +47,21 @@ def octave_memory_kib(oc, field: str) -> float:
     return next(float(line.split()[1]) for line in status.splitlines() if line.startswith(field + ":"))
 
 
+def numpy_blas() -> str:
+    """The BLAS libraries NumPy runs on, with their versions (threadpoolctl)."""
+    from threadpoolctl import threadpool_info
+
+    return ", ".join(dict.fromkeys(f"{i['internal_api']} {i.get('version')}" for i in threadpool_info()
+                                   if i["user_api"] == "blas"))
+
+
+def print_blas(session) -> None:
+    """One line: the BLAS NumPy and the Octave of ``session`` run on."""
+    from pipeline.engines.octave import linear_algebra_libraries
+
+    print(f"NumPy BLAS: {numpy_blas()}; Octave BLAS: {linear_algebra_libraries(session)['blas']}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dataset", default="Science")
@@ -56,13 +71,16 @@ def main() -> int:
     os.environ["OMP_NUM_THREADS"] = os.environ["OPENBLAS_NUM_THREADS"] = str(args.threads)
     from threadpoolctl import threadpool_limits
 
-    from pipeline.engines.octave import OctaveEngine
+    from pipeline.engines.octave import OctaveEngine, OctaveSession
     from pipeline.methods import get_method
 
     X, Y = training_fold(args.dataset, args.rows)
     n, d = X.shape
     print(f"{args.dataset}: n = {n}, d = {d}, L = {Y.shape[1]}, zeros {100 * np.mean(X == 0):.1f} %, "
           f"BLAS threads {args.threads}; a dense n×n float64 matrix would take {n * n * 8 / 2**20:.0f} MiB")
+    session = OctaveSession(timeout=600)
+    print_blas(session)
+    session.close()
     runs = [("LRMFS", {}), ("LRMFS", {"mode": "faithful"}), ("GRRO", {}), ("SRFS", {}), ("SCNMF", {})]
     print(f"{'method':16s} {'numpy s':>9s} {'octave s':>9s} {'oct/np':>7s} {'np peak MiB':>12s} "
           f"{'oct peak MiB':>13s} {'iters':>6s} top50  all   Spearman")

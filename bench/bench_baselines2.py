@@ -23,24 +23,10 @@ import os
 import sys
 import time
 import tracemalloc
-from pathlib import Path
 
 import numpy as np
 
-REPO = Path(__file__).resolve().parents[1]
-
-
-def training_fold(name: str, rows: int, seed: int = 0):
-    from pipeline.data.registry import load_dataset
-    from pipeline.data.scaling import scale_fold
-    from pipeline.data.splits import stratified_splits
-
-    env = os.environ.get("MLFS_SHARED_DATA")
-    mlc = Path(env) / "mlc" if env else REPO.parent / "shared" / "data" / "mlc"
-    data = load_dataset(name, mlc)
-    train = np.sort(stratified_splits(data.Y, mode="kfold", n_folds=5, seed=seed)[0].train)[:rows]
-    X_train, _ = scale_fold(data.X[train], data.X[train[:1]], "minmax")
-    return X_train, data.Y[train].astype(np.float64)
+from bench_baselines1 import print_blas, training_fold
 
 
 def octave_status_kib(oc, key: str) -> float:
@@ -137,9 +123,10 @@ def compare_engines(engine, oc, X, Y) -> None:
 
 def compare_centring(X, Y, iterations: int) -> None:
     from pipeline.methods import lrdg
+    from pipeline.methods.starts import UniformStream
 
     n, d = X.shape
-    init = lrdg.make_init(n, d, Y.shape[1], np.random.default_rng(0), {})
+    init = lrdg.make_init(n, d, Y.shape[1], UniformStream(0), {})
     (S_coded, coded_seconds), _, coded_peak = traced(lrdg_iterations, X, Y, init["S0"], init["V0"], iterations, True)
     (S_port, port_seconds), _, port_peak = traced(lrdg_iterations, X, Y, init["S0"], init["V0"], iterations, False)
     difference = np.max(np.abs(S_coded - S_port)) / np.max(np.abs(S_coded))
@@ -166,6 +153,7 @@ def main() -> int:
           f"BLAS threads {args.threads}; a dense n×n float64 matrix takes {n * n * 8 / 2**20:.0f} MiB")
     engine = OctaveEngine(timeout=7200)
     oc = engine.session.start()
+    print_blas(engine.session)
     with threadpool_limits(limits=args.threads):
         compare_engines(engine, oc, X, Y)
         compare_centring(X, Y, args.iterations)

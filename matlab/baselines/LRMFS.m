@@ -51,6 +51,9 @@ function [ranking, info] = LRMFS(X, Y, params, init)
   B = 2 * (Y == 1) - 1;
   D = ones(d, 1);
   dz = ones(n, 1);
+  gram_X = mlfs_gram_operand(X);
+  products_X = mlfs_sparse_if_mostly_zero(X);
+  products_Xt = products_X.';         % Xt.' * W is X * W (same sums), 3x faster in Octave for a sparse X
   objective = zeros(1, 0);
   max_abs_Q = zeros(1, 0);
   err = 1;
@@ -58,16 +61,19 @@ function [ranking, info] = LRMFS(X, Y, params, init)
   while err > p.tol && t <= p.max_iter
     F = Y + B .* S;
     A = Q.' * W;
-    Xs = sqrt(dz) .* X;
-    C = Xs.' * Xs + p.alpha * eye(d) + p.lambda * diag(D);
-    W = (C - p.alpha * (Q * Q.')) \ (X.' * (dz .* F));
+    C = mlfs_gram_matrix(gram_X, sqrt(dz)) + p.alpha * eye(d) + p.lambda * diag(D);
+    system = C;
+    if any(Q(:))                      % Q = 0 from the first Q-step in fast mode
+      system = C - p.alpha * (Q * Q.');
+    end
+    W = system \ full(products_X.' * (dz .* F));   % symmetric: Cholesky, LU if not positive definite
     if faithful
       Q = subspace_step(X, dz, F, C, L_X, L_Y, p.alpha, p.beta, p.gamma);
       max_abs_Q(end+1) = max(abs(Q(:)));
     else
       Q = zeros(d, L);
     end
-    XW = X * W;
+    XW = full(products_Xt.' * W);
     S = max(B .* (XW - Y), 0);
     V = XW - F;
     dz = 0.5 ./ (sqrt(sum(V .* V, 2)) + eps);

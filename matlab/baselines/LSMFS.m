@@ -44,10 +44,9 @@ function [ranking, info] = LSMFS(X, Y, params, init)
   [W, V, S] = initial_matrices(init, p.seed, n, d, L);
   L_y = mlfs_knn_laplacian(Y, L - 1);
   B = 2 * Y - 1;
-  if nnz(X) < 0.3 * numel(X)
-    X = sparse(X);                    % speed only (sparse text data); same products
-  end
-  XtX = full(X.' * X);
+  XtX = mlfs_gram_matrix(mlfs_gram_operand(X));
+  X = mlfs_sparse_if_mostly_zero(X);
+  Xt = X.';                           % Xt.' * W is X * W (same sums), 3x faster in Octave for a sparse X
   label_system = p.alpha * eye(L) + p.beta * L_y.' + p.beta * L_y;
   D = ones(d, 1);
   objective = zeros(1, 0);
@@ -55,9 +54,9 @@ function [ranking, info] = LSMFS(X, Y, params, init)
   t = 1;
   while err > p.tol && t <= p.max_iter
     M = Y + B .* S;
-    [U, ~, P] = svd(W, 'econ');
-    W = weight_step(XtX, D, p.gamma, X.' * V - p.lambda * (U * P.'), t);
-    XW = X * W;
+    [U, ~, P] = mlfs_svd_econ(W);
+    W = weight_step(XtX, D, p.gamma, full(X.' * V) - p.lambda * (U * P.'), t);
+    XW = full(Xt.' * W);
     V = (XW + p.beta * M) / label_system;
     S = max(B .* (V - Y), 0);
     D = 0.5 ./ (sqrt(sum(W .* W, 2)) + eps);

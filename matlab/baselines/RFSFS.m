@@ -39,33 +39,27 @@ function [ranking, info] = RFSFS(X, Y, params, init)
   epsilon = 2^-23;
   C = mlfs_label_cosine_similarity(Y);
   degrees = sum(C, 2).';
-  if nnz(X) < 0.3 * numel(X)
-    X = sparse(X);                    % speed only (sparse text data); same products
-  end
-  XtY = full(X.' * Y);
-  use_gram = d <= n;
-  if use_gram
-    XtX = full(X.' * X);
-  end
+  XtY = X.' * Y;
+  fold = mlfs_gram_fold(X, Y, XtY);
+  gram_w = mlfs_gram_products(fold, W);
   objective = zeros(1, 0);
   for iteration = 1:p.max_iter
     Q = 1 ./ max(2 * abs(W), epsilon);
-    if use_gram
-      gram_w = XtX * W;
-    else
-      gram_w = X.' * (X * W);
-    end
     numerator = XtY + p.alpha * (W * C) + p.gamma * W;
     denominator = gram_w + p.alpha * (W .* degrees) + p.beta * (Q .* W) + p.gamma * sum(W, 1);
     W = W .* (numerator ./ max(denominator, epsilon));
     mlfs_check_iterates('RFSFS', iteration, p.divergence_limit, 'W', W);
-    column_sums = sum(W, 1);
-    objective(end+1) = sum(sum((X * W - Y) .^ 2)) ...
-        + p.alpha * (sum(sum((W .* degrees) .* W)) - sum(sum((W * C) .* W))) + p.beta * sum(abs(W(:))) ...
-        + p.gamma * (sum(column_sums .* column_sums) - sum(sum(W .* W)));
+    [gram_w, fit] = mlfs_gram_products(fold, W);   % X'XW is shared with the next update
+    objective(end+1) = fit + penalties(W, C, degrees, p);
   end
   scores = sqrt(sum(W .* W, 2));       % the row norm, as the authors' code sorts
   ranking = mlfs_rank_scores(scores, 'RFSFS');
   info = struct('scores', scores, 'iterations', numel(objective), 'objective', objective, 'W', W, 'seconds', toc(started), ...
                 'params', p);
+end
+
+function value = penalties(W, C, degrees, p)
+  column_sums = sum(W, 1);
+  value = p.alpha * (sum(sum((W .* degrees) .* W)) - sum(sum((W * C) .* W))) + p.beta * sum(abs(W(:))) ...
+        + p.gamma * (sum(column_sums .* column_sums) - sum(sum(W .* W)));
 end

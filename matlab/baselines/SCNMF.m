@@ -27,7 +27,7 @@ function [ranking, info] = SCNMF(X, Y, params, init) %#ok<INUSD>
   p = mlfs_method_params('SCNMF', defaults, params);
   mlfs_require(p.max_iter >= 1, 'mlfs:SCNMF:badParams', 'SCNMF: max_iter must be >= 1');
   tiny = 1e-20;
-  XtX = X.' * X;
+  XtX = mlfs_gram_matrix(mlfs_gram_operand(X));
   XtY = X.' * Y;
   Y_norm2 = sum(sum(Y .* Y));
   [H, sigma] = mlfs_feature_kernel(XtX);

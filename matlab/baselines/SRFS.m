@@ -41,28 +41,15 @@ function [ranking, info] = SRFS(X, Y, params, init)
   S = mlfs_label_cosine_similarity(Y);
   A_S = diag(sum(S, 2));
   XtY = X.' * Y;
-  Y_norm2 = sum(sum(Y .* Y));
-  use_gram = d <= n;
-  if use_gram
-    XtX = X.' * X;
-    gram_w = XtX * W;
-  else
-    gram_w = X.' * (X * W);
-  end
+  fold = mlfs_gram_fold(X, Y, XtY);
+  gram_w = mlfs_gram_products(fold, W);
   objective = zeros(1, 0);
   for t = 1:p.max_iter
     D = 1 ./ (2 * sqrt(sum(W .* W, 2)) + epsilon);
     numerator = XtY + p.alpha * (W * S) + p.gamma * W;
     denominator = gram_w + p.alpha * (W * A_S) + p.beta * (D .* W) + p.gamma * sum(W, 1);
     W = W .* numerator ./ max(denominator, epsilon);
-    if use_gram
-      gram_w = XtX * W;
-      fit = sum(sum(W .* gram_w)) - 2 * sum(sum(W .* XtY)) + Y_norm2;
-    else
-      XW = X * W;
-      gram_w = X.' * XW;
-      fit = sum(sum((XW - Y) .^ 2));
-    end
+    [gram_w, fit] = mlfs_gram_products(fold, W);
     objective(end+1) = fit + penalties(W, S, A_S, p);
     if p.tol > 0 && t > 1 && abs(objective(end-1) - objective(end)) <= p.tol * abs(objective(end-1))
       break

@@ -30,9 +30,10 @@ def trace(info):
     return np.atleast_1d(np.asarray(info["objective"], dtype=np.float64))
 
 
-def test_heat_graph_matches_numpy_with_duplicates_and_ties(octave_engine):
+@pytest.mark.parametrize("zeros", [0.0, 0.97])                 # dense, and under 5 % non-zero (sparse products)
+def test_heat_graph_matches_numpy_with_duplicates_and_ties(octave_engine, zeros):
     rng = np.random.default_rng(0)
-    F = np.round(rng.random((700, 5)), 1)                       # > one 512-row block, many duplicates
+    F = np.round(rng.random((1100, 5)), 1) * (rng.random((1100, 5)) >= zeros)   # two blocks, duplicates
     F[10] = F[3]
     for k in (1, 3, 5):
         octave = call(octave_engine, "mlfs_knn_heat_graph", F, float(k)).toarray()   # sparse, as NumPy's

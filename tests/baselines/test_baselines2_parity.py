@@ -31,8 +31,9 @@ pytestmark = pytest.mark.octave
 #: LSMFS <= 1.0e-12 (yeast); 7e-10 was seen on yeast at α = 0.1, β = 1, where the iterates grow.
 WEIGHT_RTOL = {"LSMFS": 1e-8, "RFSFS": 1e-10}
 #: LRDG iterates after 1 and 2 iterations (relative Frobenius). One iteration agrees to ~1e-11; the
-#: S-step divides by centred, cancelling denominators, so the second iteration lands at 4e-13–2e-9.
-LRDG_RTOL = {1: 1e-10, 2: 1e-8}
+#: S-step divides by centred, cancelling denominators, so the second iteration lands at 2e-13–2e-8
+#: (Arts 1.8e-8 with OpenBLAS on both sides, 4e-10 with Octave on the reference BLAS).
+LRDG_RTOL = {1: 1e-10, 2: 1e-7}
 
 
 @pytest.fixture(scope="module")

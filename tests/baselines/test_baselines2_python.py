@@ -120,6 +120,36 @@ def test_lrdg_graph_breaks_ties_by_index():
     assert A[4, 4] == 1.0 and A[4, 1] == np.exp(-41 / 2)     # (5,5)'s nearest: itself, then row 1
 
 
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10_000), rows=st.integers(1, 6), columns=st.integers(1, 30), count=st.integers(1, 8))
+def test_lrdg_partial_selection_is_the_stable_sort_prefix(seed, rows, columns, count):
+    rng = np.random.default_rng(seed)
+    key = rng.choice([0.0, 1.0, 2.0, 7.0, np.inf, np.nan], size=(rows, columns))   # ties, inf and NaN
+    count = min(count, columns)
+    row, column = lrdg.smallest_in_rows(key, count)
+    expected = np.sort(np.argsort(key, axis=1, kind="stable")[:, :count], axis=1)
+    np.testing.assert_array_equal(row, np.repeat(np.arange(rows), count))
+    np.testing.assert_array_equal(column.reshape(rows, count), expected)
+
+
+def test_lrdg_graph_of_mostly_zero_data_equals_the_sorted_definition():
+    """Sparse products and the partial selection give the graph of the literal definition (dense
+    distances, stable sort of the snapped keys) on a sparse, tie-heavy block-spanning sample."""
+    rng = np.random.default_rng(3)
+    F = np.where(rng.random((1100, 40)) < 0.04, np.round(rng.random((1100, 40)), 1), 0.0)
+    F[7] = F[900]
+    norms = np.sum(F * F, axis=1)
+    dist = np.abs(-2.0 * (F @ F.T) + norms[:, None] + norms[None, :])
+    key = np.floor(dist / (lrdg.DISTANCE_RESOLUTION * norms.max()) + 0.5)
+    nearest = np.argsort(key, axis=1, kind="stable")[:, :6]
+    expected = np.zeros_like(dist)
+    np.put_along_axis(expected, nearest, np.exp(-np.take_along_axis(dist, nearest, axis=1) / 2.0), axis=1)
+    expected = np.maximum(expected, expected.T)
+    A = lrdg.heat_knn_graph(F, 5)
+    np.testing.assert_array_equal(A.toarray() != 0, expected != 0)
+    np.testing.assert_allclose(A.toarray(), expected, rtol=1e-13, atol=0)
+
+
 def test_lrdg_one_iteration_is_translation_invariant():
     X, Y = planted(6, n=90, d=25)
     shift = np.random.default_rng(0).random(25) * 3

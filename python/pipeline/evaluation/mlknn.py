@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from numbers import Integral, Real
 
+import numba
 import numpy as np
 
 from ..errors import ConfigError, DataError
@@ -38,21 +39,49 @@ def label_priors(Y_train: np.ndarray, smooth: float) -> tuple[np.ndarray, np.nda
     return prior, 1.0 - prior
 
 
+@numba.njit(cache=True, nogil=True)
+def _add_neighbour_labels(Y_train, neighbours, counts):
+    for i in range(neighbours.shape[0]):
+        for p in range(neighbours.shape[1]):
+            row = Y_train[neighbours[i, p]]
+            for label in range(row.size):
+                counts[i, label] += row[label]
+
+
 def neighbour_label_counts(Y_train: np.ndarray, neighbours: np.ndarray) -> np.ndarray:
     """Counts (n_query, L): how many of each query's neighbours are positive for each label."""
     counts = np.zeros((neighbours.shape[0], Y_train.shape[1]), dtype=np.int64)
-    for rank in neighbours.T:  # one gather of whole label rows per neighbour rank: no 3-D temporary
-        counts += Y_train[rank]
+    _add_neighbour_labels(np.ascontiguousarray(Y_train, dtype=np.bool_), np.ascontiguousarray(neighbours),
+                          counts)
     return counts
+
+
+def _checked_counts(counts, num: int) -> np.ndarray:
+    """Neighbour counts as a contiguous int64 array, each in 0..num (the compiled loops index by them)."""
+    counts = np.ascontiguousarray(counts, dtype=np.int64)
+    if counts.size and not (counts.min() >= 0 and counts.max() <= num):
+        raise ValueError(f"neighbour counts must lie in 0..{num}")
+    return counts
+
+
+@numba.njit(cache=True, nogil=True)
+def _count_histograms(Y_train, train_counts, num):
+    L = Y_train.shape[1]
+    pos, neg = np.zeros((L, num + 1), np.int64), np.zeros((L, num + 1), np.int64)
+    for i in range(Y_train.shape[0]):
+        for label in range(L):
+            if Y_train[i, label]:
+                pos[label, train_counts[i, label]] += 1
+            else:
+                neg[label, train_counts[i, label]] += 1
+    return pos, neg
 
 
 def conditionals(Y_train: np.ndarray, train_counts: np.ndarray, num: int,
                  smooth: float) -> tuple[np.ndarray, np.ndarray]:
     """Smoothed conditionals ``(Cond, CondN)``, each (L, num+1): P(count = c | label on/off)."""
-    L = Y_train.shape[1]
-    cell = np.arange(L)[None, :] * (num + 1) + train_counts
-    pos = np.bincount(cell[Y_train], minlength=L * (num + 1)).reshape(L, num + 1)
-    neg = np.bincount(cell[~Y_train], minlength=L * (num + 1)).reshape(L, num + 1)
+    train_counts = _checked_counts(train_counts, num)
+    pos, neg = _count_histograms(np.ascontiguousarray(Y_train, dtype=np.bool_), train_counts, num)
 
     def smoothed(hist):
         return (smooth + hist) / (smooth * (num + 1) + hist.sum(axis=1, keepdims=True) + _EPS)
@@ -60,14 +89,28 @@ def conditionals(Y_train: np.ndarray, train_counts: np.ndarray, num: int,
     return smoothed(pos), smoothed(neg)
 
 
+@numba.njit(cache=True, nogil=True)
+def _look_up(table, query_counts):
+    outputs = np.empty(query_counts.shape)
+    for i in range(query_counts.shape[0]):
+        for label in range(query_counts.shape[1]):
+            outputs[i, label] = table[label, query_counts[i, label]]
+    return outputs
+
+
 def posteriors(prior, prior_n, cond, cond_n, query_counts) -> np.ndarray:
-    """ML-kNN outputs (n_query, L) from the statistics and the queries' neighbour counts."""
-    labels = np.arange(cond.shape[0])[None, :]
-    p1 = prior[None, :] * cond[labels, query_counts]
-    p0 = prior_n[None, :] * cond_n[labels, query_counts]
+    """ML-kNN outputs (n_query, L) from the statistics and the queries' neighbour counts.
+
+    An output depends only on its label and its count, so the (L, num+1) table of every possible
+    output is computed once (the same operations on the same operands, hence the same bits as
+    element by element) and looked up.
+    """
+    p1 = prior[:, None] * cond
+    p0 = prior_n[:, None] * cond_n
     total = p1 + p0
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(total == 0, prior[None, :], p1 / total)
+        table = np.where(total == 0, prior[:, None], p1 / total)
+    return _look_up(table, _checked_counts(query_counts, cond.shape[1] - 1))
 
 
 def _check_num_smooth(num, smooth, n_train: int) -> tuple[int, float]:

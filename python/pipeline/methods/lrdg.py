@@ -40,7 +40,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..errors import ConfigError, DataError
-from ._common import check_training_data
+from ._common import check_training_data, gram_operand, sparse_if_mostly_zero
 from ..rankings import rank_scores
 from ._divergence import DEFAULT_LIMIT, check_iterates, check_limit
 from .base import MethodSpec
@@ -67,7 +67,7 @@ def heat_knn_graph(F: np.ndarray, k: int) -> sp.csr_matrix:
     Squared distances (-2a·b + |a|²) + |b|² (absolute value), formed in place in blocks of
     ``BLOCK_ENTRIES`` (memory only); each row keeps its k+1 nearest rows
     (itself normally first) with weight exp(-dist/2), ranked by the snapped distance with ties to
-    the lower index; then A = max(A, A').
+    the lower index; then A = max(A, A'), with sorted column indices.
     """
     F = np.asarray(F, dtype=np.float64)
     N = F.shape[0]
@@ -75,11 +75,13 @@ def heat_knn_graph(F: np.ndarray, k: int) -> sp.csr_matrix:
         raise DataError("the k-NN graph needs at least k+1 points", expected=f">= {k + 1} rows", found=N)
     norms = np.sum(F * F, axis=1)
     grid = DISTANCE_RESOLUTION * float(norms.max()) if N else 0.0
+    products = gram_operand(F)  # a sparse F F' beats BLAS only when very sparse, as X'X
     rows, cols, weights = [], [], []
     block_rows = max(1, BLOCK_ENTRIES // max(N, 1))
     for start in range(0, N, block_rows):
         block = slice(start, min(start + block_rows, N))
-        dist = F[block] @ F.T
+        dist = products[block] @ products.T
+        dist = dist.toarray() if sp.issparse(dist) else dist
         dist *= -2.0
         dist += norms[block, None]
         dist += norms[None, :]
@@ -87,12 +89,30 @@ def heat_knn_graph(F: np.ndarray, k: int) -> sp.csr_matrix:
         key = dist / grid if grid > 0 else np.zeros_like(dist)
         key += 0.5
         np.floor(key, out=key)
-        nearest = np.argsort(key, axis=1, kind="stable")[:, :k + 1]
-        rows.append(np.repeat(np.arange(block.start, block.stop), k + 1))
-        cols.append(nearest.reshape(-1))
-        weights.append(np.exp(-np.take_along_axis(dist, nearest, axis=1) / 2.0).reshape(-1))
+        row, col = smallest_in_rows(key, k + 1)
+        rows.append(row + start)
+        cols.append(col)
+        weights.append(np.exp(-dist[row, col] / 2.0))
     A = sp.csr_matrix((np.concatenate(weights), (np.concatenate(rows), np.concatenate(cols))), shape=(N, N))
-    return A.maximum(A.T).tocsr()
+    A = A.maximum(A.T).tocsr()
+    A.sort_indices()
+    return A
+
+
+def smallest_in_rows(key: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray]:
+    """(row, column) indices of the ``count`` smallest entries of each row of ``key`` (R, N) by
+    (value, column index), NaN after every number: the first ``count`` of a stable ascending sort.
+
+    A partial selection, O(N) per row instead of a sort's O(N log N): the count-th smallest value
+    of the row (NaN if fewer numbers), every entry below it, and the entries equal to it (or NaN
+    when it is NaN) in column order.
+    """
+    threshold = np.partition(key, count - 1, axis=1)[:, count - 1].copy()[:, None]
+    short = np.isnan(threshold)
+    below = (key < threshold) | (short & ~np.isnan(key))
+    tied = (key == threshold) | (short & np.isnan(key))
+    wanted = count - below.sum(axis=1, keepdims=True)
+    return np.nonzero(below | (tied & (np.cumsum(tied, axis=1, dtype=np.int32) <= wanted)))
 
 
 def centred_product(X: np.ndarray, mean: np.ndarray, S: np.ndarray) -> np.ndarray:
@@ -100,19 +120,31 @@ def centred_product(X: np.ndarray, mean: np.ndarray, S: np.ndarray) -> np.ndarra
     return X @ S - (mean @ S)[None, :]
 
 
-def objective(HXS, Y, V, S, A_X, affinity_norm2, A_Y, p_Y, A_V, p_V, params) -> float:
+def centred_gram(X: np.ndarray, mean: np.ndarray) -> np.ndarray:
+    """X_c'X_c (d, d), X_c = X - 1μ': one operand twice, so a symmetric rank-k product."""
+    centred = X - mean
+    return centred.T @ centred
+
+
+def objective(HXS, Y, V, S, graph_V, affinity_norm2, p_Y, A_V, p_V, params) -> float:
     """The code's J (divided by m·n), computed without any n×n dense matrix:
-    |A_X - VV'|² = |A_X|² - 2 tr(V'A_X V) + |V'V|², tr(V'L_Y V) = Σ p_Y V² - tr(V'A_Y V)."""
+    |A_X - VV'|² = |A_X|² - 2 tr(V'A_X V) + |V'V|², tr(V'L_Y V) = Σ p_Y V² - tr(V'A_Y V), where
+    ``graph_V`` = (A_X V, A_Y V, V'V) from :func:`graph_products`."""
     n, m = Y.shape
     alpha, beta, gamma = (float(params[k]) for k in ("alpha", "beta", "gamma"))
+    A_X_V, A_Y_V, gram = graph_V
     residual = (V - V.mean(axis=0)) - HXS
-    gram = V.T @ V
-    affinity = affinity_norm2 - 2.0 * float(np.sum(V * (A_X @ V))) + float(np.sum(gram * gram))
+    affinity = affinity_norm2 - 2.0 * float(np.sum(V * A_X_V)) + float(np.sum(gram * gram))
     label_smooth = float(np.sum((S * p_V[None, :]) * S) - np.sum((S @ A_V) * S))
-    sample_smooth = float(np.sum(p_Y[:, None] * V * V) - np.sum(V * (A_Y @ V)))
+    sample_smooth = float(np.sum(p_Y[:, None] * V * V) - np.sum(V * A_Y_V))
     total = (np.sum(residual ** 2) + alpha * np.sum((Y - V) ** 2) + beta * affinity
              + gamma * (label_smooth + sample_smooth))
     return float(total) / (m * n)
+
+
+def graph_products(A_X, A_Y, V: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(A_X V, A_Y V, V'V) of the current V: computed once, used by the objective and the next V-step."""
+    return A_X @ V, A_Y @ V, V.T @ V
 
 
 def lrdg(X: np.ndarray, Y: np.ndarray, params: dict, init: dict) -> tuple[np.ndarray, np.ndarray, dict]:
@@ -130,23 +162,26 @@ def lrdg(X: np.ndarray, Y: np.ndarray, params: dict, init: dict) -> tuple[np.nda
     p_Y = np.asarray(A_Y.sum(axis=1)).reshape(-1)
     affinity_norm2 = float(A_X.multiply(A_X).sum())
     mean = X.mean(axis=0)
-    gram_X = (X - mean).T @ (X - mean) if d <= n else None
+    gram_X = centred_gram(X, mean) if d <= n else None
+    X = sparse_if_mostly_zero(X)
     S = np.array(init["S0"], dtype=np.float64)
     V = np.array(init["V0"], dtype=np.float64)
     HXS = centred_product(X, mean, S)
+    A_X_V, A_Y_V, gram_V = graph_products(A_X, A_Y, V)
     trace = []
     for iteration in range(1, int(params["max_iter"]) + 1):
         A_V = heat_knn_graph(V.T, LABEL_NEIGHBOURS).toarray()
         p_V = A_V.sum(axis=1)
-        numerator = HXS + alpha * Y + 2.0 * beta * (A_X @ V) + gamma * (A_Y @ V)
-        denominator = (V - V.mean(axis=0)) + alpha * V + 2.0 * beta * (V @ (V.T @ V)) + gamma * (p_Y[:, None] * V)
+        numerator = HXS + alpha * Y + 2.0 * beta * A_X_V + gamma * A_Y_V
+        denominator = (V - V.mean(axis=0)) + alpha * V + 2.0 * beta * (V @ gram_V) + gamma * (p_Y[:, None] * V)
         V = V * (numerator / denominator)
         XtHV = X.T @ V - np.outer(mean, V.sum(axis=0))
         gram_S = gram_X @ S if gram_X is not None else X.T @ HXS
         S = S * ((XtHV + gamma * (S @ A_V)) / (gram_S + gamma * (S * p_V[None, :])))
         check_iterates("LRDG", iteration, limit, V=V, S=S)
         HXS = centred_product(X, mean, S)
-        trace.append(objective(HXS, Y, V, S, A_X, affinity_norm2, A_Y, p_Y, A_V, p_V, params))
+        A_X_V, A_Y_V, gram_V = graph_products(A_X, A_Y, V)
+        trace.append(objective(HXS, Y, V, S, (A_X_V, A_Y_V, gram_V), affinity_norm2, p_Y, A_V, p_V, params))
     return S, V, {"iterations": len(trace), "objective": trace}
 
 

@@ -36,7 +36,8 @@ import numpy as np
 from scipy.linalg import solve_sylvester
 
 from ..errors import ConfigError, DataError
-from ._common import MATLAB_EPS, check_training_data, knn_binary_laplacian
+from ._common import (MATLAB_EPS, check_training_data, gram_matrix, gram_operand, knn_binary_laplacian,
+                      solve_symmetric, sparse_if_mostly_zero)
 from ..rankings import rank_scores
 from .base import MethodSpec
 from .starts import UniformStream
@@ -119,20 +120,24 @@ def lrmfs(X: np.ndarray, Y: np.ndarray, params: dict, init: dict) -> tuple[np.nd
     S = np.array(init["S0"], dtype=np.float64)
     D = np.ones(d)
     dz = np.ones(n)
+    gram_X = gram_operand(X)
+    products_X = sparse_if_mostly_zero(X)
     objective, max_abs_q = [], []
     err, t = 1.0, 1
     while err > float(params["tol"]) and t <= int(params["max_iter"]):
         F = Y + B * S
         A = Q.T @ W
-        Xs = np.sqrt(dz)[:, None] * X
-        C = Xs.T @ Xs + alpha * np.eye(d) + lam * np.diag(D)
-        W = np.linalg.solve(C - alpha * (Q @ Q.T), X.T @ (dz[:, None] * F))
+        C = gram_matrix(gram_X, np.sqrt(dz))
+        C[np.diag_indices(d)] += alpha  # C = X'DzX + αI + λ diag(D), in place
+        C[np.diag_indices(d)] += lam * D
+        system = C if not Q.any() else C - alpha * (Q @ Q.T)  # Q = 0 from the first Q-step in fast mode
+        W = solve_symmetric(system, products_X.T @ (dz[:, None] * F))
         if faithful:
             Q = _subspace_step(X, dz, F, C, graphs, alpha, beta, gamma)
             max_abs_q.append(float(np.max(np.abs(Q))))
         else:
             Q = np.zeros_like(Q)
-        XW = X @ W
+        XW = products_X @ W
         S = np.maximum(B * (XW - Y), 0.0)
         V = XW - F
         dz = 0.5 / (np.sqrt(np.sum(V * V, axis=1)) + MATLAB_EPS)

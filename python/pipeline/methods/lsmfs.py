@@ -43,7 +43,8 @@ import numpy as np
 from scipy.linalg import cho_solve
 
 from ..errors import ConfigError, EngineError
-from ._common import MATLAB_EPS, check_training_data, knn_binary_laplacian
+from ._common import (MATLAB_EPS, check_training_data, gram_matrix, gram_operand, knn_binary_laplacian,
+                      sparse_if_mostly_zero)
 from ..rankings import rank_scores
 from ._divergence import DEFAULT_LIMIT, check_iterates, check_limit
 from .base import MethodSpec
@@ -83,7 +84,8 @@ def weight_step(XtX: np.ndarray, D: np.ndarray, gamma: float, rhs: np.ndarray, i
     (min/max)² falls below :data:`PIVOT_RATIO_LIMIT`. Twin: the same lines in ``LSMFS.m``.
     """
     scale = 1.0 / np.sqrt(D)
-    system = scale[:, None] * XtX * scale[None, :] + gamma * np.eye(D.size)
+    system = scale[:, None] * XtX * scale[None, :]
+    system[np.diag_indices(D.size)] += gamma
     try:
         factor = np.linalg.cholesky(system)
     except np.linalg.LinAlgError:
@@ -104,7 +106,8 @@ def lsmfs(X: np.ndarray, Y: np.ndarray, params: dict, init: dict) -> tuple[np.nd
     limit = check_limit("LSMFS", params["divergence_limit"])
     L_y = label_laplacian(Y)
     B = 2.0 * Y - 1.0
-    XtX = X.T @ X
+    XtX = gram_matrix(gram_operand(X))
+    X = sparse_if_mostly_zero(X)
     label_system = alpha * np.eye(n_labels) + beta * L_y.T + beta * L_y
     W, V, S = (np.array(init[key], dtype=np.float64) for key in ("W0", "V0", "S0"))
     D = np.ones(d)

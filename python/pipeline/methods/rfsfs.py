@@ -27,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ConfigError
-from ._common import check_training_data, label_cosine_similarity, nonnegative_start
+from ._common import GramProducts, check_training_data, label_cosine_similarity, nonnegative_start
 from ..rankings import rank_scores
 from ._divergence import DEFAULT_LIMIT, check_iterates, check_limit
 from .base import MethodSpec
@@ -45,9 +45,15 @@ def make_init(n: int, d: int, n_labels: int, stream: UniformStream, params: dict
 
 def objective(X, Y, W, C, degrees, alpha, beta, gamma) -> float:
     """F(W) above, for W >= 0 (no d×d temporary)."""
+    residual = X @ W - Y
+    return float(np.sum(residual * residual)) + penalties(W, C, degrees, alpha, beta, gamma)
+
+
+def penalties(W, C, degrees, alpha, beta, gamma) -> float:
+    """α tr(W L_C W') + β|W|_1 + γ(|1'W|² - |W|_F²) of F(W), for W >= 0."""
     column_sums = W.sum(axis=0)
     label_term = np.sum((W * degrees[None, :]) * W) - np.sum((W @ C) * W)
-    return float(np.sum((X @ W - Y) ** 2) + alpha * label_term + beta * np.sum(np.abs(W))
+    return float(alpha * label_term + beta * np.sum(np.abs(W))
                  + gamma * (np.sum(column_sums * column_sums) - np.sum(W * W)))
 
 
@@ -55,21 +61,21 @@ def rfsfs(X: np.ndarray, Y: np.ndarray, params: dict, W0: np.ndarray) -> tuple[n
     """Run the multiplicative updates on validated X (n, d), Y (n, L); return W (d, L) and info."""
     alpha, beta, gamma = (float(params[k]) for k in ("alpha", "beta", "gamma"))
     limit = check_limit("RFSFS", params["divergence_limit"])
-    n, d = X.shape
     C = label_cosine_similarity(Y)
     degrees = C.sum(axis=1)
     XtY = X.T @ Y
-    XtX = X.T @ X if d <= n else None
+    products = GramProducts(X, Y, XtY)
     W = np.array(W0, dtype=np.float64)
+    gram_w, _ = products(W)
     trace = []
     for iteration in range(1, int(params["max_iter"]) + 1):
         Q = 1.0 / np.maximum(2.0 * np.abs(W), EPSILON)
-        gram_w = XtX @ W if XtX is not None else X.T @ (X @ W)
         numerator = XtY + alpha * (W @ C) + gamma * W
         denominator = gram_w + alpha * (W * degrees[None, :]) + beta * (Q * W) + gamma * W.sum(axis=0)[None, :]
         W = W * (numerator / np.maximum(denominator, EPSILON))
         check_iterates("RFSFS", iteration, limit, W=W)
-        trace.append(objective(X, Y, W, C, degrees, alpha, beta, gamma))
+        gram_w, fit = products(W)  # X'XW is shared by the objective and the next update
+        trace.append(fit + penalties(W, C, degrees, alpha, beta, gamma))
     return W, {"iterations": len(trace), "objective": trace}
 
 

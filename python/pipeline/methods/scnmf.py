@@ -30,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ConfigError
-from ._common import check_training_data, label_cosine_distance
+from ._common import check_training_data, gram_matrix, gram_operand, label_cosine_distance
 from ..rankings import rank_scores
 from .base import MethodSpec
 
@@ -71,7 +71,7 @@ def scnmf(X: np.ndarray, Y: np.ndarray, params: dict) -> tuple[np.ndarray, dict]
     |H - WW'|² = |H|² - 2<W, HW> + |W'W|², so no n×L or d×d temporary is formed per iteration.
     """
     lambda1, lambda2 = float(params["lambda1"]), float(params["lambda2"])
-    XtX = X.T @ X
+    XtX = gram_matrix(gram_operand(X))
     XtY = X.T @ Y
     Y_norm2 = float(np.sum(Y * Y))
     H, sigma = gaussian_feature_kernel(XtX)

@@ -28,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ConfigError
-from ._common import check_training_data, label_cosine_similarity, nonnegative_start
+from ._common import GramProducts, check_training_data, label_cosine_similarity, nonnegative_start
 from ..rankings import rank_scores
 from .base import MethodSpec
 from .starts import UniformStream
@@ -67,25 +67,17 @@ def srfs(X: np.ndarray, Y: np.ndarray, params: dict, W0: np.ndarray) -> tuple[np
     alpha, beta, gamma = (float(params[k]) for k in ("alpha", "beta", "gamma"))
     S = label_cosine_similarity(Y)
     A_S = np.diag(S.sum(axis=1))
-    n, d = X.shape
     XtY = X.T @ Y
-    Y_norm2 = float(np.sum(Y * Y))
-    XtX = X.T @ X if d <= n else None
+    products = GramProducts(X, Y, XtY)
     W = np.array(W0, dtype=np.float64)
-    gram_w = XtX @ W if XtX is not None else X.T @ (X @ W)
+    gram_w, _ = products(W)
     trace = []
     for _ in range(int(params["max_iter"])):
         D = 1.0 / (2.0 * np.sqrt(np.sum(W * W, axis=1)) + EPSILON)
         numerator = XtY + alpha * (W @ S) + gamma * W
         denominator = gram_w + alpha * (W @ A_S) + beta * (D[:, None] * W) + gamma * W.sum(axis=0)[None, :]
         W = W * numerator / np.maximum(denominator, EPSILON)
-        if XtX is not None:
-            gram_w = XtX @ W
-            fit = float(np.sum(W * gram_w) - 2.0 * np.sum(W * XtY) + Y_norm2)
-        else:
-            XW = X @ W
-            gram_w = X.T @ XW
-            fit = float(np.sum((XW - Y) ** 2))
+        gram_w, fit = products(W)
         trace.append(fit + penalties(W, S, A_S, alpha, beta, gamma))
         if params["tol"] > 0 and len(trace) > 1 and abs(trace[-2] - trace[-1]) <= params["tol"] * abs(trace[-2]):
             break
