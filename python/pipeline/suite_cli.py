@@ -133,7 +133,7 @@ def main(argv: Sequence[str] | None, *, prog: str, mode: str | None, rank: bool)
     remove_partial_reports(root, args.claim_stale_after)
     with RunStop() as stop:  # a signal, even while workers start or close, ends with reports and 128 + n
         with make_executor(args.executor, settings, args.jobs, args.scheduler) as executor:
-            history.start()
+            history.start(settings)
             result = execute(executor, tasks, progress=not args.no_progress, stop=stop,
                              on_outcome=lambda o: history.log(describe_outcome(o)))
         code = finish_run(history, root, result)

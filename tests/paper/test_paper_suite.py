@@ -69,6 +69,8 @@ def test_run_resume_and_code_staleness(workspace):
     assert record["k_values"] == [5, 10, 15, 21, 26, 31, 36, 41, 46, 52]
     ranking_record = json.loads((results / "LRMFS" / "yeast_fold1_ranking.json").read_text())
     assert ranking_record["code"]["sha256"] == record["provenance"]["code"]["method"]["sha256"]
+    (run_record,) = [json.loads(p.read_text()) for p in (results / "runs").glob("*.json")]
+    assert run_record["versions"]["octave"]["blas"] == ranking_record["versions"]["blas"]  # the BLAS is recorded
     averaged = json.loads((results / "SRFS" / "emotions_fold0_kgrid_metrics.json").read_text())
     assert averaged["seeds"] == [0, 1] and len(averaged["micro_f1_seed_std"]) == 6
 

@@ -35,6 +35,10 @@ class Engine(ABC):
         error messages. Failures raise :class:`~pipeline.errors.EngineError`.
         """
 
+    def versions(self) -> dict:
+        """What the method ran on beyond Python and NumPy (e.g. Octave, its BLAS), for the ranking's record."""
+        return {}
+
     def close(self) -> None:
         """Release external resources (an Octave process, a MATLAB session)."""
 

@@ -33,6 +33,7 @@ import os
 import re
 import shutil
 import signal
+import subprocess
 import sys
 import tempfile
 import threading
@@ -513,6 +514,23 @@ def shared_session(timeout: float = DEFAULT_TIMEOUT, matlab_dir: str | Path | No
     return _SHARED[key]
 
 
+def describe_octave() -> dict:
+    """Octave's version, BLAS and LAPACK as a fresh single-threaded ``octave-cli`` reports them, for
+    a run's record (a second of start-up; ``{"octave": None, "error": ...}`` if it cannot start)."""
+    executable = _octave_executable() or "octave"
+    code = "disp(version()); disp(version('-blas')); disp(version('-lapack'))"
+    try:
+        with _single_threaded_blas():
+            done = subprocess.run([executable, "--no-gui", "--quiet", "--no-init-file", "--eval", code],
+                                  capture_output=True, text=True, timeout=60, env=dict(os.environ))
+    except (OSError, subprocess.SubprocessError) as exc:
+        return {"octave": None, "error": str(exc)}
+    lines = done.stdout.strip().splitlines()
+    if done.returncode != 0 or len(lines) < 3:
+        return {"octave": None, "error": " ".join(done.stderr.split())[:200]}
+    return {"octave": lines[0].strip(), "blas": " ".join(lines[1].split()), "lapack": " ".join(lines[2].split())}
+
+
 def linear_algebra_libraries(session: OctaveSession) -> dict[str, str]:
     """The BLAS and LAPACK this session's Octave runs on, for the run record.
 
@@ -546,9 +564,19 @@ class OctaveEngine(Engine):
     def __init__(self, timeout: float = DEFAULT_TIMEOUT, matlab_dir: str | Path | None = None,
                  extra_paths: Sequence[str | Path] = (), session: OctaveSession | None = None):
         self.session = session or shared_session(timeout, matlab_dir, extra_paths)
+        self._versions: dict | None = None
+        self._versions_of = -1
 
     def supports(self, spec: MethodSpec) -> bool:
         return spec.matlab_function is not None
+
+    def versions(self) -> dict:
+        """Octave's version, BLAS and LAPACK (asked once per Octave process)."""
+        if self._versions is None or self._versions_of != self.session.starts:
+            self._versions = {"octave": str(self.session.call("version", nout=1)[0]),
+                              **linear_algebra_libraries(self.session)}
+            self._versions_of = self.session.starts
+        return self._versions
 
     def rank(self, spec: MethodSpec, X_train, Y_train, params: dict, init: dict | None, *,
              context: str = "") -> tuple[np.ndarray, dict]:

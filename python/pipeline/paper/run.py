@@ -58,7 +58,7 @@ def run_paper(suite: Suite, suite_file: Path, paths: PaperPaths, *, raw_root: Pa
     settings = run_settings(suite, paths, log_file=str(history.log_path), run_started=time.time())
     with RunStop() as stop:
         with make_executor(suite.executor, settings, suite.jobs) as executor:
-            history.start(suite_file=str(suite_file),
+            history.start(settings, suite_file=str(suite_file),
                           suite_sha256=hashlib.sha256(suite_file.read_bytes()).hexdigest())
             result = execute(executor, suite.tasks(), progress=progress, stop=stop,
                              on_outcome=lambda o: history.log(describe_outcome(o)))

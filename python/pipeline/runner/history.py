@@ -74,8 +74,16 @@ class RunHistory:
         }
         self._handler: logging.Handler | None = None
 
-    def start(self, **extra) -> "RunHistory":
-        """Write the opening record and send the ``pipeline`` loggers' messages to the run's log."""
+    def start(self, settings=None, **extra) -> "RunHistory":
+        """Write the opening record and send the ``pipeline`` loggers' messages to the run's log.
+
+        With the run's ``settings``, a run that uses Octave (engine or evaluator) records Octave's
+        version, BLAS and LAPACK under ``versions["octave"]``.
+        """
+        if settings is not None and "octave" in (settings.engine, settings.evaluator):
+            from ..engines.octave import describe_octave
+
+            self.record["versions"]["octave"] = describe_octave()
         ensure_directory(self.folder, "run history folder")
         self.record.update(extra)
         atomic_write_json(self.record_path, self.record)

@@ -79,10 +79,14 @@ def union_of_k(grids, d: int) -> list[int]:
 
 
 def ranking_record(*, folder: str, dataset: str, fold_index: int, params: dict, engine: str, code: dict,
-                   git: dict, timing: dict, info: dict) -> dict:
-    """The ``_ranking.json`` content: what made the ranking, when checked for freshness, and how long it took."""
+                   git: dict, timing: dict, info: dict, engine_versions: dict) -> dict:
+    """The ``_ranking.json`` content: what made the ranking, when checked for freshness, and how long it took.
+
+    ``versions`` holds Python's and NumPy's and the engine's own (e.g. Octave with its BLAS).
+    """
     return {"method": folder, "dataset": dataset, "fold": int(fold_index), "params": params, "engine": engine,
-            "code": code, "git": git, **timing, "info": recordable_info(info), "versions": runtime_versions()}
+            "code": code, "git": git, **timing, "info": recordable_info(info),
+            "versions": {**runtime_versions(), **engine_versions}}
 
 
 def recordable_info(info: dict) -> dict:

@@ -290,7 +290,7 @@ def _compute_ranking(task: Task, plan: TaskPlan, fold, store: ResultStore, setti
     timing = {"time_rank_seconds": seconds, "time_rank_overhead_seconds": max(wall - seconds, 0.0)}
     record = ranking_record(folder=task.folder, dataset=task.dataset, fold_index=task.fold, params=plan.params,
                             engine=settings.engine_for(spec), code=plan.code["method"], git=git_state(),
-                            timing=timing, info=info)
+                            timing=timing, info=info, engine_versions=engine.versions())
     store.write_ranking(plan.files, ranking, seconds, scores, record)
     return ranking, timing
 
