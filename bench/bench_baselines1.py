@@ -86,19 +86,19 @@ def main() -> int:
           f"{'oct peak MiB':>13s} {'iters':>6s} top50  all   Spearman")
     with threadpool_limits(limits=args.threads):
         for method, overrides in runs:
-            spec = get_method(method)
-            params = spec.resolve_params(overrides)
-            init = spec.initial_matrices(n, d, Y.shape[1], params)
+            method_spec = get_method(method)
+            params = method_spec.resolve_params(overrides)
+            init = method_spec.initial_matrices(n, d, Y.shape[1], params)
             tracemalloc.start()
             start = time.perf_counter()
-            py_ranking, py_info = spec.python(X, Y, params, init)
+            py_ranking, py_info = method_spec.python(X, Y, params, init)
             py_seconds = time.perf_counter() - start
             py_peak = tracemalloc.get_traced_memory()[1] / 2**20
             tracemalloc.stop()
             engine = OctaveEngine(timeout=7200)
             oc = engine.session.start()
             baseline = octave_memory_kib(oc, "VmRSS")
-            oc_ranking, oc_info = engine.rank(spec, X, Y, params, init, context=method)
+            oc_ranking, oc_info = engine.rank(method_spec, X, Y, params, init, context=method)
             oc_peak = (octave_memory_kib(oc, "VmHWM") - baseline) / 1024
             engine.close()
             oc_seconds = float(oc_info["seconds"])

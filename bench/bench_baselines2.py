@@ -97,13 +97,13 @@ def compare_engines(engine, oc, X, Y) -> None:
     print(f"{'method':8s} {'numpy s':>9s} {'octave s':>9s} {'oct/np':>7s} {'np peak MiB':>12s} "
           f"{'oct peak MiB':>13s} {'iters':>6s} agreement")
     for method in ("LSMFS", "LRDG", "RFSFS"):
-        spec = get_method(method)
-        params = spec.resolve_params({})
-        init = spec.initial_matrices(n, d, Y.shape[1], params)
-        result, py_seconds, py_peak = traced(spec.python, X, Y, params, init)
+        method_spec = get_method(method)
+        params = method_spec.resolve_params({})
+        init = method_spec.initial_matrices(n, d, Y.shape[1], params)
+        result, py_seconds, py_peak = traced(method_spec.python, X, Y, params, init)
         baseline = reset_octave_peak(oc)
         try:
-            oc_ranking, oc_info = engine.rank(spec, X, Y, params, init, context=f"{method}/bench")
+            oc_ranking, oc_info = engine.rank(method_spec, X, Y, params, init, context=f"{method}/bench")
         except PipelineError as exc:
             print(f"{method:8s} stopped by the divergence guard in both engines?\n  numpy:  {result}\n  octave: {exc}")
             continue

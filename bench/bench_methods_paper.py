@@ -112,15 +112,15 @@ def union_grid(d: int) -> list[int]:
     return sorted(set(k_grid(d)) | set(p_to_k(p_grid(), d)))
 
 
-def numpy_rank(spec, fold: Fold, params: dict, init) -> tuple[np.ndarray, float]:
+def numpy_rank(method_spec, fold: Fold, params: dict, init) -> tuple[np.ndarray, float]:
     start = time.process_time()
-    ranking, _ = spec.python(fold.X_train, fold.Y_train, params, init)
+    ranking, _ = method_spec.python(fold.X_train, fold.Y_train, params, init)
     return ranking, time.process_time() - start
 
 
-def octave_rank(engine, spec, fold: Fold, params: dict, init) -> tuple[np.ndarray, float]:
+def octave_rank(engine, method_spec, fold: Fold, params: dict, init) -> tuple[np.ndarray, float]:
     before = engine.session.call("cputime", nout=1)[0]
-    ranking, _ = engine.rank(spec, fold.X_train, fold.Y_train, params, init, context=f"{spec.name}/{fold.name}")
+    ranking, _ = engine.rank(method_spec, fold.X_train, fold.Y_train, params, init, context=f"{method_spec.name}/{fold.name}")
     return np.asarray(ranking, dtype=np.int64), engine.session.call("cputime", nout=1)[0] - before
 
 
@@ -150,17 +150,17 @@ def agreement(method: str, first: np.ndarray, second: np.ndarray) -> str:
 def measure(fold: Fold, method: str, engines: list[str], octave, repeats: int) -> Row:
     from pipeline.methods import get_method
 
-    spec = get_method(method)
-    params = spec.resolve_params({})
+    method_spec = get_method(method)
+    params = method_spec.resolve_params({})
     n, d = fold.X_train.shape
-    init = spec.initial_matrices(n, d, fold.Y_train.shape[1], params)
+    init = method_spec.initial_matrices(n, d, fold.Y_train.shape[1], params)
     row = Row(fold.name, method, (n, d, fold.Y_train.shape[1]), os.getloadavg()[0])
     for _ in range(repeats):
-        ranking, seconds = numpy_rank(spec, fold, params, init)
+        ranking, seconds = numpy_rank(method_spec, fold, params, init)
         row.numpy.append(seconds)
         row.evaluation.append(evaluation_seconds(fold, ranking))
-        if "octave" in engines and spec.matlab_function is not None:
-            octave_ranking, seconds = octave_rank(octave, spec, fold, params, init)
+        if "octave" in engines and method_spec.matlab_function is not None:
+            octave_ranking, seconds = octave_rank(octave, method_spec, fold, params, init)
             row.octave.append(seconds)
             row.same = agreement(method, ranking, octave_ranking)
     return row

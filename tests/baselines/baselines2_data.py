@@ -43,17 +43,17 @@ def planted(seed: int, n: int = 200, d: int = 60, n_labels: int = 5):
 
 def start(method: str, X, Y, overrides=None):
     """(resolved params, harness-drawn init) for ``method`` on (X, Y)."""
-    spec = get_method(method)
-    params = spec.resolve_params(overrides)
-    return params, spec.initial_matrices(X.shape[0], X.shape[1], Y.shape[1], params)
+    method_spec = get_method(method)
+    params = method_spec.resolve_params(overrides)
+    return params, method_spec.initial_matrices(X.shape[0], X.shape[1], Y.shape[1], params)
 
 
 def both_engines(octave_engine, method: str, X, Y, overrides=None):
     """Run ``method`` from the same start in Octave and NumPy -> (octave (ranking, info), python (...))."""
-    spec = get_method(method)
+    method_spec = get_method(method)
     params, init = start(method, X, Y, overrides)
-    octave_ranking, octave_info = octave_engine.rank(spec, X, Y, params, init, context=f"{method}/test")
-    python_ranking, python_info = spec.python(X, Y, params, init)
+    octave_ranking, octave_info = octave_engine.rank(method_spec, X, Y, params, init, context=f"{method}/test")
+    python_ranking, python_info = method_spec.python(X, Y, params, init)
     d = X.shape[1]
     return ((validate_ranking(octave_ranking, d), octave_info), (validate_ranking(python_ranking, d), python_info))
 

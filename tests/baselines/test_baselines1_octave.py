@@ -24,10 +24,10 @@ def call(engine, function, *args, nout=1):
 
 
 def octave_rank(engine, method, X, Y, **overrides):
-    spec = get_method(method)
-    params = spec.resolve_params({**RECIPE_SETTINGS[method], **overrides})
-    init = spec.initial_matrices(X.shape[0], X.shape[1], Y.shape[1], params)
-    ranking, info = engine.rank(spec, X, Y, params, init, context=f"{method}/recipe")
+    method_spec = get_method(method)
+    params = method_spec.resolve_params({**RECIPE_SETTINGS[method], **overrides})
+    init = method_spec.initial_matrices(X.shape[0], X.shape[1], Y.shape[1], params)
+    ranking, info = engine.rank(method_spec, X, Y, params, init, context=f"{method}/recipe")
     return validate_ranking(ranking, X.shape[1]), info
 
 

@@ -85,12 +85,12 @@ def test_rfsfs_agrees_with_other_parameters(octave_engine, folds):
 
 def test_lsmfs_diverges_identically_on_medical(octave_engine, folds):
     X, Y = folds["medical"]
-    spec = get_method("LSMFS")
+    method_spec = get_method("LSMFS")
     params, init = start("LSMFS", X, Y, GROWING_LSMFS)
     with pytest.raises(EngineError) as octave_failure:
-        octave_engine.rank(spec, X, Y, params, init, context="LSMFS/medical/fold0")
+        octave_engine.rank(method_spec, X, Y, params, init, context="LSMFS/medical/fold0")
     with pytest.raises(EngineError) as python_failure:
-        spec.python(X, Y, params, init)
+        method_spec.python(X, Y, params, init)
     pattern = r"LSMFS diverged at iteration (\d+): the W-step system"
     octave_iteration = re.search(pattern, str(octave_failure.value)).group(1)
     assert str(octave_failure.value).startswith("LSMFS/medical/fold0: ")

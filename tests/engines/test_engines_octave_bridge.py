@@ -22,7 +22,7 @@ pytestmark = pytest.mark.octave
 DEMO = "data/paper_matlab_minmax/demo/fold{}.mat"
 
 
-def spec(function: str) -> MethodSpec:
+def method_spec(function: str) -> MethodSpec:
     return MethodSpec(name=function, matlab_function=function)
 
 
@@ -59,7 +59,7 @@ def test_arguments_reach_the_method_unchanged(octave_session):
     Y = np.array([[1, 0], [0, 1], [1, 1], [0, 0]], dtype=np.uint8)
     params = {"alpha": 0.25, "max_iter": 40, "flag": True, "name": "lift", "grid": [1, 2, 3]}
     init = {"W0": np.full((3, 2), 0.5)}
-    ranking, info = OctaveEngine(session=octave_session).rank(spec("MLFS_TEST_ECHO"), X, Y, params, init)
+    ranking, info = OctaveEngine(session=octave_session).rank(method_spec("MLFS_TEST_ECHO"), X, Y, params, init)
     np.testing.assert_array_equal(ranking, [3, 2, 1])
     assert info["params"] == {"alpha": 0.25, "max_iter": 40.0, "flag": True, "name": "lift",
                               "grid": [1.0, 2.0, 3.0]}
@@ -71,7 +71,7 @@ def test_arguments_reach_the_method_unchanged(octave_session):
 def test_method_error_names_task_and_octave_message(octave_session, demo_fold):
     engine = OctaveEngine(session=octave_session)
     with pytest.raises(EngineError) as caught:
-        engine.rank(spec("MLFS_TEST_ERROR"), demo_fold.X_train, demo_fold.Y_train, {}, None,
+        engine.rank(method_spec("MLFS_TEST_ERROR"), demo_fold.X_train, demo_fold.Y_train, {}, None,
                     context="MLFS_TEST_ERROR/demo/fold0")
     text = str(caught.value)
     assert "MLFS_TEST_ERROR/demo/fold0" in text
@@ -84,7 +84,7 @@ def test_method_error_names_task_and_octave_message(octave_session, demo_fold):
 
 def test_bad_parameter_names_are_rejected_before_octave(octave_session):
     with pytest.raises(EngineError, match="valid MATLAB field name"):
-        OctaveEngine(session=octave_session).rank(spec("MLFS_TEST_ECHO"), np.ones((3, 2)), np.ones((3, 1)),
+        OctaveEngine(session=octave_session).rank(method_spec("MLFS_TEST_ECHO"), np.ones((3, 2)), np.ones((3, 1)),
                                                   {"bad-name": 1}, None)
 
 
@@ -94,7 +94,7 @@ def test_hang_times_out_and_process_restarts(demo_fold):
     try:
         start = time.perf_counter()
         with pytest.raises(EngineError, match=r"MLFS_TEST_HANG/demo/fold0: MLFS_TEST_HANG timed out in Octave"):
-            engine.rank(spec("MLFS_TEST_HANG"), demo_fold.X_train, demo_fold.Y_train, {}, None,
+            engine.rank(method_spec("MLFS_TEST_HANG"), demo_fold.X_train, demo_fold.Y_train, {}, None,
                         context="MLFS_TEST_HANG/demo/fold0")
         assert time.perf_counter() - start < 30
         assert not session.running
@@ -109,7 +109,7 @@ def test_crash_is_reported_and_process_restarts(demo_fold):
     engine = OctaveEngine(session=session)
     try:
         with pytest.raises(EngineError, match=r"x/demo/fold1: MLFS_TEST_CRASH crashed in Octave"):
-            engine.rank(spec("MLFS_TEST_CRASH"), demo_fold.X_train, demo_fold.Y_train, {}, None,
+            engine.rank(method_spec("MLFS_TEST_CRASH"), demo_fold.X_train, demo_fold.Y_train, {}, None,
                         context="x/demo/fold1")
         ranking, _ = engine.rank(get_method("VARIANCE"), demo_fold.X_train, demo_fold.Y_train, {}, None)
         assert ranking.size == 120 and session.starts == 2

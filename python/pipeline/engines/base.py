@@ -21,11 +21,11 @@ class Engine(ABC):
     name: str = "abstract"
 
     @abstractmethod
-    def supports(self, spec: MethodSpec) -> bool:
-        """Whether this engine can run ``spec``."""
+    def supports(self, method_spec: MethodSpec) -> bool:
+        """Whether this engine can run ``method_spec``."""
 
     @abstractmethod
-    def rank(self, spec: MethodSpec, X_train: np.ndarray, Y_train: np.ndarray, params: dict,
+    def rank(self, method_spec: MethodSpec, X_train: np.ndarray, Y_train: np.ndarray, params: dict,
              init: dict | None, *, context: str = "") -> tuple[np.ndarray, dict]:
         """Rank the features of ``X_train`` (n, d) given ``Y_train`` (n, L) in {0,1}.
 

@@ -64,7 +64,7 @@ def to_matlab_value(matlab_module, value):
 
 
 class MatlabEngine(Engine):
-    """Runs a method's MATLAB implementation (``spec.matlab_function``) in MATLAB.
+    """Runs a method's MATLAB implementation (``method_spec.matlab_function``) in MATLAB.
 
     Parameters
     ----------
@@ -88,8 +88,8 @@ class MatlabEngine(Engine):
         self._matlab = None
         self._session = None
 
-    def supports(self, spec: MethodSpec) -> bool:
-        return spec.matlab_function is not None
+    def supports(self, method_spec: MethodSpec) -> bool:
+        return method_spec.matlab_function is not None
 
     def _start(self):
         if self._session is not None:
@@ -104,17 +104,17 @@ class MatlabEngine(Engine):
         self._session = session
         return session
 
-    def rank(self, spec: MethodSpec, X_train, Y_train, params: dict, init: dict | None, *,
+    def rank(self, method_spec: MethodSpec, X_train, Y_train, params: dict, init: dict | None, *,
              context: str = "") -> tuple[np.ndarray, dict]:
-        if spec.matlab_function is None:
-            raise EngineError(f"method {spec.name} has no MATLAB implementation", field=context or None)
+        if method_spec.matlab_function is None:
+            raise EngineError(f"method {method_spec.name} has no MATLAB implementation", field=context or None)
         session = self._start()
         m = self._matlab
         args = (to_matlab_array(m, X_train), to_matlab_array(m, Y_train),
                 to_matlab_value(m, to_engine_value(dict(params))),
                 to_matlab_value(m, to_engine_value(dict(init or {}), "init")))
         where = f"{context}: " if context else ""
-        future = session.mlfs_engine_call(spec.matlab_function, 2.0, *args, nargout=3, background=True)
+        future = session.mlfs_engine_call(method_spec.matlab_function, 2.0, *args, nargout=3, background=True)
         timeout_errors = (TimeoutError, getattr(m.engine, "TimeoutError", TimeoutError))
         try:
             outputs, failure, seconds = future.result(timeout=self.timeout)
@@ -125,15 +125,15 @@ class MatlabEngine(Engine):
         except timeout_errors:
             future.cancel()
             self.close()
-            raise EngineError(f"{where}{spec.matlab_function} timed out in MATLAB after {self.timeout:g} s; "
+            raise EngineError(f"{where}{method_spec.matlab_function} timed out in MATLAB after {self.timeout:g} s; "
                               "the MATLAB session was stopped") from None
         except Exception as exc:  # the session died or the call could not be marshalled
             self.close()
-            raise EngineError(f"{where}{spec.matlab_function} crashed in MATLAB ({type(exc).__name__}: "
+            raise EngineError(f"{where}{method_spec.matlab_function} crashed in MATLAB ({type(exc).__name__}: "
                               f"{exc})") from None
         message = failure_message(failure)
         if message is not None:
-            raise EngineError(f"{where}{spec.matlab_function} failed in MATLAB: {message}")
+            raise EngineError(f"{where}{method_spec.matlab_function} failed in MATLAB: {message}")
         ranking, info = outputs
         info = from_engine_value(info) if isinstance(info, dict) else {}
         return ranking_from_engine(ranking), {**info, "compute_seconds": float(seconds)}

@@ -553,7 +553,7 @@ os.register_at_fork(after_in_child=_forget_shared_sessions_after_fork)
 
 
 class OctaveEngine(Engine):
-    """Runs a method's MATLAB twin (``spec.matlab_function``) in GNU Octave.
+    """Runs a method's MATLAB twin (``method_spec.matlab_function``) in GNU Octave.
 
     ``rank`` calls ``[ranking, info] = FUNCTION(X_train, Y_train, params, init)``; the returned info
     gains ``compute_seconds``, the call's time inside Octave.
@@ -567,8 +567,8 @@ class OctaveEngine(Engine):
         self._versions: dict | None = None
         self._versions_of = -1
 
-    def supports(self, spec: MethodSpec) -> bool:
-        return spec.matlab_function is not None
+    def supports(self, method_spec: MethodSpec) -> bool:
+        return method_spec.matlab_function is not None
 
     def versions(self) -> dict:
         """Octave's version, BLAS and LAPACK (asked once per Octave process)."""
@@ -578,12 +578,12 @@ class OctaveEngine(Engine):
             self._versions_of = self.session.starts
         return self._versions
 
-    def rank(self, spec: MethodSpec, X_train, Y_train, params: dict, init: dict | None, *,
+    def rank(self, method_spec: MethodSpec, X_train, Y_train, params: dict, init: dict | None, *,
              context: str = "") -> tuple[np.ndarray, dict]:
-        if spec.matlab_function is None:
-            raise EngineError(f"method {spec.name} has no MATLAB/Octave implementation", field=context or None)
+        if method_spec.matlab_function is None:
+            raise EngineError(f"method {method_spec.name} has no MATLAB/Octave implementation", field=context or None)
         ranking, info = self.session.call(
-            spec.matlab_function, np.asarray(X_train, dtype=np.float64), np.asarray(Y_train, dtype=np.float64),
+            method_spec.matlab_function, np.asarray(X_train, dtype=np.float64), np.asarray(Y_train, dtype=np.float64),
             to_engine_value(dict(params)), to_engine_value(dict(init or {}), "init"), nout=2, context=context)
         info = from_engine_value(info) if isinstance(info, dict) else {}
         return ranking_from_engine(ranking), {**info, "compute_seconds": self.session.last_call_seconds}

@@ -18,22 +18,22 @@ class PythonEngine(Engine):
 
     name = "python"
 
-    def supports(self, spec: MethodSpec) -> bool:
-        return spec.python is not None
+    def supports(self, method_spec: MethodSpec) -> bool:
+        return method_spec.python is not None
 
-    def rank(self, spec: MethodSpec, X_train, Y_train, params: dict, init: dict | None, *,
+    def rank(self, method_spec: MethodSpec, X_train, Y_train, params: dict, init: dict | None, *,
              context: str = "") -> tuple[np.ndarray, dict]:
-        if spec.python is None:
-            raise EngineError(f"method {spec.name} has no Python implementation", field=context or None)
+        if method_spec.python is None:
+            raise EngineError(f"method {method_spec.name} has no Python implementation", field=context or None)
         try:
             with threadpool_limits(limits=1, user_api="blas"):  # results must not depend on the core count
                 started = time.perf_counter()
-                ranking, info = spec.python(X_train, Y_train, params, init)
+                ranking, info = method_spec.python(X_train, Y_train, params, init)
                 seconds = time.perf_counter() - started
         except PipelineError:
             raise
         except Exception as exc:  # a method's own failure (plugged-in code included) fails its task only
-            raise EngineError(f"{spec.name} failed: {type(exc).__name__}: {exc}", field=context or None) from exc
+            raise EngineError(f"{method_spec.name} failed: {type(exc).__name__}: {exc}", field=context or None) from exc
         return np.asarray(ranking), {**info, "compute_seconds": seconds}
 
 

@@ -58,9 +58,9 @@ class RunSettings:
             raise ConfigError("a run needs one or more grids, at most one of each mode",
                               found=[grid.mode for grid in self.grids])
 
-    def engine_for(self, spec) -> str:
-        """The engine that runs ``spec``: the selected one, or Python for Python-only methods."""
-        return self.engine if spec.matlab_function is not None else "python"
+    def engine_for(self, method_spec) -> str:
+        """The engine that runs ``method_spec``: the selected one, or Python for Python-only methods."""
+        return self.engine if method_spec.matlab_function is not None else "python"
 
 
 @dataclass(frozen=True)
@@ -91,17 +91,17 @@ class Workbench:
         self._engines: dict[str, object] = {}
         self._evaluator = None
 
-    def engine_for(self, spec):
-        """The selected engine if it can run ``spec``; Python-only methods run in Python."""
+    def engine_for(self, method_spec):
+        """The selected engine if it can run ``method_spec``; Python-only methods run in Python."""
         name = self.settings.engine
-        if name != "python" and spec.matlab_function is None:
+        if name != "python" and method_spec.matlab_function is None:
             name = "python"
         if name not in self._engines:
             options = self.settings.engine_options if name != "python" else {}
             self._engines[name] = make_engine(name, **options)
         engine = self._engines[name]
-        if not engine.supports(spec):
-            raise ConfigError(f"method {spec.name} cannot run on engine {name}")
+        if not engine.supports(method_spec):
+            raise ConfigError(f"method {method_spec.name} cannot run on engine {name}")
         return engine
 
     @property
@@ -145,7 +145,7 @@ class TaskPlan:
     why its metrics must be computed, for the grids whose files cannot be kept (empty: nothing to do).
     """
 
-    spec: object
+    method_spec: object
     params: dict
     files: TaskFiles
     fold_file: Path
@@ -160,16 +160,16 @@ class TaskPlan:
 
 def plan_task(task: Task, settings: RunSettings) -> TaskPlan:
     """Decide, from the files on disk and the current code, what ``task`` needs (no side effects)."""
-    spec = get_method(task.method) if settings.rank else None
-    params = spec.resolve_params(task.overrides) if spec else task.overrides
+    method_spec = get_method(task.method) if settings.rank else None
+    params = method_spec.resolve_params(task.overrides) if method_spec else task.overrides
     store = ResultStore(settings.results_dir)
     files = store.files(task.folder, task.dataset, task.fold)
     fold_file = fold_path(settings.data_dir, task.dataset, task.fold)
-    code = {"method": method_fingerprint(spec, settings.engine_for(spec)) if spec else None,
+    code = {"method": method_fingerprint(method_spec, settings.engine_for(method_spec)) if method_spec else None,
             "evaluator": evaluator_fingerprint(settings.evaluator)}
     rank_reason = _ranking_reason(store, files, fold_feature_count(fold_file), params, code["method"], settings)
     grid_reasons = _grid_reasons(store, files, params, code["evaluator"], settings, rank_reason)
-    return TaskPlan(spec, params, files, fold_file, code, rank_reason, grid_reasons)
+    return TaskPlan(method_spec, params, files, fold_file, code, rank_reason, grid_reasons)
 
 
 def fresh_outcome(task: Task, settings: RunSettings) -> Outcome | None:
@@ -274,22 +274,22 @@ def _compute_ranking(task: Task, plan: TaskPlan, fold, store: ResultStore, setti
     Octave for the Octave engine), so it excludes engine start-up and data transfer; those go to
     ``time_rank_overhead_seconds``.
     """
-    d, spec = fold.n_features, plan.spec
-    engine = bench.engine_for(spec)
-    init = spec.initial_matrices(fold.X_train.shape[0], d, fold.n_labels, plan.params)
+    d, method_spec = fold.n_features, plan.method_spec
+    engine = bench.engine_for(method_spec)
+    init = method_spec.initial_matrices(fold.X_train.shape[0], d, fold.n_labels, plan.params)
     context = f"{task.folder}/{task.dataset}/fold{task.fold}"
     start = time.perf_counter()
-    ranking, info = engine.rank(spec, fold.X_train, fold.Y_train, plan.params, init, context=context)
+    ranking, info = engine.rank(method_spec, fold.X_train, fold.Y_train, plan.params, init, context=context)
     wall = time.perf_counter() - start
     seconds = float(info.get("compute_seconds", wall))
     try:
-        ranking = validate_ranking(ranking, d, source=f"{spec.name} output for {context}")
-        scores = validate_scores(info.get("scores"), d, source=f"{spec.name} output for {context}")
+        ranking = validate_ranking(ranking, d, source=f"{method_spec.name} output for {context}")
+        scores = validate_scores(info.get("scores"), d, source=f"{method_spec.name} output for {context}")
     except PipelineError as exc:
         raise EngineError(str(exc)) from exc
     timing = {"time_rank_seconds": seconds, "time_rank_overhead_seconds": max(wall - seconds, 0.0)}
     record = ranking_record(folder=task.folder, dataset=task.dataset, fold_index=task.fold, params=plan.params,
-                            engine=settings.engine_for(spec), code=plan.code["method"], git=git_state(),
+                            engine=settings.engine_for(method_spec), code=plan.code["method"], git=git_state(),
                             timing=timing, info=info, engine_versions=engine.versions())
     store.write_ranking(plan.files, ranking, seconds, scores, record)
     return ranking, timing
@@ -303,7 +303,7 @@ def _provenance(plan: TaskPlan, settings: RunSettings) -> dict:
     return {
         "fold_sha256": sha256_file(plan.fold_file),
         "ranking_sha256": sha256_or_none(plan.files.ranking),
-        "engine": settings.engine_for(plan.spec) if plan.spec is not None else "external",
+        "engine": settings.engine_for(plan.method_spec) if plan.method_spec is not None else "external",
         "evaluator": settings.evaluator,
         "code": plan.code,
         "git": git_state(),
