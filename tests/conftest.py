@@ -42,3 +42,25 @@ def forecast_dir(shared_data: Path) -> Path:
     if not path.is_dir():
         pytest.fail(f"forecasting data folder {path} is missing")
     return path
+
+
+@pytest.fixture(scope="session")
+def real_folds(tmp_path_factory, mlc_dir):
+    """``real_folds(dataset, folds=1, seed=0)``: the folder of hold-out folds of a real dataset, made
+    once per session by the export command a user runs (min-max fitted on each training part).
+    Tests read it; their results go elsewhere."""
+    from pipeline.export_splits import main as export_main
+
+    made: dict[tuple, Path] = {}
+
+    def export(dataset: str, folds: int = 1, seed: int = 0) -> Path:
+        key = (dataset, folds, seed)
+        if key not in made:
+            out = tmp_path_factory.mktemp(f"{dataset}_{folds}folds_seed{seed}")
+            assert export_main(["--datasets", dataset, "--data-root", str(mlc_dir), "--split-mode", "holdout",
+                                "--folds", str(folds), "--seed", str(seed), "--output-dir", str(out),
+                                "--no-progress"]) == 0
+            made[key] = out
+        return made[key]
+
+    return export

@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 
 from pipeline.data.folds import load_fold
-from pipeline.export_splits import main as export_main
 from pipeline.kgrid import main as kgrid_main
 from pipeline.methods import get_method
 
@@ -19,12 +18,9 @@ PARAMS_YAML = "LRMFS:\n  alpha: 1.0\n  seed: 4\nSCNMF:\n  lambda2: 10\n"
 
 
 @pytest.fixture(scope="module")
-def data_dir(tmp_path_factory, mlc_dir):
+def data_dir(real_folds):
     """emotions exported by the data layer: one holdout fold, min-max scaled on its training part."""
-    out = tmp_path_factory.mktemp("folds")
-    assert export_main(["--datasets", "emotions", "--split-mode", "holdout", "--folds", "1",
-                        "--data-root", str(mlc_dir), "--output-dir", str(out), "--no-progress"]) in (0, None)
-    return out
+    return real_folds("emotions")
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 
 from pipeline.data.folds import load_fold
-from pipeline.export_splits import main as export_main
 from pipeline.kgrid import main as kgrid_main
 from pipeline.methods import get_method
 
@@ -20,12 +19,9 @@ GRID = ["--k-min", "10", "--k-max", "30", "--k-step", "10", "--no-progress"]
 
 
 @pytest.fixture(scope="module")
-def data_dir(tmp_path_factory, mlc_dir):
+def data_dir(real_folds):
     """emotions exported by the data layer: one holdout fold, min-max scaled on its training part."""
-    out = tmp_path_factory.mktemp("folds2")
-    assert export_main(["--datasets", "emotions", "--split-mode", "holdout", "--folds", "1",
-                        "--data-root", str(mlc_dir), "--output-dir", str(out), "--no-progress"]) in (0, None)
-    return out
+    return real_folds("emotions")
 
 
 @pytest.fixture(scope="module")

@@ -15,20 +15,11 @@ from pathlib import Path
 import pytest
 
 from matlab_test_paths import REPO
-from pipeline.export_splits import main as export_main
 
 pytestmark = pytest.mark.octave
 
 BASELINES = ["LRMFS", "GRRO", "SRFS", "SCNMF", "LSMFS", "LRDG", "RFSFS"]
 TIMINGS_AND_PROVENANCE = ("time_eval_seconds", "time_rank_seconds", "time_rank_overhead_seconds", "provenance")
-
-
-@pytest.fixture(scope="module")
-def real_folds(tmp_path_factory, mlc_dir):
-    out = tmp_path_factory.mktemp("front_door_folds")
-    assert export_main(["--datasets", "emotions", "--data-root", str(mlc_dir), "--split-mode", "holdout",
-                        "--folds", "2", "--seed", "3", "--output-dir", str(out), "--no-progress"]) == 0
-    return out
 
 
 def comparable(path: Path) -> dict:
@@ -37,12 +28,13 @@ def comparable(path: Path) -> dict:
 
 
 def test_all_baselines_give_identical_files_through_both_doors(octave, real_folds, tmp_path):
+    folds = real_folds("emotions", folds=2, seed=3)
     suite_dir, cli_dir = tmp_path / "run_suite", tmp_path / "cli"
-    (summary,) = octave.call("run_suite", str(suite_dir), str(real_folds), ["emotions"], BASELINES,
+    (summary,) = octave.call("run_suite", str(suite_dir), str(folds), ["emotions"], BASELINES,
                              "folds", 2.0, "verbose", False, nout=1)
     assert int(summary["done"]) == 14 and int(summary["failed"]) == 0
     done = subprocess.run([sys.executable, "-m", "pipeline.kgrid", "--engine", "octave", "--methods", *BASELINES,
-                           "--data-dir", str(real_folds), "--results-dir", str(cli_dir), "--no-progress"],
+                           "--data-dir", str(folds), "--results-dir", str(cli_dir), "--no-progress"],
                           capture_output=True, text=True, cwd=REPO, timeout=600)
     assert done.returncode == 0, done.stderr
     for method in BASELINES:

@@ -8,17 +8,14 @@ from report_helpers import compile_tables
 
 from pipeline import kgrid, tables
 from pipeline.cli import run_main
-from pipeline.export_splits import main as export_main
 
 METHODS = ["LRDG", "VARIANCE", "RANDOM"]
 
 
 @pytest.fixture(scope="module")
-def medical_results(tmp_path_factory, mlc_dir):
+def medical_results(tmp_path_factory, real_folds):
     root = tmp_path_factory.mktemp("medical")
-    assert export_main(["--datasets", "medical", "--data-root", str(mlc_dir), "--split-mode", "holdout",
-                        "--folds", "1", "--seed", "42", "--output-dir", str(root / "folds"), "--no-progress"]) == 0
-    assert run_main(kgrid.main, ["--engine", "python", "--methods", *METHODS, "--data-dir", str(root / "folds"),
+    assert run_main(kgrid.main, ["--engine", "python", "--methods", *METHODS, "--data-dir", str(real_folds("medical", seed=42)),
                                  "--results-dir", str(root / "results"), "--no-progress"]) == 0
     return root / "results"
 

@@ -17,7 +17,6 @@ import pytest
 
 from pipeline.data.folds import load_fold
 from pipeline.engines.octave import OctaveSession
-from pipeline.export_splits import main as export_main
 from pipeline.runner.records import constant_feature_counts
 
 REPO = Path(__file__).resolve().parents[2]
@@ -31,11 +30,8 @@ def octave():
 
 
 @pytest.fixture(scope="module")
-def medical_fold(tmp_path_factory, mlc_dir):
-    out = tmp_path_factory.mktemp("medical")
-    assert export_main(["--datasets", "medical", "--data-root", str(mlc_dir), "--split-mode", "holdout",
-                        "--folds", "1", "--seed", "42", "--output-dir", str(out), "--no-progress"]) == 0
-    return out
+def medical_fold(real_folds):
+    return real_folds("medical", seed=42)
 
 
 def test_constant_feature_counts_follow_the_ranking():
