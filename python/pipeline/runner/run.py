@@ -93,9 +93,7 @@ class Workbench:
 
     def engine_for(self, method_spec):
         """The selected engine if it can run ``method_spec``; Python-only methods run in Python."""
-        name = self.settings.engine
-        if name != "python" and method_spec.matlab_function is None:
-            name = "python"
+        name = self.settings.engine_for(method_spec)
         if name not in self._engines:
             options = self.settings.engine_options if name != "python" else {}
             self._engines[name] = make_engine(name, **options)
