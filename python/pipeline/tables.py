@@ -146,6 +146,12 @@ def check_arguments(args: argparse.Namespace) -> None:
             raise ConfigError("--label-suffix may hold letters, digits and : _ . + - only",
                               field="--label-suffix", found=repr(args.label_suffix)) from None
 
+def figure_links(figures: list[Path], out: Path) -> list[str]:
+    """Markdown image links to the PNG files among ``figures`` (paths below ``out``): the alt text
+    escaped, the address percent-encoded, so no file name can add markup or a remote address."""
+    return [f"![{markdown_escape(f.stem)}]({quote(f.relative_to(out).as_posix())})"
+            for f in figures if f.suffix == ".png"]
+
 
 class TableJob:
     """One regeneration: loaded results plus the naming and captions chosen on the command line."""
@@ -388,10 +394,9 @@ class TableJob:
         if self.degenerate:
             lines += self.degenerate_section()
         lines += ["## Tables", ""] + sections
-        pngs = [f for f in figures if f.suffix == ".png"]
-        if pngs:
-            lines += ["## Figures", ""] + [
-                f"![{markdown_escape(f.stem)}]({quote(f.relative_to(self.out).as_posix())})" for f in pngs] + [""]
+        links = figure_links(figures, self.out)
+        if links:
+            lines += ["## Figures", ""] + links + [""]
         return "\n".join(lines)
 
     def degenerate_section(self) -> list[str]:

@@ -2,7 +2,8 @@
 
 A small suite (two datasets, two folds, three methods one of which with two seeds; both grids;
 tables) runs on a private copy of the code, so the test can edit one method's source and check
-that exactly that method's tasks become stale, are redone, and nothing else is.
+that exactly that method's tasks become stale, are redone, and nothing else is. A run stopped
+with Ctrl-C exits 130 without tables and the same command finishes exactly what was left.
 """
 
 from __future__ import annotations
@@ -10,10 +11,13 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
+import psutil
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
@@ -94,3 +98,46 @@ def test_run_resume_and_code_staleness(workspace):
     assert "recomputed 8 stale task(s): method code changed (baselines/SRFS.m)" in third.stderr
     records = sorted((results / "runs").glob("*.json"))
     assert len(records) == 3 and json.loads(records[-1].read_text())["summary"]["done"] == 8
+
+
+INTERRUPTED_SUITE = """
+name: stopped
+datasets: [yeast, scene]
+folds: {mode: holdout, count: 3, seed: 42, test_size: reference}
+methods: {DAGFS: {}, LSMFS: {}, GRRO: {}}
+engine: python
+grids: {kgrid: {k_min: 10, k_max: 60, k_step: 10}}
+run: {executor: process, jobs: 2}
+tables: {ref_method: DAGFS, figures: false}
+"""
+
+
+def test_ctrl_c_stops_the_paper_and_the_same_command_resumes_it(tmp_path, shared_data):
+    suite = tmp_path / "suite.yaml"
+    suite.write_text(INTERRUPTED_SUITE)
+    command = [sys.executable, "-m", "pipeline.paper", "run", str(suite), "--root", str(tmp_path), "--no-progress"]
+    env = {**os.environ, "MLFS_SHARED_DATA": str(shared_data)}
+    run = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    results = tmp_path / "results" / "stopped"
+    deadline = time.monotonic() + 600
+    while not list(results.glob("*/.*.claim")) and run.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert run.poll() is None, "the run ended before any task started"
+    workers = psutil.Process(run.pid).children(recursive=True)
+    for _ in range(3):  # an impatient user
+        run.send_signal(signal.SIGINT)
+        time.sleep(0.05)
+    _, err = run.communicate(timeout=300)
+    assert run.returncode == 130, err
+    assert "Traceback" not in err and "interrupted by SIGINT" in err
+    assert not (tmp_path / "paper" / "tables").exists()  # no tables from a partial run
+    _, alive = psutil.wait_procs(workers, timeout=60)
+    assert [p for p in alive if p.status() != psutil.STATUS_ZOMBIE] == []
+    stopped = [json.loads(p.read_text()) for p in (results / "runs").glob("*.json")]
+    assert stopped[0]["summary"]["interrupted"] > 0
+
+    resumed = subprocess.run(command, capture_output=True, text=True, env=env, timeout=900)
+    assert resumed.returncode == 0, resumed.stderr
+    done = int(resumed.stderr.split(" done, ")[0].split()[-1])
+    assert done == stopped[0]["summary"]["interrupted"]  # exactly the unfinished tasks
+    assert "kgrid tables: made" in resumed.stderr

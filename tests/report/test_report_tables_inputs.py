@@ -9,7 +9,7 @@ from report_helpers import METHODS, compile_tables, overfull_boxes
 from results_factory import write_result_set
 
 from pipeline.cli import run_main
-from pipeline.tables import main
+from pipeline.tables import figure_links, main
 
 HOSTILE = "x)![t](http:evil.example"
 
@@ -114,6 +114,19 @@ def test_display_names_cannot_inject_markup_into_the_report(results, tmp_path):
     micro = (tmp_path / "out" / "table_microf1.tex").read_text()
     assert "two lines" in micro
     compile_tables([tmp_path / "out" / "table_microf1.tex", tmp_path / "out" / "table_stats.tex"], tmp_path)
+
+
+def test_figure_links_cannot_inject_markup_or_a_remote_image(tmp_path):
+    figures = [tmp_path / "figures" / f"{HOSTILE}.png", tmp_path / "figures" / "curve_micro_f1.pdf",
+               tmp_path / "figures" / "a b<img src=x>.png"]
+    links = figure_links(figures, tmp_path)
+    assert len(links) == 2  # PNG files only
+    for link in links:
+        alt, address = re.fullmatch(r"!\[(.*)\]\(([^()\s]*)\)", link).groups()  # one image link, nothing else
+        active = re.sub(r"\\.", "", alt)  # what Markdown interprets: escaped pairs removed
+        assert "![" not in active and "<" not in active and "](" not in active
+        assert address.startswith("figures/") and ":" not in address
+    assert links[0].endswith("(figures/x%29%21%5Bt%5D%28http%3Aevil.example.png)")
 
 
 def test_eight_methods_fit_the_text_width_unless_opted_out(tmp_path):

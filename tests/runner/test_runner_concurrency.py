@@ -1,18 +1,21 @@
 """Concurrent runs on one results folder (real processes): a task another run holds is waited
-for, then counted done elsewhere or computed if that run gave up; with --skip-existing every task
-is computed exactly once; light runs started together never break each other; a corrupt claim
+for, then counted done elsewhere or computed if that run gave up; without --skip-existing a result
+another run completed meanwhile is not recomputed; with --skip-existing every task is computed
+exactly once; light runs started together never break each other; a corrupt claim
 never blocks. The guarantees are written in docs/reliability.md."""
 
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from runner_helpers import kgrid_command, make_fold_dir, result_contents, summary_counts
+from runner_helpers import kgrid_command, make_fold_dir, result_contents, running_claims, summary_counts, wait_until
 from pipeline import kgrid
 from pipeline.cli import run_main
 
@@ -24,8 +27,8 @@ import sys
 from pipeline.runner.claims import TaskClaim, claim_path
 from pipeline.runner.run import RunSettings, Workbench, _run
 from pipeline.runner.tasks import GridSpec, Task
-folds, results, finish = sys.argv[1:4]
-task = Task("VARIANCE", "toy", 0)
+folds, results, finish, method, fold = sys.argv[1:6]
+task = Task(method, "toy", int(fold))
 settings = RunSettings(data_dir=folds, results_dir=results, grids=(GridSpec(),))
 with TaskClaim(claim_path(results, task.folder, task.dataset, task.fold)) as claim:
     assert claim.acquired
@@ -48,8 +51,8 @@ def reference(folds, tmp_path_factory) -> dict:
     return result_contents(results)
 
 
-def _hold(folds: Path, results: Path, finish: str) -> subprocess.Popen:
-    holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(folds), str(results), finish],
+def _hold(folds: Path, results: Path, finish: str, method: str = "VARIANCE", fold: int = 0) -> subprocess.Popen:
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(folds), str(results), finish, method, str(fold)],
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     assert holder.stdout.readline().strip() == "held"
     return holder
@@ -72,6 +75,37 @@ def test_task_held_by_another_run_is_waited_for(folds, reference, tmp_path, fini
     assert run.returncode == 0, err
     assert summary_counts(err) == {"skipped": 0, "failed": 0, "interrupted": 0, **expected}
     assert result_contents(results) == reference
+
+
+def _compute_elsewhere(folds: Path, results: Path, fold: int) -> None:
+    """Another run computes DAGFS/toy/fold<fold> to the end (claim taken and released)."""
+    holder = _hold(folds, results, "computes", "DAGFS", fold)
+    holder.communicate("go\n", timeout=120)
+    assert holder.returncode == 0
+
+
+def test_without_skip_existing_a_result_finished_elsewhere_meanwhile_is_not_recomputed(tmp_path):
+    folds = make_fold_dir(tmp_path / "folds", n_folds=6, n_train=400, n_test=100, d=100)
+    reference = tmp_path / "reference"
+    assert run_main(kgrid.main, ["--engine", "python", "--methods", "DAGFS", "--no-progress",
+                                 "--data-dir", str(folds), "--results-dir", str(reference)]) == 0
+    results = tmp_path / "res"
+    _compute_elsewhere(folds, results, 1)  # finished before the run starts: recomputed
+    before = (results / "DAGFS" / "toy_fold1_kgrid_metrics.json").stat().st_mtime_ns
+    run = subprocess.Popen(kgrid_command(folds, results, "--engine", "python", "--methods", "DAGFS"),
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    wait_until(lambda: running_claims(results), "a task started", run)
+    os.kill(run.pid, signal.SIGSTOP)  # while the run is paused, another one completes its last task
+    try:
+        _compute_elsewhere(folds, results, 5)
+    finally:
+        os.kill(run.pid, signal.SIGCONT)
+    _, err = run.communicate(timeout=300)
+    assert run.returncode == 0, err
+    assert "waiting for" not in err  # the task was complete when the run reached it, not held
+    assert summary_counts(err) == {"done": 5, "skipped": 0, "done elsewhere": 1, "failed": 0, "interrupted": 0}
+    assert (results / "DAGFS" / "toy_fold1_kgrid_metrics.json").stat().st_mtime_ns > before
+    assert result_contents(results) == result_contents(reference)
 
 
 def _run_together(folds: Path, results: Path, count: int, *extra: str) -> list[subprocess.CompletedProcess]:

@@ -70,6 +70,24 @@ def test_ctrl_c_stops_the_run_at_once(slow_folds, tmp_path, executor, target):
     assert not list(results.glob("*/.*.claim"))  # running tasks unwound and released their claims
 
 
+@pytest.mark.parametrize("executor", ["serial", "process"])
+def test_repeated_ctrl_c_still_ends_cleanly(slow_folds, tmp_path, executor):
+    """An impatient user presses Ctrl-C again while the run is stopping: same clean end."""
+    results = tmp_path / "res"
+    proc = _start(slow_folds, results, "--executor", executor, "--jobs", "2")
+    wait_until(lambda: running_claims(results), "a task started", proc)
+    tree = descendants(proc.pid)
+    for _ in range(4):
+        proc.send_signal(signal.SIGINT)
+        time.sleep(0.05)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err
+    assert survivors(tree) == []
+    assert json.loads((results / "failures.json").read_text())["failed"]
+    assert not list(results.glob("*/.*.claim"))
+
+
 def test_killed_pool_worker_fails_its_task_and_the_run_carries_on(slow_folds, tmp_path):
     results = tmp_path / "res"
     proc = _start(slow_folds, results, "--executor", "process", "--jobs", "2")

@@ -1,6 +1,7 @@
 """Faults with real GNU Octave and real signals: one Octave per worker and no scratch folder left,
 Ctrl-C during an Octave call, a killed driver taking its Octave processes along, a killed Octave
-failing one task, and resumed runs ending with the uninterrupted files. Also the Dask executor
+failing one task, two Octave runs sharing one results folder, and resumed runs ending with the
+uninterrupted files. Also the Dask executor
 against the serial one."""
 
 from __future__ import annotations
@@ -116,6 +117,20 @@ def test_process_pool_with_octave_matches_serial_with_one_octave_per_worker(octa
     assert len(workers) == 2 and max(octaves_per_worker) == 1
     assert scratch_dirs_of(sorted(workers)) == []  # no exchange folder left on /dev/shm
     assert result_contents(results) == octave_reference
+
+
+def test_two_octave_runs_on_one_folder_compute_each_task_once(octave_folds, octave_reference, tmp_path):
+    results = tmp_path / "shared"
+    runs = [subprocess.Popen(kgrid_command(octave_folds, results, *OCTAVE_ARGS, "--skip-existing"),
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    errs = [run.communicate(timeout=600)[1] for run in runs]
+    assert [run.returncode for run in runs] == [0, 0], errs
+    assert not any("Traceback" in err for err in errs)
+    counts = [summary_counts(err) for err in errs]
+    assert sum(c["done"] for c in counts) == 12  # 2 methods x 2 datasets x 3 folds, each computed once
+    assert all(c["done"] + c["done elsewhere"] + c["skipped"] == 12 for c in counts)
+    assert result_contents(results) == octave_reference
+    assert len(list((results / "runs").glob("*.json"))) == 2
 
 
 @pytest.mark.parametrize("executor", ["serial", "process"])

@@ -56,7 +56,7 @@ def run_paper(suite: Suite, suite_file: Path, paths: PaperPaths, *, raw_root: Pa
     ensure_results_root(paths.results)
     history = RunHistory(paths.results, arguments)
     settings = run_settings(suite, paths, log_file=str(history.log_path), run_started=time.time())
-    with RunStop() as stop:
+    with RunStop(ends_process=True) as stop:
         with make_executor(suite.executor, settings, suite.jobs) as executor:
             history.start(settings, suite_file=str(suite_file),
                           suite_sha256=hashlib.sha256(suite_file.read_bytes()).hexdigest())

@@ -38,10 +38,13 @@ class RunStop:
     """Why a run stops early: a signal, or a fault that would fail every later task.
 
     Use as a context manager around the run (installs the signal handlers in the main thread);
-    executors poll :attr:`requested`.
+    executors poll :attr:`requested`. A command line that exits right after the run passes
+    ``ends_process=True``: once a signal has stopped the run, further stop signals (an impatient
+    second Ctrl-C) are then ignored until the process exits instead of cutting its exit short.
     """
 
-    def __init__(self):
+    def __init__(self, ends_process: bool = False):
+        self.ends_process = ends_process
         self.reason: str | None = None
         self.signum: int | None = None
         self._in_task = False
@@ -64,8 +67,9 @@ class RunStop:
         return self
 
     def __exit__(self, *exc) -> None:
+        stopping = self.ends_process and self.signum is not None
         for signum, handler in self._previous.items():
-            signal.signal(signum, handler)
+            signal.signal(signum, signal.SIG_IGN if stopping else handler)
         self._previous.clear()
 
     @contextlib.contextmanager
