@@ -25,7 +25,7 @@ function summary = mlfs_run_many(caller, results_dir, data_dir, datasets, method
                      'methods', {methods}, 'options', to_json_options(opts));
   history = mlfs_run_history(results_dir, caller, arguments);
 
-  counts = struct('done', int64(0), 'skipped', int64(0), 'failed', int64(0), 'locked', int64(0));
+  counts = struct('done', int64(0), 'skipped', int64(0), 'failed', int64(0));
   failures = {};
   degenerate = {};
   for s = 1:numel(datasets)
