@@ -7,10 +7,11 @@ Yahoo dataset (its full d), min-max scaled. For each method (LRMFS in its fast a
 defaults of docs/methods/, harness-drawn start) it records, in bench/results.json:
 
 - the ranking time in NumPy (wall, ``--repeats`` runs) against Octave's (the method's own timer,
-  without the bridge, ``--repeats`` calls in one Octave process);
+  without the bridge, ``--repeats`` calls);
 - the NumPy peak of traced allocations (tracemalloc, one more run, which tracing slows down)
-  against the Octave process's peak resident memory above its resident size before the call
-  (VmHWM after resetting it, so the copies of the inputs the bridge loads are included).
+  against the peak resident memory of a fresh Octave process per method above its resident size
+  before the first call (VmHWM after resetting it, so the copies of the inputs the bridge loads
+  are included).
 
 It prints whether the two rankings agree (top 50, all features, Spearman ρ of the positions) and
 the BLAS each engine runs on. A method stopped by its divergence guard is reported and not recorded.
@@ -78,16 +79,24 @@ def traced_peak_mib(function, *args) -> float:
         tracemalloc.stop()
 
 
-def octave_runs(engine, method_spec, X, Y, params, init, repeats: int) -> tuple[np.ndarray, Measurement, float]:
-    """The Octave ranking, ``repeats`` times of the method's own timer (s) and the first call's peak (MiB)."""
-    oc = engine.session.start()
-    baseline = reset_octave_peak(oc)
-    seconds, ranking = [], None
-    for repeat in range(repeats):
-        ranking, info = engine.rank(method_spec, X, Y, params, init, context=f"{method_spec.name}/bench")
-        seconds.append(float(info["seconds"]))
-        if repeat == 0:
-            peak = (octave_status_kib(oc, "VmHWM") - baseline) / 1024
+def octave_runs(method_spec, X, Y, params, init, repeats: int) -> tuple[np.ndarray, Measurement, float]:
+    """The Octave ranking, ``repeats`` times of the method's own timer (s), and the first call's peak
+    resident memory above the size before it (MiB), in an Octave process of the method's own (the heap
+    an earlier method left behind would hide allocations)."""
+    from pipeline.engines.octave import OctaveEngine
+
+    engine = OctaveEngine(timeout=7200)
+    try:
+        oc = engine.session.start()
+        baseline = reset_octave_peak(oc)
+        seconds, ranking = [], None
+        for repeat in range(repeats):
+            ranking, info = engine.rank(method_spec, X, Y, params, init, context=f"{method_spec.name}/bench")
+            seconds.append(float(info["seconds"]))
+            if repeat == 0:
+                peak = (octave_status_kib(oc, "VmHWM") - baseline) / 1024
+    finally:
+        engine.close()
     return np.asarray(ranking, dtype=np.int64).reshape(-1), Measurement(tuple(seconds)), peak
 
 
@@ -103,7 +112,7 @@ def agreement(method: str, octave_ranking: np.ndarray, numpy_ranking: np.ndarray
             f"all identical {np.array_equal(octave_ranking, numpy_ranking)}, Spearman ρ {rho:.6f}")
 
 
-def record_method(run: BenchRun, engine, method: str, overrides: dict, X, Y, workload: str, repeats: int) -> None:
+def record_method(run: BenchRun, method: str, overrides: dict, X, Y, workload: str, repeats: int) -> None:
     """Time and peak memory of one method in both engines on (X, Y): two figures, Octave as the peer."""
     from pipeline.methods import get_method
 
@@ -114,7 +123,7 @@ def record_method(run: BenchRun, engine, method: str, overrides: dict, X, Y, wor
     try:
         numpy_seconds, (numpy_ranking, info) = measure(method_spec.python, X, Y, params, init, repeats=repeats)
         numpy_peak = traced_peak_mib(method_spec.python, X, Y, params, init)
-        octave_ranking, octave_seconds, octave_peak = octave_runs(engine, method_spec, X, Y, params, init, repeats)
+        octave_ranking, octave_seconds, octave_peak = octave_runs(method_spec, X, Y, params, init, repeats)
     except PipelineError as exc:
         print(f"{label}: not recorded, stopped: {exc}", flush=True)
         return
@@ -134,14 +143,18 @@ def numpy_blas() -> str:
                                    if i["user_api"] == "blas"))
 
 
-def print_fold(dataset: str, X: np.ndarray, Y: np.ndarray, threads: int, session) -> None:
-    """The fold's shape and sparsity, and the BLAS NumPy and the Octave of ``session`` run on."""
-    from pipeline.engines.octave import linear_algebra_libraries
+def print_fold(dataset: str, X: np.ndarray, Y: np.ndarray, threads: int) -> None:
+    """The fold's shape and sparsity, and the BLAS NumPy and Octave run on."""
+    from pipeline.engines.octave import OctaveSession, linear_algebra_libraries
 
     n = X.shape[0]
     print(f"{fold_workload(dataset, X, Y, threads)}: zeros {100 * np.mean(X == 0):.1f} %; a dense n×n float64 "
           f"matrix takes {n * n * 8 / 2**20:.0f} MiB")
-    print(f"NumPy BLAS: {numpy_blas()}; Octave BLAS: {linear_algebra_libraries(session)['blas']}", flush=True)
+    session = OctaveSession(timeout=600)
+    try:
+        print(f"NumPy BLAS: {numpy_blas()}; Octave BLAS: {linear_algebra_libraries(session)['blas']}", flush=True)
+    finally:
+        session.close()
 
 
 def parser_for(description: str) -> argparse.ArgumentParser:
@@ -164,19 +177,12 @@ def limit_blas_threads(threads: int):
 
 def main(argv=None) -> None:
     args = parser_for(__doc__.splitlines()[0]).parse_args(argv)
-    from pipeline.engines.octave import OctaveEngine
-
     X, Y = training_fold(args.dataset, args.rows)
     workload = fold_workload(args.dataset, X, Y, args.threads)
     with limit_blas_threads(args.threads), BenchRun(__file__) as run:
-        engine = OctaveEngine(timeout=7200)
-        try:
-            print_fold(args.dataset, X, Y, args.threads, engine.session)
-            for method, overrides in RUNS:
-                record_method(run, engine, method, overrides, X, Y, workload, args.repeats)
-        finally:
-            engine.close()
-
+        print_fold(args.dataset, X, Y, args.threads)
+        for method, overrides in RUNS:
+            record_method(run, method, overrides, X, Y, workload, args.repeats)
 
 if __name__ == "__main__":
     sys.exit(run_main(main))

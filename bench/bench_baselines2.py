@@ -88,20 +88,13 @@ def main(argv=None) -> None:
     parser = parser_for(__doc__.splitlines()[0])
     parser.add_argument("--iterations", type=int, default=2, help="LRDG iterations of the centring peer (default 2)")
     args = parser.parse_args(argv)
-    from pipeline.engines.octave import OctaveEngine
-
     X, Y = training_fold(args.dataset, args.rows)
     workload = fold_workload(args.dataset, X, Y, args.threads)
     with limit_blas_threads(args.threads), BenchRun(__file__) as run:
-        engine = OctaveEngine(timeout=7200)
-        try:
-            print_fold(args.dataset, X, Y, args.threads, engine.session)
-            for method in METHODS:
-                record_method(run, engine, method, {}, X, Y, workload, args.repeats)
-        finally:
-            engine.close()
+        print_fold(args.dataset, X, Y, args.threads)
+        for method in METHODS:
+            record_method(run, method, {}, X, Y, workload, args.repeats)
         record_centring(run, X, Y, workload, args.iterations, args.repeats)
-
 
 if __name__ == "__main__":
     sys.exit(run_main(main))
