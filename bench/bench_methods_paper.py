@@ -1,6 +1,6 @@
 """What the whole paper costs: each method's ranking time in both engines and the union-grid evaluation.
 
-    python bench/bench_methods_paper.py [--datasets NAME ...] [--methods NAME ...] [--repeats 2]
+    python bench/bench_methods_paper.py [--datasets NAME ...] [--methods NAME ...] [--repeats 3]
         [--engines numpy octave] [--folds 5] [--seed 42] [--test-size 0.3] [--json FILE]
         [--octave-library-path DIR[:DIR]]
 
@@ -24,6 +24,10 @@ ranking + evaluation); on a 2-core machine the wall time is at least half of it.
 says whether the two engines' rankings are identical (LRDG: the overlap of their top 20 %, its
 full-run rankings being engine-specific).
 
+It records in bench/results.json, one sample per repeat: each method's ranking CPU summed over the
+datasets (NumPy, with Octave as the peer), the evaluation CPU summed over datasets and methods, and
+the whole-paper estimate with ``--engine python`` (with ``--engine octave`` as the peer).
+
 bibtex and Corel5k are read from their CLML ``.mat`` files (``dataset`` n x d, ``class`` L x n,
 {0,1} or {-1,+1}) while the dataset registry does not list them. ``--octave-library-path`` is put
 in front of the Octave process's LD_LIBRARY_PATH, e.g. Debian's reference BLAS and LAPACK
@@ -44,7 +48,10 @@ from pathlib import Path
 
 import numpy as np
 
-from bench_baselines1 import numpy_blas
+from bench_baselines1 import agreement, numpy_blas
+from pipeline.cli import run_main
+from pipeline.errors import ConfigError
+from record import BenchRun
 
 REPO = Path(__file__).resolve().parents[1]
 PAPER_DATASETS = ("Arts", "Business", "Education", "Entertainment", "Health", "Recreation", "Reference",
@@ -140,14 +147,7 @@ def warm_up_evaluation() -> None:
     evaluation_seconds(Fold("warm-up", X, Y, X, Y), np.arange(1, 5))
 
 
-def agreement(method: str, first: np.ndarray, second: np.ndarray) -> str:
-    if method != "LRDG":
-        return "yes" if np.array_equal(first, second) else "NO"
-    top = max(1, round(0.2 * first.size))
-    return f"top20% {len(set(first[:top].tolist()) & set(second[:top].tolist())) / top:.2f}"
-
-
-def measure(fold: Fold, method: str, engines: list[str], octave, repeats: int) -> Row:
+def measure_row(fold: Fold, method: str, engines: list[str], octave, repeats: int) -> Row:
     from pipeline.methods import get_method
 
     method_spec = get_method(method)
@@ -162,7 +162,7 @@ def measure(fold: Fold, method: str, engines: list[str], octave, repeats: int) -
         if "octave" in engines and method_spec.matlab_function is not None:
             octave_ranking, seconds = octave_rank(octave, method_spec, fold, params, init)
             row.octave.append(seconds)
-            row.same = agreement(method, ranking, octave_ranking)
+            row.same = agreement(method, octave_ranking, ranking)
     return row
 
 
@@ -187,10 +187,14 @@ def print_row(row: Row) -> None:
     sys.stdout.flush()
 
 
+def engine_runs(row: Row, engine: str) -> list[float]:
+    """Ranking CPU seconds of the row under ``engine``, one per repeat (Python-only methods run in Python)."""
+    return row.octave if engine == "octave" and row.octave else row.numpy
+
+
 def engine_seconds(row: Row, engine: str) -> float:
-    """Median ranking CPU seconds of the row under ``engine`` (Python-only methods run in Python)."""
-    values = row.octave if engine == "octave" and row.octave else row.numpy
-    return median_spread(values)[0]
+    """Median ranking CPU seconds of the row under ``engine``."""
+    return median_spread(engine_runs(row, engine))[0]
 
 
 def print_summary(rows: list[Row], engines: list[str], folds: int) -> None:
@@ -215,6 +219,38 @@ def print_summary(rows: list[Row], engines: list[str], folds: int) -> None:
               f"{(ranking_total + evaluation_total) / 120:.1f} min)")
 
 
+def per_repeat_sums(rows: list[Row], runs) -> list[float]:
+    """For each repeat r, the sum over ``rows`` of ``runs(row)[r]``."""
+    return [sum(values) for values in zip(*(runs(row) for row in rows))]
+
+
+def scope(datasets: list[str]) -> str:
+    """The datasets of a figure's workload: all of the paper's, or their names."""
+    return f"all {len(datasets)} paper datasets" if set(datasets) == set(PAPER_DATASETS) else ", ".join(datasets)
+
+
+def record_figures(run, rows: list[Row], engines: list[str], folds: int) -> None:
+    """Per method, the evaluation, and the whole-paper estimate per engine; one sample per repeat."""
+    datasets = list(dict.fromkeys(row.dataset for row in rows))
+    methods = list(dict.fromkeys(row.method for row in rows))
+    one_fold = f"one hold-out fold of {scope(datasets)}, 1 BLAS thread"
+    octave_peer = "Octave (cputime around the call, its side of the bridge included)"
+    for method in methods:
+        own = [row for row in rows if row.method == method]
+        octave = per_repeat_sums(own, lambda row: row.octave) if all(row.octave for row in own) else None
+        run.figure(f"{method} ranking in NumPy, summed over {one_fold}", per_repeat_sums(own, lambda row: row.numpy),
+                   "CPU s", peers={octave_peer: octave} if "octave" in engines and octave else {})
+    run.figure(f"union-grid ML-kNN evaluation of the NumPy rankings of the {len(methods)} methods, summed over "
+               f"{one_fold}", per_repeat_sums(rows, lambda row: row.evaluation), "CPU s")
+    whole = f"{folds} folds × {scope(datasets)} × {len(methods)} methods, ranking + union-grid evaluation"
+    estimate = {engine: [folds * (rank + evaluate) for rank, evaluate in zip(
+        per_repeat_sums(rows, lambda row: engine_runs(row, engine)), per_repeat_sums(rows, lambda row: row.evaluation))]
+        for engine in ("numpy", *(["octave"] if "octave" in engines else []))}
+    run.figure(f"CPU estimate with --engine python: {whole}, 1 BLAS thread",
+               estimate["numpy"], "CPU s",
+               peers={"the same CPU estimate with --engine octave": estimate["octave"]} if "octave" in estimate else {})
+
+
 def start_octave(library_path: str | None):
     """An Octave engine whose BLAS runs one thread (and the libraries of ``library_path`` first)."""
     from pipeline.engines.octave import OctaveEngine, linear_algebra_libraries
@@ -228,45 +264,50 @@ def start_octave(library_path: str | None):
     return engine
 
 
-def parse_arguments() -> argparse.Namespace:
+def parse_arguments(argv=None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--datasets", nargs="+", default=list(PAPER_DATASETS))
     parser.add_argument("--methods", nargs="+", default=list(PAPER_METHODS))
     parser.add_argument("--engines", nargs="+", choices=("numpy", "octave"), default=["numpy", "octave"])
-    parser.add_argument("--repeats", type=int, default=2)
+    parser.add_argument("--repeats", type=int, default=3, help="runs of each measurement (default 3)")
     parser.add_argument("--folds", type=int, default=5, help="folds of the paper, for the estimate")
     parser.add_argument("--seed", type=int, default=42)
     parser.add_argument("--test-size", type=float, default=0.3)
     parser.add_argument("--octave-library-path", default=None,
                         help="folders put first in the Octave process's LD_LIBRARY_PATH")
     parser.add_argument("--json", type=Path, default=None, help="also write the measurements here")
-    return parser.parse_args()
+    return parser.parse_args(argv)
 
 
-def main() -> int:
-    args = parse_arguments()
+def main(argv=None) -> None:
+    args = parse_arguments(argv)
+    if args.repeats < 1:
+        raise ConfigError("repeats must be at least 1", field="repeats", found=args.repeats)
     from threadpoolctl import threadpool_limits
 
     print(f"{os.cpu_count()} cores, load {os.getloadavg()[0]:.1f} at start; NumPy BLAS: {numpy_blas()}; one BLAS "
           f"thread per engine; {args.repeats} repeats; CPU seconds: median ±half the spread")
-    octave = start_octave(args.octave_library_path) if "octave" in args.engines else None
-    print(f"{'dataset':13s} {'method':6s} {'n':>5s} {'d':>5s} {'L':>4s} {'load':>5s} {'numpy s':>14s} "
-          f"{'octave s':>14s} {'evaluation s':>14s}  same")
-    rows = []
-    with threadpool_limits(limits=1):
-        warm_up_evaluation()
-        for name in args.datasets:
-            fold = holdout_fold(name, args.seed, args.test_size)
-            for method in args.methods:
-                rows.append(measure(fold, method, args.engines, octave, args.repeats))
-                print_row(rows[-1])
-    if octave is not None:
-        octave.close()
-    print_summary(rows, args.engines, args.folds)
-    if args.json is not None:
-        args.json.write_text(json.dumps([asdict(row) for row in rows], indent=1))
-    return 0
+    with BenchRun(__file__) as run:
+        octave = start_octave(args.octave_library_path) if "octave" in args.engines else None
+        print(f"{'dataset':13s} {'method':6s} {'n':>5s} {'d':>5s} {'L':>4s} {'load':>5s} {'numpy s':>14s} "
+              f"{'octave s':>14s} {'evaluation s':>14s}  same")
+        rows = []
+        try:
+            with threadpool_limits(limits=1):
+                warm_up_evaluation()
+                for name in args.datasets:
+                    fold = holdout_fold(name, args.seed, args.test_size)
+                    for method in args.methods:
+                        rows.append(measure_row(fold, method, args.engines, octave, args.repeats))
+                        print_row(rows[-1])
+        finally:
+            if octave is not None:
+                octave.close()
+        print_summary(rows, args.engines, args.folds)
+        if args.json is not None:
+            args.json.write_text(json.dumps([asdict(row) for row in rows], indent=1))
+        record_figures(run, rows, args.engines, args.folds)
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    sys.exit(run_main(main))

@@ -81,9 +81,11 @@ def step_by_step(suite, root: Path, datasets: list[str], folds: int) -> dict[str
 
 
 def workload(suite, restricted: bool) -> str:
-    datasets = ", ".join(suite.datasets) if restricted else f"all {len(suite.datasets)} datasets"
-    return (f"{datasets} × {len(suite.fold_indices)} folds × {len(suite.methods)} methods, engine "
-            f"{suite.engine}, {suite.executor} × {suite.jobs}")
+    """The experiment a figure times: the full paper, or the subset the options chose."""
+    shape = f"{len(suite.fold_indices)} folds × {len(suite.methods)} methods, both grids, tables and figures"
+    if restricted:
+        return f"{', '.join(suite.datasets)} × {shape}"
+    return f"full paper ({len(suite.datasets)} datasets × {shape})"
 
 
 def main(argv=None) -> None:
@@ -114,16 +116,16 @@ def main(argv=None) -> None:
             for name, seconds in timings.items():
                 runs.setdefault(name, []).append(seconds)
                 print(f"  repeat {repeat + 1}: {name:40s} {seconds:8.1f} s", flush=True)
-        restricted = bool(args.datasets or args.folds)
         peers = {} if args.skip_steps else {
             "the step-by-step commands (export_splits, kgrid, pgrid, tables per grid)": runs["step-by-step total"]}
-        run.figure(f"paper/suite.yaml as one command (pipeline.paper run) from nothing: "
-                   f"{workload(suite, restricted)}", runs["suite"], "s", peers=peers)
-        run.figure("second pipeline.paper run of the same suite (everything fresh, nothing to do)",
+        experiment = workload(suite, bool(args.datasets or args.folds))
+        run.figure(f"pipeline.paper run paper/suite.yaml from nothing, engine {suite.engine}, {suite.executor} × "
+                   f"{suite.jobs}: {experiment}", runs["suite"], "s", peers=peers)
+        run.figure(f"second pipeline.paper run, everything fresh, nothing to do: {experiment}",
                    runs["suite, second run"], "s")
         if args.python_engine:
-            run.figure("the same suite with --engine python", runs["suite --engine python"], "s",
-                       peers={"with the suite's engine": runs["suite"]})
+            run.figure(f"pipeline.paper run with --engine python from nothing: {experiment}",
+                       runs["suite --engine python"], "s", peers={f"engine {suite.engine}": runs["suite"]})
 
 
 if __name__ == "__main__":
