@@ -36,6 +36,13 @@ def _start(folds: Path, results: Path, *extra: str) -> subprocess.Popen:
                             stderr=subprocess.PIPE, text=True, start_new_session=True)
 
 
+def _start_running(folds: Path, results: Path, executor: str) -> tuple[subprocess.Popen, list]:
+    """Start a run with two jobs; return it and its process tree once a task is running."""
+    proc = _start(folds, results, "--executor", executor, "--jobs", "2")
+    wait_until(lambda: running_claims(results), "a task started", proc)
+    return proc, descendants(proc.pid)
+
+
 def _files(results: Path) -> dict[str, int]:
     return {str(p.relative_to(results)): p.stat().st_mtime_ns for p in results.rglob("*") if p.is_file()}
 
@@ -44,9 +51,7 @@ def _files(results: Path) -> dict[str, int]:
 @pytest.mark.parametrize("target", ["driver", "process group"])
 def test_ctrl_c_stops_the_run_at_once(slow_folds, tmp_path, executor, target):
     results = tmp_path / "res"
-    proc = _start(slow_folds, results, "--executor", executor, "--jobs", "2")
-    wait_until(lambda: running_claims(results), "a task started", proc)
-    tree = descendants(proc.pid)
+    proc, tree = _start_running(slow_folds, results, executor)
     if target == "driver":
         proc.send_signal(signal.SIGINT)
     else:  # what a terminal does: every process of the foreground group gets it
@@ -74,9 +79,7 @@ def test_ctrl_c_stops_the_run_at_once(slow_folds, tmp_path, executor, target):
 def test_repeated_ctrl_c_still_ends_cleanly(slow_folds, tmp_path, executor):
     """An impatient user presses Ctrl-C again while the run is stopping: same clean end."""
     results = tmp_path / "res"
-    proc = _start(slow_folds, results, "--executor", executor, "--jobs", "2")
-    wait_until(lambda: running_claims(results), "a task started", proc)
-    tree = descendants(proc.pid)
+    proc, tree = _start_running(slow_folds, results, executor)
     for _ in range(4):
         proc.send_signal(signal.SIGINT)
         time.sleep(0.05)
@@ -109,9 +112,7 @@ def test_killed_pool_worker_fails_its_task_and_the_run_carries_on(slow_folds, tm
 @pytest.mark.parametrize("executor", ["process", "dask"])
 def test_killed_driver_takes_its_workers_along(slow_folds, tmp_path, executor):
     results = tmp_path / "res"
-    proc = _start(slow_folds, results, "--executor", executor, "--jobs", "2")
-    wait_until(lambda: running_claims(results), "a task started", proc)
-    tree = descendants(proc.pid)
+    proc, tree = _start_running(slow_folds, results, executor)
     proc.kill()
     proc.wait()
     assert survivors(tree) == []
