@@ -40,9 +40,14 @@ end
 function take = smallest_in_rows(key, count)
 %SMALLEST_IN_ROWS  Mask of the count smallest entries of each row of key by (value, column), NaN after
 %   every number: the first count of a stable ascending sort. A partial selection, O(N) per row
-%   instead of a sort's O(N log N): the count-th smallest value (nth_element; NaN if fewer
+%   instead of a sort's O(N log N) in Octave: the count-th smallest value (nth_element; NaN if fewer
 %   numbers), every entry below it, and the entries equal to it (or NaN when it is NaN) in column order.
-  threshold = nth_element(key, count, 2);
+  if mlfs_is_octave()
+    threshold = nth_element(key, count, 2);  % Octave only
+  else
+    sorted = sort(key, 2);  % NaN last, as nth_element
+    threshold = sorted(:, count);
+  end
   short = isnan(threshold);
   below = key < threshold | (short & ~isnan(key));
   tied = key == threshold | (short & isnan(key));
