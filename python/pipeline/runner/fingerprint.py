@@ -16,6 +16,7 @@ fingerprint differs from the current one is stale; :func:`changed_files` says wh
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
 import re
 import subprocess
@@ -98,10 +99,13 @@ def _python_closure(module_path: str) -> dict[str, str]:
         current = pending.pop()
         if current in seen:
             continue
-        source = (PACKAGE_DIR / current).read_bytes()
-        seen[current] = hashlib.sha256(source).hexdigest()
-        pending.extend(_relative_imports(current, source))
+        seen[current], imports = _read_once(PACKAGE_DIR / current, _python_imports, current)
+        pending.extend(imports)
     return seen
+
+
+def _python_imports(source: bytes, module_path: str) -> tuple[str, ...]:
+    return tuple(_relative_imports(module_path, source))
 
 
 def _relative_imports(module_path: str, source: bytes) -> list[str]:
@@ -132,10 +136,26 @@ def _matlab_closure(function: str, matlab_dir: Path) -> dict[str, str]:
         path = files.get(name)
         if path is None or path in seen:
             continue
-        source = (matlab_dir / path).read_bytes()
-        seen[path] = hashlib.sha256(source).hexdigest()
-        pending.extend(word.decode() for word in set(_WORD.findall(source)) if word.decode() in files)
+        seen[path], words = _read_once(matlab_dir / path, _matlab_words)
+        pending.extend(word for word in words if word in files)
     return seen
+
+
+def _matlab_words(source: bytes) -> frozenset[str]:
+    return frozenset(word.decode() for word in _WORD.findall(source))
+
+
+def _read_once(path: Path, analyse, *args) -> tuple[str, object]:
+    """(sha256, analyse(source, *args)) of ``path``, reused while its size and modification time
+    stay the same: every task of a run checks the same files."""
+    stat = path.stat()
+    return _analysed(path, stat.st_mtime_ns, stat.st_size, analyse, args)
+
+
+@functools.lru_cache(maxsize=4096)
+def _analysed(path: Path, _mtime_ns: int, _size: int, analyse, args: tuple) -> tuple[str, object]:
+    source = path.read_bytes()
+    return hashlib.sha256(source).hexdigest(), analyse(source, *args)
 
 
 def _matlab_functions(matlab_dir: Path) -> dict[str, str]:

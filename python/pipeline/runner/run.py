@@ -90,6 +90,7 @@ class Workbench:
         self.settings = settings
         self._engines: dict[str, object] = {}
         self._evaluator = None
+        self._git = None
 
     def engine_for(self, method_spec):
         """The selected engine if it can run ``method_spec``; Python-only methods run in Python."""
@@ -108,6 +109,13 @@ class Workbench:
             options = self.settings.engine_options if self.settings.evaluator != "native" else {}
             self._evaluator = make_evaluator(self.settings.evaluator, **options)
         return self._evaluator
+
+    @property
+    def git(self) -> dict:
+        """The checkout's commit and dirty flag, read once per worker and run (git is a subprocess)."""
+        if self._git is None:
+            self._git = git_state()
+        return self._git
 
     def close(self) -> None:
         for engine in self._engines.values():
@@ -200,7 +208,7 @@ def _run(task: Task, settings: RunSettings, bench: Workbench) -> tuple[str, str,
     else:
         ranking, timing = _compute_ranking(task, plan, fold, store, settings, bench)
     records = _score(task, fold, ranking, grids, k_values, plan.params, settings, bench)
-    provenance = _provenance(plan, settings)
+    provenance = _provenance(plan, settings, bench.git)
     for grid, record in zip(grids, records):
         store.write_metrics(plan.files, grid.mode, {**record, **timing, "provenance": provenance})
     return "done", plan.reason, max(sum(r["degenerate"]) for r in records)
@@ -287,7 +295,7 @@ def _compute_ranking(task: Task, plan: TaskPlan, fold, store: ResultStore, setti
         raise EngineError(str(exc)) from exc
     timing = {"time_rank_seconds": seconds, "time_rank_overhead_seconds": max(wall - seconds, 0.0)}
     record = ranking_record(folder=task.folder, dataset=task.dataset, fold_index=task.fold, params=plan.params,
-                            engine=settings.engine_for(method_spec), code=plan.code["method"], git=git_state(),
+                            engine=settings.engine_for(method_spec), code=plan.code["method"], git=bench.git,
                             timing=timing, info=info, engine_versions=engine.versions())
     store.write_ranking(plan.files, ranking, seconds, scores, record)
     return ranking, timing
@@ -297,13 +305,13 @@ def _mlknn_settings(settings: RunSettings) -> dict:
     return {"num": int(settings.mlknn_k), "smooth": float(settings.mlknn_smooth)}
 
 
-def _provenance(plan: TaskPlan, settings: RunSettings) -> dict:
+def _provenance(plan: TaskPlan, settings: RunSettings, git: dict) -> dict:
     return {
         "fold_sha256": sha256_file(plan.fold_file),
         "ranking_sha256": sha256_or_none(plan.files.ranking),
         "engine": settings.engine_for(plan.method_spec) if plan.method_spec is not None else "external",
         "evaluator": settings.evaluator,
         "code": plan.code,
-        "git": git_state(),
+        "git": git,
         "versions": runtime_versions(),
     }
