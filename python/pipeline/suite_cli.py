@@ -17,6 +17,7 @@ import yaml
 from .data.folds import discover_datasets, list_fold_indices
 from .engines import ENGINES, EVALUATORS
 from .errors import ConfigError, StorageError
+from .fileio import read_config_text
 from .methods import available_methods, get_method
 from .names import validate_name
 from .runner.executors import EXECUTORS, RunResult, execute, make_executor
@@ -222,15 +223,7 @@ def _load_params(path: Path | None, max_tasks: int) -> dict[str, dict]:
     """
     if path is None:
         return {}
-    try:
-        size = path.stat().st_size
-        if size > MAX_PARAMS_FILE_BYTES:
-            raise ConfigError("parameter file too large", file=path,
-                              expected=f"at most {MAX_PARAMS_FILE_BYTES} bytes", found=f"{size} bytes")
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
-        raise ConfigError(f"cannot read parameter file: {reason}", file=path) from None
+    text = read_config_text(path, "parameter file", MAX_PARAMS_FILE_BYTES)
     try:
         data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
     except (json.JSONDecodeError, yaml.YAMLError) as exc:

@@ -20,6 +20,9 @@ from pathlib import Path
 import psutil
 import pytest
 
+from pipeline.cli import run_main
+from pipeline.paper.__main__ import main
+
 REPO = Path(__file__).resolve().parents[2]
 
 SUITE = """
@@ -141,3 +144,17 @@ def test_ctrl_c_stops_the_paper_and_the_same_command_resumes_it(tmp_path, shared
     done = int(resumed.stderr.split(" done, ")[0].split()[-1])
     assert done == stopped[0]["summary"]["interrupted"]  # exactly the unfinished tasks
     assert "kgrid tables: made" in resumed.stderr
+
+
+@pytest.mark.parametrize("content, fragment", [
+    (b"name: x\n\xff\n", "cannot read suite file: not UTF-8 text"),
+    (b"name: [x\n", "cannot parse suite file"),
+    (b"#" * (2 << 20), "suite file too large (expected at most"),
+])
+@pytest.mark.parametrize("command", ["run", "status"])
+def test_unreadable_suite_files_are_one_line_errors(tmp_path, capsys, content, fragment, command):
+    suite = tmp_path / "suite.yaml"
+    suite.write_bytes(content)
+    assert run_main(main, [command, str(suite), "--root", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1 and fragment in err, err

@@ -19,6 +19,7 @@ import yaml
 from ..data.export import ExportSettings
 from ..engines import ENGINES, EVALUATORS
 from ..errors import ConfigError
+from ..fileio import read_config_text
 from ..evaluation.metrics import METRICS
 from ..methods import get_method
 from ..names import validate_name
@@ -118,12 +119,9 @@ def load_suite(path: str | Path) -> Suite:
         Naming the file and the field for anything missing, unknown or of the wrong type.
     """
     path = Path(path)
+    text = read_config_text(path, "suite file", MAX_SUITE_BYTES)
     try:
-        if path.stat().st_size > MAX_SUITE_BYTES:
-            raise ConfigError("suite file is too large", file=path, expected=f"at most {MAX_SUITE_BYTES} bytes")
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ConfigError(f"cannot read suite file: {exc.strerror}", file=path) from None
+        data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         raise ConfigError(f"cannot parse suite file: {exc}".splitlines()[0], file=path) from None
     try:
