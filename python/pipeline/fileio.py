@@ -137,7 +137,7 @@ def remove_abandoned_temporaries(path: Path, unnamed_after: float | None = None)
         writer = temporary_writer(temporary, path.name)
         dead = writer.is_dead() if writer is not None else None
         if dead is None:
-            dead = unnamed_after is not None and _age(temporary) > unnamed_after
+            dead = unnamed_after is not None and _age(temporary) >= unnamed_after
         if dead:
             temporary.unlink(missing_ok=True)
             removed.append(temporary)

@@ -7,7 +7,7 @@ import pytest
 
 from pipeline.errors import ConfigError, RankingError, StorageError
 from pipeline.evaluation.metrics import METRICS
-from pipeline.fileio import atomic_write_json
+from pipeline.fileio import Writer, atomic_write_json
 from pipeline.runner.store import ResultStore, ensure_results_root
 from pipeline.runner.tasks import GridSpec, Task
 
@@ -109,5 +109,7 @@ def test_partial_files_of_a_killed_writer_are_removed(tmp_path):
         path.write_text("partial")
     keep = files.ranking.parent / ".D_fold1_time.txt.zz.tmp"  # another task's: not ours to remove
     keep.write_text("partial")
+    live = files.ranking.parent / f".{files.ranking.name}.{Writer.current()}.q1.tmp"  # a live writer's
+    live.write_text("being written")
     assert sorted(store.remove_partial_files(files)) == sorted(litter)
-    assert keep.exists() and not any(p.exists() for p in litter)
+    assert keep.exists() and live.exists() and not any(p.exists() for p in litter)

@@ -25,7 +25,7 @@ import numpy as np
 
 from ..errors import DataError, RankingError
 from ..evaluation.metrics import METRICS
-from ..fileio import atomic_write_json, atomic_write_text, ensure_directory
+from ..fileio import atomic_write_json, atomic_write_text, ensure_directory, remove_abandoned_temporaries
 from ..names import validate_name
 from ..rankings import read_ranking_file
 
@@ -58,12 +58,14 @@ class ResultStore:
                          kgrid=Path(f"{stem}_kgrid_metrics.json"), pgrid=Path(f"{stem}_pgrid_metrics.json"))
 
     def remove_partial_files(self, files: TaskFiles) -> list[Path]:
-        """Delete temporary files a killed writer left for this task (call while holding its claim)."""
+        """Delete temporary files a dead writer left for this task; a live writer's are kept.
+
+        Call while holding the task's claim: a temporary that names no live writer of this host
+        (another host's, an older version's) is then abandoned, whatever its age.
+        """
         removed = []
         for final in (files.scores, files.ranking, files.ranking_record, files.time, files.kgrid, files.pgrid):
-            for partial in final.parent.glob(f".{final.name}.*.tmp"):
-                partial.unlink(missing_ok=True)
-                removed.append(partial)
+            removed += remove_abandoned_temporaries(final, unnamed_after=0.0)
         return removed
 
     # -- rankings -------------------------------------------------------------------------
