@@ -41,9 +41,13 @@ _HOST_UNSAFE = re.compile(r"[^A-Za-z0-9.-]")
 _WRITER = re.compile(r"^(?P<pid>[0-9]+)-(?P<started>[0-9]+)@(?P<host>[A-Za-z0-9.-]+)$")
 
 
+MAX_HOST_LENGTH = 40  # keeps temporaries of the longest names within 255 bytes (pipeline.names)
+
+
 def this_host() -> str:
-    """This machine's name as it appears in temporaries and claims (file-name safe)."""
-    return _HOST_UNSAFE.sub("_", socket.gethostname())
+    """This machine's name as it appears in temporaries and claims (file-name safe, as
+    :meth:`Writer.parse` reads it back, and at most :data:`MAX_HOST_LENGTH` characters)."""
+    return _HOST_UNSAFE.sub("-", socket.gethostname())[:MAX_HOST_LENGTH] or "host"
 
 
 def process_alive(pid: int, running_since: float) -> bool:

@@ -7,8 +7,9 @@ import re
 from .errors import ConfigError
 
 #: Longest accepted name. The longest file a name becomes part of is a temporary such as
-#: ``.<NAME>_fold<i>_kgrid_metrics.json.<8 random>.tmp`` (the name plus about 45 bytes), which must
-#: stay within the 255-byte limit most file systems put on one path component.
+#: ``.<NAME>_fold<i>_kgrid_metrics.json.<pid>-<start>@<host>.<8 random>.tmp`` (the name plus at most
+#: about 105 bytes, the host cut to 40 characters), which must stay within the 255-byte limit most
+#: file systems put on one path component.
 MAX_NAME_LENGTH = 128
 
 _SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]*", re.ASCII)

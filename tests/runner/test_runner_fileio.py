@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import time
@@ -12,9 +13,12 @@ import time
 import psutil
 import pytest
 
+from pipeline import fileio
 from pipeline.errors import StorageError
 from pipeline.fileio import (Writer, atomic_write_text, process_alive, remove_abandoned_scratch_dirs,
                              remove_abandoned_temporaries, scratch_root, temporary_writer)
+from pipeline.names import MAX_NAME_LENGTH
+from pipeline.runner.store import ResultStore
 
 
 def _exited_writer() -> Writer:
@@ -95,3 +99,14 @@ def test_write_faults_are_storage_errors_with_the_reason(tmp_path):
     (tmp_path / "loop").symlink_to("loop")
     with pytest.raises(StorageError, match="Too many levels of symbolic links"):
         atomic_write_text(tmp_path / "loop" / "a.json", "{}")
+
+
+def test_any_host_name_gives_writer_tags_that_read_back_and_fit_a_file_name(tmp_path, monkeypatch):
+    monkeypatch.setattr(socket, "gethostname", lambda: "build_node " + "x" * 200)
+    writer = Writer(os.getpid(), int(psutil.Process().create_time() * 100), fileio.this_host())
+    assert Writer.parse(str(writer)) == writer and writer.is_dead() is False  # a live writer is recognised
+    monkeypatch.setattr(fileio, "_CURRENT", {os.getpid(): writer})
+    files = ResultStore(tmp_path).files("M", "d" * MAX_NAME_LENGTH, 99)
+    files.kgrid.parent.mkdir(parents=True)
+    atomic_write_text(files.kgrid, "{}")  # its temporary's name stays within 255 bytes
+    assert files.kgrid.read_text() == "{}"
