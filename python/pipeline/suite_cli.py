@@ -20,6 +20,7 @@ from .errors import ConfigError, StorageError
 from .fileio import read_config_text
 from .methods import available_methods, get_method
 from .names import validate_name
+from .runner.claims import DEFAULT_STALE_AFTER
 from .runner.executors import EXECUTORS, RunResult, execute, make_executor
 from .runner.history import RunHistory
 from .runner.lifecycle import RunStop
@@ -101,7 +102,7 @@ def build_parser(prog: str, mode: str | None, rank: bool) -> argparse.ArgumentPa
     parser.add_argument("--jobs", type=int, default=1, help="worker processes (process and dask executors)")
     parser.add_argument("--scheduler", default=None,
                         help="address of a running Dask scheduler (tcp://HOST:PORT) to use instead of a LocalCluster")
-    parser.add_argument("--claim-stale-after", type=float, default=6 * 3600.0,
+    parser.add_argument("--claim-stale-after", type=float, default=DEFAULT_STALE_AFTER,
                         help="seconds after which another host's task claim counts as abandoned")
     parser.add_argument("--task-timeout", type=float, default=3600.0,
                         help="seconds an Octave/MATLAB call may take before it is stopped")

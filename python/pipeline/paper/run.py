@@ -13,9 +13,11 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..runner.claims import DEFAULT_STALE_AFTER
 from ..runner.executors import execute, make_executor
 from ..runner.history import RunHistory
 from ..runner.lifecycle import RunStop
+from ..runner.manifest import remove_partial_reports
 from ..runner.run import RunSettings
 from ..runner.store import ensure_results_root
 from ..suite_cli import describe_outcome, finish_run
@@ -54,6 +56,7 @@ def run_paper(suite: Suite, suite_file: Path, paths: PaperPaths, *, raw_root: Pa
     say = _printer()
     ensure_folds(suite, paths.folds, raw_root, report=say)
     ensure_results_root(paths.results)
+    remove_partial_reports(paths.results, DEFAULT_STALE_AFTER)
     history = RunHistory(paths.results, arguments)
     settings = run_settings(suite, paths, log_file=str(history.log_path), run_started=time.time())
     with RunStop(ends_process=True) as stop:

@@ -59,7 +59,6 @@ class Suite:
     datasets: tuple[str, ...]
     folds: ExportSettings
     folds_dir: str
-    test_size: float | str | None
     methods: tuple[MethodEntry, ...]
     engine: str
     evaluator: str
@@ -147,7 +146,7 @@ def _parse(data: Any) -> Suite:
     return Suite(
         name=validate_name(str(top["name"]), "suite"), description=str(top.get("description", "")),
         datasets=tuple(_names(top["datasets"], "datasets", "dataset")),
-        folds=export, folds_dir=str(folds.get("dir", "data/paper_matlab_minmax")), test_size=test_size,
+        folds=export, folds_dir=str(folds.get("dir", "data/paper_matlab_minmax")),
         methods=_methods(top["methods"]), engine=_choice(top.get("engine", "octave"), ENGINES, "engine"),
         evaluator=_choice(top.get("evaluator", "native"), EVALUATORS, "evaluator"),
         mlknn_k=_int(mlknn.get("k", 10), "mlknn.k"), mlknn_smooth=_float(mlknn.get("smooth", 1.0), "mlknn.smooth"),

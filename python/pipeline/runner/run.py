@@ -20,7 +20,7 @@ from ..engines import make_engine, make_evaluator
 from ..errors import ConfigError, EngineError, PipelineError
 from ..methods import get_method
 from ..rankings import validate_ranking, validate_scores
-from .claims import TaskClaim, claim_path
+from .claims import DEFAULT_STALE_AFTER, TaskClaim, claim_path
 from .fingerprint import evaluator_fingerprint, git_state, method_fingerprint
 from .freshness import metrics_staleness, ranking_staleness, sha256_or_none
 from .records import metrics_record, ranking_record, runtime_versions, union_of_k
@@ -48,7 +48,7 @@ class RunSettings:
     skip_existing: bool = False
     overwrite: bool = False
     rank: bool = True
-    claim_stale_after: float = 6 * 3600.0
+    claim_stale_after: float = DEFAULT_STALE_AFTER
     engine_options: dict = field(default_factory=dict, compare=False)
     log_file: str | None = None
     run_started: float | None = None
@@ -132,10 +132,8 @@ def run_task(task: Task, settings: RunSettings, bench: Workbench) -> Outcome:
     try:
         with TaskClaim(claim_path(settings.results_dir, task.folder, task.dataset, task.fold),
                        settings.claim_stale_after) as claim:
-            if not claim.acquired:
-                holder = claim.holder()
-                return Outcome(task, "locked", f"being computed by pid {holder.get('pid')} on "
-                               f"{holder.get('host')}; rerun with --skip-existing when it ends", "TaskLocked")
+            if not claim.acquired:  # the executor waits for the holder, then counts or reruns it
+                return Outcome(task, "locked")
             status, reason, degenerate_points = _run(task, settings, bench)
     except PipelineError as exc:
         return Outcome(task, "failed", str(exc), type(exc).__name__, time.perf_counter() - start)
