@@ -13,7 +13,7 @@ import warnings
 from pathlib import Path
 from typing import Sequence
 
-from ...errors import ConfigError, DataError
+from ...errors import ConfigError
 from ...fileio import atomic_write_json
 from . import beats, features
 from .evaluate import EvalSettings, MotionEvaluator, MotionSet
@@ -80,14 +80,6 @@ def refuse_folder(path: Path | None, field: str) -> None:
     if path is not None and path.is_dir():
         raise ConfigError("output path is a folder", field=field, expected="a file path",
                           found=str(path))
-
-
-def write_output(path: Path, write) -> None:
-    """Call ``write()``, which writes ``path``; an unwritable path becomes a one-line DataError."""
-    try:
-        write()
-    except OSError as exc:
-        raise DataError(f"cannot write output ({exc.strerror or exc})", file=path) from exc
 
 
 def _motion_sets(results: MotionResults, eval_gt: bool,
@@ -183,7 +175,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                                mean=None if args.mean is None else str(args.mean),
                                std=None if args.std is None else str(args.std))
     metrics["warnings"] = notes
-    write_output(out, lambda: atomic_write_json(out, metrics))
+    atomic_write_json(out, metrics)
     for note in notes:
         print(f"warning: {note}", file=sys.stderr)
     print(console_block(metrics, label))

@@ -15,7 +15,7 @@ from typing import Sequence
 
 from ...cli import run_main
 from ...errors import ConfigError
-from .cli import refuse_folder, write_output
+from .cli import refuse_folder
 from .limits import add_limit_arguments, limits_from_arguments
 from .loading import load_motion_results, save_npz
 
@@ -31,7 +31,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         raise ConfigError("output must end in .npz", field="target", found=str(args.target))
     refuse_folder(args.target, "target")
     results = load_motion_results(args.source, limits_from_arguments(args))
-    write_output(args.target, lambda: save_npz(results, args.target))
+    save_npz(results, args.target)
     print(f"wrote {args.target}: {results.motion.shape[0]} motions, "
           f"{sum(clip is not None for clip in results.audio)} with audio")
     return 0
