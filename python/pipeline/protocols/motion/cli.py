@@ -111,11 +111,14 @@ def _learned_embeddings(args: argparse.Namespace, results: MotionResults,
 
     stats = FeatureDenormalizer(args.evaluator_mean, args.evaluator_std)
     embedder = T2MEmbedder(args.evaluator_ckpt, stats.mean, stats.std, device=args.device)
-    sets = [denormalizer.transform(m) for m in (results.motion, results.gt_motion) if m is not None]
-    embedded = [embedder.transform(features, results.lengths) for features in sets]
-    if args.eval_gt and len(embedded) == 2:
-        return embedded[1], embedded[1]
-    return embedded[0], (embedded[1] if len(embedded) == 2 else None)
+
+    def embed(motion):
+        return embedder.transform(denormalizer.transform(motion), results.lengths)
+
+    reference = None if results.gt_motion is None else embed(results.gt_motion)
+    if args.eval_gt and reference is not None:
+        return reference, reference
+    return embed(results.motion), reference
 
 
 def _fmt(value) -> str:
