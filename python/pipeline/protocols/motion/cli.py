@@ -15,6 +15,7 @@ from typing import Sequence
 
 from ...errors import ConfigError
 from ...fileio import atomic_write_json
+from ..user_files import output_file
 from . import beats, features
 from .evaluate import EvalSettings, MotionEvaluator, MotionSet
 from .geometry import FeatureDenormalizer, motion_to_joints
@@ -73,13 +74,6 @@ def _settings(args: argparse.Namespace) -> EvalSettings:
                         skating_fps=args.skating_fps, diversity_times=args.diversity_times,
                         max_frames=args.max_frames or None,
                         feature_convention=args.feature_convention)
-
-
-def refuse_folder(path: Path | None, field: str) -> None:
-    """Fail before any work when an output ``path`` names an existing folder."""
-    if path is not None and path.is_dir():
-        raise ConfigError("output path is a folder", field=field, expected="a file path",
-                          found=str(path))
 
 
 def _motion_sets(results: MotionResults, eval_gt: bool,
@@ -159,7 +153,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     settings = _settings(args)
     limits = limits_from_arguments(args)
-    refuse_folder(args.out, "--out")
+    output_file(args.out, "--out")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         results = load_motion_results(args.external_results_file, limits)
