@@ -3,7 +3,8 @@
 Input files are checked for existence, emptiness and size before any parser runs, so a hostile or
 damaged file fails with one precise :class:`~pipeline.errors.DataError`. A size limit is a byte
 or row count with a documented default that a user may raise through an environment variable.
-Output folders are checked before any work starts, so a file in the way costs no computation.
+Output folders and files are checked before any work starts, so a file (or a folder) in the way
+costs no computation.
 """
 
 from __future__ import annotations
@@ -46,6 +47,15 @@ def read_json_bounded(path: str | Path, limit: int) -> object:
         raise DataError(f"invalid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})", file=path) from exc
     except RecursionError as exc:
         raise DataError("JSON nested too deeply", file=path) from exc
+
+
+def output_file(path: str | Path | None, option: str, message: str = "output path is a folder",
+                expected: str | None = "a file path") -> Path | None:
+    """``path`` unless it names an existing folder; ConfigError naming ``option`` with ``message``
+    (and ``expected``) otherwise. Call it before any work, so a folder in the way costs nothing."""
+    if path is not None and Path(path).is_dir():
+        raise ConfigError(message, field=option, expected=expected, found=str(path))
+    return None if path is None else Path(path)
 
 
 def output_folder(path: str | Path | None, option: str) -> Path | None:

@@ -39,12 +39,13 @@ def now_iso() -> str:
 
 
 def package_versions() -> dict[str, str | None]:
-    versions: dict[str, str | None] = {"python": platform.python_version(), "mlfs-bench": _version("mlfs-bench")}
-    versions.update({name: _version(name) for name in _PACKAGES})
+    versions: dict[str, str | None] = {"python": platform.python_version(), "mlfs-bench": package_version("mlfs-bench")}
+    versions.update({name: package_version(name) for name in _PACKAGES})
     return versions
 
 
-def _version(name: str) -> str | None:
+def package_version(name: str) -> str | None:
+    """Installed version of distribution ``name``, or None when it is not installed."""
     try:
         return metadata.version(name)
     except metadata.PackageNotFoundError:

@@ -26,7 +26,7 @@ from .environment import dry_run_lines, environment
 from .limits import DEFAULT_LIMITS, Limits
 from .metrics import DEFAULT_QUANTILES, NUMERIC_METRICS
 from .models import ModelFactory, detect_model_type
-from .outputs import experiment_dir, run_config, write_benchmark, write_experiment
+from .outputs import experiment_dir, run_config, write_benchmark, write_config, write_experiment
 from .reference import reference_names
 from .runner import BenchmarkRun, require_datasets, run_benchmark
 
@@ -189,12 +189,13 @@ def cmd_run(args, argv: Sequence[str]) -> int:
     total = time.perf_counter() - started
     command = f"{PROG} {shlex.join(argv)}"
     config = run_config(factory.describe(), benchmarks, str(root), DEFAULT_QUANTILES, args.on_missing, command)
-    report = write_experiment(folder, config, runs, total, command)
+    write_config(folder, config)
+    comparison = None
     if args.compare_with:
         names = _distinct([factory.model_name, *(Path(s).name for s in args.compare_with)])
         comparison = format_table(compare_tables([folder, *args.compare_with], names), "markdown")
         atomic_write_text(folder / "comparison.md", comparison)
-        report = write_experiment(folder, config, runs, total, command, comparison)
+    report = write_experiment(folder, config, runs, total, command, comparison)
     failed = [run for run in runs if not run.passed]
     for line in ["", RULE, "  EVALUATION COMPLETE",
                  f"  Benchmarks : {len(runs) - len(failed)} passed, {len(failed)} failed",

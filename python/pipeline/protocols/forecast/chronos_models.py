@@ -53,6 +53,9 @@ def check_model_dir(path: str | Path) -> dict:
         return json.loads(config_file.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
         raise ConfigError(f"config.json is not valid JSON: {exc.msg}", file=config_file) from exc
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"config.json is not UTF-8 text ({exc.reason} at byte {exc.start})",
+                          file=config_file) from exc
 
 
 def chronos_kind(path: str | Path) -> str:

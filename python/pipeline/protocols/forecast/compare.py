@@ -8,7 +8,6 @@ rows whose dataset it has. With references alone, rows are their own Chronos I/I
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Sequence
 
@@ -17,8 +16,12 @@ import pandas as pd
 from ...errors import ConfigError, DataError
 from ...report.latex import latex_escape
 from ...report.tables import markdown_escape
+from ..user_files import read_json_bounded
 from .metrics import NUMERIC_METRICS
 from .reference import is_reference, reference_scores
+
+MAX_CONFIG_BYTES = 8 * 2**20
+"""Size limit of an experiment's ``config.json``, checked before it is read."""
 
 
 def load_results(results_dir: str | Path) -> dict[str, pd.DataFrame]:
@@ -27,7 +30,7 @@ def load_results(results_dir: str | Path) -> dict[str, pd.DataFrame]:
     config_file = folder / "config.json"
     if not config_file.is_file():
         raise DataError("not an experiment directory or reference name (config.json missing)", file=folder)
-    config = json.loads(config_file.read_text(encoding="utf-8"))
+    config = read_json_bounded(config_file, MAX_CONFIG_BYTES)
     files = config.get("result_files", {})
     tables = {}
     for name in config["benchmarks"]:

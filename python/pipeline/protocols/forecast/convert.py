@@ -2,7 +2,7 @@
 
 Each reader returns a :class:`~.data.SeriesDataset` named as in the Chronos benchmark
 (``m4_hourly``, ``exchange_rate``, ``nn5``); :func:`convert_staged` writes all three with
-:func:`~.data.write_arrow_dataset`. The raw M4 and exchange_rate files carry no timestamps, so a
+:func:`~.arrow_data.write_arrow_dataset`. The raw M4 and exchange_rate files carry no timestamps, so a
 fixed synthetic start is used (it only matters for frequency inference: hourly and business-daily).
 """
 

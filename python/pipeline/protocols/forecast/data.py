@@ -115,9 +115,9 @@ def load_dataset(root: str | Path, name: str, target: str | Sequence[str] | None
     from .arrow_data import read_arrow_dataset
 
     location = require_dataset(root, name)
-    if location.is_dir() and data_files(root, location, "*.arrow"):
-        return read_arrow_dataset(data_files(root, location, "*.arrow"), name, target, limits=limits,
-                                  with_timestamps=with_timestamps)
+    arrow_files = data_files(root, location, "*.arrow") if location.is_dir() else []
+    if arrow_files:
+        return read_arrow_dataset(arrow_files, name, target, limits=limits, with_timestamps=with_timestamps)
     csv = location if location.is_file() else data_files(root, location, "*.csv")[0]
     if target not in (None, "target", ("target",)):
         raise DataError("a long-format CSV has the single target column 'target'", file=csv, field=str(target))

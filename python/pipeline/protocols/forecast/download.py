@@ -20,9 +20,9 @@ from typing import Callable, Iterable
 
 from ...errors import DataError
 from ...fileio import atomic_write_bytes
-from .arrow_data import read_table, table_to_ipc_stream, write_arrow_dataset
+from .arrow_data import read_table, table_to_ipc_stream
 from .benchmarks import TaskSpec
-from .convert import STAGED_READERS
+from .convert import STAGED_READERS, convert_staged
 from .data import dataset_location, inside_root, validate_dataset_name
 from .limits import DEFAULT_LIMITS, Limits
 
@@ -109,8 +109,6 @@ def convert_staged_tasks(tasks: Iterable[TaskSpec], staged_dir: str | Path, root
         if task.name not in STAGED_READERS:
             log(f"{task.name}: no staged converter, skipped")
             continue
-        subfolder, reader = STAGED_READERS[task.name]
-        path = write_arrow_dataset(reader(Path(staged_dir) / subfolder), root)
-        log(f"{task.name}: converted from {Path(staged_dir) / subfolder}")
-        written.append(path)
+        written += convert_staged(staged_dir, root, [task.name])
+        log(f"{task.name}: converted from {Path(staged_dir) / STAGED_READERS[task.name][0]}")
     return written

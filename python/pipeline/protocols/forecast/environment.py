@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import platform
 import sys
-from importlib import metadata
+
+from ...runner.history import package_version
 
 # distribution names; None in the result means "not installed"
 PACKAGES = ("numpy", "pandas", "scipy", "statsforecast", "pyarrow", "datasets", "gluonts", "torch",
@@ -15,13 +16,7 @@ DRY_RUN_PACKAGES = (("PyArrow", "pyarrow"), ("Datasets", "datasets"), ("GluonTS"
 
 def package_versions() -> dict:
     """Python version and the version of each package of :data:`PACKAGES` (None when absent)."""
-    versions = {"python": platform.python_version()}
-    for package in PACKAGES:
-        try:
-            versions[package] = metadata.version(package)
-        except metadata.PackageNotFoundError:
-            versions[package] = None
-    return versions
+    return {"python": platform.python_version(), **{package: package_version(package) for package in PACKAGES}}
 
 
 def cuda_available() -> bool | None:

@@ -64,8 +64,8 @@ def quantile_loss(y_true: np.ndarray, q_pred: np.ndarray, levels: Sequence[float
     return 2.0 * np.abs((y - q_pred) * ((y <= q_pred) - tau))
 
 
-def _wql_sums(y_true, q_pred, levels) -> tuple[np.ndarray, float]:
-    loss = quantile_loss(y_true, q_pred, levels)
+def _wql_sums(y_true, loss: np.ndarray) -> tuple[np.ndarray, float]:
+    """(per-level loss sums, sum of |y|) over valid targets; ``loss`` is :func:`quantile_loss`."""
     valid = ~np.isnan(np.asarray(y_true, dtype=float))
     per_level = np.where(valid[:, None, :], loss, 0.0).sum(axis=(0, 2))
     return per_level, float(np.abs(np.where(valid, y_true, 0.0)).sum())
@@ -77,7 +77,7 @@ def wql(y_true: np.ndarray, q_pred: np.ndarray, levels: Sequence[float]) -> floa
     ``(1/Q) sum_tau [sum_{i,h} rho_tau / sum_{i,h} |y|]`` (GluonTS ``MeanWeightedSumQuantileLoss``,
     GIFT-Eval "CRPS").
     """
-    return _ratio(*_wql_sums(y_true, q_pred, levels))
+    return _ratio(*_wql_sums(y_true, quantile_loss(y_true, q_pred, levels)))
 
 
 def mql(y_true: np.ndarray, q_pred: np.ndarray, levels: Sequence[float]) -> float:
@@ -221,7 +221,7 @@ def window_sums(y_true: np.ndarray, q_pred: np.ndarray, levels: Sequence[float],
     mean_error = error if mean_pred is None else _point_error(y_true, mean_pred)
     return {
         "MASE": _masked_sum(_scaled(np.abs(error), scale)),
-        "WQL": _wql_sums(y_true, q_pred, levels),
+        "WQL": _wql_sums(y_true, loss),
         "SQL": _masked_sum(_scaled(loss, scale)),
         "crps_mql": _masked_sum(loss),
         "MAE": _masked_sum(np.abs(error)),

@@ -39,10 +39,14 @@ def write_benchmark(folder: Path, run: BenchmarkRun) -> tuple[Path, Path]:
     return csv, atomic_write_json(folder / f"{run.result_name}_summary.json", run.summary)
 
 
+def write_config(folder: Path, config: dict) -> Path:
+    """``config.json``, through which :func:`.compare.load_results` finds the benchmark tables."""
+    return atomic_write_json(folder / "config.json", config)
+
+
 def write_experiment(folder: Path, config: dict, runs: Sequence[BenchmarkRun], total_seconds: float,
                      command: str, comparison: str | None = None) -> Path:
-    """``config.json``, ``summary.json`` and ``report.md`` (benchmark tables are written as they finish)."""
-    atomic_write_json(folder / "config.json", config)
+    """``summary.json`` and ``report.md``; ``config.json`` comes first from :func:`write_config`."""
     summary = {"total_seconds": total_seconds,
                "benchmarks": {run.name: {"status": run.summary["status"], "timings": run.timings,
                                          "seconds": run.seconds} for run in runs}}

@@ -12,6 +12,7 @@ loading or cutting a dataset) stops the run under ``error`` and becomes a ``fail
 
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,7 +21,7 @@ from typing import Callable, Iterator, Sequence
 import numpy as np
 import pandas as pd
 
-from ...errors import DataError, PipelineError
+from ...errors import ConfigError, DataError, PipelineError
 from .aggregate import MISSING_POLICIES
 from .benchmarks import Benchmark, TaskSpec
 from .data import DatasetNotAvailableError, SeriesDataset, dataset_location, load_dataset
@@ -106,15 +107,29 @@ def _target_groups(task: TaskSpec, dataset: SeriesDataset) -> list[np.ndarray]:
     return [np.flatnonzero(columns == column) for column in task.target]
 
 
+def dataset_loader(root: Path, limits: Limits = DEFAULT_LIMITS) -> Callable[..., SeriesDataset]:
+    """``load(name, target, with_timestamps)``: :func:`~.data.load_dataset` under ``root`` that keeps
+    the last dataset loaded (GIFT-Eval's medium and long tasks of one dataset are consecutive and
+    load the same data)."""
+    @functools.lru_cache(maxsize=1)
+    def load(name: str, target, with_timestamps: bool) -> SeriesDataset:
+        return load_dataset(root, name, target, limits=limits, with_timestamps=with_timestamps)
+
+    return load
+
+
 def run_task(factory: ModelFactory, task: TaskSpec, benchmark: Benchmark, root: Path,
-             levels: Sequence[float], limits: Limits = DEFAULT_LIMITS) -> tuple[dict, dict]:
+             levels: Sequence[float], limits: Limits = DEFAULT_LIMITS, *,
+             load: Callable[..., SeriesDataset] | None = None) -> tuple[dict, dict]:
     """Score one task for the model and the seasonal naive baseline; returns (row, timings).
 
     A task with several target columns (fev's multivariate tasks) is scored per target column and
-    the metrics are averaged over columns (fev convention).
+    the metrics are averaged over columns (fev convention). ``load`` is a :func:`dataset_loader`
+    (a new one by default).
     """
     started = time.perf_counter()
-    dataset = load_dataset(root, task.name, task.target, limits=limits, with_timestamps=task.initial_cutoff is not None)
+    load = load or dataset_loader(root, limits)
+    dataset = load(task.name, task.target, task.initial_cutoff is not None)
     task = benchmark.resolve(task, np.array([len(s) for s in dataset.series]), dataset.freq)
     if task.seasonality is None and dataset.freq is None:
         raise DataError("dataset has no frequency; set 'seasonality' in the benchmark config", field=task.label)
@@ -164,20 +179,21 @@ def run_benchmark(factory: ModelFactory, benchmark: Benchmark, datasets_root: st
                   log: Log | None = print, limits: Limits = DEFAULT_LIMITS) -> BenchmarkRun:
     """Run every task of ``benchmark``; with ``on_missing='error'`` missing data stop before any work."""
     if on_missing not in MISSING_POLICIES:
-        raise PipelineError("unknown missing-task policy", field="--on-missing", expected=MISSING_POLICIES,
-                            found=on_missing)
+        raise ConfigError("unknown missing-task policy", field="--on-missing", expected=MISSING_POLICIES,
+                          found=on_missing)
     log = log or (lambda line: None)
     root = Path(datasets_root)
-    if on_missing == "error":
-        require_datasets([benchmark], root)
     missing = {t.name for t in benchmark.tasks if dataset_location(root, t.name) is None}
+    if on_missing == "error" and missing:
+        raise _missing_datasets_error([f"{benchmark.name}/{name}" for name in missing], root)
+    load = dataset_loader(root, limits)
     started = time.perf_counter()
     rows, timings = [], {}
     width = max(len(t.label) for t in benchmark.tasks)
     log(f"Evaluating benchmark: {benchmark.name} ({len(benchmark.tasks)} tasks, model={factory.model_name})")
     for index, task in enumerate(benchmark.tasks, 1):
         row, timing = _run_or_record(factory, task, benchmark, root, levels, limits, task.name in missing,
-                                     stop_on_input_error=on_missing == "error")
+                                     stop_on_input_error=on_missing == "error", load=load)
         rows.append(row)
         if timing:
             timings[task.label] = timing
@@ -192,16 +208,21 @@ def run_benchmark(factory: ModelFactory, benchmark: Benchmark, datasets_root: st
 
 def require_datasets(benchmarks: Sequence[Benchmark], root: Path) -> None:
     """Raise one error listing every dataset of ``benchmarks`` that is not under ``root``."""
-    missing = sorted({f"{b.name}/{t.name}" for b in benchmarks for t in b.tasks
-                      if dataset_location(root, t.name) is None})
+    missing = [f"{b.name}/{t.name}" for b in benchmarks for t in b.tasks if dataset_location(root, t.name) is None]
     if missing:
-        raise DatasetNotAvailableError(
-            f"{len(missing)} dataset(s) not available locally (never downloaded; use --on-missing drop|impute "
-            "to run the rest)", file=root, expected="<root>/<name>/data-*.arrow", found=", ".join(missing))
+        raise _missing_datasets_error(missing, root)
+
+
+def _missing_datasets_error(missing: Sequence[str], root: Path) -> DatasetNotAvailableError:
+    """The error listing the ``benchmark/dataset`` names of ``missing`` (sorted, without repeats)."""
+    missing = sorted(set(missing))
+    return DatasetNotAvailableError(
+        f"{len(missing)} dataset(s) not available locally (never downloaded; use --on-missing drop|impute "
+        "to run the rest)", file=root, expected="<root>/<name>/data-*.arrow", found=", ".join(missing))
 
 
 def _run_or_record(factory, task, benchmark, root, levels, limits, is_missing,
-                   stop_on_input_error: bool) -> tuple[dict, dict | None]:
+                   stop_on_input_error: bool, load=None) -> tuple[dict, dict | None]:
     """The task's row and timings, or a ``missing``/``failed`` row.
 
     A model failure is recorded and the other tasks go on. Bad input (a PipelineError: malformed
@@ -210,7 +231,7 @@ def _run_or_record(factory, task, benchmark, root, levels, limits, is_missing,
     if is_missing:
         return _failed_row(task, factory.model_name, "missing", "dataset not available locally"), None
     try:
-        return run_task(factory, task, benchmark, root, levels, limits)
+        return run_task(factory, task, benchmark, root, levels, limits, load=load)
     except PipelineError as exc:
         if stop_on_input_error:
             raise

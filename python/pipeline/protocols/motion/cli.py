@@ -13,8 +13,9 @@ import warnings
 from pathlib import Path
 from typing import Sequence
 
-from ...errors import ConfigError, DataError
+from ...errors import ConfigError
 from ...fileio import atomic_write_json
+from ..user_files import output_file
 from . import beats, features
 from .evaluate import EvalSettings, MotionEvaluator, MotionSet
 from .geometry import FeatureDenormalizer, motion_to_joints
@@ -75,21 +76,6 @@ def _settings(args: argparse.Namespace) -> EvalSettings:
                         feature_convention=args.feature_convention)
 
 
-def refuse_folder(path: Path | None, field: str) -> None:
-    """Fail before any work when an output ``path`` names an existing folder."""
-    if path is not None and path.is_dir():
-        raise ConfigError("output path is a folder", field=field, expected="a file path",
-                          found=str(path))
-
-
-def write_output(path: Path, write) -> None:
-    """Call ``write()``, which writes ``path``; an unwritable path becomes a one-line DataError."""
-    try:
-        write()
-    except OSError as exc:
-        raise DataError(f"cannot write output ({exc.strerror or exc})", file=path) from exc
-
-
 def _motion_sets(results: MotionResults, eval_gt: bool,
                  denormalizer: FeatureDenormalizer) -> tuple[MotionSet, MotionSet | None]:
     """The evaluated set and the reference (ground-truth) set, as joints."""
@@ -119,11 +105,14 @@ def _learned_embeddings(args: argparse.Namespace, results: MotionResults,
 
     stats = FeatureDenormalizer(args.evaluator_mean, args.evaluator_std)
     embedder = T2MEmbedder(args.evaluator_ckpt, stats.mean, stats.std, device=args.device)
-    sets = [denormalizer.transform(m) for m in (results.motion, results.gt_motion) if m is not None]
-    embedded = [embedder.transform(features, results.lengths) for features in sets]
-    if args.eval_gt and len(embedded) == 2:
-        return embedded[1], embedded[1]
-    return embedded[0], (embedded[1] if len(embedded) == 2 else None)
+
+    def embed(motion):
+        return embedder.transform(denormalizer.transform(motion), results.lengths)
+
+    reference = None if results.gt_motion is None else embed(results.gt_motion)
+    if args.eval_gt and reference is not None:
+        return reference, reference
+    return embed(results.motion), reference
 
 
 def _fmt(value) -> str:
@@ -164,7 +153,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     settings = _settings(args)
     limits = limits_from_arguments(args)
-    refuse_folder(args.out, "--out")
+    output_file(args.out, "--out")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         results = load_motion_results(args.external_results_file, limits)
@@ -183,7 +172,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                                mean=None if args.mean is None else str(args.mean),
                                std=None if args.std is None else str(args.std))
     metrics["warnings"] = notes
-    write_output(out, lambda: atomic_write_json(out, metrics))
+    atomic_write_json(out, metrics)
     for note in notes:
         print(f"warning: {note}", file=sys.stderr)
     print(console_block(metrics, label))

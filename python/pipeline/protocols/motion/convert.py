@@ -15,7 +15,7 @@ from typing import Sequence
 
 from ...cli import run_main
 from ...errors import ConfigError
-from .cli import refuse_folder, write_output
+from ..user_files import output_file
 from .limits import add_limit_arguments, limits_from_arguments
 from .loading import load_motion_results, save_npz
 
@@ -29,9 +29,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.target.suffix.lower() != ".npz":
         raise ConfigError("output must end in .npz", field="target", found=str(args.target))
-    refuse_folder(args.target, "target")
+    output_file(args.target, "target")
     results = load_motion_results(args.source, limits_from_arguments(args))
-    write_output(args.target, lambda: save_npz(results, args.target))
+    save_npz(results, args.target)
     print(f"wrote {args.target}: {results.motion.shape[0]} motions, "
           f"{sum(clip is not None for clip in results.audio)} with audio")
     return 0

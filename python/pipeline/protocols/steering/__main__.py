@@ -11,7 +11,7 @@ from ...cli import run_main
 from ...errors import ConfigError, DataError
 from ...fileio import atomic_write_json
 from ...names import validate_name
-from ..user_files import output_folder
+from ..user_files import output_file, output_folder
 from .analysis import (COMPARISONS, TRAINING_SEEDS, AnalysisSettings, analyze_runs, missing_run_warnings,
                        parse_comparison)
 from .calibration import calibration_experiment
@@ -143,8 +143,7 @@ def _cmd_demo(args) -> int:
 
 
 def _cmd_calibrate(args) -> int:
-    if args.out is not None and args.out.is_dir():
-        raise ConfigError("is a folder; give a JSON file name", field="--out", found=str(args.out))
+    output_file(args.out, "--out", "is a folder; give a JSON file name", expected=None)
     rows = [calibration_experiment(phi, n_sequences=args.sequences, length=args.length,
                                    n_repeats=args.repeats, n_permutations=args.permutations,
                                    seed=args.seed) for phi in args.phi]

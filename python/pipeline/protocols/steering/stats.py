@@ -146,10 +146,19 @@ def paired_bootstrap_delta(paired: pd.DataFrame, *, n_bootstrap: int = 1000, see
     for both models); ``pooled`` is the difference of the metrics pooled over all samples of the
     drawn sequences. Accuracy differences are in percentage points.
     """
-    frames = [_as_predictions(paired, column) for column in ("error_a", "error_b")]
+    frames = _prediction_frames(paired)
+    tables = [aggregate_per_sequence(frame, eps) for frame in frames]
+    return _bootstrap_delta(frames, tables, n_bootstrap=n_bootstrap, seed=seed, eps=eps,
+                            confidence=confidence)
+
+
+def _bootstrap_delta(frames: list[pd.DataFrame], tables: list[pd.DataFrame], *, n_bootstrap: int,
+                     seed: int, eps: float, confidence: float) -> dict:
+    """:func:`paired_bootstrap_delta` from the prediction frames of A and B and their per-sequence
+    tables (:func:`aggregate_per_sequence`)."""
     sums = [sequence_sums(frame, eps).to_numpy() for frame in frames]
     counts = cluster_resample_counts(sums[0].shape[0], n_bootstrap, seed)
-    per_seq = [_per_sequence_values(frame, eps) for frame in frames]
+    per_seq = [{m: table[m].to_numpy(float) for m in METRICS} for table in tables]
     delta_seq = {m: per_seq[0][m] - per_seq[1][m] for m in METRICS}
     pooled = [_metrics_from_sums(s.sum(axis=0)) for s in sums]
     pooled_boot = [_metrics_from_sums(resampled_group_sums(s, counts)) for s in sums]
@@ -169,6 +178,11 @@ def _as_predictions(paired: pd.DataFrame, error_column: str) -> pd.DataFrame:
                          "y_pred": paired["y_true"] + paired[error_column]})
 
 
+def _prediction_frames(paired: pd.DataFrame) -> list[pd.DataFrame]:
+    """The prediction tables of models A and B from :func:`pair_predictions`."""
+    return [_as_predictions(paired, column) for column in ("error_a", "error_b")]
+
+
 def compare_models(frame_a: pd.DataFrame, frame_b: pd.DataFrame, *, metrics=("rmse", "mae"),
                    eps: float = DEFAULT_EPS, n_bootstrap_effect: int = 5000,
                    n_bootstrap_ci: int = 1000, n_permutations: int = 10000, alpha: float = 0.05,
@@ -180,8 +194,8 @@ def compare_models(frame_a: pd.DataFrame, frame_b: pd.DataFrame, *, metrics=("rm
     "delta_bootstrap": ...}``.
     """
     paired = pair_predictions(frame_a, frame_b, allow_missing=allow_missing)
-    seq_a = aggregate_per_sequence(_as_predictions(paired, "error_a"), eps)
-    seq_b = aggregate_per_sequence(_as_predictions(paired, "error_b"), eps)
+    frames = _prediction_frames(paired)
+    seq_a, seq_b = (aggregate_per_sequence(frame, eps) for frame in frames)
     if len(seq_a) < 2:
         raise DataError("fewer than 2 shared sequences", file=frame_a.attrs.get("source"),
                         field="sequence_id", found=len(seq_a))
@@ -191,8 +205,8 @@ def compare_models(frame_a: pd.DataFrame, frame_b: pd.DataFrame, *, metrics=("rm
                                                      seed=seed) for m in metrics},
         "permutation": {m: permutation_test_sequences(seq_a, seq_b, m, n_permutations=n_permutations,
                                                       alpha=alpha, seed=seed) for m in metrics},
-        "delta_bootstrap": paired_bootstrap_delta(paired, n_bootstrap=n_bootstrap_ci, seed=seed,
-                                                  eps=eps),
+        "delta_bootstrap": _bootstrap_delta(frames, [seq_a, seq_b], n_bootstrap=n_bootstrap_ci,
+                                            seed=seed, eps=eps, confidence=0.95),
     }
 
 

@@ -16,7 +16,7 @@ import json
 import math
 from pathlib import Path
 
-from ...fileio import atomic_write_json, atomic_write_text, dumps_json
+from ...fileio import atomic_write_text, dumps_json
 from ...report.latex import latex_environment
 from ...report.tables import check_label, markdown_escape
 from ...stats.paired import effect_category
@@ -133,7 +133,8 @@ def render_tables(results: dict) -> dict[str, str]:
 def write_outputs(results: dict, out_dir: str | Path) -> list[Path]:
     """Write ``sequence_level_results.json`` and the tables atomically into ``out_dir``."""
     out_dir = Path(out_dir)
-    written = [atomic_write_json(out_dir / "sequence_level_results.json", results)]
-    for name, text in render_tables(json.loads(dumps_json(results))).items():
+    results_json = dumps_json(results)
+    written = [atomic_write_text(out_dir / "sequence_level_results.json", results_json)]
+    for name, text in render_tables(json.loads(results_json)).items():
         written.append(atomic_write_text(out_dir / name, text))
     return written
