@@ -24,7 +24,7 @@ function status = run_baseline(results_dir, data_dir, method, dataset, fold, var
     'mlfs:run_baseline:badArgument', 'run_baseline: fold must be an integer >= 0');
   opts = mlfs_parse_options('run_baseline', mlfs_suite_options(true), varargin);
   mlfs_check_grid_options('run_baseline', opts);
-  status = mlfs_run_task(results_dir, data_dir, method, dataset, fold, opts, true);
+  status = mlfs_run_task(results_dir, data_dir, method, dataset, fold, opts, true, mlfs_task_context(method, true));
 end
 
 function check_folder(path, name, must_exist)

@@ -25,6 +25,8 @@ function summary = mlfs_run_many(caller, results_dir, data_dir, datasets, method
                      'methods', {methods}, 'options', to_json_options(opts));
   history = mlfs_run_history(results_dir, caller, arguments);
 
+  git = mlfs_git_state();
+  contexts = cellfun(@(method) mlfs_task_context(method, rank, git), methods, 'UniformOutput', false);
   counts = struct('done', int64(0), 'skipped', int64(0), 'failed', int64(0));
   failures = {};
   degenerate = {};
@@ -33,7 +35,8 @@ function summary = mlfs_run_many(caller, results_dir, data_dir, datasets, method
       for fold = folds{s}
         key = sprintf('%s/%s/fold%d', methods{m}, datasets{s}, fold);
         try
-          [status, degenerate_points] = mlfs_run_task(results_dir, data_dir, methods{m}, datasets{s}, fold, opts, rank);
+          [status, degenerate_points] = mlfs_run_task(results_dir, data_dir, methods{m}, datasets{s}, fold, opts, rank, ...
+                                                       contexts{m});
           message = '';
           if degenerate_points > 0
             degenerate{end + 1} = sprintf('%s (%d points)', key, degenerate_points); %#ok<AGROW>

@@ -1,4 +1,4 @@
-function [status, degenerate_points] = mlfs_run_task(results_dir, data_dir, method, dataset, fold, opts, rank)
+function [status, degenerate_points] = mlfs_run_task(results_dir, data_dir, method, dataset, fold, opts, rank, context)
 %MLFS_RUN_TASK  One (method, dataset, fold) task; the Octave/MATLAB twin of pipeline.runner.run.
 %   rank = true: rank on the training part with the function named method (reusing a fresh, complete
 %   ranking unless overwrite) and write _scores.csv, _ranking.csv, _ranking.json, then _time.txt (the
@@ -10,6 +10,7 @@ function [status, degenerate_points] = mlfs_run_task(results_dir, data_dir, meth
 %   training-constant features; errors are thrown (the suite records them as failures).
 %   The "params" key records the method's info.params when it reports them (its defaults merged
 %   with the given params, what the Python front door records), else the given params.
+%   context: the run's code fingerprints and git state for this method (mlfs_task_context).
   files = mlfs_task_files(results_dir, method, dataset, fold);
   metrics_path = files.(opts.grid);
   params = struct();
@@ -19,10 +20,7 @@ function [status, degenerate_points] = mlfs_run_task(results_dir, data_dir, meth
   if rank
     params = mlfs_resolved_params(method, params);   % compare with what earlier runs recorded
   end
-  code = struct('method', [], 'evaluator', mlfs_code_fingerprint('MLKNN_eval_kgrid'));
-  if rank
-    code.method = mlfs_code_fingerprint(method);
-  end
+  code = context.code;
   mlknn = struct('num', int64(opts.mlknn_k), 'smooth', double(opts.mlknn_smooth));
   expected = struct('mlknn', mlknn, 'params', params, 'grid', mlfs_grid_struct(opts));
   [existing, previous] = mlfs_metrics_status(metrics_path, opts.grid, expected);
@@ -55,7 +53,7 @@ function [status, degenerate_points] = mlfs_run_task(results_dir, data_dir, meth
     used_params = recorded_params(files, previous, params, rank);
     timing = struct('rank_seconds', read_time(files.time), 'overhead_seconds', NaN);
   else
-    [ranking, used_params, timing] = compute_ranking(files, method, data, params, opts, dataset, fold, code.method);
+    [ranking, used_params, timing] = compute_ranking(files, method, data, params, opts, dataset, fold, code.method, context.git);
   end
   started = tic;
   curves = MLKNN_eval_kgrid(data.X_train, data.Y_train, data.X_test, data.Y_test, ranking, ...
@@ -68,7 +66,7 @@ function [status, degenerate_points] = mlfs_run_task(results_dir, data_dir, meth
   record.time_eval_seconds = seconds;
   record.provenance = struct('fold_sha256', mlfs_sha256_file(fold_file), ...
     'ranking_sha256', mlfs_sha256_file(files.ranking), 'engine', engine_name(rank), ...
-    'evaluator', engine_name(true), 'code', code, 'git', mlfs_git_state(), 'front_door', 'run_suite', ...
+    'evaluator', engine_name(true), 'code', code, 'git', context.git, 'front_door', 'run_suite', ...
     'versions', mlfs_runtime_versions());
   mlfs_write_json_atomic(metrics_path, record);
   status = 'done';
@@ -82,7 +80,7 @@ function name = engine_name(rank)
   end
 end
 
-function [ranking, used_params, timing] = compute_ranking(files, method, data, params, opts, dataset, fold, method_code)
+function [ranking, used_params, timing] = compute_ranking(files, method, data, params, opts, dataset, fold, method_code, git)
 %COMPUTE_RANKING  Rank on the training part; write scores, ranking, its record, then the time file.
 %   used_params: the method's info.params (its defaults merged with params, as the Python side
 %   records them) when it reports them, else params. timing: the method's own seconds; no bridge
@@ -113,7 +111,7 @@ function [ranking, used_params, timing] = compute_ranking(files, method, data, p
     '%s: info.scores must hold %d finite feature scores', where, d);
   timing = struct('rank_seconds', seconds, 'overhead_seconds', 0);
   record = struct('method', method, 'dataset', dataset, 'fold', int64(fold), 'params', used_params, ...
-    'engine', engine_name(true), 'code', method_code, 'git', mlfs_git_state(), ...
+    'engine', engine_name(true), 'code', method_code, 'git', git, ...
     'time_rank_seconds', seconds, 'time_rank_overhead_seconds', 0, 'info', recordable_info(info), ...
     'versions', mlfs_runtime_versions());
   if exist(files.time, 'file')
