@@ -14,8 +14,8 @@ function [ranking, info] = RFSFS(X, Y, params, init)
 %   W >= 0 (W stays >= 0, F does not increase). 1_{d×d} W is the broadcast column sums; X'X is
 %   cached when d <= n; X is sparse when under 30 % of it is non-zero (speed only). Non-finite W or
 %   |W| above divergence_limit throws mlfs:RFSFS:diverged.
-%   ranking: the squared row norm of W, ordered by mlfs_rank_scores (the third-party code sorts
-%   the row norm itself; docs/methods/RFSFS.md).
+%   ranking: the row norm of W (the value the third-party code sorts), ordered by mlfs_rank_scores
+%   (docs/methods/RFSFS.md).
 %   info: scores (d×1), iterations, objective (F), W, seconds, params.
 %   Twin of pipeline.methods.rfsfs.
   started = tic;

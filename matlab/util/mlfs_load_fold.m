@@ -46,7 +46,7 @@ function fold = mlfs_load_fold(path)
 end
 
 function limit = byte_limit()
-  % MLFS_MAX_FOLD_BYTES if set (a positive integer), else 1 GiB (pipeline.data.folds.fold_byte_limit).
+  % MLFS_MAX_FOLD_BYTES if set (a positive integer), else 1 GiB (pipeline.data.matheader.byte_limit).
   text = getenv('MLFS_MAX_FOLD_BYTES');
   limit = 2^30;
   if ~isempty(text)

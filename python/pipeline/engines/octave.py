@@ -540,8 +540,14 @@ def linear_algebra_libraries(session: OctaveSession) -> dict[str, str]:
     The baselines run several times faster on an optimised BLAS, and LRDG's rankings depend on it.
     Starts the session if it is not running.
     """
-    return {key: " ".join(str(session.call("version", f"-{key}", nout=1)[0]).split())
-            for key in ("blas", "lapack")}
+    versions = _runtime_versions(session)
+    return {"blas": versions["blas"], "lapack": versions["lapack"]}
+
+
+def _runtime_versions(session: OctaveSession) -> dict[str, str]:
+    """``mlfs_runtime_versions`` in one call: ``{"octave", "blas", "lapack"}``, each on one line."""
+    (versions,) = session.call("mlfs_runtime_versions", nout=1)
+    return {key: str(versions[key]) for key in ("octave", "blas", "lapack")}
 
 
 def _forget_shared_sessions_after_fork() -> None:
@@ -573,8 +579,7 @@ class OctaveEngine(Engine):
     def versions(self) -> dict:
         """Octave's version, BLAS and LAPACK (asked once per Octave process)."""
         if self._versions is None or self._versions_of != self.session.starts:
-            self._versions = {"octave": str(self.session.call("version", nout=1)[0]),
-                              **linear_algebra_libraries(self.session)}
+            self._versions = _runtime_versions(self.session)
             self._versions_of = self.session.starts
         return self._versions
 

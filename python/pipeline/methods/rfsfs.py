@@ -11,8 +11,8 @@ machine epsilon, as the code) and ``max_iter`` (50) iterations from a fresh W0 >
 
 the multiplicative rule of  F(W) = |XW - Y|² + α tr(W L_C W') + β|W|_1 + γ(|1'W|² - |W|_F²),
 L_C = D_C - C, under W >= 0 (all factors are non-negative, so W stays >= 0 and F does not increase).
-The score is the squared row norm of W (``rank_scores``); the third-party code sorts the row norm
-itself, the same order except at the tie tolerance (docs/methods/RFSFS.md).
+The score is the row norm of W, the value the third-party code sorts, ordered by ``rank_scores``
+(docs/methods/RFSFS.md).
 
 Deviations from the third-party code: a stable descending order instead of reading an ascending
 non-stable argsort backwards (same order except ties); 1_{d×d}W is a broadcast of the column sums
