@@ -33,7 +33,6 @@ import os
 import platform
 import re
 import statistics
-import subprocess
 import sys
 import time
 from dataclasses import dataclass
@@ -42,6 +41,8 @@ from typing import Callable, Iterator, Mapping, Sequence, Union
 
 from pipeline.errors import ConfigError, DataError
 from pipeline.fileio import atomic_write_json
+from pipeline.engines.octave import describe_octave
+from pipeline.runner import fingerprint
 from pipeline.runner.history import NUMERICS_ENVIRONMENT
 
 REPO = Path(__file__).resolve().parents[1]
@@ -284,21 +285,10 @@ def _repo_relative(path: str) -> str:
         return path
 
 
-def _run(command: list[str], timeout: float) -> str | None:
-    """stdout of ``command`` run from the repository, or None if it cannot run or fails."""
-    try:
-        done = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=timeout)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return done.stdout if done.returncode == 0 else None
-
-
 def git_state() -> dict:
-    """The commit of the bench scripts' checkout and whether its tracked code differs from it."""
-    commit = _run(["git", "rev-parse", "HEAD"], 10)
-    changes = _run(["git", "status", "--porcelain", "--untracked-files=no", "--", ".",
-                    *(f":!{path}" for path in OWN_OUTPUTS)], 10)
-    return {"commit": commit.strip() if commit else None, "dirty": None if changes is None else bool(changes.strip())}
+    """The commit of the bench scripts' checkout and whether its tracked code (the record and the
+    README it renders aside) differs from it."""
+    return fingerprint.git_state(exclude=OWN_OUTPUTS)
 
 
 def machine() -> dict:
@@ -316,17 +306,13 @@ def _cpu_model() -> str:
     return platform.processor() or platform.machine()
 
 
-OCTAVE_QUERY = "disp(version()); disp(version('-blas'))"
-
-
 def versions() -> dict:
     """Python, NumPy, Octave and the BLAS Octave uses (None for Octave when it is not installed)."""
     import numpy
 
-    lines = (_run(["octave-cli", "--no-gui", "--norc", "--eval", OCTAVE_QUERY], 120) or "").splitlines()
+    octave = describe_octave()
     return {"python": platform.python_version(), "numpy": numpy.__version__,
-            "octave": lines[0].strip() if lines else None,
-            "octave_blas": lines[1].strip() if len(lines) > 1 else None}
+            "octave": octave["octave"], "octave_blas": octave.get("blas")}
 
 
 # --- the record's format -----------------------------------------------------------------------

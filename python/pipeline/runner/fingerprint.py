@@ -77,8 +77,9 @@ def evaluator_fingerprint(evaluator: str) -> dict:
     return matlab_fingerprint(OCTAVE_EVALUATOR_FUNCTION)
 
 
-def git_state() -> dict:
-    """``{"commit": sha or None, "dirty": bool or None}`` of the checkout the code runs from."""
+def git_state(exclude: tuple[str, ...] = ()) -> dict:
+    """``{"commit": sha or None, "dirty": bool or None}`` of the checkout the code runs from;
+    changes to the ``exclude`` paths (relative to the repository) do not make it dirty."""
     def git(*args: str) -> str | None:
         try:
             out = subprocess.run(["git", *args], cwd=REPO_DIR, capture_output=True, text=True, timeout=10)
@@ -87,7 +88,7 @@ def git_state() -> dict:
         return out.stdout if out.returncode == 0 else None
 
     commit = git("rev-parse", "HEAD")
-    status = git("status", "--porcelain", "--untracked-files=no")
+    status = git("status", "--porcelain", "--untracked-files=no", "--", ".", *(f":!{path}" for path in exclude))
     return {"commit": commit.strip() or None if commit else None,
             "dirty": None if status is None else bool(status.strip())}
 
