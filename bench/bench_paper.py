@@ -36,6 +36,7 @@ sys.path.insert(0, str(REPO / "python"))
 
 from pipeline.cli import run_main  # noqa: E402
 from pipeline.paper.suite import load_suite  # noqa: E402
+from pipeline.paper.tables import table_arguments  # noqa: E402
 from record import BenchRun  # noqa: E402
 
 SUITE = REPO / "paper" / "suite.yaml"
@@ -54,7 +55,7 @@ def suite_command(root: Path, restrict: list[str], *extra: str) -> list[str]:
 
 def step_by_step(suite, root: Path, datasets: list[str], folds: int) -> dict[str, float]:
     """The commands of the README before the suite existed, for the same experiment."""
-    data, results, tables = root / suite.folds_dir, root / suite.results_dir, root / suite.tables["out_dir"]
+    data, results = root / suite.folds_dir, root / suite.results_dir
     methods = [entry.name for entry in suite.methods]
     common = ["--methods", *methods, "--datasets", *datasets, "--folds", str(folds), "--data-dir", str(data),
               "--results-dir", str(results), "--engine", suite.engine, "--executor", suite.executor,
@@ -70,13 +71,8 @@ def step_by_step(suite, root: Path, datasets: list[str], folds: int) -> dict[str
                         "--p-max", str(pgrid.p_max), "--p-step", str(pgrid.p_step),
                         "--p-target", str(pgrid.p_target)]),
     }
-    tables_seconds = 0.0
-    for mode in ("kgrid", "pgrid"):
-        tables_seconds += timed([sys.executable, "-m", "pipeline.tables", "--results-dir", str(results),
-                                 "--methods", *methods, "--datasets", *datasets, "--ref-method",
-                                 suite.tables["ref_method"], "--out-dir", str(tables / mode), "--grid", mode,
-                                 "--folds", str(folds)])
-    seconds["tables"] = tables_seconds
+    seconds["tables"] = sum(timed([sys.executable, "-m", "pipeline.tables",
+                                   *table_arguments(suite, results, root, grid)]) for grid in suite.grids)
     return seconds
 
 
