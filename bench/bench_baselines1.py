@@ -23,15 +23,13 @@ import argparse
 import os
 import sys
 import tracemalloc
-from pathlib import Path
 
 import numpy as np
 
 from pipeline.cli import run_main
 from pipeline.errors import PipelineError
-from record import BenchRun, Measurement, measure
+from record import BenchRun, Measurement, measure, shared_data
 
-REPO = Path(__file__).resolve().parents[1]
 #: (method, parameter overrides) in the order they are measured.
 RUNS = (("LRMFS", {}), ("LRMFS", {"mode": "faithful"}), ("GRRO", {}), ("SRFS", {}), ("SCNMF", {}))
 
@@ -42,9 +40,7 @@ def training_fold(name: str, rows: int, seed: int = 0) -> tuple[np.ndarray, np.n
     from pipeline.data.scaling import scale_fold
     from pipeline.data.splits import stratified_splits
 
-    env = os.environ.get("MLFS_SHARED_DATA")
-    mlc = Path(env) / "mlc" if env else REPO.parent / "shared" / "data" / "mlc"
-    data = load_dataset(name, mlc)
+    data = load_dataset(name, shared_data("mlc"))
     split = stratified_splits(data.Y, mode="kfold", n_folds=5, seed=seed)[0]
     train = np.sort(split.train)[:rows]
     X_train, _ = scale_fold(data.X[train], data.X[train[:1]], "minmax")

@@ -37,7 +37,7 @@ from pipeline.protocols.forecast import metrics as M  # noqa: E402
 from pipeline.protocols.forecast.convert import read_m4_hourly  # noqa: E402
 from pipeline.protocols.forecast.forecasters import SeasonalNaiveForecaster  # noqa: E402
 from pipeline.protocols.forecast.windows import backtest_windows  # noqa: E402
-from record import BenchRun, measure  # noqa: E402
+from record import BenchRun, measure, shared_data  # noqa: E402
 
 LEVELS = list(M.DEFAULT_QUANTILES)
 
@@ -99,7 +99,7 @@ def available(module: str) -> bool:
 
 
 def real_m4_hourly():
-    dataset = read_m4_hourly(REPO.parent / "shared" / "data" / "forecast" / "m4_hourly")
+    dataset = read_m4_hourly(shared_data("forecast") / "m4_hourly")
     (window,) = backtest_windows(dataset.series, offset=-48, prediction_length=48)
     return window.targets, window.contexts, 24
 

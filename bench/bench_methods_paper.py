@@ -28,8 +28,7 @@ It records in bench/results.json, one sample per repeat: each method's ranking C
 datasets (NumPy, with Octave as the peer), the evaluation CPU summed over datasets and methods, and
 the whole-paper estimate with ``--engine python`` (with ``--engine octave`` as the peer).
 
-bibtex and Corel5k are read from their CLML ``.mat`` files (``dataset`` n x d, ``class`` L x n,
-{0,1} or {-1,+1}) while the dataset registry does not list them. ``--octave-library-path`` is put
+The datasets and methods default to those of paper/suite.yaml. ``--octave-library-path`` is put
 in front of the Octave process's LD_LIBRARY_PATH, e.g. Debian's reference BLAS and LAPACK
 (``/usr/lib/x86_64-linux-gnu/blas:/usr/lib/x86_64-linux-gnu/lapack``) to measure the speed before
 an optimised BLAS was installed.
@@ -38,7 +37,6 @@ an optimised BLAS was installed.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import sys
@@ -51,14 +49,14 @@ import numpy as np
 from bench_baselines1 import agreement, numpy_blas
 from pipeline.cli import run_main
 from pipeline.errors import ConfigError
-from record import BenchRun
+from pipeline.fileio import atomic_write_json
+from pipeline.paper.suite import load_suite
+from record import BenchRun, shared_data
 
 REPO = Path(__file__).resolve().parents[1]
-PAPER_DATASETS = ("Arts", "Business", "Education", "Entertainment", "Health", "Recreation", "Reference",
-                  "Science", "Social", "bibtex", "Corel5k", "emotions", "enron", "genbase", "medical", "scene",
-                  "yeast")
-PAPER_METHODS = ("DAGFS", "LRMFS", "GRRO", "SRFS", "SCNMF", "LSMFS", "LRDG", "RFSFS")
-CLML_FILES = {"bibtex": "bibtex.mat", "Corel5k": "Corel5k.mat"}
+PAPER = load_suite(REPO / "paper" / "suite.yaml")
+PAPER_DATASETS = PAPER.datasets
+PAPER_METHODS = tuple(entry.name for entry in PAPER.methods)
 
 
 @dataclass
@@ -84,30 +82,14 @@ class Row:
     same: str = ""
 
 
-def mlc_dir() -> Path:
-    env = os.environ.get("MLFS_SHARED_DATA")
-    return Path(env) / "mlc" if env else REPO.parent / "shared" / "data" / "mlc"
-
-
-def load_features_labels(name: str) -> tuple[np.ndarray, np.ndarray]:
-    """X (n, d) float64 and Y (n, L) {0,1}: from the registry, or the CLML file it lacks."""
-    import scipy.io
-
-    from pipeline.data.registry import REGISTRY, load_dataset
-
-    if name in REGISTRY or name not in CLML_FILES:
-        data = load_dataset(name, mlc_dir())
-        return data.X, data.Y
-    contents = scipy.io.loadmat(mlc_dir() / CLML_FILES[name])
-    return np.asarray(contents["dataset"], dtype=np.float64), (np.asarray(contents["class"]).T > 0).astype(np.uint8)
-
-
 def holdout_fold(name: str, seed: int, test_size: float) -> Fold:
     """Hold-out repeat 0 of ``name``, min-max scaled on its training part (as export_splits does)."""
+    from pipeline.data.registry import load_dataset
     from pipeline.data.scaling import scale_fold
     from pipeline.data.splits import stratified_splits
 
-    X, Y = load_features_labels(name)
+    data = load_dataset(name, shared_data("mlc"))
+    X, Y = data.X, data.Y
     split = stratified_splits(Y, mode="holdout", n_folds=1, seed=seed, test_size=test_size)[0]
     X_train, X_test = scale_fold(X[split.train], X[split.test], "minmax")
     return Fold(name, X_train, Y[split.train].astype(np.float64), X_test, Y[split.test].astype(np.float64))
@@ -305,7 +287,7 @@ def main(argv=None) -> None:
                 octave.close()
         print_summary(rows, args.engines, args.folds)
         if args.json is not None:
-            args.json.write_text(json.dumps([asdict(row) for row in rows], indent=1))
+            atomic_write_json(args.json, [asdict(row) for row in rows])
         record_figures(run, rows, args.engines, args.folds)
 
 

@@ -41,9 +41,8 @@ import numpy as np
 from pipeline.cli import run_main
 from pipeline.evaluation.grids import k_grid
 from pipeline.evaluation.mlknn import MLkNN, evaluate_grid
-from record import BenchRun, Measurement, measure
+from record import BenchRun, Measurement, measure, shared_data
 
-REPO = Path(__file__).resolve().parents[1]
 
 
 def yahoo_like_fold(seed: int = 0, n_train: int = 4000, n_test: int = 1000, d: int = 600,
@@ -187,9 +186,7 @@ def main(argv=None) -> None:
     parser.add_argument("--skip-peer", action="store_true")
     parser.add_argument("--skip-compile", action="store_true",
                         help="do not measure the kernel's first-use (compile / cache load) time")
-    parser.add_argument("--data-root", type=Path,
-                        default=Path(os.environ.get("MLFS_SHARED_DATA", REPO.parent / "shared" / "data"))
-                        / "mlc")
+    parser.add_argument("--data-root", type=Path, default=shared_data("mlc"))
     args = parser.parse_args(argv)
     with BenchRun(__file__) as run:
         if not args.skip_compile:

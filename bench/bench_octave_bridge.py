@@ -23,7 +23,6 @@ Run: ``python3 bench/bench_octave_bridge.py [--data ../shared/data/mlc] [--repea
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import statistics
 import time
@@ -37,7 +36,7 @@ from pipeline.engines.octave import OctaveSession, curves_from_engine, evaluatio
 from pipeline.evaluation.grids import k_grid
 from pipeline.evaluation.mlknn import evaluate_grid
 from pipeline.methods.anchors import rank_variance
-from record import BenchRun, Measurement
+from record import BenchRun, Measurement, shared_data
 
 METRICS = ("micro_f1", "macro_f1", "hamming_loss", "micro_pr_auc", "macro_pr_auc", "avg_precision",
            "one_error")
@@ -128,7 +127,7 @@ def record_fold(run: BenchRun, session: OctaveSession, fold, repeats: int) -> No
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=Path(os.environ.get("MLFS_SHARED_DATA", "../shared/data")) / "mlc")
+    parser.add_argument("--data", type=Path, default=shared_data("mlc"))
     parser.add_argument("--repeats", type=int, default=3, help="start-ups and fold evaluations (default 3)")
     parser.add_argument("--quick", action="store_true", help="1000/250 rows instead of 4000/1000")
     args = parser.parse_args(argv)

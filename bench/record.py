@@ -46,6 +46,11 @@ from pipeline.runner import fingerprint
 from pipeline.runner.history import NUMERICS_ENVIRONMENT
 
 REPO = Path(__file__).resolve().parents[1]
+
+
+def shared_data(sub: str) -> Path:
+    """``$MLFS_SHARED_DATA/<sub>``, else ``../shared/data/<sub>`` beside the repository (as the tests)."""
+    return Path(os.environ.get("MLFS_SHARED_DATA", REPO.parent / "shared" / "data")) / sub
 RECORD_PATH = Path(__file__).with_name("results.json")
 RECORD_VERSION = 1
 #: Files a bench run writes itself: their changes do not make the measured code "dirty".
