@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ..errors import ConfigError
+from ..errors import ConfigError, StorageError
+from ..fileio import ensure_directory
 
 
 def prepare_output_folder(folder: str | Path, *, option: str) -> Path:
@@ -17,10 +18,9 @@ def prepare_output_folder(folder: str | Path, *, option: str) -> Path:
     """
     folder = Path(folder)
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise ConfigError(f"cannot create the output folder: {exc.strerror or exc}", file=folder,
-                          field=option) from None
+        ensure_directory(folder, "the output folder")
+    except StorageError as exc:  # a user's option, so a ConfigError that names it
+        raise ConfigError(exc.message, file=folder, field=option) from None
     if not os.access(folder, os.W_OK | os.X_OK):
         raise ConfigError("the output folder is not writable", file=folder, field=option)
     return folder
