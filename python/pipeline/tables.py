@@ -73,13 +73,9 @@ def read_display_map(path: str | Path | None) -> dict[str, str]:
 
 def format_seeds(seeds: Sequence[int]) -> str:
     """Sorted seeds with runs of three or more consecutive ones as ranges: ``0–4, 7, 9``."""
-    ordered = sorted(seeds)
-    parts, start = [], 0
-    for i in range(1, len(ordered) + 1):
-        if i == len(ordered) or ordered[i] != ordered[i - 1] + 1:
-            run = ordered[start:i]
-            parts += [f"{run[0]}–{run[-1]}"] if len(run) >= 3 else [str(s) for s in run]
-            start = i
+    parts = []
+    for run in _consecutive_runs([(seed,) for seed in sorted(seeds)]):
+        parts += [f"{run[0][0]}–{run[-1][0]}"] if len(run) >= 3 else [str(seed) for (seed,) in run]
     return ", ".join(parts)
 
 
