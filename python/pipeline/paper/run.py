@@ -7,12 +7,12 @@ seed averages -> tables, statistics, figures and the report of each grid (if the
 
 from __future__ import annotations
 
-import hashlib
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..data.folds import sha256_file
 from ..runner.claims import DEFAULT_STALE_AFTER
 from ..runner.executors import execute, make_executor
 from ..runner.history import RunHistory
@@ -62,7 +62,7 @@ def run_paper(suite: Suite, suite_file: Path, paths: PaperPaths, *, raw_root: Pa
     with RunStop(ends_process=True) as stop:
         with make_executor(suite.executor, settings, suite.jobs) as executor:
             history.start(settings, suite_file=str(suite_file),
-                          suite_sha256=hashlib.sha256(suite_file.read_bytes()).hexdigest())
+                          suite_sha256=sha256_file(suite_file))
             result = execute(executor, suite.tasks(), progress=progress, stop=stop,
                              on_outcome=lambda o: history.log(describe_outcome(o)))
         complete = not stop.requested and all(o.status != "failed" for o in result.outcomes)

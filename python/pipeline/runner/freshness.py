@@ -9,10 +9,10 @@ evaluator code. Each check returns ``None`` (fresh) or a short reason.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 
+from ..data.folds import sha256_file
 from ..errors import ConfigError
 from .fingerprint import changed_files
 from .store import ResultStore, TaskFiles
@@ -75,7 +75,7 @@ def read_json(path: Path) -> dict | None:
 
 def sha256_or_none(path: Path) -> str | None:
     try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
+        return sha256_file(path)
     except OSError:
         return None
 
