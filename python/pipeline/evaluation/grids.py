@@ -19,6 +19,10 @@ import numpy as np
 
 from ..errors import ConfigError
 
+#: Most points a p-grid may have: with k = round(p * d), more points than features add nothing,
+#: and a step such as 1e-300 must be refused before numpy.arange tries to allocate it.
+MAX_GRID_POINTS = 10_000
+
 
 def _positive_int(value, name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, Integral) or value < 1:
@@ -63,13 +67,19 @@ def p_grid(p_min: float = 0.05, p_max: float = 0.5, p_step: float = 0.05) -> np.
     Raises
     ------
     ConfigError
-        If an argument is not finite, ``p_step <= 0``, or no value lies in (0, 1].
+        If an argument is not finite, ``p_step <= 0``, the grid would have more than
+        :data:`MAX_GRID_POINTS` points, or no value lies in (0, 1].
     """
     p_min, p_max, p_step = (_finite_real(v, n) for v, n in
                             ((p_min, "p_min"), (p_max, "p_max"), (p_step, "p_step")))
     if p_step <= 0:
         raise ConfigError("p_step must be positive", field="p_step", expected="> 0",
                           found=repr(p_step))
+    points = (p_max + 1e-12 - p_min) / p_step  # numpy.arange's count, before it allocates
+    if points > MAX_GRID_POINTS:
+        raise ConfigError("the p-grid has too many points", field="p_step",
+                          expected=f"at most {MAX_GRID_POINTS} points from p_min to p_max",
+                          found=f"{points:.3g} points (p_min={p_min}, p_max={p_max}, p_step={p_step})")
     values = np.arange(p_min, p_max + 1e-12, p_step, dtype=np.float64)
     values = values[(values > 0) & (values <= 1)]
     if values.size == 0:
