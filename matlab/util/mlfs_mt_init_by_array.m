@@ -5,8 +5,7 @@ function state = mlfs_mt_init_by_array(seed)
 %   RandStream seeds with init_genrand instead, so mlfs_seeded_uniform loads this state into a
 %   mt19937ar stream to draw the same numbers there. Arithmetic is exact in doubles: products of
 %   32-bit words are split into 16-bit halves.
-  mlfs_require(isnumeric(seed) && isscalar(seed) && seed == fix(seed) && seed >= 0 && seed <= 2^32 - 1, ...
-    'mlfs:seed:badValue', 'a random-start seed must be an integer in [0, 2^32 - 1]');
+  mlfs_check_seed(seed);
   n = 624;
   mt = zeros(n, 1);
   mt(1) = 19650218;

@@ -8,7 +8,7 @@ function varargout = mlfs_seeded_uniform(seed, varargin)
 %   In MATLAB the same state is loaded into a mt19937ar RandStream (mlfs_mt_init_by_array); that
 %   path is untested here (no MATLAB), the state itself is tested against Octave's.
   if mlfs_is_octave()
-    mlfs_mt_init_by_array(seed);       % validates the seed
+    mlfs_check_seed(seed);
     saved = rand('twister');
     rand('twister', seed);
     for i = 1:numel(varargin)
