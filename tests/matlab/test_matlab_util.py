@@ -104,3 +104,10 @@ def test_safe_names_accepted(octave):
     for name in ["emotions", "DAGFS_v2", "a.b+c-d", "9x"]:
         (out,) = octave.call("mlfs_validate_name", name, "method", nout=1)
         assert out == name
+
+
+@pytest.mark.parametrize("seed", [-1.0, 1.5, 2.0 ** 32, float("nan")])
+def test_bad_seeds_are_refused_by_both_ways_of_drawing_starts(octave, seed):
+    for function, args in (("mlfs_seeded_uniform", (seed, np.array([2.0, 2.0]))), ("mlfs_mt_init_by_array", (seed,))):
+        with pytest.raises(EngineError, match="mlfs:seed:badValue"):
+            octave.call(function, *args, nout=1)
