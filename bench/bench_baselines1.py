@@ -22,13 +22,12 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import tracemalloc
 
 import numpy as np
 
 from pipeline.cli import run_main
 from pipeline.errors import PipelineError
-from record import BenchRun, Measurement, measure, shared_data
+from record import BenchRun, Measurement, measure, shared_data, traced_peak_mib
 
 #: (method, parameter overrides) in the order they are measured.
 RUNS = (("LRMFS", {}), ("LRMFS", {"mode": "faithful"}), ("GRRO", {}), ("SRFS", {}), ("SCNMF", {}))
@@ -63,16 +62,6 @@ def reset_octave_peak(oc) -> float:
     """Reset the Octave process's peak resident size (VmHWM) to its current one; return that, in KiB."""
     oc.eval("fid = fopen('/proc/self/clear_refs', 'w'); fprintf(fid, '5'); fclose(fid);", nout=0)
     return octave_status_kib(oc, "VmRSS")
-
-
-def traced_peak_mib(function, *args) -> float:
-    """Peak of the allocations traced during ``function(*args)``, in MiB (a run of its own)."""
-    tracemalloc.start()
-    try:
-        function(*args)
-        return tracemalloc.get_traced_memory()[1] / 2**20
-    finally:
-        tracemalloc.stop()
 
 
 def octave_runs(method_spec, X, Y, params, init, repeats: int) -> tuple[np.ndarray, Measurement, float]:

@@ -24,10 +24,9 @@ import time
 
 import numpy as np
 
-from bench_baselines1 import (fold_workload, limit_blas_threads, parser_for, print_fold, record_method,
-                              traced_peak_mib, training_fold)
+from bench_baselines1 import fold_workload, limit_blas_threads, parser_for, print_fold, record_method, training_fold
 from pipeline.cli import run_main
-from record import BenchRun, Measurement
+from record import BenchRun, Measurement, traced_peak_mib
 
 METHODS = ("LSMFS", "LRDG", "RFSFS")
 

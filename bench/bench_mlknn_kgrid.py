@@ -33,7 +33,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import tracemalloc
 from pathlib import Path
 
 import numpy as np
@@ -41,7 +40,7 @@ import numpy as np
 from pipeline.cli import run_main
 from pipeline.evaluation.grids import k_grid
 from pipeline.evaluation.mlknn import MLkNN, evaluate_grid
-from record import BenchRun, Measurement, measure, shared_data
+from record import BenchRun, Measurement, measure, shared_data, traced_peak_mib
 
 
 
@@ -80,15 +79,6 @@ def evaluate_identity(fold, ks):
     """Our evaluator on the fold, features in their given order (identity ranking)."""
     X_tr, Y_tr, X_te, Y_te = fold
     return evaluate_grid(X_tr, Y_tr, X_te, Y_te, np.arange(1, X_tr.shape[1] + 1), ks)
-
-
-def peak_memory_ours(fold, ks) -> float:
-    """MiB of NumPy allocations alive at the peak of one evaluation (tracemalloc)."""
-    tracemalloc.start()
-    evaluate_identity(fold, ks)
-    peak = tracemalloc.get_traced_memory()[1]
-    tracemalloc.stop()
-    return peak / 2**20
 
 
 FIRST_USE = (
@@ -162,7 +152,8 @@ def bench_yahoo_like(run: BenchRun, repeats: int, peer_k_step: int | None) -> No
               f"mean {np.mean(list(disagree.values())):.4%} of cells, "
               f"max {max(disagree.values()):.4%} (k={max(disagree, key=disagree.get)})")
     run.figure(f"evaluate_grid, full {len(ks)}-point k-grid (7 metrics), {shape}", ours, "s", peers=peers)
-    run.figure("same evaluation, peak traced memory (tracemalloc)", peak_memory_ours(fold, ks), "MiB")
+    run.figure("same evaluation, peak traced memory (tracemalloc)", traced_peak_mib(evaluate_identity, fold, ks),
+               "MiB")
 
 
 def bench_real(run: BenchRun, repeats: int, data_root: Path) -> None:

@@ -35,6 +35,7 @@ import re
 import statistics
 import sys
 import time
+import tracemalloc
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator, Mapping, Sequence, Union
@@ -46,6 +47,16 @@ from pipeline.runner import fingerprint
 from pipeline.runner.history import NUMERICS_ENVIRONMENT
 
 REPO = Path(__file__).resolve().parents[1]
+
+
+def traced_peak_mib(function, *args) -> float:
+    """Peak of the allocations traced during ``function(*args)``, in MiB (a run of its own)."""
+    tracemalloc.start()
+    try:
+        function(*args)
+        return tracemalloc.get_traced_memory()[1] / 2**20
+    finally:
+        tracemalloc.stop()
 
 
 def shared_data(sub: str) -> Path:
