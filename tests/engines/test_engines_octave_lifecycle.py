@@ -4,6 +4,7 @@ stale result), timeouts that kill, and start-up chatter sent to the log instead 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import multiprocessing
@@ -74,6 +75,54 @@ def test_octave_dies_with_the_process_that_started_it_and_dumps_nothing(tmp_path
     assert list(tmp_path.iterdir()) == []  # no octave-workspace dump in the working folder
     (left,) = scratch_root().glob(f"mlfs.{owner.pid}-*")  # SIGKILL: nobody could remove it...
     assert left in remove_abandoned_scratch_dirs() and not left.exists()  # ...the next start does
+
+
+STARTING_SESSION = """
+import time
+from pipeline.engines.octave import OctaveSession
+OctaveSession(timeout=60).start()
+time.sleep(600)
+"""
+
+
+def _octave_repl_started(owner: psutil.Process) -> psutil.Process | None:
+    for child in owner.children():
+        with contextlib.suppress(psutil.Error):
+            if "--interactive" in child.cmdline():
+                return child
+    return None
+
+
+@pytest.mark.parametrize("delay", [0.0, 0.05, 0.07, 0.08, 0.1, 0.15, 0.3])
+def test_octave_hung_up_while_it_starts_dumps_nothing(tmp_path, delay):
+    """The dump settings hold from Octave's first instruction on: before the fix, Octave hung up
+    between 0.07 s and 0.4 s after its start (its start-up files, oct2py's first commands) wrote
+    octave-workspace into the working folder."""
+    owner = subprocess.Popen([sys.executable, "-c", STARTING_SESSION], cwd=tmp_path)
+    octave = None
+    while octave is None and owner.poll() is None:
+        octave = _octave_repl_started(psutil.Process(owner.pid))
+    time.sleep(delay)
+    owner.kill()
+    owner.wait()
+    octave.wait(timeout=60)
+    assert list(tmp_path.iterdir()) == []
+    remove_abandoned_scratch_dirs()
+
+
+def test_octave_reads_the_users_site_file_after_turning_the_dumps_off(tmp_path, monkeypatch):
+    site_file = tmp_path / "site_octaverc"
+    site_file.write_text('setenv("MLFS_TEST_SITE_FILE_READ", "yes");\n')
+    monkeypatch.setenv("OCTAVE_SITE_INITFILE", str(site_file))
+    session = OctaveSession(timeout=60)
+    try:
+        octave = session.start()
+        assert octave.feval("getenv", "MLFS_TEST_SITE_FILE_READ") == "yes"
+        assert not any(octave.feval(f"{cause}_dumps_octave_core") for cause in ("sighup", "sigterm", "crash"))
+        assert octave.feval("pwd") == os.getcwd()  # started in the scratch folder, then moved here
+    finally:
+        session.close()
+    assert os.environ["OCTAVE_SITE_INITFILE"] == str(site_file)
 
 
 def _fresh_shared_session_in_child(parent_id: int) -> None:

@@ -31,6 +31,7 @@ import logging
 import math
 import os
 import re
+import shlex
 import shutil
 import signal
 import subprocess
@@ -52,6 +53,7 @@ from .base import Engine, Evaluator
 MATLAB_DIR = Path(__file__).resolve().parents[3] / "matlab"
 DEFAULT_TIMEOUT = 3600.0
 BLAS_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+STARTUP_FILE = "engine_octaverc"  # in matlab/: the site start-up file of the Octave the engine starts
 _IDENTIFIER = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,62}$")
 _LOG = logging.getLogger(__name__)
 
@@ -218,18 +220,17 @@ class OctaveSession:
         if self._octave is not None:
             return self._octave
         session_class = _session_class()
-        if not (self.matlab_dir / "util" / "mlfs_engine_call.m").is_file():
+        if not all((self.matlab_dir / name).is_file() for name in ("util/mlfs_engine_call.m", STARTUP_FILE)):
             raise EngineError("the repository's matlab/ folder was not found", file=self.matlab_dir)
         self._aborted = self._expired = False
         self._exchange = Path(tempfile.mkdtemp(prefix="octave.", dir=process_scratch_dir()))
         guard = _SignalsAbort(self)
         try:
-            with guard, _stderr_to_log(), _signals_held(), _single_threaded_blas():
+            with guard, _stderr_to_log(), _signals_held(), _environment(_start_variables(self.matlab_dir)):
                 self._octave = session_class(logger=_LOG, timeout=self.timeout, backend="disable",
-                                             executable=_octave_executable(), temp_dir=str(self._exchange))
-                # a hung-up or terminated Octave (its parent died) must not leave octave-workspace behind
-                self._octave.eval("sighup_dumps_octave_core(false); sigterm_dumps_octave_core(false);",
-                                  verbose=False)
+                                             executable=_octave_command(self._exchange),
+                                             temp_dir=str(self._exchange))
+                self._octave.feval("cd", os.getcwd(), nout=0)  # it started in the scratch folder
                 self._octave.addpath(self._octave.genpath(str(self.matlab_dir)))
                 for extra in self.extra_paths:
                     self._octave.addpath(self._octave.genpath(str(extra)))
@@ -479,11 +480,10 @@ def _session_class():
 
 
 @contextlib.contextmanager
-def _single_threaded_blas():
-    """Start Octave with one BLAS thread: some methods (LRDG) give other results with other thread
-    counts, and a run's results must not depend on the machine (parallelism comes from --jobs)."""
-    saved = {key: os.environ.get(key) for key in BLAS_THREAD_VARIABLES}
-    os.environ.update({key: "1" for key in BLAS_THREAD_VARIABLES})
+def _environment(variables: dict[str, str]):
+    """Set these environment variables meanwhile (for the Octave started meanwhile)."""
+    saved = {key: os.environ.get(key) for key in variables}
+    os.environ.update(variables)
     try:
         yield
     finally:
@@ -492,6 +492,40 @@ def _single_threaded_blas():
                 os.environ.pop(key, None)
             else:
                 os.environ[key] = value
+
+
+def _single_threaded_blas() -> dict[str, str]:
+    """One BLAS thread: some methods (LRDG) give other results with other thread counts, and a run's
+    results must not depend on the machine (parallelism comes from --jobs)."""
+    return {key: "1" for key in BLAS_THREAD_VARIABLES}
+
+
+def _start_variables(matlab_dir: Path) -> dict[str, str]:
+    """The environment of an Octave the engine starts: one BLAS thread, and ``matlab/engine_octaverc``
+    as its site start-up file (it turns off the workspace dump on SIGHUP/SIGTERM before anything
+    else runs, then reads the site file Octave would have read, ``$OCTAVE_SITE_INITFILE`` if set)."""
+    return {**_single_threaded_blas(), "OCTAVE_SITE_INITFILE": str(matlab_dir / STARTUP_FILE),
+            "MLFS_OCTAVE_SITE_INITFILE": os.environ.get("OCTAVE_SITE_INITFILE", "")}
+
+
+def _octave_command(start_dir: Path) -> str | None:
+    """The command oct2py runs: the Octave executable, started in ``start_dir`` (the session's scratch
+    folder) where ``env --chdir`` exists. Octave dumps its workspace into its working folder when it
+    is hung up during the few milliseconds before it has read its site start-up file; that dump then
+    lands in the scratch folder, which goes with the session (:meth:`OctaveSession.start` then
+    changes Octave's folder to ours). None lets oct2py look for ``octave``."""
+    executable = _octave_executable() or shutil.which("octave")
+    if executable is None or not _env_can_chdir():
+        return executable
+    return f"env --chdir={shlex.quote(str(start_dir))} {executable}"
+
+
+@functools.cache
+def _env_can_chdir() -> bool:
+    try:
+        return subprocess.run(["env", "--chdir=/", "true"], capture_output=True, timeout=30).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        return False
 
 
 def _octave_executable() -> str | None:
@@ -520,7 +554,7 @@ def describe_octave() -> dict:
     executable = _octave_executable() or "octave"
     code = "disp(version()); disp(version('-blas')); disp(version('-lapack'))"
     try:
-        with _single_threaded_blas():
+        with _environment(_single_threaded_blas()):
             done = subprocess.run([executable, "--no-gui", "--quiet", "--no-init-file", "--eval", code],
                                   capture_output=True, text=True, timeout=60, env=dict(os.environ))
     except (OSError, subprocess.SubprocessError) as exc:
