@@ -522,6 +522,7 @@ def _octave_command(start_dir: Path) -> str | None:
 
 @functools.cache
 def _env_can_chdir() -> bool:
+    """Whether ``env`` takes ``--chdir`` (GNU coreutils 8.28 and later; not macOS's)."""
     try:
         return subprocess.run(["env", "--chdir=/", "true"], capture_output=True, timeout=30).returncode == 0
     except (OSError, subprocess.SubprocessError):
