@@ -2,7 +2,8 @@
 
 ``run_suite`` (Octave, its own random starts, its own ML-kNN) and ``python -m pipeline.kgrid
 --engine octave`` (harness starts, native ML-kNN) must give byte-identical rankings and score files
-and metrics files equal in every field except timings and provenance (README, docs/octave.md).
+and metrics files equal in every field except timings and provenance (README, docs/octave.md);
+the scores file, ranked by the project's rule, gives the ranking file.
 """
 
 from __future__ import annotations
@@ -12,9 +13,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from matlab_test_paths import REPO
+from pipeline.rankings import rank_scores, read_ranking_file
 
 pytestmark = pytest.mark.octave
 
@@ -43,6 +46,11 @@ def test_all_baselines_give_identical_files_through_both_doors(octave, real_fold
             for kind in ("ranking.csv", "scores.csv"):
                 assert (suite_dir / f"{stem}_{kind}").read_bytes() == (cli_dir / f"{stem}_{kind}").read_bytes(), \
                     f"{stem}_{kind}"
+            # the scores file audits the ranking: re-ranking its scores gives the ranking file
+            scores = np.loadtxt(suite_dir / f"{stem}_scores.csv", delimiter=",", skiprows=1)
+            assert scores[:, 0].tolist() == list(range(1, 73))
+            ranking = read_ranking_file(suite_dir / f"{stem}_ranking.csv", 72)
+            np.testing.assert_array_equal(rank_scores(scores[:, 1], method), ranking, err_msg=stem)
             ours, theirs = (comparable(root / f"{stem}_kgrid_metrics.json") for root in (suite_dir, cli_dir))
             assert ours == theirs, stem
             assert ours["k_values"] == [10, 20, 30, 40, 50, 60, 70]
