@@ -5,7 +5,7 @@
 
 The fold is the first ``--rows`` training rows of fold 0 of a stratified 5-fold split of a real
 Yahoo dataset (its full d), min-max scaled. For each method (defaults, harness-drawn start) it
-records, as bench/baselines1.py does, the ranking time in NumPy against Octave's (the method's own
+records, as bench/bench_baselines1.py does, the ranking time in NumPy against Octave's (the method's own
 timer) and the NumPy traced peak against the Octave process's peak resident memory, and prints
 whether the rankings agree (LRDG: the top-20 % overlap, its full run being engine-specific). A
 method that stops with the divergence guard is reported and not recorded.

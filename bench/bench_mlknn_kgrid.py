@@ -1,6 +1,6 @@
 """Benchmark: the native ML-kNN k-grid evaluator against looping scikit-multilearn's MLkNN.
 
-Part 1 (issue 2 "Performance"): a synthetic fold shaped like the Yahoo sets (n_train 4000,
+Part 1: a synthetic fold shaped like the Yahoo sets (n_train 4000,
 n_test 1000, d 600, L 25, about 93 % zeros, values in [0, 1], identity ranking). It times
 :func:`pipeline.evaluation.mlknn.evaluate_grid` over the full k-grid 10..300 (30 points) and
 scikit-multilearn 0.2.0's ``MLkNN`` fitted and asked to ``predict`` once per k on the first k

@@ -1,5 +1,5 @@
-"""The repository stands alone: no tracked file cites a document outside it, and the paths the
-documentation names exist.
+"""The repository stands alone: no tracked file cites a document outside it, and the repository
+files that tracked files name exist.
 
 The first version was written from specifications that are not part of the repository; a reader of
 a clone has only what is tracked here, so every fact must live in the repository's own docs.
@@ -24,9 +24,12 @@ OUTSIDE_CITATIONS = re.compile(
     rf"|\b{_SPEC}\s*§|§\s*\d|\b{_SPEC} [0-9A-Z][0-9.]|\({_SPEC}\b|\bthe {_SPEC}\b|\b{_SPEC}'s\b"
     rf"|\bthe {_SPEC}ification\b",
     re.IGNORECASE)
-#: Repository files named in the documentation (backticked or linked; folders may be outputs).
-NAMED_PATH = re.compile(r"[`(]((?:docs|paper|bench|python|matlab|tests|scripts|\.ci)/[A-Za-z0-9_./-]+"
-                        r"\.(?:md|py|m|yaml|yml|json|j2|csv|txt|toml))[`)#]")
+#: Repository files named in a tracked text file, as a word of their own (folders may be outputs).
+NAMED_PATH = re.compile(r"(?:^|(?<=[\s`('\"]))((?:docs|paper|bench|python|matlab|tests|scripts|\.ci)/"
+                        r"[A-Za-z0-9_./-]+\.(?:md|py|m|yaml|yml|json|j2|csv|txt|toml))"
+                        r"(?=$|[\s`)'\",:;#]|\.(?:\s|$))")
+#: Upper-case stand-ins for any name, as in ``matlab/baselines/METHOD.m``.
+PLACEHOLDERS = {"METHOD", "DATASET", "NAME"}
 
 
 def tracked_files() -> list[Path]:
@@ -46,18 +49,33 @@ def test_no_tracked_file_cites_a_document_outside_the_repository():
     assert not found, "citations of documents outside the repository:\n" + "\n".join(found)
 
 
-def test_paths_named_in_the_documentation_exist():
+def names_a_placeholder(target: str) -> bool:
+    return any(ch in target for ch in "<*{") or Path(target).stem in PLACEHOLDERS
+
+
+def test_paths_named_in_tracked_files_exist():
     missing = []
     for path in tracked_files():
-        if path.suffix != ".md":
-            continue
-        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        for number, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), start=1):
             for named in NAMED_PATH.findall(line):
                 target = named.rstrip(".")
-                if any(ch in target for ch in "<*{") or (REPO / target).exists() or (path.parent / target).exists():
+                if names_a_placeholder(target) or (REPO / target).exists() or (path.parent / target).exists():
                     continue
                 missing.append(f"{path.relative_to(REPO)}:{number}: {target}")
-    assert not missing, "paths the docs name but the repository lacks:\n" + "\n".join(missing)
+    assert not missing, "paths tracked files name but the repository lacks:\n" + "\n".join(missing)
+
+
+_GONE = "no_such_file"  # spelled apart so that this file names no missing path itself
+
+
+@pytest.mark.parametrize("line,named", [
+    (f"records, as bench/{_GONE}.py does,", [f"bench/{_GONE}.py"]),
+    (f"depend on the BLAS (see docs/{_GONE}.md).", [f"docs/{_GONE}.md"]),
+    ("`docs/paper.md`: the suite file", ["docs/paper.md"]),
+    ("results_dir/docs/x.md and mydocs/y.md", []),
+])
+def test_named_paths_are_found_as_words(line, named):
+    assert NAMED_PATH.findall(line) == named
 
 
 @pytest.mark.parametrize("text", [f"see ../{_SHARED}/{_SPEC}s/protocols.md", f"conventions: {_SPEC} \u00a73.3",
