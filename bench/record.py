@@ -67,7 +67,7 @@ RECORD_VERSION = 1
 #: Files a bench run writes itself: their changes do not make the measured code "dirty".
 OWN_OUTPUTS = ("bench/results.json", "README.md")
 MAX_NAME_CHARACTERS = 200
-#: A bench script's stem: the record's key and a file name in the README.
+#: A record key: a bench script's stem, or a name a script gives a partial run of its own.
 SCRIPT_NAME = re.compile(r"[A-Za-z0-9_]{1,100}", re.ASCII)
 
 
@@ -174,10 +174,13 @@ class BenchRun:
         The bench script (pass ``__file__``); its stem is the key in the record.
     record_path : Path
         The record to update (default ``bench/results.json``).
+    entry : str, optional
+        The key instead of the stem, for a run that measures less than the script's full workload
+        (so it does not replace the full run's figures).
     """
 
-    def __init__(self, script: str | Path, record_path: str | Path = RECORD_PATH):
-        self.script = Path(script).stem
+    def __init__(self, script: str | Path, record_path: str | Path = RECORD_PATH, entry: str | None = None):
+        self.script = entry or Path(script).stem
         if not SCRIPT_NAME.fullmatch(self.script):
             raise ConfigError("a bench script's name is letters, digits and _ only", field="script",
                               found=self.script)

@@ -26,10 +26,12 @@ from pipeline.report.tables import markdown_escape
 
 README_PATH = REPO / "README.md"
 BEGIN, END = "<!-- performance:begin -->", "<!-- performance:end -->"
+#: Entries a script records instead of its own when it runs less than its full workload.
+PARTIAL_RUNS = {"bench_paper": ("bench_paper_subset",)}
 #: The README's groups of bench scripts, in order; a recorded script not listed here goes last.
 GROUPS = (
     ("Core protocol", ("bench_mlknn_kgrid", "bench_octave_bridge", "bench_executors", "bench_tables",
-                       "bench_paper")),
+                       "bench_paper", *PARTIAL_RUNS["bench_paper"])),
     ("Baselines", ("bench_baselines1", "bench_baselines2", "bench_methods_paper")),
     ("Sibling protocols", ("bench_steering_stats", "bench_motion_metrics", "bench_forecast_metrics",
                            "bench_har_protocol")),
@@ -71,8 +73,13 @@ def render_section(record: Mapping) -> str:
             parts += [script_heading(name, scripts[name]["context"], not shared_machine, not shared_software), "",
                       figures_table(scripts[name]["figures"]), ""]
         if missing:
-            parts += [", ".join(f"`{name}.py`" for name in missing) + ": not recorded yet.", ""]
+            parts += [", ".join(f"`{entry_file(name)}`" for name in missing) + ": not recorded yet.", ""]
     return "\n".join(parts)
+
+
+def entry_file(name: str) -> str:
+    """The script file of a record entry, or the entry's own name for a script's partial run."""
+    return f"{name}.py" if (Path(__file__).parent / f"{name}.py").is_file() else name
 
 
 def _groups(scripts: Mapping) -> list[tuple[str, Sequence[str]]]:
@@ -104,7 +111,10 @@ def command_text(command: Sequence[str]) -> str:
 
 
 def script_heading(name: str, context: Mapping, with_machine: bool, with_software: bool) -> str:
-    """`name.py` — command, date, commit, load (and machine/software when they differ between runs)."""
+    """`script.py` — command, date, commit, load (and machine/software when they differ between runs).
+
+    The script is the one the command ran (an entry of a partial run is not named after a file).
+    """
     git = context["git"]
     commit = f"commit {git['commit'][:10]}" if git["commit"] else "no git commit"
     if git["dirty"]:
@@ -115,7 +125,8 @@ def script_heading(name: str, context: Mapping, with_machine: bool, with_softwar
              f"load {format_number(load['before'][0])} → {format_number(load['after'][0])}"]
     facts += [machine_text(context)] if with_machine else []
     facts += [software_text(context)] if with_software else []
-    return f"`{name}.py`: " + "; ".join(facts)
+    script = Path(context["command"][0]).name if context["command"] else entry_file(name)
+    return f"`{script}`: " + "; ".join(facts)
 
 
 def figures_table(figures: Sequence[Mapping]) -> str:

@@ -53,8 +53,10 @@ def test_committed_record_covers_existing_scripts_with_context_and_spread(commit
     record.validate_record(committed, RECORD)
     assert committed["scripts"], "the record is empty: run make bench"
     for script, entry in committed["scripts"].items():
-        assert (BENCH / f"{script}.py").is_file(), f"{script} is recorded but bench/{script}.py does not exist"
         context = entry["context"]
+        ran = REPO / context["command"][0]
+        assert ran.parent == BENCH and ran.is_file(), f"{script} was recorded by {ran}, not a bench script"
+        assert ran.stem == script or script in render_performance.PARTIAL_RUNS[ran.stem], script
         assert context["machine"]["cores"] >= 1 and context["machine"]["cpu"]
         assert len(context["load"]["before"]) == len(context["load"]["after"]) == 3
         assert context["started"] <= context["finished"]
@@ -277,7 +279,23 @@ def test_section_is_replaced_between_the_markers_only():
 def test_unrecorded_known_scripts_are_named_and_unknown_ones_grouped(committed):
     rec = copy.deepcopy(committed)
     entry = first_script(rec)
+    entry["context"]["command"] = ["bench/bench_new_thing.py"]
     rec["scripts"] = {"bench_new_thing": entry}
     section = render_performance.render_section(rec)
     assert "**Other benchmarks**" in section and "`bench_new_thing.py`:" in section
     assert "`bench_tables.py`" in section and "not recorded yet" in section
+
+
+def test_a_partial_run_keeps_its_own_entry_beside_the_full_one(tmp_path, committed):
+    path = tmp_path / "results.json"
+    shutil.copy(RECORD, path)
+    with record.BenchRun(BENCH / "bench_paper.py", record_path=path, entry="bench_paper_subset") as run:
+        run.figure("a subset of the paper", [1.0, 2.0, 3.0], "s")
+    after = record.read_record(path)
+    assert after["scripts"]["bench_paper"] == committed["scripts"]["bench_paper"]
+    assert after["scripts"]["bench_paper_subset"]["figures"][0]["repeats"] == 3
+    after["scripts"]["bench_paper_subset"]["context"]["command"] = ["bench/bench_paper.py", "--folds", "2"]
+    section = render_performance.render_section(after)
+    assert "`bench_paper.py`: `python bench/bench_paper.py --folds 2`" in section
+    del after["scripts"]["bench_paper_subset"]
+    assert "`bench_paper_subset`: not recorded yet" in render_performance.render_section(after)
