@@ -1,4 +1,4 @@
-"""Executors benchmark: the k-grid suite on the 15 real datasets (one fold each) with DAGFS (Python)
+"""Executors benchmark: the k-grid suite on every registered real dataset (one fold each) with DAGFS (Python)
 and two Octave-run methods, under ``serial``, ``process --jobs 2`` and ``dask --jobs 2``.
 
 Each round runs the three executors one after the other into fresh results folders, so the load

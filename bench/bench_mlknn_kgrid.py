@@ -11,7 +11,7 @@ rate of the hard predictions is reported too. Peak memory of our evaluation is m
 scratch is allocated by NumPy too). The first-use cost of the compiled kernel (Numba) is measured
 in fresh interpreters: with an empty on-disk cache (compilation) and with the cache filled.
 
-Part 2: one fold of each of the 15 real datasets (deterministic 70/30 split with
+Part 2: one fold of each registered real dataset (deterministic 70/30 split with
 ``default_rng(0)``, min-max scaling fitted on the training part, identity ranking), full k-grid.
 
 Usage::

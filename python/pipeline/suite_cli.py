@@ -96,7 +96,9 @@ def build_parser(prog: str, mode: str | None, rank: bool) -> argparse.ArgumentPa
                        help="keep results that are complete and fresh (same settings, made by the current code); "
                             "recompute the stale ones and say why")
     reuse.add_argument("--overwrite", action="store_true",
-                       help="recompute rankings and metrics (also over results made with other settings)")
+                       help=("recompute rankings and metrics" if rank else
+                             "recompute the metrics (the rankings are the given ones, never recomputed)")
+                       + " (also over results made with other settings)")
     parser.add_argument("--executor", choices=EXECUTORS, default="serial",
                         help="serial, local worker processes, or Dask (see --scheduler)")
     parser.add_argument("--jobs", type=int, default=1, help="worker processes (process and dask executors)")

@@ -81,7 +81,7 @@ def test_lsmfs_divergence_guard_names_method_and_iteration():
         run("LSMFS", X, Y, alpha=1e-6, beta=1.0)
     with pytest.raises(EngineError, match=r"LSMFS diverged at iteration 3:"):
         run("LSMFS", X, Y, alpha=0.1, beta=1.0, divergence_limit=1e3)
-    run("LSMFS", X, Y, alpha=0.1, beta=1.0)                   # the defaults grow but stay below 1e100
+    run("LSMFS", X, Y, alpha=0.1, beta=1.0)                   # the sibling driver's values grow but stay below 1e100
 
 
 def test_lsmfs_rejects_bad_parameters_and_starts():

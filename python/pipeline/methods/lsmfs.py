@@ -25,8 +25,8 @@ driven by -λ U P' alone and can grow, so constant features may rank first, as i
 
 Defaults: the repository has no driver. The sibling driver ``HQUF/LRMFS`` ``LRMFSKNN.m`` uses
 α = 0.1, β = γ = λ = 1, which lies in the growing region (on medical and genbase the W-step system
-then turns singular); the defaults are α = 10, β = 0.1, γ = λ = 1, which settle on fold 0 of all
-15 benchmark data sets.
+then turns singular); the defaults are α = 10, β = 0.1, γ = λ = 1, which settle on every fold of
+the paper's 17 data sets (docs/methods/LSMFS.md).
 
 Deviations from the public code: linear systems are solved instead of forming explicit inverses,
 and step 3 is solved in the equivalent scaled form E(E X'X E + γI)⁻¹E with E = D^(-1/2), which is
