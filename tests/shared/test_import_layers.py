@@ -1,0 +1,90 @@
+"""The package's imports follow its two conventions (README, "Code layout").
+
+1. Inside ``python/pipeline`` modules import each other relatively (``from ..errors import ...``):
+   the code fingerprint of a result (``pipeline.runner.fingerprint``) follows relative imports, so
+   an absolute ``pipeline`` import would hide a dependency from the stale-result check.
+2. Dependencies point one way: a module imports only from its own layer or lower ones (the
+   helpers at the bottom, then data, evaluation, methods and statistics, then reporting, engines
+   and aggregation, then the runner); command-line modules (``__main__.py`` and the CLI modules)
+   are the top layer.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[2] / "python" / "pipeline"
+
+#: Layer of each top-level module or subpackage: a module may import only from its layer or lower ones.
+LAYERS = {
+    **dict.fromkeys(["__init__", "__version__", "errors", "names", "fileio", "limits", "cli", "rankings"], 0),
+    **dict.fromkeys(["data", "evaluation", "methods", "stats"], 1),
+    **dict.fromkeys(["report", "engines", "aggregate"], 2),
+    "runner": 3,
+    **dict.fromkeys(["suite_cli", "paper", "protocols", "tables", "kgrid", "pgrid", "evaluate", "datasets",
+                     "export_splits"], 4),
+}
+TOP = max(LAYERS.values())
+
+
+def modules() -> list[Path]:
+    return sorted(p for p in PACKAGE.rglob("*.py") if "__pycache__" not in p.parts)
+
+
+def unit(path: Path) -> str:
+    """The top-level module or subpackage a file belongs to."""
+    return path.relative_to(PACKAGE).with_suffix("").parts[0]
+
+
+def layer(path: Path) -> int:
+    return TOP if path.name == "__main__.py" else LAYERS[unit(path)]
+
+
+def imported_units(path: Path, source: bytes) -> set[str]:
+    """Top-level units of ``pipeline`` that ``source`` (the file ``path``) imports relatively."""
+    package = list(path.relative_to(PACKAGE).parent.parts)
+    found = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom) and node.level:
+            target = package[:len(package) - (node.level - 1)] + (node.module.split(".") if node.module else [])
+            found |= {target[0]} if target else {alias.name for alias in node.names}
+    return found
+
+
+def absolute_imports(source: bytes) -> list[tuple[int, str]]:
+    """(line, module) of every absolute import of ``pipeline`` in ``source``."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        names = ([node.module or ""] if isinstance(node, ast.ImportFrom) and node.level == 0
+                 else [a.name for a in node.names] if isinstance(node, ast.Import) else [])
+        found += [(node.lineno, n) for n in names if n == "pipeline" or n.startswith("pipeline.")]
+    return found
+
+
+def upward_imports(path: Path, source: bytes) -> list[str]:
+    return sorted(name for name in imported_units(path, source) - {unit(path)}
+                  if name in LAYERS and LAYERS[name] > layer(path))
+
+
+def test_every_unit_has_a_layer():
+    assert {unit(p) for p in modules()} <= set(LAYERS)
+
+
+def test_no_absolute_import_of_the_package_inside_it():
+    absolute = [f"{path.relative_to(PACKAGE)}:{line}: {name}" for path in modules()
+                for line, name in absolute_imports(path.read_bytes())]
+    assert not absolute, "absolute imports (use relative ones):\n" + "\n".join(absolute)
+
+
+def test_imports_point_down():
+    upward = [f"{path.relative_to(PACKAGE)} (layer {layer(path)}) imports {names}" for path in modules()
+              if (names := upward_imports(path, path.read_bytes()))]
+    assert not upward, "imports from a higher layer:\n" + "\n".join(upward)
+
+
+def test_the_checks_see_violations():
+    source = b'"""from pipeline.data import x"""\nfrom ..runner import store\nimport pipeline.errors\n'
+    assert upward_imports(PACKAGE / "stats" / "probe.py", source) == ["runner"]
+    assert upward_imports(PACKAGE / "stats" / "__main__.py", source) == []
+    assert absolute_imports(source) == [(3, "pipeline.errors")]
