@@ -6,7 +6,7 @@
 2. Dependencies point one way: a module imports only from its own layer or lower ones (the
    helpers at the bottom, then data, evaluation, methods and statistics, then reporting, engines
    and aggregation, then the runner); command-line modules (``__main__.py`` and the CLI modules)
-   are the top layer.
+   are the top layer. No two modules import each other, even through others or inside a function.
 """
 
 from __future__ import annotations
@@ -65,6 +65,63 @@ def absolute_imports(source: bytes) -> list[tuple[int, str]]:
 def upward_imports(path: Path, source: bytes) -> list[str]:
     return sorted(name for name in imported_units(path, source) - {unit(path)}
                   if name in LAYERS and LAYERS[name] > layer(path))
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def module_graph() -> dict[str, set[str]]:
+    """Module -> the package modules it imports relatively (anywhere in the file)."""
+    names = {module_name(p) for p in modules()}
+    graph = {}
+    for path in modules():
+        package = module_name(path).split(".")[:-1] if path.name != "__init__.py" else module_name(path).split(".")
+        package = [part for part in package if part]
+        found = set()
+        for node in ast.walk(ast.parse(path.read_bytes())):
+            if isinstance(node, ast.ImportFrom) and node.level:
+                base = package[:len(package) - (node.level - 1)]
+                target = ".".join(base + (node.module.split(".") if node.module else []))
+                submodules = {f"{target}.{a.name}".lstrip(".") for a in node.names} & names
+                found |= submodules if not node.module and submodules else {target} & names
+        me = module_name(path)
+        # a module's own packages are its parents, not its dependencies (``from . import x``)
+        graph[me] = {name for name in found if name != me and not me.startswith(f"{name}.")}
+    return graph
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str]:
+    """One import cycle (its modules in order, the first repeated at the end), or []."""
+    state: dict[str, int] = {}  # 1 on the current path, 2 finished
+    path: list[str] = []
+
+    def visit(node: str) -> list[str]:
+        state[node] = 1
+        path.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                return path[path.index(nxt):] + [nxt]
+            if nxt not in state and (cycle := visit(nxt)):
+                return cycle
+        state[node] = 2
+        path.pop()
+        return []
+
+    for start in sorted(graph):
+        if start not in state and (cycle := visit(start)):
+            return cycle
+    return []
+
+
+def test_no_import_cycle():
+    assert find_cycle(module_graph()) == []
+
+
+def test_the_cycle_finder_finds_one():
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": set()}) == ["a", "b", "c", "a"]
+    assert find_cycle({"a": {"b"}, "b": set()}) == []
 
 
 def test_every_unit_has_a_layer():

@@ -27,8 +27,8 @@ import pandas as pd
 from ...errors import DataError
 from ...fileio import atomic_write_bytes
 from ...names import validate_name
-from .data import SeriesDataset, infer_freq, require_numbers
 from .limits import DEFAULT_LIMITS, Limits
+from .series import SeriesDataset, infer_freq, require_numbers
 
 TIMESTAMP_COLUMN = "timestamp"
 

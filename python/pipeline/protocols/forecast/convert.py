@@ -17,7 +17,7 @@ import pandas as pd
 from ...errors import DataError
 
 from .arrow_data import write_arrow_dataset
-from .data import SeriesDataset
+from .series import SeriesDataset
 
 M4_SYNTHETIC_START = pd.Timestamp("2000-01-01 00:00")
 EXCHANGE_RATE_START = pd.Timestamp("1990-01-01")  # a Monday; the data are business-daily 1990-2016

@@ -13,8 +13,6 @@ Every file read must lie under the root once symbolic links are resolved.
 
 from __future__ import annotations
 
-import warnings
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
@@ -24,35 +22,15 @@ import pandas as pd
 from ...errors import DataError
 from ...fileio import atomic_write_text
 from ...names import validate_name
+from .arrow_data import read_arrow_dataset
 from .limits import DEFAULT_LIMITS, Limits
+from .series import SeriesDataset, infer_freq, require_numbers
 
 LONG_COLUMNS = ("item_id", "timestamp", "target")
 
 
 class DatasetNotAvailableError(DataError, FileNotFoundError):
     """A dataset is not present under the local datasets root (it is never downloaded)."""
-
-
-@dataclass
-class SeriesDataset:
-    """A set of univariate series of one frequency.
-
-    ``series[i]`` is a 1-D float array (NaN = missing), ``item_ids[i]`` its name, ``freq`` a pandas
-    frequency string or None when the data carry no timestamps, ``start[i]`` its first timestamp.
-    ``timestamps[i]`` (``datetime64[ns]``, same length as ``series[i]``) is loaded only on request,
-    for tasks whose cutoff is a date; ``columns[i]`` names the target column the series comes from.
-    """
-
-    name: str
-    series: list[np.ndarray]
-    item_ids: list[str]
-    freq: str | None = None
-    start: list[pd.Timestamp | None] = field(default_factory=list)
-    timestamps: list[np.ndarray] | None = None
-    columns: list[str] = field(default_factory=list)
-
-    def __len__(self) -> int:
-        return len(self.series)
 
 
 def validate_dataset_name(name: str) -> str:
@@ -112,8 +90,6 @@ def load_dataset(root: str | Path, name: str, target: str | Sequence[str] | None
     ``target`` restricts an Arrow dataset to one or several sequence columns (default: every
     one); ``with_timestamps`` also loads each series' timestamps (needed for date cutoffs).
     """
-    from .arrow_data import read_arrow_dataset
-
     location = require_dataset(root, name)
     arrow_files = data_files(root, location, "*.arrow") if location.is_dir() else []
     if arrow_files:
@@ -122,23 +98,6 @@ def load_dataset(root: str | Path, name: str, target: str | Sequence[str] | None
     if target not in (None, "target", ("target",)):
         raise DataError("a long-format CSV has the single target column 'target'", file=csv, field=str(target))
     return read_long_csv(csv, name, limits=limits, with_timestamps=with_timestamps)
-
-
-def infer_freq(index: pd.DatetimeIndex) -> str | None:
-    """``pd.infer_freq`` as a string on every pandas version (pandas 3 moves towards offsets)."""
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message=".*infer_freq.*")
-        freq = pd.infer_freq(index)
-    return getattr(freq, "freqstr", freq)
-
-
-def require_numbers(flat: np.ndarray, file: Path, column: str) -> np.ndarray:
-    """Return ``flat`` unless it holds no finite value at all (a target nothing can be scored on)."""
-    if not np.isfinite(flat).any():
-        raise DataError("target column holds no finite number", file=file, field=column,
-                        expected="numeric values (missing ones as null/empty)",
-                        found=f"{flat.size} values, none finite")
-    return flat
 
 
 # ---------------------------------------------------------------- long-format CSV

@@ -24,12 +24,13 @@ import pandas as pd
 from ...errors import ConfigError, DataError, PipelineError
 from .aggregate import MISSING_POLICIES
 from .benchmarks import Benchmark, TaskSpec
-from .data import DatasetNotAvailableError, SeriesDataset, dataset_location, load_dataset
+from .data import DatasetNotAvailableError, dataset_location, load_dataset
 from .forecasters import BaseForecaster, assert_quantile_shape
 from .limits import DEFAULT_LIMITS, Limits
 from .metrics import DEFAULT_QUANTILES, NUMERIC_METRICS, average_windows, pool_windows, scores, window_sums
 from .models import BUILTIN_MODELS, ModelFactory
 from .seasonality import frequency_offset, seasonality_from_freq
+from .series import SeriesDataset
 from .windows import date_cuts, make_windows, offset_cuts
 
 TABLE_COLUMNS = ["dataset", "model", "status", *NUMERIC_METRICS,
