@@ -200,3 +200,20 @@ def test_evaluate_defaults_to_what_has_rankings(tmp_path, capsys):
     assert run_main(evaluate.main, ["--no-progress", "--data-dir", str(folds), "--results-dir", str(empty.parent),
                                     "--methods", "NONE"]) == 2
     assert "no ranking to score" in capsys.readouterr().err
+
+
+def test_pgrid_into_the_kgrid_folder_reuses_its_rankings(fold_dir, tmp_path, capsys):
+    """The README's step-by-step use: the p-grid scores the k-grid's rankings, it does not recompute them."""
+    results = tmp_path / "res"
+    assert _kgrid(fold_dir, results, "--skip-existing") == 0
+    made = {path: path.read_bytes() for path in results.glob("*/*") if not path.name.endswith("_metrics.json")}
+    stamps = {path: path.stat().st_mtime_ns for path in made}
+    capsys.readouterr()
+    assert run_main(pgrid.main, [*BASE, "--data-dir", str(fold_dir), "--results-dir", str(results), "--skip-existing",
+                                 "--methods", "DAGFS", "VARIANCE", "RANDOM"]) == 0
+    assert "6 done, 0 skipped" in capsys.readouterr().err
+    assert {path: path.read_bytes() for path in made} == made  # rankings, scores, records and times untouched
+    assert {path: path.stat().st_mtime_ns for path in made} == stamps
+    assert len(list(results.glob("*/toy_fold*_pgrid_metrics.json"))) == 6
+    log = sorted((results / "runs").glob("*.log"))[-1]  # the p-grid run's
+    assert "no metrics yet" in log.read_text() and "no ranking yet" not in log.read_text()
