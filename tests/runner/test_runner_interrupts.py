@@ -3,8 +3,8 @@ cases are in test_runner_octave_faults.py).
 
 Ctrl-C stops a run in every executor: running tasks stopped, pending ones never started, every
 worker gone, nothing written afterwards, exit 130 and "interrupted" in the summary and in
-failures.json. A killed pool worker fails only its own task; a killed driver takes its workers
-along. The runs below have many slow-enough tasks that an ignored signal would let them finish.
+failures.json. A killed pool worker fails only its own task; a killed Dask worker is replaced and
+its task redone; a killed driver takes its workers along. The runs below have many slow-enough tasks that an ignored signal would let them finish.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import subprocess
 import time
 from pathlib import Path
 
+import psutil
 import pytest
 
 from runner_helpers import (descendants, kgrid_command, make_fold_dir, running_claims, scratch_dirs_of,
@@ -76,6 +77,19 @@ def test_ctrl_c_stops_the_run_at_once(slow_folds, tmp_path, executor, target):
 
 
 @pytest.mark.parametrize("executor", ["serial", "process"])
+@pytest.mark.parametrize("sent,code", [(signal.SIGTERM, 143), (signal.SIGHUP, 129)])
+def test_other_stop_signals_end_like_ctrl_c_with_their_code(slow_folds, tmp_path, executor, sent, code):
+    results = tmp_path / "res"
+    proc, tree = _start_running(slow_folds, results, executor)
+    proc.send_signal(sent)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == code, err
+    assert "Traceback" not in err and f"interrupted by {sent.name}" in err
+    assert survivors(tree) == [] and not list(results.glob("*/.*.claim"))
+    assert summary_counts(err)["interrupted"] > 0
+
+
+@pytest.mark.parametrize("executor", ["serial", "process"])
 def test_repeated_ctrl_c_still_ends_cleanly(slow_folds, tmp_path, executor):
     """An impatient user presses Ctrl-C again while the run is stopping: same clean end."""
     results = tmp_path / "res"
@@ -103,10 +117,36 @@ def test_killed_pool_worker_fails_its_task_and_the_run_carries_on(slow_folds, tm
     (failure,) = json.loads((results / "failures.json").read_text())["failed"]
     assert failure["error_type"] == "WorkerCrashed"
     assert f"worker process {claim['pid']} crashed (killed by SIGKILL)" in failure["message"]
+    assert not list(results.glob("*/.*.claim"))  # the dead worker's claim went with the run
     resumed = subprocess.run(kgrid_command(slow_folds, results, *SLOW, "--skip-existing"),
                              capture_output=True, text=True)
     assert resumed.returncode == 0, resumed.stderr
     assert summary_counts(resumed.stderr)["done"] == 1
+
+
+@pytest.mark.parametrize("allowed_failures", [None, 0])
+def test_killed_dask_worker_is_replaced(slow_folds, tmp_path, monkeypatch, allowed_failures):
+    """Dask restarts a dead worker and runs its task again while its allowed-failures rule lets it
+    (3 by default): the claim the dead process left is broken and every task completes. Beyond
+    that the tasks the dead worker held (running or queued there) fail as WorkerCrashed and the run
+    carries on."""
+    if allowed_failures is not None:
+        monkeypatch.setenv("DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES", str(allowed_failures))
+    results = tmp_path / "res"
+    proc = _start(slow_folds, results, "--executor", "dask", "--jobs", "2")
+    claim = wait_until(lambda: running_claims(results), "a task started", proc)[0]
+    os.kill(claim["pid"], signal.SIGKILL)  # the worker that holds this claim
+    _, err = proc.communicate(timeout=600)
+    counts = summary_counts(err)
+    assert counts["done"] + counts["failed"] == N_FOLDS and counts["interrupted"] == 0
+    assert not psutil.pid_exists(claim["pid"]) and not list(results.glob("*/.*.claim"))
+    if allowed_failures is None:
+        assert proc.returncode == 0 and counts["failed"] == 0, err
+    else:
+        assert proc.returncode == 1 and counts["failed"] >= 1, err
+        failures = json.loads((results / "failures.json").read_text())["failed"]
+        assert {f["error_type"] for f in failures} == {"WorkerCrashed"}
+        assert "the Dask worker failed" in failures[0]["message"]
 
 
 @pytest.mark.parametrize("executor", ["process", "dask"])

@@ -60,7 +60,7 @@ class TaskClaim:
                 self.acquired = True
                 remove_abandoned_temporaries(self.path, self.stale_after)
                 return True
-            if not self._break_if_abandoned():
+            if not self.break_if_abandoned():
                 return False
         return False
 
@@ -99,7 +99,8 @@ class TaskClaim:
         finally:
             tmp.unlink(missing_ok=True)
 
-    def _break_if_abandoned(self) -> bool:
+    def break_if_abandoned(self) -> bool:
+        """Remove the claim if it is abandoned; returns whether the task is free of it now."""
         if not self._is_abandoned():
             return False
         grave = self.path.with_name(f"{self.path.name}.stale.{os.getpid()}")

@@ -86,6 +86,7 @@ class DaskExecutor:
         self.scheduler = scheduler
         self._client = None
         self._cluster = None
+        self._unfinished: list[Task] = []
 
     def __enter__(self) -> "DaskExecutor":
         from dask.distributed import Client
@@ -110,6 +111,10 @@ class DaskExecutor:
         if self._cluster is not None:
             self._cluster.close()
             remove_abandoned_scratch_dirs()
+        # A worker stopped inside a task (e.g. in an Octave call) left its claim: its process is
+        # gone now, so the claim is abandoned and goes; a remote worker's stays until it is stale.
+        for task in self._unfinished:
+            _claim(task, self.settings).break_if_abandoned()
 
     def run(self, tasks: Iterable[Task], stop: RunStop) -> Iterator[Outcome]:
         from dask.distributed import as_completed
@@ -121,6 +126,7 @@ class DaskExecutor:
         while not pending.is_empty():
             if stop.requested:
                 # Dask cannot stop a task that runs; a LocalCluster's workers end when it closes.
+                self._unfinished += [task for future, task in submitted.items() if not future.done()]
                 self._client.cancel(list(submitted))
                 return
             batch = pending.next_batch(block=False)
@@ -214,6 +220,8 @@ def execute(executor, tasks: list[Task], progress: bool = True, stop: RunStop | 
                     held_elsewhere.append(outcome.task)
                     continue
                 tally.add(outcome)
+                if outcome.error_type == "WorkerCrashed":  # the dead worker could not release its claim
+                    _claim(outcome.task, executor.settings).break_if_abandoned()
                 if outcome.error_type == "StorageError":
                     stop.request(f"stopped after a storage fault: {outcome.message}")
             batch, held_elsewhere = _wait_for_claims(held_elsewhere, executor.settings, stop, bar)
