@@ -279,7 +279,7 @@ def test_section_is_replaced_between_the_markers_only():
 def test_unrecorded_known_scripts_are_named_and_unknown_ones_grouped(committed):
     rec = copy.deepcopy(committed)
     entry = first_script(rec)
-    entry["context"]["command"] = ["bench/bench_new_thing.py"]
+    entry["context"]["command"] = [str(Path("bench", "bench_new_thing.py"))]  # a script that does not exist
     rec["scripts"] = {"bench_new_thing": entry}
     section = render_performance.render_section(rec)
     assert "**Other benchmarks**" in section and "`bench_new_thing.py`:" in section
