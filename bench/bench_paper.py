@@ -38,7 +38,7 @@ sys.path.insert(0, str(REPO / "python"))
 from pipeline.cli import run_main  # noqa: E402
 from pipeline.paper.suite import load_suite  # noqa: E402
 from pipeline.paper.tables import table_arguments  # noqa: E402
-from record import BenchRun  # noqa: E402
+from record import PARTIAL_RUNS, BenchRun  # noqa: E402
 
 SUITE = REPO / "paper" / "suite.yaml"
 
@@ -98,7 +98,7 @@ def main(argv=None) -> None:
     restrict = (["--datasets", *datasets] if args.datasets else []) + (["--folds", str(folds)] if args.folds else [])
     runs: dict[str, list[float]] = {}
     # a subset keeps its own entry, so `make bench` does not replace the full paper's figures
-    with BenchRun(__file__, entry="bench_paper_subset" if restrict else None) as run:
+    with BenchRun(__file__, entry=PARTIAL_RUNS["bench_paper"][0] if restrict else None) as run:
         for repeat in range(args.repeats):
             with tempfile.TemporaryDirectory() as tmp:
                 root = Path(tmp)

@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import Mapping, Sequence
 
-from record import REPO, RECORD_PATH, format_measurement, format_number, read_record
+from record import PARTIAL_RUNS, REPO, RECORD_PATH, format_measurement, format_number, read_record
 
 from pipeline.cli import run_main
 from pipeline.errors import DataError
@@ -26,8 +26,6 @@ from pipeline.report.tables import markdown_escape
 
 README_PATH = REPO / "README.md"
 BEGIN, END = "<!-- performance:begin -->", "<!-- performance:end -->"
-#: Entries a script records instead of its own when it runs less than its full workload.
-PARTIAL_RUNS = {"bench_paper": ("bench_paper_subset",)}
 #: The README's groups of bench scripts, in order; a recorded script not listed here goes last.
 GROUPS = (
     ("Core protocol", ("bench_mlknn_kgrid", "bench_octave_bridge", "bench_executors", "bench_tables",
@@ -79,7 +77,7 @@ def render_section(record: Mapping) -> str:
 
 def entry_file(name: str) -> str:
     """The script file of a record entry, or the entry's own name for a script's partial run."""
-    return f"{name}.py" if (Path(__file__).parent / f"{name}.py").is_file() else name
+    return name if any(name in entries for entries in PARTIAL_RUNS.values()) else f"{name}.py"
 
 
 def _groups(scripts: Mapping) -> list[tuple[str, Sequence[str]]]:
