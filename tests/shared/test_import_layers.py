@@ -41,14 +41,18 @@ def layer(path: Path) -> int:
     return TOP if path.name == "__main__.py" else LAYERS[unit(path)]
 
 
+def relative_imports(path: Path, source: bytes) -> list[tuple[ast.ImportFrom, list[str]]]:
+    """Each relative import of ``source`` (the file ``path``) with the module path it names."""
+    package = list(path.relative_to(PACKAGE).parent.parts)
+    return [(node, package[:len(package) - (node.level - 1)] + (node.module.split(".") if node.module else []))
+            for node in ast.walk(ast.parse(source)) if isinstance(node, ast.ImportFrom) and node.level]
+
+
 def imported_units(path: Path, source: bytes) -> set[str]:
     """Top-level units of ``pipeline`` that ``source`` (the file ``path``) imports relatively."""
-    package = list(path.relative_to(PACKAGE).parent.parts)
     found = set()
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.ImportFrom) and node.level:
-            target = package[:len(package) - (node.level - 1)] + (node.module.split(".") if node.module else [])
-            found |= {target[0]} if target else {alias.name for alias in node.names}
+    for node, target in relative_imports(path, source):
+        found |= {target[0]} if target else {alias.name for alias in node.names}
     return found
 
 
@@ -77,15 +81,11 @@ def module_graph() -> dict[str, set[str]]:
     names = {module_name(p) for p in modules()}
     graph = {}
     for path in modules():
-        package = module_name(path).split(".")[:-1] if path.name != "__init__.py" else module_name(path).split(".")
-        package = [part for part in package if part]
         found = set()
-        for node in ast.walk(ast.parse(path.read_bytes())):
-            if isinstance(node, ast.ImportFrom) and node.level:
-                base = package[:len(package) - (node.level - 1)]
-                target = ".".join(base + (node.module.split(".") if node.module else []))
-                submodules = {f"{target}.{a.name}".lstrip(".") for a in node.names} & names
-                found |= submodules if not node.module and submodules else {target} & names
+        for node, parts in relative_imports(path, path.read_bytes()):
+            target = ".".join(parts)
+            submodules = {f"{target}.{a.name}".lstrip(".") for a in node.names} & names
+            found |= submodules if not node.module and submodules else {target} & names
         me = module_name(path)
         # a module's own packages are its parents, not its dependencies (``from . import x``)
         graph[me] = {name for name in found if name != me and not me.startswith(f"{name}.")}
