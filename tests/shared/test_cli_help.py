@@ -29,14 +29,16 @@ def help_text(module: str, before: list[str], capsys) -> str:
 def option_blocks(text: str) -> list[str]:
     """The help of each option: its line and the indented lines that continue it."""
     blocks: list[str] = []
+    open_block = False
     for line in text.splitlines():
         if OPTION_LINE.match(line):
             blocks.append(line)
-        elif blocks and line.startswith("    ") and line.strip():
+            open_block = True
+        elif open_block and line.startswith("    ") and line.strip():
             blocks[-1] += " " + line.strip()
-        elif not line.strip() and blocks and not blocks[-1].endswith("\0"):
-            blocks[-1] += "\0"  # an empty line ends the block
-    return [block.rstrip("\0") for block in blocks]
+        else:  # an empty line or a heading ends the block
+            open_block = False
+    return blocks
 
 
 @pytest.mark.parametrize("module,before", COMMANDS, ids=[" ".join([m, *b]) for m, b in COMMANDS])
