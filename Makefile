@@ -5,7 +5,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup-core setup octave latex demo test bench clean FORCE
+.PHONY: setup-core setup octave latex demo test bench docs-img clean FORCE
 
 # The core (k-grid/p-grid benchmark, tables, Octave bridge) and, for the tests, everything else:
 # the sibling protocols' stack (torch, librosa, ...) and the test tools.
@@ -33,11 +33,12 @@ octave:
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq \
 	    --no-install-recommends $(OCTAVE_PACKAGES); fi
 
-# pdflatex compiles every generated table in the tests.
+# pdflatex compiles every generated table in the tests; poppler's pdftotext measures the type
+# sizes of the compiled PDF and pdftoppm renders its pages (docs/img).
 latex:
-	@command -v pdflatex >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && \
-	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends \
-	  texlive-latex-base texlive-latex-recommended texlive-latex-extra; }
+	@{ command -v pdflatex && command -v pdftotext && command -v pdftoppm; } >/dev/null 2>&1 || { \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq \
+	  --no-install-recommends texlive-latex-base texlive-latex-recommended texlive-latex-extra poppler-utils; }
 
 DEMO_METHODS := DAGFS LABELCORR VARIANCE RANDOM
 
@@ -69,6 +70,11 @@ bench-run-%: FORCE
 	$(PY) bench/$*.py $(BENCH_ARGS_$*)
 
 FORCE:
+
+# README's picture of the compiled paper tables: a synthetic 12-method x 17-dataset result set
+# through pipeline.tables --pdf (two-column article), one page rendered by pdftoppm.
+docs-img: setup-core latex
+	$(PY) scripts/paper_tables_png.py docs/img/paper_tables.png
 
 clean:
 	rm -rf $(VENV) .pytest_cache

@@ -30,17 +30,18 @@ import pandas as pd
 
 from .errors import ConfigError, DataError
 from .evaluation.grids import p_target_index
-from .evaluation.metrics import METRICS
+from .evaluation.metrics import HIGHER_IS_BETTER, METRICS
 from .names import validate_name
 
 GRIDS = ("kgrid", "pgrid")
-LOWER_IS_BETTER = frozenset({"hamming_loss", "one_error"})
-METRIC_DISPLAY = {"micro_f1": "Micro-F1", "macro_f1": "Macro-F1", "hamming_loss": "Hamming Loss",
-                  "micro_pr_auc": "Micro PR-AUC", "macro_pr_auc": "Macro PR-AUC",
-                  "avg_precision": "AvgPrec", "one_error": "One-error"}
-METRIC_TABLE_STEM = {"micro_f1": "microf1", "macro_f1": "macrof1", "hamming_loss": "hamming",
-                     "micro_pr_auc": "micro_pr_auc", "macro_pr_auc": "macro_pr_auc",
-                     "avg_precision": "avg_precision", "one_error": "one_error"}
+#: Every table and figure follows these (a metric added to METRICS is tabulated and drawn as the others).
+LOWER_IS_BETTER = frozenset(m for m in METRICS if not HIGHER_IS_BETTER[m])
+_DISPLAY = {"micro_f1": "Micro-F1", "macro_f1": "Macro-F1", "hamming_loss": "Hamming Loss",
+            "micro_pr_auc": "Micro PR-AUC", "macro_pr_auc": "Macro PR-AUC", "avg_precision": "AvgPrec",
+            "one_error": "One-error", "ranking_loss": "Ranking Loss", "coverage": "Coverage"}
+_STEM = {"micro_f1": "microf1", "macro_f1": "macrof1", "hamming_loss": "hamming"}
+METRIC_DISPLAY = {m: _DISPLAY.get(m, m.replace("_", " ").capitalize()) for m in METRICS}
+METRIC_TABLE_STEM = {m: _STEM.get(m, m) for m in METRICS}
 MAIN_METRICS = ("micro_f1", "macro_f1", "hamming_loss")
 GRID_TOLERANCE = 1e-9
 TIDY_COLUMNS = ["dataset", "method", "fold", "metric", "value"]
@@ -487,3 +488,85 @@ def curve_over_datasets(per_dataset: dict[str, dict[str, tuple]], method: str) -
     common = sorted(set.intersection(*(set(np.round(x, 9).tolist()) for x, _, _ in curves)))
     values = [np.array([dict(zip(np.round(x, 9).tolist(), mean))[c] for c in common]) for x, mean, _ in curves]
     return np.array(common), np.mean(values, axis=0)
+
+
+REFERENCE_FOLDER = "_reference"
+ALL_FEATURES_SCHEMA = "all_features/1"
+
+
+def read_all_features(results_dir: str | Path, datasets: Sequence[str],
+                      folds: dict[str, list[int]]) -> pd.DataFrame:
+    """Tidy per-fold scores of ML-kNN on every feature (``_reference/<DATASET>_fold<i>_all_features.json``).
+
+    Only the expected folds of the given datasets are read; absent files give no rows (a dataset
+    without any has no reference). A present file must be valid: DataError naming it otherwise.
+    Columns as :func:`fold_table` (method ``""``).
+    """
+    folder = Path(results_dir) / REFERENCE_FOLDER
+    rows = []
+    for dataset in datasets:
+        for fold in folds[dataset]:
+            path = folder / f"{dataset}_fold{fold}_all_features.json"
+            if path.is_file():
+                values = _read_all_features_file(path, dataset, fold)
+                rows += [(dataset, "", fold, metric, values[metric]) for metric in METRICS]
+    return pd.DataFrame(rows, columns=TIDY_COLUMNS)
+
+
+def _read_all_features_file(path: Path, dataset: str, fold: int) -> dict[str, float]:
+    try:
+        obj = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise DataError(f"cannot read all-features file: {exc}", file=path) from None
+    if not isinstance(obj, dict) or obj.get("schema") != ALL_FEATURES_SCHEMA:
+        raise DataError("not an all-features reference file", file=path, field="schema",
+                        expected=ALL_FEATURES_SCHEMA, found=repr(obj.get("schema") if isinstance(obj, dict) else obj)[:80])
+    if obj.get("dataset") != dataset or obj.get("fold") != fold:
+        raise DataError("file name and content disagree", file=path, field="dataset/fold",
+                        expected=f"{dataset} fold {fold}", found=f"{obj.get('dataset')!r} fold {obj.get('fold')!r}")
+    metrics = obj.get("metrics")
+    values = {}
+    for metric in METRICS:
+        value = metrics.get(metric, _ABSENT) if isinstance(metrics, dict) else _ABSENT
+        if value is not None and not _is_real(value):
+            raise DataError("metric value must be a number or null", file=path, field=f"metrics.{metric}",
+                            found="nothing" if value is _ABSENT else repr(value)[:80])
+        values[metric] = math.nan if value is None else float(value)
+    return values
+
+
+def ranking_engines(results: ResultSet) -> dict[tuple[str, str, int], str]:
+    """Per (method, dataset, fold): the engine that ranked the features.
+
+    The engine comes from the ranking record (``_ranking.json``) beside the metrics file, or from
+    those of its seed folders (``<METHOD>__seed_<s>``) for a seed-averaged file (several engines
+    joined by ``+``); ``external`` when the metrics file says the ranking was made outside the
+    pipeline, ``unknown`` when nothing says.
+    """
+    engines = {}
+    for (method, dataset, fold), r in results.results.items():
+        stem = f"{dataset}_fold{fold}_ranking.json"
+        folders = [results.results_dir / method]
+        if r.seed_spread is not None:
+            folders = [results.results_dir / f"{method}__seed_{s}" for s in r.seed_spread.seeds]
+        found = sorted({_record_engine(folder / stem) for folder in folders} - {None})
+        if not found:
+            found = ["external" if _provenance_engine(r.path) == "external" else "unknown"]
+        engines[(method, dataset, fold)] = "+".join(found)
+    return engines
+
+
+def _record_engine(path: Path) -> str | None:
+    try:
+        engine = json.loads(path.read_text(encoding="utf-8")).get("engine")
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, AttributeError):
+        return None
+    return engine if isinstance(engine, str) else None
+
+
+def _provenance_engine(path: Path) -> str | None:
+    try:
+        provenance = json.loads(path.read_text(encoding="utf-8")).get("provenance")
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, AttributeError):
+        return None
+    return provenance.get("engine") if isinstance(provenance, dict) else None

@@ -2,24 +2,29 @@
 
 From one results directory (k-grid or p-grid metrics files) it writes into ``--out-dir``:
 
-* ``table_microf1.tex``, ``table_macrof1.tex``, ``table_hamming.tex``, ``table_micro_pr_auc.tex``,
-  ``table_macro_pr_auc.tex``, ``table_avg_precision.tex``, ``table_one_error.tex``: datasets x
-  methods, mean +- sample std over folds, best bold, second underlined, average-rank and W/T/L rows;
-* ``table_time.tex``: ranking time in seconds, mean +- sample std over folds;
+* ``table_<metric>.tex`` per metric (``table_microf1.tex``, ``table_hamming.tex``, ...): datasets
+  x methods, mean +- sample std over folds, best bold, second underlined (as printed), marks of
+  significance against the reference per dataset, the all-features reference when its files
+  exist, average-rank and W/T/L rows;
+* ``table_time.tex``: ranking time in seconds, mean +- sample std over folds, with each method's engine;
 * ``table_ranks.tex``: average rank of every method per metric, with the Friedman and
   Iman–Davenport p values;
-* ``table_stats.tex``: Friedman / Iman–Davenport / Nemenyi CD per metric, Wilcoxon + Holm per
-  method against the reference;
+* ``table_stats.tex``: Friedman / Iman–Davenport / Nemenyi and Bonferroni–Dunn CDs per metric,
+  Wilcoxon + Holm per method against the reference;
+* ``table_datasets.tex`` (with ``--folds-dir``): the datasets' characteristics from the fold files;
 * ``table_seed_spread.tex`` (with ``--seed-spread``): std over seeds of the seed-averaged methods;
 * ``benchmark_means_<grid>.csv`` (tidy: dataset, method, metric, mean, std, n_folds),
   ``stats_<grid>.json`` (every number of the statistics), ``report.md`` (the same as Markdown);
-* ``figures/``: curves per dataset and averaged over datasets, CD diagrams (PNG + PDF).
+* ``figures/``: curves per dataset and averaged over datasets, Nemenyi and Bonferroni–Dunn CD
+  diagrams (PNG + PDF);
+* ``main.tex``: a document that inputs every table and figure (``--pdf`` compiles it).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict
 from pathlib import Path
@@ -31,19 +36,27 @@ import numpy as np
 from . import aggregate as agg
 from .cli import run_main
 from .errors import ConfigError
+from .data.summary import summarise_dataset
 from .evaluation.metrics import METRICS
 from .fileio import atomic_write_json, atomic_write_text
 from .names import validate_name
+from .report.document import FIGURES, DocumentFigure, compile_pdf, figures_tex, write_main_tex
+from .report.layout import DEFAULT_WIDTH_PT, LAYOUTS
 from .report.output import prepare_output_folder
-from .report.tables import (CellNote, RankTable, ScoreTable, StatsBlock, StatsRow, StatsTable, ValueTable,
-                            check_label, markdown_escape, render_rank_table_latex,
+from .report.tables import (BASELINE_NAME, CellNote, RankTable, ScoreTable, StatsBlock, StatsRow, StatsTable,
+                            TextTable, ValueTable, check_label, markdown_escape, render_rank_table_latex,
                             render_rank_table_markdown, render_score_table_latex,
                             render_score_table_markdown, render_stats_table_latex,
-                            render_stats_table_markdown, render_value_table_latex,
-                            render_value_table_markdown)
+                            render_stats_table_markdown, render_text_table_latex, render_text_table_markdown,
+                            render_value_table_latex, render_value_table_markdown)
+from .stats.bonferroni_dunn import bonferroni_dunn_cd
 from .stats.compare import Comparison, compare_methods
+from .stats.fold_tests import min_signed_rank_p, significance_mark
 
 SIG_ALPHA = 0.05
+#: Text width a table part may take for a one- or two-column 10 pt article (``table*`` spans both columns).
+COLUMN_WIDTH_PT = {1: DEFAULT_WIDTH_PT["split"], 2: 505.0}
+ENGINE_NAMES = {"python": "Python (NumPy)", "octave": "GNU Octave", "matlab": "MATLAB"}
 FEWER_FOLDS_NOTE = "averaged over fewer folds than expected (see report.md)."
 DEGENERATE_NOTE = ("in at least one fold, more than half of the selected features are constant on the "
                    "training part although non-constant features were left unselected, at a grid point "
@@ -99,7 +112,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="rows, in this order (default: every dataset found, A-Z ignoring case)")
     p.add_argument("--ref-method", required=True, help="reference method (Wilcoxon, W/T/L, gain)")
     p.add_argument("--metrics", nargs="+", choices=METRICS, default=None, metavar="METRIC",
-                   help=f"metrics to tabulate and test, in this order (default: all seven: {' '.join(METRICS)})")
+                   help=f"metrics to tabulate and test, in this order (default: all {len(METRICS)}: {' '.join(METRICS)})")
     p.add_argument("--out-dir", default="paper/tables")
     p.add_argument("--display-map", default=None, help="JSON object: internal name -> display name")
     p.add_argument("--grid", choices=agg.GRIDS, default="kgrid")
@@ -113,13 +126,26 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--bayesian-rope", type=float, default=None,
                    help="add the Bayesian signed-rank P(ref better) column with this rope")
     p.add_argument("--fit-width", action=argparse.BooleanOptionalAction, default=True,
-                   help=r"shrink tables wider than \textwidth to fit (default; needs \usepackage{graphicx})")
+                   help=r"shrink a table part wider than the line to fit (default; a safety net, since wide "
+                        r"tables are split into parts that fit at 8 pt; needs \usepackage{graphicx})")
+    p.add_argument("--layout", choices=LAYOUTS, default="split",
+                   help="split: wide tables become several floats spanning the text width (default); landscape: "
+                        r"rotated floats, a page each, split only beyond the page height (needs \usepackage{rotating})")
+    p.add_argument("--columns", type=int, choices=(1, 2), default=1,
+                   help="columns of the target document: the width tables are split for (345 pt for 1, default; "
+                        "505 pt for 2, where table* spans both) and main.tex's class option")
+    p.add_argument("--table-width", type=float, default=None, metavar="PT",
+                   help="width a table part may take, in pt (default: from --columns, or 520 pt in the landscape layout)")
+    p.add_argument("--folds-dir", default=None,
+                   help="folder of the fold files the results were made from (<DIR>/<DATASET>/fold<i>.mat): adds "
+                        "table_datasets.tex (default: no dataset table)")
+    p.add_argument("--pdf", action="store_true", help="compile main.tex into main.pdf with pdflatex")
     p.add_argument("--seed-spread", action="store_true",
                    help="add table_seed_spread.tex: std over seeds of the seed-averaged methods")
     p.add_argument("--no-figures", action="store_true", help="skip curves and CD diagrams")
     p.add_argument("--jobs", type=int, default=1, help="processes drawing the figures in parallel")
     p.add_argument("--all-curve-metrics", action="store_true",
-                   help="plot all seven metrics in the curve figures (default: the three main ones)")
+                   help="plot every metric in the curve figures (default: the three main ones)")
     return p
 
 
@@ -133,6 +159,9 @@ def check_arguments(args: argparse.Namespace) -> None:
         raise ConfigError("--metrics lists a metric twice", field="--metrics", found=args.metrics)
     if args.folds is not None and args.folds < 1:
         raise ConfigError("--folds must be at least 1", field="--folds", found=args.folds)
+    if args.table_width is not None and not 100 <= args.table_width <= 2000:
+        raise ConfigError("--table-width must lie between 100 and 2000 pt", field="--table-width",
+                          found=args.table_width)
     if not 0 < args.p_target <= 1:
         raise ConfigError("--p-target must lie in (0, 1]", field="--p-target", found=args.p_target)
     if args.label_suffix:
@@ -176,8 +205,14 @@ class TableJob:
         if args.grid == "pgrid":
             self.p_target, p_notes = agg.p_target_used(self.results, args.p_target)
             self.notes += p_notes
-        self.means = agg.summarise(agg.fold_table(self.results, p_target=args.p_target))
+        self.folds = agg.fold_table(self.results, p_target=args.p_target)
+        self.means = agg.summarise(self.folds)
+        self.all_features = agg.summarise(agg.read_all_features(args.results_dir, self.results.datasets,
+                                                                self.results.expected_folds))
+        self.layout = {"layout": args.layout,
+                       "width_pt": args.table_width or (COLUMN_WIDTH_PT[args.columns] if args.layout == "split" else None)}
         self.seed_runs = agg.seed_runs(self.results)
+        self.engines = agg.ranking_engines(self.results)
         if args.seed_spread and not self.seed_runs:
             raise ConfigError("no method has seed-averaged results (metrics files with 'seeds')",
                               field="--seed-spread", file=args.results_dir)
@@ -256,36 +291,119 @@ class TableJob:
         if excluded:
             caption += (f" Ranks and W/T/L use the {len(complete)} datasets with a value for every "
                         f"method (left out: {', '.join(self.name(d) for d in excluded)}).")
+        # Each column's record against the reference, so the row "W/T/L vs REF" reads as its label says.
         wtl = None if comparison is None else {
-            self.name(p.method): (p.wins, p.ties, p.losses) for p in comparison.pairwise}
-        notes = [CellNote("dagger", FEWER_FOLDS_NOTE, self._fewer_folds(mean, n)),
+            self.name(p.method): (p.losses, p.ties, p.wins) for p in comparison.pairwise}
+        worse, better = self.significant_cells(metric, lower)
+        reference = self.name(self.args.ref_method)
+        notes = [CellNote("worse", f"significantly worse than {reference} on that dataset;", worse),
+                 CellNote("better", f"significantly better than {reference} on that dataset.", better),
+                 CellNote("dagger", FEWER_FOLDS_NOTE, self._fewer_folds(mean, n)),
                  CellNote("ddagger", DEGENERATE_NOTE,
                           self._cells((g.method, g.dataset) for g in self.degenerate if g.in_tables))]
+        baseline, baseline_sentence = self.baseline(metric)
+        caption = " ".join(part for part in (caption, baseline_sentence, self.fold_test_sentence()) if part)
         return ScoreTable(title=agg.METRIC_DISPLAY[metric], row_names=[self.name(d) for d in datasets],
                           column_names=[self.name(m) for m in self.methods], means=mean.to_numpy(float),
                           stds=std.to_numpy(float), lower_is_better=lower, caption=self.caption(caption),
                           label=self.label(agg.METRIC_TABLE_STEM[metric]),
                           avg_ranks=None if comparison is None else comparison.avg_ranks,
-                          win_tie_loss=wtl, reference=self.name(self.args.ref_method), notes=notes,
-                          spread_over=self.fold_counts(), fit_width=self.args.fit_width)
+                          win_tie_loss=wtl, reference=reference, notes=notes,
+                          spread_over=self.fold_counts(), fit_width=self.args.fit_width,
+                          baseline_means=None if baseline is None else baseline[0],
+                          baseline_stds=None if baseline is None else baseline[1], **self.layout)
+
+    def significant_cells(self, metric: str, lower: bool) -> tuple[frozenset, frozenset]:
+        """Cells significantly worse / better than the reference on their dataset (paired t-test over
+        the folds both have, two-sided, level SIG_ALPHA)."""
+        values = self.folds[self.folds["metric"] == metric].pivot_table(
+            index=["dataset", "fold"], columns="method", values="value", aggfunc="first")
+        ref = self.args.ref_method
+        found: dict[str, set] = {"worse": set(), "better": set()}
+        for dataset in self.results.datasets:
+            if ref not in values.columns or dataset not in values.index.get_level_values(0):
+                continue
+            rows = values.loc[dataset]
+            for method in self.methods:
+                if method == ref or method not in rows.columns:
+                    continue
+                pair = rows[[ref, method]].dropna()
+                mark = significance_mark(pair[ref].to_numpy(), pair[method].to_numpy(), alpha=SIG_ALPHA,
+                                         lower_is_better=lower)
+                if mark:
+                    found[mark].add((method, dataset))
+        return self._cells(found["worse"]), self._cells(found["better"])
+
+    def fold_test_sentence(self) -> str:
+        """The per-dataset test, its level, and which tests the fold count lets reach that level."""
+        n = min(len(f) for f in self.results.expected_folds.values())
+        text = (f"Marks against {self.name(self.args.ref_method)} per dataset: two-sided paired t-test over the "
+                f"folds, alpha = {SIG_ALPHA:g}")
+        if n < 2:
+            return text + "; with a single fold no test is possible, so no cell is marked."
+        floor = min_signed_rank_p(n)
+        if floor > SIG_ALPHA:
+            return text + (f"; with {n} folds the exact Wilcoxon signed-rank test cannot reach it (its smallest "
+                           f"two-sided p is 2/2^{n} = {floor:.4g}), the t-test can.")
+        return text + "."
+
+    def baseline(self, metric: str) -> tuple[tuple[np.ndarray, np.ndarray] | None, str]:
+        """The all-features column of a score table (means, stds per dataset) and its caption sentence."""
+        if self.all_features.empty:
+            return None, ""
+        mean, std, _ = agg.score_frames(self.all_features.assign(method=BASELINE_NAME), metric, [BASELINE_NAME],
+                                        self.results.datasets)
+        text = f"{BASELINE_NAME}: ML-kNN on every feature of each fold (mean over folds), not ranked or tested."
+        absent = [self.name(d) for d in self.results.datasets if d not in set(self.all_features["dataset"])]
+        if absent:
+            text += f" No all-features reference for {', '.join(absent)}."
+        return (mean.to_numpy(float)[:, 0], std.to_numpy(float)[:, 0]), text
 
     def time_table(self) -> ScoreTable:
         """Ranking seconds per method and dataset (files without a time are left out, and counted)."""
         times = agg.time_table(self.results)
         mean, std, n = agg.score_frames(agg.summarise(times), agg.TIME_FIELD, self.methods,
                                         self.results.datasets)
-        caption = ("Ranking time in seconds: the method's own computation, engine start-up excluded.")
-        missing = len(self.results.results) - len(times)
-        if missing:
-            caption += (f" {missing} of {len(self.results.results)} metrics files carry no time "
-                        f"({agg.TIME_FIELD}; older runs): '--' where no fold of a cell has one.")
+        caption = ("Time in seconds a method takes to rank the features of one fold's training part, "
+                   "measured where it runs (inside GNU Octave or MATLAB for those engines); engine start-up, "
+                   "data transfer and the ML-kNN evaluation are not included. Methods on different engines "
+                   "are not directly comparable. " + self.engine_sentence() + self.untimed_sentence())
         return ScoreTable(title="Running time (s)", row_names=[self.name(d) for d in self.results.datasets],
                           column_names=[self.name(m) for m in self.methods], means=mean.to_numpy(float),
                           stds=std.to_numpy(float), lower_is_better=True, caption=self.caption(caption),
                           label=self.label("time"), notes=[CellNote("dagger", FEWER_FOLDS_NOTE,
                                                                     self._fewer_folds(mean, n))],
                           spread_over=self.fold_counts(), digits=3, significant=True,
-                          fit_width=self.args.fit_width)
+                          fit_width=self.args.fit_width, **self.layout)
+
+    def engine_sentence(self) -> str:
+        """``Engines: Python (NumPy): DAGFS; GNU Octave: LRMFS, MIFS.`` from the ranking records."""
+        by_engine: dict[str, list[str]] = {}
+        for method in self.methods:
+            counts = Counter(self.engines[key] for key in self.engines if key[0] == method)
+            ran = [e for e in counts if e in ENGINE_NAMES]
+            label = " and ".join(ENGINE_NAMES[e] for e in sorted(ran)) or None
+            if label:
+                by_engine.setdefault(label, []).append(self.name(method))
+        if not by_engine:
+            return ""
+        return "Engines: " + "; ".join(f"{e}: {', '.join(ms)}" for e, ms in by_engine.items()) + ". "
+
+    def untimed_sentence(self) -> str:
+        """Why some cells have no time, in the reader's words."""
+        untimed = [key for key, r in self.results.results.items() if r.time_rank_seconds is None]
+        if not untimed:
+            return ""
+        external = sorted({self.name(m) for m, d, f in untimed if self.engines[(m, d, f)] == "external"},
+                          key=str.casefold)
+        other = [key for key in untimed if self.engines[key] != "external"]
+        parts = []
+        if external:
+            parts.append(f"{', '.join(external)} ranked outside this pipeline, so no ranking time is known")
+        if other:
+            parts.append(f"{len(other)} of {len(self.results.results)} results record no ranking time")
+        text = "; ".join(parts)
+        return text[0].upper() + text[1:] + ": '--' where no fold of a cell has one."
 
     def seed_spread_table(self) -> ValueTable:
         """Mean over folds of the std over seeds, per seed-averaged method, dataset and metric."""
@@ -299,7 +417,8 @@ class TableJob:
         caption = (f"Standard deviation over seeds (ddof = 1) of each fold's {summarised}, averaged over "
                    "the folds; '--' with a single seed or no seed-averaged fold.")
         return ValueTable("Across-seed spread", "Method", "Dataset", [agg.METRIC_DISPLAY[m] for m in self.metrics],
-                          groups, self.caption(caption), self.label("seed_spread"), fit_width=self.args.fit_width)
+                          groups, self.caption(caption), self.label("seed_spread"), fit_width=self.args.fit_width,
+                          **self.layout)
 
     def stats_table(self) -> StatsTable:
         blocks = []
@@ -310,18 +429,43 @@ class TableJob:
                                          None, None, None, None, None, []))
                 continue
             fr = c.friedman
+            bd_cd = self.bonferroni_dunn_cd(c)
+            ranks = dict(zip(c.methods, c.avg_ranks))
+            ref_rank = ranks[self.args.ref_method]
             rows = [StatsRow(self.name(p.method), p.gain, p.wins, p.ties, p.losses, p.wilcoxon.p_value,
                              p.holm_p, None if p.bayesian is None else p.bayesian.p_x_better,
-                             wilcoxon_method=p.wilcoxon.method)
+                             wilcoxon_method=p.wilcoxon.method, beyond_bd_cd=abs(ranks[p.method] - ref_rank) >= bd_cd)
                     for p in c.pairwise]
             blocks.append(StatsBlock(agg.METRIC_DISPLAY[metric], c.lower_is_better, len(c.blocks),
                                      None if fr is None else fr.chi2, None if fr is None else fr.chi2_p,
                                      None if fr is None else fr.iman_davenport_f,
-                                     None if fr is None else fr.iman_davenport_p, c.nemenyi_cd[SIG_ALPHA], rows))
+                                     None if fr is None else fr.iman_davenport_p, c.nemenyi_cd[SIG_ALPHA], rows,
+                                     bonferroni_dunn_cd=bd_cd))
         caption = f"Statistical comparison over datasets. {self.operating_point()}"
         return StatsTable(blocks, self.name(self.args.ref_method), self.caption(caption), self.label("stats"),
                           alpha=SIG_ALPHA, cd_alpha=SIG_ALPHA, bayesian=self.args.bayesian_rope is not None,
-                          fit_width=self.args.fit_width)
+                          fit_width=self.args.fit_width, layout=self.args.layout)
+
+    @staticmethod
+    def bonferroni_dunn_cd(c: Comparison) -> float:
+        return bonferroni_dunn_cd(len(c.methods), len(c.blocks), SIG_ALPHA)
+
+    def dataset_table(self) -> TextTable | None:
+        """Characteristics of the datasets from the fold files used (``--folds-dir``), or None."""
+        if self.args.folds_dir is None:
+            return None
+        summaries = [summarise_dataset(self.args.folds_dir, d, self.results.expected_folds[d])
+                     for d in self.results.datasets]
+        rows = [[self.name(s.name), s.domain or "--", str(s.n), str(s.d), str(s.n_labels), _span(s.n_train),
+                 _span(s.n_test), f"{s.cardinality:.3f}", f"{s.density:.4f}", str(s.distinct_label_sets),
+                 f"{s.zero_share:.3f}"] for s in summaries]
+        header = ["Dataset", "Domain", "n", "d", "L", "Train", "Test", "Card.", "Dens.", "Distinct", "Zeros"]
+        caption = (f"From the fold files used ({self.fold_counts()}): n instances, d features, L labels; train "
+                   "and test sizes per fold (smallest-largest when they differ); label cardinality (mean "
+                   "relevant labels per instance) and density (cardinality / L), distinct label sets and the "
+                   "share of zero feature values, over the instances of the first fold.")
+        return TextTable("Datasets", header, rows, "ll" + "r" * 9, self.caption(caption), self.label("datasets"),
+                         fit_width=self.args.fit_width, **self.layout)
 
     def rank_table(self) -> RankTable:
         ranks = np.full((len(self.methods), len(self.metrics)), np.nan)
@@ -335,7 +479,8 @@ class TableJob:
             iman.append(None if fr is None else fr.iman_davenport_p)
         return RankTable([self.name(m) for m in self.methods], [agg.METRIC_DISPLAY[m] for m in self.metrics],
                          ranks, self.caption(self.operating_point()), self.label("ranks"),
-                         {"Friedman p": friedman, "Iman-Davenport p": iman}, fit_width=self.args.fit_width)
+                         {"Friedman p": friedman, "Iman-Davenport p": iman}, fit_width=self.args.fit_width,
+                         **self.layout)
 
     # -- outputs ------------------------------------------------------------------------------
     def write(self) -> list[Path]:
@@ -344,6 +489,9 @@ class TableJob:
         csv_path = self.out / f"benchmark_means_{self.args.grid}.csv"
         written.append(atomic_write_text(csv_path, means[["dataset", "method", "metric", "mean", "std", "n_folds"]]
                                          .to_csv(index=False, lineterminator="\n")))
+        datasets = self.dataset_table()
+        if datasets is not None:
+            written.append(atomic_write_text(self.out / "table_datasets.tex", render_text_table_latex(datasets)))
         tables = {m: self.metric_table(m) for m in self.metrics}
         tables["time"] = self.time_table()
         for key, table in tables.items():
@@ -358,12 +506,60 @@ class TableJob:
         written.append(atomic_write_json(self.out / f"stats_{self.args.grid}.json", self.stats_json()))
         figures = [] if self.args.no_figures else self.figures()
         written += figures
-        sections = [render_score_table_markdown(t) for t in tables.values()]
+        sections = [] if datasets is None else [render_text_table_markdown(datasets)]
+        sections += [render_score_table_markdown(t) for t in tables.values()]
         sections += [render_rank_table_markdown(rank_table), render_stats_table_markdown(stats_table)]
         if spread is not None:
             sections.append(render_value_table_markdown(spread))
         written.append(atomic_write_text(self.out / "report.md", self.report(sections, figures)))
+        written += self.document(figures)
         return written
+
+    def table_files(self) -> list[str]:
+        """The table files this job writes, in the order main.tex inputs them."""
+        names = ["datasets"] + [agg.METRIC_TABLE_STEM[m] for m in self.metrics] + ["time", "ranks", "stats",
+                                                                                   "seed_spread"]
+        return [f"table_{n}.tex" for n in names]
+
+    def document(self, figures: list[Path]) -> list[Path]:
+        """figures.tex (a captioned float per figure), main.tex and, with --pdf, main.pdf."""
+        written = []
+        if figures:
+            written.append(atomic_write_text(self.out / FIGURES, figures_tex(self.document_figures())))
+        else:
+            (self.out / FIGURES).unlink(missing_ok=True)
+        grid = "k-grid" if self.args.grid == "kgrid" else f"p-grid at p = {self.p_target:g}"
+        written.append(write_main_tex(self.out, title=f"Benchmark tables and figures ({grid})",
+                                      columns=self.args.columns, table_order=self.table_files()))
+        if self.args.pdf:
+            written.append(compile_pdf(self.out / "main.tex"))
+        return written
+
+    def document_figures(self) -> list[DocumentFigure]:
+        """The figures of :meth:`figures` with their captions, for main.tex."""
+        grid, folder = self.args.grid, "figures"
+        names = ", ".join(agg.METRIC_DISPLAY[m] for m in self.curve_metrics())
+        axis = "the number of selected features k" if grid == "kgrid" else "the percentage of selected features"
+        reference = f"; dashed line: {BASELINE_NAME} (ML-kNN on every feature)" if not self.all_features.empty else ""
+        out = [DocumentFigure((f"{folder}/curves_{grid}_{d}.pdf",),
+                              f"{self.name(d)}: {names} against {axis}, mean over the folds, band = ±1 sample "
+                              f"std{reference}.", f"fig:curves_{grid}_{d}")
+               for d in self.results.datasets if (self.out / folder / f"curves_{grid}_{d}.pdf").is_file()]
+        if (self.out / folder / f"curves_{grid}_mean.pdf").is_file():
+            out.append(DocumentFigure((f"{folder}/curves_{grid}_mean.pdf",),
+                                      f"{names} against {axis}: unweighted mean over the "
+                                      f"{len(self.results.datasets)} datasets of the fold-mean curves{reference}.",
+                                      f"fig:curves_{grid}_mean"))
+        for metric, c in self.comparisons.items():
+            reference_name = self.name(self.args.ref_method)
+            out.append(DocumentFigure(
+                (f"{folder}/cd_{grid}_{metric}.pdf", f"{folder}/cd_bd_{grid}_{metric}.pdf"),
+                f"{agg.METRIC_DISPLAY[metric]}: average ranks over {len(c.blocks)} datasets (1 = best). Left: "
+                f"Nemenyi's test, CD = {c.nemenyi_cd[SIG_ALPHA]:.3f}; methods joined by a bar do not differ "
+                f"significantly. Right: Bonferroni-Dunn test against {reference_name}, CD = "
+                f"{self.bonferroni_dunn_cd(c):.3f}; methods outside the bar around {reference_name} differ "
+                f"significantly from it (alpha = {SIG_ALPHA:g}).", f"fig:cd_{grid}_{metric}"))
+        return out
 
     def stats_json(self) -> dict:
         return {"grid": self.args.grid, "p_target_used": self.p_target, "reference": self.args.ref_method,
@@ -426,11 +622,16 @@ class TableJob:
 
         tasks = self._curve_tasks(fig.CurvePanel)
         for metric, c in self.comparisons.items():
-            tasks.append((fig.plot_cd_diagram, (
-                {self.name(m): r for m, r in zip(c.methods, c.avg_ranks)}, c.nemenyi_cd[SIG_ALPHA],
-                self.out / "figures" / f"cd_{self.args.grid}_{metric}"), {
+            ranks = {self.name(m): r for m, r in zip(c.methods, c.avg_ranks)}
+            title = f"{agg.METRIC_DISPLAY[metric]} ({len(c.blocks)} datasets)"
+            tasks.append((fig.plot_cd_diagram, (ranks, c.nemenyi_cd[SIG_ALPHA],
+                                                 self.out / "figures" / f"cd_{self.args.grid}_{metric}"), {
                 "alpha": SIG_ALPHA, "cliques": [[self.name(m) for m in g] for g in c.cliques[SIG_ALPHA]],
-                "title": f"{agg.METRIC_DISPLAY[metric]} ({len(c.blocks)} datasets)"}))
+                "title": f"Nemenyi: {title}"}))
+            tasks.append((fig.plot_cd_diagram, (ranks, self.bonferroni_dunn_cd(c),
+                                                 self.out / "figures" / f"cd_bd_{self.args.grid}_{metric}"), {
+                "alpha": SIG_ALPHA, "control": self.name(self.args.ref_method),
+                "title": f"Bonferroni-Dunn vs {self.name(self.args.ref_method)}: {title}"}))
         if self.args.jobs > 1:
             with ProcessPoolExecutor(self.args.jobs) as pool:
                 done = [pool.submit(func, *a, **kw) for func, a, kw in tasks]
@@ -441,7 +642,7 @@ class TableJob:
         from .report.figures import mpl_escape, plot_curve_panels
 
         grid, folder = self.args.grid, self.out / "figures"
-        metrics = self.metrics if self.args.all_curve_metrics else [m for m in agg.MAIN_METRICS if m in self.metrics]
+        metrics = self.curve_metrics()
         curves = {m: agg.mean_curves(self.results, m) for m in metrics}
         scale, xlabel = (1.0, "number of selected features k") if grid == "kgrid" else (100.0, "% selected features")
         tasks = []
@@ -453,7 +654,8 @@ class TableJob:
                     x = xs if x is None else x
                     if xs.shape == x.shape and np.allclose(xs, x, atol=agg.GRID_TOLERANCE):
                         series[self.name(method)] = (mean, std)
-                panels.append(panel_type(agg.METRIC_DISPLAY[m], self._ylabel(m), series))
+                panels.append(panel_type(agg.METRIC_DISPLAY[m], self._ylabel(m), series,
+                                         reference=self.baseline_value(m, [dataset])))
             if x is not None:
                 tasks.append((plot_curve_panels, (x * scale, panels, folder / f"curves_{grid}_{dataset}"),
                               {"xlabel": xlabel,
@@ -466,7 +668,8 @@ class TableJob:
                 if xs.size and (x is None or (xs.shape == x.shape and np.allclose(xs, x))):
                     x = xs
                     series[self.name(method)] = (mean, None)
-            panels.append(panel_type(agg.METRIC_DISPLAY[m], self._ylabel(m), series))
+            panels.append(panel_type(agg.METRIC_DISPLAY[m], self._ylabel(m), series,
+                                     reference=self.baseline_value(m, self.results.datasets)))
         if x is None:
             self.notes.append("no grid point is shared by all datasets: mean curve figure skipped")
         else:
@@ -475,9 +678,21 @@ class TableJob:
                            "suptitle": f"Unweighted mean over {len(self.results.datasets)} datasets"}))
         return tasks
 
+    def curve_metrics(self) -> list[str]:
+        return list(self.metrics) if self.args.all_curve_metrics else [m for m in agg.MAIN_METRICS if m in self.metrics]
+
+    def baseline_value(self, metric: str, datasets: Sequence[str]) -> float | None:
+        """Unweighted mean over ``datasets`` of the all-features fold means; None unless every one has it."""
+        rows = self.all_features[(self.all_features["metric"] == metric) & self.all_features["dataset"].isin(datasets)]
+        return float(rows["mean"].mean()) if len(rows) == len(datasets) else None
+
     @staticmethod
     def _ylabel(metric: str) -> str:
         return f"{agg.METRIC_DISPLAY[metric]} ({'lower' if metric in agg.LOWER_IS_BETTER else 'higher'} is better)"
+
+
+def _span(sizes: tuple[int, int]) -> str:
+    return str(sizes[0]) if sizes[0] == sizes[1] else f"{sizes[0]}-{sizes[1]}"
 
 
 def main(argv: Sequence[str] | None = None) -> int:

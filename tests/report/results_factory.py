@@ -91,3 +91,43 @@ def write_result_set(root: str | Path, methods: Sequence[str], datasets: Sequenc
                 write_fold(root, method, dataset, fold, grid, d, synthetic_curves(rng, len(x), skill), x, ks,
                            extras=extras)
     return root
+
+
+def write_all_features(root: str | Path, datasets: Sequence[str], *, folds: int = 5, seed: int = 0,
+                       n_features: Sequence[int] | None = None) -> Path:
+    """``_reference/<DATASET>_fold<i>_all_features.json`` files (schema ``all_features/1``) with
+    scores a little better than the best synthetic method's."""
+    root = Path(root)
+    rng = np.random.default_rng(seed)
+    for j, dataset in enumerate(datasets):
+        for fold in range(folds):
+            values = {m: float(np.mean(c)) for m, c in synthetic_curves(rng, 5, 1.1).items()}
+            atomic_write_json(root / "_reference" / f"{dataset}_fold{fold}_all_features.json", {
+                "schema": "all_features/1", "dataset": dataset, "fold": fold,
+                "n_features": int(n_features[j]) if n_features is not None else 100, "n_train": 80, "n_test": 20,
+                "n_labels": 6, "mlknn": {"k": 10, "smooth": 1.0}, "metrics": values, "time_eval_seconds": 0.01,
+                "provenance": {"engine": "synthetic"}})
+    return root
+
+
+def write_ranking_records(root: str | Path, engines: Mapping[str, str]) -> None:
+    """A ``_ranking.json`` naming the engine beside every metrics file of the given methods."""
+    root = Path(root)
+    for method, engine in engines.items():
+        for path in sorted((root / method).glob("*_fold*_kgrid_metrics.json")):
+            stem = path.name.removesuffix("_kgrid_metrics.json")
+            atomic_write_json(path.with_name(f"{stem}_ranking.json"), {"method": method, "engine": engine})
+
+
+def write_fold_files(folder: str | Path, datasets: Sequence[str], *, folds: int = 5, seed: int = 0) -> Path:
+    """Tiny fold files ``<folder>/<DATASET>/fold<i>.mat`` (the dataset table reads them)."""
+    from pipeline.data.folds import fold_path, save_fold
+
+    rng = np.random.default_rng(seed)
+    for dataset in datasets:
+        X = np.round(rng.random((25, 6)), 1)
+        Y = (rng.random((25, 4)) < 0.4).astype(np.uint8)
+        for fold in range(folds):
+            test = np.arange(25) % folds == fold
+            save_fold(fold_path(folder, dataset, fold), X[~test], Y[~test], X[test], Y[test])
+    return Path(folder)

@@ -32,7 +32,7 @@ def test_lrdg_on_medical_is_marked_listed_and_timed(medical_results, tmp_path):
                    (out / "table_microf1.tex").read_text().splitlines() if line.startswith(("Dataset & ", "medical & "))]
     cells = dict(zip(header[1:], row[1:]))
     assert list(cells) == ["LRDG", "RANDOM", "VARIANCE"]  # default column order: A-Z
-    assert cells["LRDG"].endswith("$^\\ddagger$") and "ddagger" not in cells["VARIANCE"] + cells["RANDOM"]
+    assert cells["LRDG"].endswith("\\,$\\ddagger$") and "ddagger" not in cells["VARIANCE"] + cells["RANDOM"]
 
     report = (out / "report.md").read_text()
     (listing,) = [line for line in report.splitlines() if line.startswith("| LRDG | medical | 0 |")]

@@ -42,13 +42,13 @@ def make_score_table(names=("M1", "M2", "M3")):
 
 def test_score_table_latex_marks_escapes_and_summary_rows():
     text = render_score_table_latex(make_score_table(names=("M1", NASTY, "M3")))
-    assert r"\textbf{0.7200 $\pm$ 0.0200}$^\ddagger$ &" in text
+    assert r"\textbf{0.7200 $\pm$ 0.0200}\,$\ddagger$ &" in text
     assert r"\underline{0.7000 $\pm$ 0.0300} \\" in text
-    assert r"0.6100 $\pm$ 0.0100$^\dagger$ &" in text and r"\textbf{0.5000 $\pm$ 0.0000} & -- &" in text
+    assert r"0.6100 $\pm$ 0.0100\,$\dagger$ &" in text and r"\textbf{0.5000 $\pm$ 0.0000} & -- &" in text
     assert r"higher is better). Note" in text
-    assert r"second underlined; average rank" in text
-    assert text.count("$^\\ddagger$") == 3 and r"$^\ddagger$degenerate\_point}" in text
-    assert r"$^\dagger$fewer folds $^\ddagger$" in text and "never used" not in text and "{a}" not in text
+    assert r"second underlined, decided on the printed values (equal printed values share the mark); average rank" in text
+    assert text.count("\\,$\\ddagger$") == 3 and r"\,$\ddagger$\,degenerate\_point}" in text
+    assert r"\,$\dagger$\,fewer folds \,$\ddagger$" in text and "never used" not in text and "(a)" not in text
     assert latex_escape(NASTY) in text and NASTY not in text
     assert r"Avg.\ rank & \underline{2.00} & \textbf{1.00} & 3.00 \\" in text
     assert r"W/T/L vs M1 & -- & 1/0/1 & 2/0/0 \\" in text
@@ -99,8 +99,9 @@ def test_latex_escape_turns_line_breaks_into_spaces():
 
 
 def make_stats_table(name=NASTY, bayesian=True, approximate=()):
-    rows = [StatsRow(name, 0.012, 10, 2, 3, 6.1e-5, 1.2e-4, 0.97), StatsRow("M3", -0.1, 1, 1, 13, 0.2, 0.2, 0.01)]
-    block = StatsBlock("Hamming Loss", True, 15, 9.28, 0.025, 3.69, 0.0198, 1.25, rows)
+    rows = [StatsRow(name, 0.012, 10, 2, 3, 6.1e-5, 1.2e-4, 0.97, beyond_bd_cd=True),
+            StatsRow("M3", -0.1, 1, 1, 13, 0.2, 0.2, 0.01)]
+    block = StatsBlock("Hamming Loss", True, 15, 9.28, 0.025, 3.69, 0.0198, 1.25, rows, bonferroni_dunn_cd=2.1)
     second = [dataclasses.replace(r, wilcoxon_method="asymptotic" if i in approximate else "exact")
               for i, r in enumerate(rows)]
     return StatsTable([block, dataclasses.replace(block, rows=second)], "DAGFS", "Over datasets.",
@@ -109,25 +110,28 @@ def make_stats_table(name=NASTY, bayesian=True, approximate=()):
 
 def test_stats_table_latex_and_markdown():
     text = render_stats_table_latex(make_stats_table())
-    omnibus = "\\textbf{Hamming Loss} $\\downarrow$ ($N$=15) & 9.28 (0.025) & 3.69 (0.0198) & 1.250"
-    assert f"{omnibus} & {latex_escape(NASTY)} & 0.0120 & 10/2/3 & 6.1e-05 & 0.00012 & $\\checkmark$ & 0.970 \\\\" in text
-    assert " & & &  & M3 & -0.1000 & 1/1/13 & 0.2 & 0.2 &  & 0.010 \\\\" in text
-    assert "{lccclccccc" + "c}" in text and "two-sided Wilcoxon" in text
+    assert text.count("Hamming Loss $\\downarrow$ & 15 & 9.28 (0.025) & 3.69 (0.0198) & 1.25 / 2.10 \\\\") == 2
+    assert text.count("\\multicolumn{8}{l}{\\textbf{Hamming Loss} $\\downarrow$ ($N$=15)} \\\\") == 2
+    row = f"{latex_escape(NASTY)} & 0.0120 & 10/2/3 & 6.1e-05 & 0.00012 & $\\checkmark$ & $\\checkmark$ & 0.970 \\\\"
+    assert text.count(row) == 2
+    assert "M3 & -0.1000 & 1/1/13 & 0.2 & 0.2 &  &  & 0.010 \\\\" in text
+    assert "{lcccccc" + "c}" in text and "Two-sided Wilcoxon" in text and "Bonferroni--Dunn" in text
     assert "exact null distribution of the signed-rank statistic over all sign flips" in text
-    assert "normal approximation" not in text and "{a}" not in text
+    assert "normal approximation" not in text and "(a)" not in text
     empty = make_stats_table(bayesian=False)
     empty.blocks[1].rows = []
-    assert "($N$=15) & 9.28 (0.025) & 3.69 (0.0198) & 1.250 & -- & & & & & \\\\" in render_stats_table_latex(empty)
+    assert render_stats_table_latex(empty).count("\\multicolumn{7}") == 1
     md = render_stats_table_markdown(make_stats_table())
-    assert "| Hamming Loss ↓ (N=15) | 9.28 (0.025) | 3.69 (0.0198) | 1.250 |" in md
+    assert "| Hamming Loss ↓ (N=15) | 9.28 (0.025) | 3.69 (0.0198) | 1.25 / 2.10 |" in md
+    assert f"| {markdown_escape(NASTY)} | 0.0120 | 10/2/3 | 6.1e-05 | 0.00012 | ✓ | ✓ | 0.970 |" in md
     assert "Wilcoxon: p from the exact null distribution" in md and "ᵃ" not in md
 
 
 def test_stats_table_marks_approximate_p_values():
     mixed = make_stats_table(approximate=(1,))
     text = render_stats_table_latex(mixed)
-    assert text.count("0.2$^{a}$ & 0.2") == 1 and text.count("0.2 & 0.2") == 1
-    assert "over all sign flips (mid-ranks for ties); $^{a}$: the normal approximation with the tie " \
+    assert text.count("0.2\\,(a) & 0.2") == 1 and text.count("0.2 & 0.2") == 1
+    assert "over all sign flips (mid-ranks for ties); \\,(a): the normal approximation with the tie " \
            "correction (more than 50 nonzero differences)" in text
     assert "| M3 | -0.1000 | 1/1/13 | 0.2ᵃ | 0.2 |" in render_stats_table_markdown(mixed)
     only = make_stats_table()
@@ -183,7 +187,9 @@ def test_fit_width_is_the_default_and_can_be_turned_off():
                           (make_stats_table(), render_stats_table_latex),
                           (make_rank_table(), render_rank_table_latex),
                           (make_value_table(), render_value_table_latex)):
-        assert render(table).count("\\resizebox{\\ifdim\\width>\\textwidth\\textwidth\\else\\width\\fi}{!}{%") == 1
+        text = render(table)
+        assert text.count("\\resizebox{\\ifdim\\width>\\linewidth\\linewidth\\else\\width\\fi}{!}{%") == \
+            text.count("\\begin{table*}") >= 1
         table.fit_width = False
         assert "resizebox" not in render(table)
 

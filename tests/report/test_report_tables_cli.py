@@ -110,7 +110,7 @@ def test_missing_fold_is_an_error_unless_explicitly_allowed(kgrid_results, tmp_p
     assert code == 0
     table = pd.read_csv(tmp_path / "out" / "benchmark_means_kgrid.csv")
     assert table[(table.dataset == "yeast") & (table.method == "MIFS")]["n_folds"].eq(2).all()
-    assert "$^\\dagger$" in (tmp_path / "out" / "table_microf1.tex").read_text()
+    assert "\\,$\\dagger$" in (tmp_path / "out" / "table_microf1.tex").read_text()
     assert "missing: MIFS/yeast\\_fold2" in (tmp_path / "out" / "report.md").read_text()
 
 
@@ -157,7 +157,7 @@ def test_regeneration_is_byte_identical(kgrid_results, tmp_path):
         assert run_tables(kgrid_results, tmp_path / name, "--no-figures")[0] == 0
         outputs.append({p.relative_to(tmp_path / name): p.read_bytes()
                         for p in sorted((tmp_path / name).rglob("*")) if p.is_file()})
-    assert outputs[0].keys() == outputs[1].keys() and len(outputs[0]) == 13
+    assert outputs[0].keys() == outputs[1].keys() and len(outputs[0]) == 14  # main.tex included
     for key in outputs[0]:
         assert outputs[0][key] == outputs[1][key], key
 

@@ -22,7 +22,7 @@ LAYERS = {
     **dict.fromkeys(["data", "evaluation", "methods", "stats"], 1),
     **dict.fromkeys(["report", "engines", "aggregate"], 2),
     "runner": 3,
-    **dict.fromkeys(["suite_cli", "paper", "protocols", "tables", "kgrid", "pgrid", "evaluate", "datasets",
+    **dict.fromkeys(["suite_cli", "paper", "protocols", "tables", "report_api", "kgrid", "pgrid", "evaluate", "datasets",
                      "export_splits"], 4),
 }
 TOP = max(LAYERS.values())

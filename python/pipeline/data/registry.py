@@ -73,6 +73,8 @@ class DatasetSpec:
         Whether the ARFF files use the sparse ``{index value}`` row syntax.
     drop_attributes : tuple of str
         Attributes removed on reading (identifiers).
+    domain : str
+        What the instances are (the dataset table of a paper shows it).
     """
 
     name: str
@@ -86,6 +88,7 @@ class DatasetSpec:
     files: tuple[SourceFile, ...] = ()
     sparse: bool = False
     drop_attributes: tuple[str, ...] = ()
+    domain: str = ""
 
     @property
     def reference_test_size(self) -> float:
@@ -95,7 +98,7 @@ class DatasetSpec:
 
 def _yahoo(name: str, remote: str, d: int, n_labels: int, card: float, sha: str) -> DatasetSpec:
     return DatasetSpec(name, 5000, d, n_labels, 2000, 3000, card, YAHOO_MAT,
-                       (SourceFile(f"{name}.mat", _PMLFS + remote, sha),))
+                       (SourceFile(f"{name}.mat", _PMLFS + remote, sha),), domain="text (web pages)")
 
 
 def _mulan(name: str, n_train: int, n_test: int, d: int, n_labels: int, card: float,
@@ -107,9 +110,9 @@ def _mulan(name: str, n_train: int, n_test: int, d: int, n_labels: int, card: fl
 
 
 def _clml(name: str, remote: str, n_train: int, n_test: int, d: int, n_labels: int, card: float,
-          sha: str) -> DatasetSpec:
+          sha: str, domain: str) -> DatasetSpec:
     return DatasetSpec(name, n_train + n_test, d, n_labels, n_train, n_test, card, CLML_MAT,
-                       (SourceFile(f"{name}.mat", _CLML + remote, sha),))
+                       (SourceFile(f"{name}.mat", _CLML + remote, sha),), domain=domain)
 
 
 _SPECS = (
@@ -134,37 +137,39 @@ _SPECS = (
     _mulan("emotions", 391, 202, 72, 6, 1.869,
            ("bbe704106c79bb8fb99c1d1d2e9bde081d6a2daeb01f100862f11fd91a3c1f98",
             "f13d4b746b7b5c8eb484bd751d6ac463d4560dff998a93516a5c1fe35daf6c8f",
-            "b20042828c32a6ca0a871c10a298c1b7b17fd2c453e944c1673d9e9b9bda1e68")),
+            "b20042828c32a6ca0a871c10a298c1b7b17fd2c453e944c1673d9e9b9bda1e68"), domain="music"),
     _mulan("enron", 1123, 579, 1001, 53, 3.378,
            ("2988cefc1cdf7a8004a20ef84615cc8fa1b5d7434c16687283b41454e2d9d194",
             "2f3aad54a8f54caaab4ab01246fe9dd385ba944a2633028f52747b57eac5474e",
-            "fe1374ff3352b22b1268af09ae6b1d6d1f68efca6f21a3a73fe1f1cde60aa448"), sparse=True),
+            "fe1374ff3352b22b1268af09ae6b1d6d1f68efca6f21a3a73fe1f1cde60aa448"), sparse=True,
+           domain="text (e-mail)"),
     _mulan("genbase", 463, 199, 1185, 27, 1.252,
            ("37670db2c2b308a1c163d05501819526f1d65d659638ddfb76812d4ce384b5c6",
             "0e988520bedab39aa3f23f08f646c769bcdb6f9119ee298fd92b37127b226a36",
             "198e8a1d7070e9603119e02e626cedc589db7577339b307b06f5192047b69eb9"),
-           drop_attributes=("protein",)),
+           drop_attributes=("protein",), domain="biology (proteins)"),
     _mulan("medical", 333, 645, 1449, 45, 1.245,
            ("c764f45756ab1c553b8b4eaaf5605a5610a43bbbcf37492d0f1a12bf9c9e2244",
             "6be472e75a6c0b0916187f343a398011b1b26f8f0ddc682c575312ad3532f6c4",
-            "c8d92eaab5adc877a8dfcd7132ce8c7498c5d518abe82e5778f993ea7e63bed9"), sparse=True),
+            "c8d92eaab5adc877a8dfcd7132ce8c7498c5d518abe82e5778f993ea7e63bed9"), sparse=True,
+           domain="text (clinical)"),
     _mulan("scene", 1211, 1196, 294, 6, 1.074,
            ("b0557a75da7e4b93c83ab686adc6aae9c674cba7466f2cddd7b9594153b99a06",
             "77d0f5ca0a48c1d787574f497a1619c405cf58c41436647960515e989faca418",
-            "c9fad799756d99421a12d512848a1ffe640cceedb689a10c3e2241b7daaf5e80")),
+            "c9fad799756d99421a12d512848a1ffe640cceedb689a10c3e2241b7daaf5e80"), domain="images"),
     _mulan("yeast", 1500, 917, 103, 14, 4.237,
            ("e759dc991ff54694a4ff9c4314f3be0d6fd2b1994a4b563f57e416394c6aebbd",
             "4aaac102bff9669a765bf0b378602e5cc8c3b181048282e2f003117b496d552a",
-            "45fc49ccfd0e1a45788924f40577ac4c5b1b2cb12748b0f03339ed8cdeb9bf1d")),
+            "45fc49ccfd0e1a45788924f40577ac4c5b1b2cb12748b0f03339ed8cdeb9bf1d"), domain="biology (genes)"),
     _clml("bibtex", "bibtex.mat", 4880, 2515, 1836, 159, 2.402,
-          "56a905781b5b38c8d6e7803e91ff940f5b558e1e0289872f54d268e948114b75"),
+          "56a905781b5b38c8d6e7803e91ff940f5b558e1e0289872f54d268e948114b75", "text (tags)"),
     _clml("Corel5k", "core15k.mat", 4500, 500, 499, 374, 3.522,
-          "3312f551c4dd53a1869814e36262dfeed8e27671aca0f22d86458f0428639ed4"),
+          "3312f551c4dd53a1869814e36262dfeed8e27671aca0f22d86458f0428639ed4", "images"),
 )
 
 #: The demo set's shape: the generator's defaults (:func:`pipeline.data.synthetic.make_demo_dataset`),
 #: 320 / 80 being the nominal split of its default 0.2 hold-out fraction.
-DEMO_SPEC = DatasetSpec("demo", *DEMO_SHAPE, 320, 80, float("nan"), SYNTHETIC)
+DEMO_SPEC = DatasetSpec("demo", *DEMO_SHAPE, 320, 80, float("nan"), SYNTHETIC, domain="synthetic")
 
 REGISTRY: dict[str, DatasetSpec] = {dataset_spec.name: dataset_spec for dataset_spec in (*_SPECS, DEMO_SPEC)}
 #: Names of the 17 real datasets, in registry order (Yahoo, then Mulan, then CLML).

@@ -1,8 +1,9 @@
 """The suite's tables, statistics, figures and report, one folder per grid, redone only when stale.
 
 Each grid's folder records what it was made from (``.made_from.json``: the SHA-256 of every metrics
-file it reads, the table options and the fingerprint of the reporting code); a later run with the
-same inputs leaves the folder as it is.
+and all-features reference file it reads, the table options and the fingerprint of the reporting
+code); a later run with the same inputs leaves the folder as it is. The dataset table is made from
+the suite's fold files (checked against their sidecars before any task runs).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import hashlib
 from pathlib import Path
 
 from .. import tables as tables_cli
+from ..aggregate import REFERENCE_FOLDER
 from ..errors import DataError
 from ..fileio import atomic_write_json
 from ..runner.fingerprint import python_fingerprint
@@ -35,6 +37,8 @@ def tables_stamp(suite: Suite, results_dir: Path, root: Path, grid: GridSpec) ->
             for entry in suite.methods:
                 digest = sha256_or_none(store.files(entry.name, dataset, fold).metrics(grid.mode))
                 inputs.update(f"{entry.name}/{dataset}/{fold}:{digest}\n".encode())
+            reference = results_dir / REFERENCE_FOLDER / f"{dataset}_fold{fold}_all_features.json"
+            inputs.update(f"{REFERENCE_FOLDER}/{dataset}/{fold}:{sha256_or_none(reference)}\n".encode())
     return {"inputs_sha256": inputs.hexdigest(), "arguments": table_arguments(suite, results_dir, root, grid),
             "code_sha256": python_fingerprint("tables.py")["sha256"]}
 
@@ -72,7 +76,7 @@ def table_arguments(suite: Suite, results_dir: Path, root: Path, grid: GridSpec)
     args = ["--results-dir", str(results_dir), "--methods", *[m.name for m in suite.methods],
             "--datasets", *suite.datasets, "--ref-method", options["ref_method"],
             "--out-dir", str(table_dir(suite, root, grid)), "--grid", grid.mode,
-            "--folds", str(len(suite.fold_indices))]
+            "--folds", str(len(suite.fold_indices)), "--folds-dir", str(root / suite.folds_dir)]
     if grid.mode == "pgrid":
         args += ["--p-target", repr(grid.p_target)]
     if options["display_map"]:

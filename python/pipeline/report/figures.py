@@ -57,12 +57,15 @@ class CurvePanel:
     """One subplot: several series over the same x values.
 
     ``series`` maps a legend name to ``(mean, std)``, two arrays of shape (len(x),); ``std`` may be
-    None (no band). NaN points are not drawn.
+    None (no band). NaN points are not drawn. ``reference`` (e.g. the score with all features) is
+    drawn as a horizontal line labelled ``reference_name``.
     """
 
     title: str
     ylabel: str
     series: dict[str, tuple[np.ndarray, np.ndarray | None]] = field(default_factory=dict)
+    reference: float | None = None
+    reference_name: str = "All features"
 
 
 def plot_curve_panels(x, panels: Sequence[CurvePanel], stem: str | Path, *, xlabel: str,
@@ -102,23 +105,27 @@ def plot_curve_panels(x, panels: Sequence[CurvePanel], stem: str | Path, *, xlab
             if std is not None:
                 ax.fill_between(x, np.asarray(mean) - std, np.asarray(mean) + std,
                                 color=line.get_color(), alpha=0.15, linewidth=0)
+        if panel.reference is not None and np.isfinite(panel.reference):
+            line = ax.axhline(panel.reference, color="black", linestyle=(0, (6, 3)), linewidth=1.2)
+            handles.setdefault(f"\0{panel.reference_name}", line)
         ax.set_title(panel.title, fontsize=10)
         ax.set_xlabel(xlabel)
         ax.set_ylabel(panel.ylabel)
         ax.grid(True, alpha=0.3)
     if suptitle:
         fig.suptitle(suptitle)
-    fig.legend(list(handles.values()), [mpl_escape(n) for n in handles], loc="lower center",
+    fig.legend(list(handles.values()), [mpl_escape(n.lstrip("\0")) for n in handles], loc="lower center",
                ncol=min(4, max(1, len(handles))), frameon=False)
     return save_figure(fig, stem)
 
 
 def plot_cd_diagram(avg_ranks: Mapping[str, float], cd: float, stem: str | Path, *,
                     cliques: Sequence[Sequence[str]] = (), alpha: float = 0.05,
-                    title: str | None = None) -> list[Path]:
+                    title: str | None = None, control: str | None = None) -> list[Path]:
     """Critical-difference diagram: an axis of average ranks (1 = best, on the left), one label
     per method, the CD bar and a thick line joining each group of methods not significantly
-    different.
+    different (Nemenyi). With ``control`` (Bonferroni–Dunn), a thick line spans the control's
+    rank ± CD instead: methods outside it differ significantly from the control, whose label is bold.
 
     Parameters
     ----------
@@ -131,7 +138,11 @@ def plot_cd_diagram(avg_ranks: Mapping[str, float], cd: float, stem: str | Path,
     names = sorted(avg_ranks, key=lambda n: (avg_ranks[n], n))
     k = len(names)
     half = (k + 1) // 2
-    height = 1.4 + 0.32 * half + 0.18 * len(cliques)
+    spans = [(avg_ranks[g[0]], avg_ranks[g[-1]]) for g in cliques]
+    if control is not None:
+        centre = avg_ranks[control]
+        spans = [(max(1.0, centre - cd), min(float(k), centre + cd))]
+    height = 1.4 + 0.32 * half + 0.18 * len(spans)
     fig, ax = plt.subplots(figsize=(7.0, height))
     ax.set_xlim(0.3, k + 0.7)
     ax.set_ylim(height, 0)
@@ -148,8 +159,7 @@ def plot_cd_diagram(avg_ranks: Mapping[str, float], cd: float, stem: str | Path,
         ax.plot([end, end], [0.3, 0.4], color="black", linewidth=1)
     ax.text(1 + cd / 2, 0.28, f"CD = {cd:.3f} ($\\alpha$ = {alpha:g})", ha="center", va="bottom", fontsize=8)
     clique_y = axis_y + 0.18
-    for group in cliques:
-        low, high = avg_ranks[group[0]], avg_ranks[group[-1]]
+    for low, high in spans:
         ax.plot([low - 0.03, high + 0.03], [clique_y, clique_y], color="black", linewidth=3)
         clique_y += 0.18
     label_y = clique_y + 0.15
@@ -162,7 +172,7 @@ def plot_cd_diagram(avg_ranks: Mapping[str, float], cd: float, stem: str | Path,
         ax.plot([rank, rank, x_text + (0.05 if left else -0.05)], [axis_y, y, y],
                 color="black", linewidth=0.8)
         ax.text(x_text, y, f"{mpl_escape(name)} ({rank:.2f})", ha="right" if left else "left", va="center",
-                fontsize=9)
+                fontsize=9, fontweight="bold" if name == control else "normal")
     if title:
         ax.set_title(title, fontsize=10)
     return save_figure(fig, stem, tight=True)

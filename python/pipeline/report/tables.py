@@ -17,13 +17,17 @@ import numpy as np
 
 from ..stats.signed_rank import EXACT_MAX_NONZERO
 from .latex import latex_environment, latex_escape
+from .layout import (COLUMN_SEP_PT, DEFAULT_WIDTH_PT, TYPE_SIZE, column_width_pt, float_environment, split_columns, split_rows,
+                     text_width_pt)
 
 TIE_TOLERANCE = 1e-12
 MISSING = "--"
 _LABEL = re.compile(r"^[A-Za-z0-9:_.+-]+$")
-#: Footnote symbols: name -> (LaTeX source, Markdown text).
-FOOTNOTE_SYMBOLS = {"dagger": (r"$^\dagger$", "†"), "ddagger": (r"$^\ddagger$", "‡"),
-                    "approx": (r"$^{a}$", "ᵃ")}
+#: Footnote symbols: name -> (LaTeX source, Markdown text). Set at the table's type size, not as
+#: superscripts, which would print below 8 pt. ``worse`` / ``better``: significance against a reference.
+FOOTNOTE_SYMBOLS = {"dagger": (r"\,$\dagger$", "†"), "ddagger": (r"\,$\ddagger$", "‡"),
+                    "approx": (r"\,(a)", "ᵃ"), "worse": (r"\,$\bullet$", "•"), "better": (r"\,$\circ$", "∘")}
+BASELINE_NAME = "All features"
 # Characters that open or delimit an inline construct: emphasis, code, links and images ([ and ]
 # suffice), autolinks and raw HTML, entities, math, strikethrough, table cells, and GitHub's issue
 # and user references. CommonMark renders "\c" as c for any ASCII punctuation c.
@@ -48,6 +52,13 @@ def cell_marks(values, *, lower_is_better: bool, tol: float = TIE_TOLERANCE) -> 
         for j in np.flatnonzero(candidates & (np.abs(oriented - target) <= tol)):
             marks[j] = mark
     return marks
+
+
+def printed_marks(texts: Sequence[str], *, lower_is_better: bool) -> list[str]:
+    """:func:`cell_marks` decided on the values as printed: equal printed values share a mark
+    (0.213064, 0.213073 and 0.213089 all print 0.2131 with four decimals)."""
+    values = [float(t) if t != MISSING else math.nan for t in texts]
+    return cell_marks(values, lower_is_better=lower_is_better, tol=0.0)
 
 
 def format_number(value: float, digits: int = 4) -> str:
@@ -123,7 +134,15 @@ class ScoreTable:
         Decimals; with ``significant``, significant digits of each mean, its std getting the same
         decimals (e.g. running times from milliseconds to hours).
     fit_width : bool
-        Shrink the tabular to ``\\textwidth`` when it is wider (needs ``graphicx``).
+        Shrink the tabular to ``\\textwidth`` when it is wider (needs ``graphicx``); a safety net,
+        since wide tables are split into parts (``layout``, ``width_pt``) that fit at 8 pt.
+    baseline_means, baseline_stds : ndarray, shape (n_rows,), optional
+        A reference outside the comparison (e.g. ML-kNN on all features): a column named
+        ``baseline_name`` after the row names in every part, never marked or ranked; NaN: ``--``.
+    layout : str
+        ``split`` or ``landscape`` (:data:`~pipeline.report.layout.LAYOUTS`).
+    width_pt : float, optional
+        Width a part may take (default: the layout's, :data:`~pipeline.report.layout.DEFAULT_WIDTH_PT`).
     """
 
     title: str
@@ -142,35 +161,66 @@ class ScoreTable:
     digits: int = 4
     significant: bool = False
     fit_width: bool = True
-
+    baseline_means: np.ndarray | None = None
+    baseline_stds: np.ndarray | None = None
+    baseline_name: str = BASELINE_NAME
+    layout: str = "split"
+    width_pt: float | None = None
 
     def cells(self) -> list[list[tuple[str, str | None, str, list[CellNote]]]]:
         """Per row, per column: (mean text, std text or None if missing, mark, footnotes)."""
         out = []
-        for i, row in enumerate(self.means):
-            marks = cell_marks(row, lower_is_better=self.lower_is_better)
-            out.append([self._cell(i, j, marks[j]) for j in range(row.size)])
+        for i in range(self.means.shape[0]):
+            texts = [self._texts(self.means[i, j], self.stds[i, j]) for j in range(self.means.shape[1])]
+            marks = printed_marks([mean for mean, _ in texts], lower_is_better=self.lower_is_better)
+            out.append([(mean, std, marks[j], [n for n in self.notes if (i, j) in n.cells])
+                        for j, (mean, std) in enumerate(texts)])
         return out
 
-    def _cell(self, i: int, j: int, mark: str) -> tuple[str, str | None, str, list[CellNote]]:
-        mean, std = self.means[i, j], self.stds[i, j]
+    def _texts(self, mean: float, std: float) -> tuple[str, str | None]:
         decimals = significant_decimals(mean, self.digits) if self.significant else self.digits
-        std_text = None if not math.isfinite(mean) else format_number(std, decimals)
-        return format_number(mean, decimals), std_text, mark, [n for n in self.notes if (i, j) in n.cells]
+        return format_number(mean, decimals), None if not math.isfinite(mean) else format_number(std, decimals)
+
+    def baseline_cells(self) -> list[tuple[str, str | None]] | None:
+        """Per row: (mean text, std text or None) of the baseline column, or None without one."""
+        if self.baseline_means is None:
+            return None
+        return [self._texts(m, s) for m, s in zip(self.baseline_means, self.baseline_stds)]
+
+    def parts(self) -> list[list[int]]:
+        """Column indices of each part, so that every part fits ``width_pt`` at 8 pt."""
+        cells = self.cells()
+        widths = [column_width_pt([self.column_names[j]] + [_cell_text(row[j]) for row in cells if not row[j][2]]
+                                  + self._summary_texts(j), bold=[_cell_text(row[j]) for row in cells if row[j][2]])
+                  for j in range(len(self.column_names))]
+        fixed = column_width_pt(["Dataset", *self.row_names])
+        baseline = self.baseline_cells()
+        if baseline is not None:
+            fixed += column_width_pt([self.baseline_name] + [_cell_text((m, s, "", [])) for m, s in baseline])
+        return split_columns(fixed, widths, self.width_pt or DEFAULT_WIDTH_PT[self.layout])
+
+    def _summary_texts(self, j: int) -> list[str]:
+        texts = [] if self.avg_ranks is None else [self.rank_cells()[j][0]]
+        return texts + ([] if self.win_tie_loss is None else [self.wtl_cells()[j]])
 
     def used_notes(self) -> list[CellNote]:
         """The notes that mark at least one cell, in order."""
         return [n for n in self.notes if n.cells]
 
     def rank_cells(self) -> list[tuple[str, str]]:
-        """Average-rank row: (text, mark), best = lowest rank."""
-        marks = cell_marks(self.avg_ranks, lower_is_better=True)
-        return [(format_number(r, 2), m) for r, m in zip(self.avg_ranks, marks)]
+        """Average-rank row: (text, mark), best = lowest rank as printed."""
+        texts = [format_number(r, 2) for r in self.avg_ranks]
+        return list(zip(texts, printed_marks(texts, lower_is_better=True)))
 
     def wtl_cells(self) -> list[str]:
-        """Win/tie/loss row of the reference against each column (``--`` for the reference)."""
+        """Win/tie/loss row: each column's record against the reference (``--`` for the reference)."""
         return ["/".join(map(str, self.win_tie_loss[c])) if c in self.win_tie_loss else MISSING
                 for c in self.column_names]
+
+
+def _cell_text(cell) -> str:
+    mean, std, _, notes = cell
+    return (mean if std is None else f"{mean} ± {std}") + "±" * len(notes)  # a mark is about as wide as ±
 
 
 @dataclass
@@ -178,7 +228,8 @@ class ValueTable:
     """Plain numbers (no marks, no summary rows) in groups of rows, e.g. a spread per method.
 
     ``groups`` holds (group name, row names, values of shape (n_rows, n_columns)); the group name
-    is printed on the first row of its group, NaN as ``--``. ``fit_width`` as in ScoreTable.
+    is printed on the first row of its group, NaN as ``--``. ``fit_width``, ``layout`` and
+    ``width_pt`` as in ScoreTable.
     """
 
     title: str
@@ -190,6 +241,16 @@ class ValueTable:
     label: str
     digits: int = 4
     fit_width: bool = True
+    layout: str = "split"
+    width_pt: float | None = None
+
+    def parts(self) -> list[list[int]]:
+        """Column indices of each part, so that every part fits ``width_pt`` at 8 pt."""
+        rows = [row for group in self.rows() for row in group]
+        widths = [column_width_pt([c] + [values[j] for _, _, values in rows]) for j, c in enumerate(self.column_names)]
+        fixed = (column_width_pt([self.group_header] + [g for g, _, _ in rows])
+                 + column_width_pt([self.row_header] + [name for _, name, _ in rows]))
+        return split_columns(fixed, widths, self.width_pt or DEFAULT_WIDTH_PT[self.layout])
 
     def rows(self) -> list[list[tuple[str, str, list[str]]]]:
         """Per group, per row: (group text or "", row name, formatted values)."""
@@ -199,12 +260,35 @@ class ValueTable:
 
 
 @dataclass
+class TextTable:
+    """Rows of ready-made cell texts (e.g. dataset characteristics); the first column names the row
+    and is repeated in every part. ``align`` holds one LaTeX alignment letter per column."""
+
+    title: str
+    header: list[str]
+    rows: list[list[str]]
+    align: str
+    caption: str
+    label: str
+    fit_width: bool = True
+    layout: str = "split"
+    width_pt: float | None = None
+
+    def parts(self) -> list[list[int]]:
+        """Indices of the columns after the first in each part, so that every part fits at 8 pt."""
+        widths = [column_width_pt([self.header[j]] + [row[j] for row in self.rows]) for j in range(len(self.header))]
+        parts = split_columns(widths[0], widths[1:], self.width_pt or DEFAULT_WIDTH_PT[self.layout])
+        return [[j + 1 for j in part] for part in parts]
+
+
+@dataclass
 class RankTable:
     """Average ranks: one row per method, one column per score, plus omnibus p-value rows.
 
     ``ranks`` has shape (n_methods, n_scores) with NaN for "not computed"; the lowest rank of each
-    column is bold, the second lowest underlined. ``summary_rows`` maps a row title (LaTeX-escaped
-    when rendered) to one p value per column. ``fit_width`` as in :class:`ScoreTable`.
+    column is bold, the second lowest underlined (as printed). ``summary_rows`` maps a row title
+    (LaTeX-escaped when rendered) to one p value per column. ``fit_width``, ``layout`` and
+    ``width_pt`` as in :class:`ScoreTable`.
     """
 
     row_names: list[str]
@@ -214,11 +298,20 @@ class RankTable:
     label: str
     summary_rows: dict[str, list[float | None]] = field(default_factory=dict)
     fit_width: bool = True
+    layout: str = "split"
+    width_pt: float | None = None
 
     def cells(self) -> list[list[tuple[str, str]]]:
-        marks = [cell_marks(col, lower_is_better=True) for col in self.ranks.T]
-        return [[(format_number(r, 2), marks[j][i]) for j, r in enumerate(row)]
-                for i, row in enumerate(self.ranks)]
+        texts = [[format_number(r, 2) for r in row] for row in self.ranks]
+        marks = [printed_marks(col, lower_is_better=True) for col in zip(*texts)]
+        return [[(t, marks[j][i]) for j, t in enumerate(row)] for i, row in enumerate(texts)]
+
+    def parts(self) -> list[list[int]]:
+        """Column indices of each part, so that every part fits ``width_pt`` at 8 pt."""
+        cells = self.cells()
+        widths = [column_width_pt([c, "0.000"], bold=[row[j][0] for row in cells]) for j, c in enumerate(self.column_names)]
+        fixed = column_width_pt(["Method", *self.row_names, *self.summary_rows])
+        return split_columns(fixed, widths, self.width_pt or DEFAULT_WIDTH_PT[self.layout])
 
 
 @dataclass
@@ -238,6 +331,7 @@ class StatsRow:
     holm_p: float
     p_better: float | None = None
     wilcoxon_method: str = "exact"
+    beyond_bd_cd: bool = False
 
 
 @dataclass
@@ -253,13 +347,16 @@ class StatsBlock:
     iman_davenport_p: float | None
     nemenyi_cd: float | None
     rows: list[StatsRow]
+    bonferroni_dunn_cd: float | None = None
 
 
 @dataclass
 class StatsTable:
-    """Several ``StatsBlock`` in one table; ``alpha`` decides the significance mark.
+    """Several ``StatsBlock``: one table of the omnibus tests, then the comparisons with the
+    reference in as many floats as their rows need; ``alpha`` decides the significance mark.
 
-    ``fit_width`` shrinks the tabular to ``\\textwidth`` when it is wider (needs ``graphicx``).
+    ``fit_width`` shrinks the tabular to ``\\textwidth`` when it is wider (needs ``graphicx``);
+    ``layout`` as in :class:`ScoreTable`.
     """
 
     blocks: list[StatsBlock]
@@ -270,9 +367,15 @@ class StatsTable:
     cd_alpha: float = 0.05
     bayesian: bool = False
     fit_width: bool = True
+    layout: str = "split"
 
     def wilcoxon_methods(self) -> set[str]:
         return {r.wilcoxon_method for b in self.blocks for r in b.rows}
+
+    def pairwise_parts(self) -> list[list[StatsBlock]]:
+        """The blocks with comparisons, grouped into floats of at most ``MAX_ROWS`` rows."""
+        blocks = [b for b in self.blocks if b.rows]
+        return [[blocks[i] for i in group] for group in split_rows([len(b.rows) + 1 for b in blocks])] if blocks else []
 
 
 def check_label(label: str) -> str:
@@ -287,6 +390,12 @@ def _latex_filters(env):
     env.filters["fnum"] = format_number
     env.filters["fp"] = format_p
     return env
+
+
+def _float_settings(layout: str) -> dict:
+    """Template variables every table shares: its float, placement and type size."""
+    return {"float_env": float_environment(layout), "placement": "p" if layout == "landscape" else "tbp",
+            "size": TYPE_SIZE, "colsep": f"{COLUMN_SEP_PT:g}"}
 
 
 def _wilcoxon_note(table: StatsTable, escape, approx_mark: str) -> str:
@@ -304,30 +413,47 @@ def _wilcoxon_note(table: StatsTable, escape, approx_mark: str) -> str:
 
 
 def render_score_table_latex(table: ScoreTable, template: str = "score_table.tex.j2") -> str:
-    """LaTeX (booktabs) source of a score table; needs ``booktabs``, ``amssymb`` and, with
-    ``fit_width``, ``graphicx``."""
+    """LaTeX (booktabs) source of a score table, one float per part; needs ``booktabs``,
+    ``amssymb``, with ``fit_width`` ``graphicx`` and in the landscape layout ``rotating``."""
     env = _latex_filters(latex_environment())
-    return env.get_template(template).render(t=table, cells=table.cells())
+    return env.get_template(template).render(t=table, cells=table.cells(), parts=table.parts(),
+                                             baseline=table.baseline_cells(), **_float_settings(table.layout))
 
 
 def render_stats_table_latex(table: StatsTable, template: str = "stats_table.tex.j2") -> str:
     """LaTeX (booktabs) source of a statistics table; needs ``booktabs`` and ``amssymb``."""
     env = _latex_filters(latex_environment())
     approx = FOOTNOTE_SYMBOLS["approx"][0]
-    return env.get_template(template).render(t=table, approx_mark=approx,
-                                             wilcoxon_note=_wilcoxon_note(table, latex_escape, approx))
+    return env.get_template(template).render(t=table, approx_mark=approx, parts=table.pairwise_parts(),
+                                             wilcoxon_note=_wilcoxon_note(table, latex_escape, approx),
+                                             **_float_settings(table.layout))
 
 
 def render_rank_table_latex(table: RankTable, template: str = "rank_table.tex.j2") -> str:
     """LaTeX (booktabs) source of an average-rank table; needs ``booktabs``."""
     env = _latex_filters(latex_environment())
-    return env.get_template(template).render(t=table, cells=table.cells())
+    return env.get_template(template).render(t=table, cells=table.cells(), parts=table.parts(),
+                                             **_float_settings(table.layout))
+
+
+def render_text_table_latex(table: TextTable, template: str = "text_table.tex.j2") -> str:
+    """LaTeX (booktabs) source of a text table; cells are escaped; needs ``booktabs``."""
+    env = _latex_filters(latex_environment())
+    return env.get_template(template).render(t=table, parts=table.parts(), **_float_settings(table.layout))
+
+
+def render_text_table_markdown(table: TextTable) -> str:
+    """The same content as the LaTeX text table, as a GitHub Markdown section."""
+    text = f"### {markdown_escape(table.title)}\n\n{markdown_escape(table.caption)}\n\n"
+    rows = [[markdown_escape(cell) for cell in row] for row in table.rows]
+    return text + _md_table([markdown_escape(h) for h in table.header], rows, ":--") + "\n"
 
 
 def render_value_table_latex(table: ValueTable, template: str = "value_table.tex.j2") -> str:
     """LaTeX (booktabs) source of a value table; needs ``booktabs``."""
     env = _latex_filters(latex_environment())
-    return env.get_template(template).render(t=table, groups=table.rows())
+    return env.get_template(template).render(t=table, groups=table.rows(), parts=table.parts(),
+                                             **_float_settings(table.layout))
 
 
 def markdown_escape(text: object) -> str:
@@ -339,6 +465,10 @@ def markdown_escape(text: object) -> str:
     """
     return "".join("\\" + ch if ch in _MARKDOWN_SPECIALS else " " if unicodedata.category(ch) == "Cc" else ch
                    for ch in str(text))
+
+
+def _md_meanstd(mean: str, std: str | None) -> str:
+    return mean if std is None else f"{mean} ± {std}"
 
 
 def _md_mark(text: str, mark: str) -> str:
@@ -364,19 +494,28 @@ def render_rank_table_markdown(table: RankTable) -> str:
 def render_score_table_markdown(table: ScoreTable) -> str:
     """The same content as the LaTeX score table, as a GitHub Markdown section."""
     arrow = "↓ lower is better" if table.lower_is_better else "↑ higher is better"
-    header = ["Dataset"] + [markdown_escape(c) for c in table.column_names]
+    baseline = table.baseline_cells()
+    extra = [] if baseline is None else [markdown_escape(table.baseline_name)]
+    header = ["Dataset"] + extra + [markdown_escape(c) for c in table.column_names]
     rows = []
-    for name, row in zip(table.row_names, table.cells()):
-        rows.append([markdown_escape(name)] + [
-            _md_mark(mean if std is None else f"{mean} ± {std}", mark) + "".join(f" {n.markdown_mark}" for n in notes)
+    for i, (name, row) in enumerate(zip(table.row_names, table.cells())):
+        rows.append([markdown_escape(name)] + ([] if baseline is None else [_md_meanstd(*baseline[i])]) + [
+            _md_mark(_md_meanstd(mean, std), mark) + "".join(f" {n.markdown_mark}" for n in notes)
             for mean, std, mark, notes in row])
+    blank = [""] * len(extra)
     if table.avg_ranks is not None:
-        rows.append(["Avg. rank"] + [_md_mark(t, m) for t, m in table.rank_cells()])
+        rows.append(["Avg. rank"] + blank + [_md_mark(t, m) for t, m in table.rank_cells()])
     if table.win_tie_loss is not None:
-        rows.append([f"W/T/L vs {markdown_escape(table.reference)}"] + table.wtl_cells())
+        rows.append([f"W/T/L vs {markdown_escape(table.reference)}"] + blank + table.wtl_cells())
     text = (f"### {markdown_escape(table.title)} ({arrow})\n\n{markdown_escape(table.caption)} "
             f"Cells: mean ± sample std (ddof = 1) over {markdown_escape(table.spread_over)}. ")
-    text += "Best per row in bold, second underlined.\n\n" + _md_table(header, rows, ":--")
+    text += "Best per row in bold, second underlined, decided on the printed values"
+    if baseline is not None:
+        text += f"; {markdown_escape(table.baseline_name)}: not ranked or marked"
+    if table.win_tie_loss is not None:
+        text += (f"; W/T/L vs {markdown_escape(table.reference)}: wins/ties/losses of each method against "
+                 f"{markdown_escape(table.reference)} over the datasets")
+    text += ".\n\n" + _md_table(header, rows, ":--")
     for note in table.used_notes():
         text += f"\n{note.markdown_mark} {markdown_escape(note.text)}\n"
     return text + "\n"
@@ -395,10 +534,14 @@ def render_value_table_markdown(table: ValueTable) -> str:
 def render_stats_table_markdown(table: StatsTable) -> str:
     """The same content as the LaTeX statistics table, as a GitHub Markdown section."""
     approx = FOOTNOTE_SYMBOLS["approx"][1]
+    reference = markdown_escape(table.reference)
     text = (f"### Statistical tests\n\n{markdown_escape(table.caption)} Wilcoxon: "
-            f"{_wilcoxon_note(table, markdown_escape, approx)}.\n\n")
-    header = ["Metric", "Friedman χ² (p)", "Iman–Davenport F (p)", f"CD (α={table.cd_alpha:g})",
-              "Compared", "Gain", "W/T/L", "Wilcoxon p", "Holm p", "Sig."]
+            f"{_wilcoxon_note(table, markdown_escape, approx)}. CD N / B–D: critical differences of average "
+            f"ranks for Nemenyi's test of all pairs and for the Bonferroni–Dunn test against {reference}; "
+            f"B–D ✓: the average ranks differ by at least the latter. {reference} W/T/L: its wins/ties/losses "
+            "against the compared method.\n\n")
+    header = ["Metric", "Friedman χ² (p)", "Iman–Davenport F (p)", f"CD N / B–D (α={table.cd_alpha:g})",
+              "Compared", "Gain", f"{markdown_escape(table.reference)} W/T/L", "Wilcoxon p", "Holm p", "Sig.", "B–D"]
     if table.bayesian:
         header.append(f"P({markdown_escape(table.reference)} better)")
     rows = []
@@ -407,14 +550,15 @@ def render_stats_table_markdown(table: StatsTable) -> str:
         omnibus = [f"{markdown_escape(block.title)} {arrow} (N={block.n_blocks})",
                    f"{format_number(block.friedman_chi2, 2)} ({format_p(block.friedman_p)})",
                    f"{format_number(block.iman_davenport_f, 2)} ({format_p(block.iman_davenport_p)})",
-                   format_number(block.nemenyi_cd, 3)]
+                   f"{format_number(block.nemenyi_cd, 2)} / {format_number(block.bonferroni_dunn_cd, 2)}"]
         if not block.rows:
             rows.append(omnibus + [MISSING] + [""] * (len(header) - 5))
         for i, row in enumerate(block.rows):
             cells = (omnibus if i == 0 else [""] * 4) + [
                 markdown_escape(row.method), format_number(row.gain), f"{row.wins}/{row.ties}/{row.losses}",
                 format_p(row.wilcoxon_p) + (approx if row.wilcoxon_method == "asymptotic" else ""),
-                format_p(row.holm_p), "✓" if math.isfinite(row.holm_p) and row.holm_p <= table.alpha else ""]
+                format_p(row.holm_p), "✓" if math.isfinite(row.holm_p) and row.holm_p <= table.alpha else "",
+                "✓" if row.beyond_bd_cd else ""]
             if table.bayesian:
                 cells.append(format_number(row.p_better, 3))
             rows.append(cells)

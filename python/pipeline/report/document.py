@@ -1,0 +1,88 @@
+"""One LaTeX document per output folder: ``main.tex`` inputs every table and the figures.
+
+``main.tex`` inputs every ``table_*.tex`` of its folder (the known ones in the order given, any
+other, such as tables another module writes there, after them in name order) and ``figures.tex``
+when present, each figure in a float with a caption. It compiles with pdflatex as is; run
+:func:`write_main_tex` again after adding tables to the folder.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+from ..errors import ConfigError
+from ..fileio import atomic_write_text
+from .latex import latex_escape
+from .tables import check_label
+
+MAIN = "main.tex"
+FIGURES = "figures.tex"
+#: ``rotating`` serves the landscape layout.
+PACKAGES = ("booktabs", "amssymb", "graphicx", "rotating")
+FIGURES_PER_PAGE = 2
+
+
+@dataclass(frozen=True)
+class DocumentFigure:
+    """One figure float: image files (paths relative to the folder) side by side, a plain-text
+    caption (escaped when written) and a label (letters, digits, ``: _ . + -``)."""
+
+    files: tuple[str, ...]
+    caption: str
+    label: str
+
+
+def figures_tex(figures: Sequence[DocumentFigure]) -> str:
+    """``figure*`` floats for ``figures``, a page break after every few so floats never pile up."""
+    out = []
+    for i, figure in enumerate(figures):
+        width = f"{0.98 / len(figure.files):.2f}\\linewidth"
+        images = "\\hfill\n".join(f"\\includegraphics[width={width}]{{{f}}}" for f in figure.files)
+        out.append(f"\\begin{{figure*}}[tp]\n\\centering\n{images}\n\\caption{{{latex_escape(figure.caption)}}}\n"
+                   f"\\label{{{check_label(figure.label)}}}\n\\end{{figure*}}\n")
+        if (i + 1) % FIGURES_PER_PAGE == 0:
+            out.append("\\clearpage\n")
+    return "".join(out)
+
+
+def write_main_tex(folder: str | Path, *, title: str, columns: int = 1, table_order: Sequence[str] = ()) -> Path:
+    """Write ``folder/main.tex`` inputting every ``table_*.tex`` there and ``figures.tex`` if present.
+
+    ``table_order`` lists file names that come first, in that order (those absent are skipped).
+    """
+    folder = Path(folder)
+    present = sorted(p.name for p in folder.glob("table_*.tex"))
+    tables = [t for t in table_order if t in present] + [t for t in present if t not in table_order]
+    body = "".join(f"\\input{{{t}}}\n\\clearpage\n" for t in tables)
+    if (folder / FIGURES).is_file():
+        body += f"\\input{{{FIGURES}}}\n"
+    option = ",twocolumn" if columns == 2 else ""
+    text = (f"% Every table and figure of this folder; compile with: pdflatex {MAIN} (twice, for the references).\n"
+            f"\\documentclass[10pt{option}]{{article}}\n" + "".join(f"\\usepackage{{{p}}}\n" for p in PACKAGES)
+            + f"\\title{{{latex_escape(title)}}}\n\\date{{}}\n\\begin{{document}}\n\\maketitle\n{body}\\end{{document}}\n")
+    return atomic_write_text(folder / MAIN, text)
+
+
+def compile_pdf(tex: str | Path, *, timeout: float = 900.0) -> Path:
+    """Run pdflatex twice on ``tex`` in its folder (the second run resolves references); return the PDF.
+
+    Raises ConfigError when pdflatex is missing or fails (naming the log file).
+    """
+    tex = Path(tex)
+    pdflatex = shutil.which("pdflatex")
+    if pdflatex is None:
+        raise ConfigError("pdflatex not found: install TeX Live (make latex)", field="--pdf")
+    for _ in range(2):
+        try:
+            proc = subprocess.run([pdflatex, "-interaction=nonstopmode", "-halt-on-error", "-no-shell-escape",
+                                   tex.name], cwd=tex.parent, capture_output=True, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            raise ConfigError(f"pdflatex took more than {timeout:g} s", file=tex) from None
+        if proc.returncode != 0:
+            raise ConfigError("pdflatex failed; see the log", file=tex.with_suffix(".log"))
+    return tex.with_suffix(".pdf")
+

@@ -1,0 +1,157 @@
+"""Paper-ready output: marks on printed values, the all-features reference, per-dataset marks,
+Bonferroni–Dunn, engines in the time table, the dataset table, and legible tables (nothing below
+8 pt) in a ``main.tex`` compiled as a one- and a two-column article for 12 methods x 17 datasets."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+from results_factory import write_all_features, write_fold_files, write_ranking_records, write_result_set
+from scipy import stats
+
+from pipeline import tables
+from pipeline.data.registry import REAL_DATASETS
+from pipeline.report.layout import split_columns, text_width_pt
+from pipeline.report.tables import RankTable, ScoreTable, printed_marks, render_score_table_latex
+from pipeline.stats.bonferroni_dunn import bonferroni_dunn_cd, bonferroni_dunn_q
+from pipeline.stats.fold_tests import min_signed_rank_p, paired_t_p, significance_mark
+
+METHODS = ["DAGFS", "LRMFS", "MIFS", "SCLS", "GRRO", "LRDG", "SRFS", "CSFS", "MDFS", "RFNM", "VARIANCE", "RANDOM"]
+#: pdftotext's word height for Computer Modern text is 0.8847 x the type size (10 pt -> 8.847).
+CM_HEIGHT_PER_PT = 0.8847
+
+
+def test_near_ties_share_the_mark_they_print_with():
+    table = ScoreTable("Hamming Loss", ["yeast"], ["A", "B", "C", "D"], np.array([[0.213064, 0.213073, 0.213089, 0.2145]]),
+                       np.full((1, 4), 0.001), True, "", "tab:x")
+    assert [(mean, mark) for mean, _, mark, _ in table.cells()[0]] == [
+        ("0.2131", "best"), ("0.2131", "best"), ("0.2131", "best"), ("0.2145", "second")]
+    text = render_score_table_latex(table)
+    assert text.count(r"\textbf{0.2131 $\pm$ 0.0010}") == 3 and r"\underline{0.2145" in text
+    # different hidden digits, different printed values: only the smaller one is best
+    assert printed_marks(["0.2130", "0.2131"], lower_is_better=True) == ["best", "second"]
+    ranks = RankTable(["a", "b", "c"], ["m"], np.array([[2.004], [1.996], [2.5]]), "", "tab:r")
+    assert [mark for _, mark in (row[0] for row in ranks.cells())] == ["best", "best", "second"]
+
+
+def test_bonferroni_dunn_critical_values_are_demsar_table_5b():
+    published = {0.05: [1.960, 2.241, 2.394, 2.498, 2.576, 2.638, 2.690, 2.724, 2.773],
+                 0.10: [1.645, 1.960, 2.128, 2.241, 2.326, 2.394, 2.450, 2.498, 2.539]}
+    for alpha, values in published.items():
+        for k, q in zip(range(2, 11), values):
+            assert bonferroni_dunn_q(k, alpha) == pytest.approx(q, abs=2e-3), (k, alpha)
+    # Demšar's example: 4 methods on 14 data sets, CD = 2.394 * sqrt(4*5 / (6*14)) = 1.17 at 0.05
+    assert bonferroni_dunn_cd(4, 14, 0.05) == pytest.approx(1.168, abs=2e-3)
+    with pytest.raises(ValueError):
+        bonferroni_dunn_q(1, 0.05)
+
+
+def test_per_dataset_marks_use_the_paired_t_test():
+    ref, other = np.array([0.50, 0.52, 0.51, 0.49, 0.50]), np.array([0.55, 0.58, 0.56, 0.55, 0.57])
+    assert paired_t_p(other, ref) == pytest.approx(stats.ttest_rel(other, ref).pvalue)
+    assert significance_mark(ref, other, alpha=0.05, lower_is_better=False) == "better"
+    assert significance_mark(ref, other, alpha=0.05, lower_is_better=True) == "worse"
+    assert significance_mark(ref, ref + 0.01, alpha=0.05, lower_is_better=False) == ""  # no spread: undefined
+    assert significance_mark(ref, ref[::-1], alpha=0.05, lower_is_better=False) == ""
+    assert min_signed_rank_p(5) == 0.0625 and min_signed_rank_p(6) == 0.03125
+
+
+def test_wide_columns_are_split_evenly_into_parts_that_fit():
+    assert split_columns(50, [60] * 12, 345) == [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11]]
+    assert split_columns(50, [60] * 4, 345) == [[0, 1, 2, 3]]
+    assert split_columns(50, [400, 10], 345) == [[0], [1]]
+    assert text_width_pt("0.2131 ± 0.0123") > text_width_pt("0.2131")
+
+
+@pytest.fixture(scope="module")
+def big_run(tmp_path_factory):
+    """12 methods x 17 datasets x 5 folds with all-features files for all datasets but one, engines
+    recorded (DAGFS in Python, RANDOM external without a time), and tiny fold files."""
+    root = tmp_path_factory.mktemp("big")
+    results = write_result_set(root / "results", METHODS, REAL_DATASETS, folds=5, seed=3)
+    write_all_features(results, REAL_DATASETS[:-1], folds=5, seed=4)
+    write_ranking_records(results, {"DAGFS": "python", **{m: "octave" for m in METHODS[1:-1]}})
+    for path in (results / "RANDOM").glob("*_metrics.json"):
+        record = json.loads(path.read_text())
+        path.write_text(json.dumps({**record, "time_rank_seconds": None, "provenance": {"engine": "external"}}))
+    return results, write_fold_files(root / "folds", REAL_DATASETS, folds=5)
+
+
+def make_document(big_run, out, columns: int):
+    results, folds = big_run
+    assert tables.main(["--results-dir", str(results), "--ref-method", "DAGFS", "--out-dir", str(out),
+                        "--no-figures", "--folds-dir", str(folds), "--columns", str(columns), "--pdf"]) == 0
+    return out
+
+
+def word_sizes(pdf) -> list[float]:
+    """Type size of every word of ``pdf``, from pdftotext's word boxes."""
+    if shutil.which("pdftotext") is None:
+        pytest.fail("pdftotext is not installed: run `make latex` (Debian poppler-utils)")
+    xml = subprocess.run(["pdftotext", "-bbox-layout", str(pdf), "-"], capture_output=True, text=True,
+                         check=True).stdout
+    boxes = re.findall(r'<word xMin="[\d.]+" yMin="([\d.]+)" xMax="[\d.]+" yMax="([\d.]+)">', xml)
+    return [(float(y1) - float(y0)) / CM_HEIGHT_PER_PT for y0, y1 in boxes]
+
+
+@pytest.mark.parametrize("columns", [1, 2])
+def test_main_tex_compiles_and_no_word_is_below_8pt(big_run, tmp_path, columns):
+    out = make_document(big_run, tmp_path / "tables", columns)
+    main = (out / "main.tex").read_text()
+    inputs = re.findall(r"\\input\{(table_\w+\.tex)\}", main)
+    assert inputs[:3] == ["table_datasets.tex", "table_microf1.tex", "table_macrof1.tex"]
+    assert set(inputs) == {p.name for p in out.glob("table_*.tex")} and ("twocolumn" in main) == (columns == 2)
+    sizes = word_sizes(out / "main.pdf")
+    assert len(sizes) > 3000
+    assert max(sizes) == pytest.approx(17.28, abs=0.05)  # the \LARGE title calibrates the height ratio
+    assert min(sizes) >= 7.95, sorted(sizes)[:5]
+    log = (out / "main.log").read_text(encoding="latin-1")
+    assert "Overfull \\hbox" not in log and "Float too large" not in log
+    micro = (out / "table_microf1.tex").read_text()
+    parts = micro.count("\\begin{table*}")
+    assert parts == (3 if columns == 1 else 2)  # 12 methods split into parts that fit the width
+
+
+def test_reference_column_marks_wtl_engines_and_dataset_table(big_run, tmp_path):
+    results, _ = big_run
+    out = make_document(big_run, tmp_path / "tables", 2)
+    micro = (out / "table_microf1.tex").read_text()
+    reference = json.loads((results / "_reference" / "Arts_fold0_all_features.json").read_text())
+    assert "Dataset & All features & DAGFS" in micro and "No all-features reference for Corel5k." in micro
+    values = [json.loads((results / "_reference" / f"Arts_fold{i}_all_features.json").read_text())["metrics"]
+              ["micro_f1"] for i in range(5)]
+    arts = next(line for line in micro.splitlines() if line.startswith("Arts & "))
+    assert arts.split(" & ")[1] == f"{np.mean(values):.4f} $\\pm$ {np.std(values, ddof=1):.4f}"
+    assert reference["schema"] == "all_features/1"
+    assert "Corel5k & -- &" in micro and "two-sided paired t-test over the folds, alpha = 0.05" in micro
+    assert "exact Wilcoxon signed-rank test cannot reach it" in micro
+    # per-dataset marks equal a direct paired t-test on the fold values
+    fold = {m: [np.mean(json.loads((results / m / f"yeast_fold{i}_kgrid_metrics.json").read_text())["micro_f1"])
+                for i in range(5)] for m in METHODS}
+    expected = {"better": 0, "worse": 0, "": 0}
+    for method in METHODS[1:]:
+        p = stats.ttest_rel(fold[method], fold["DAGFS"]).pvalue
+        advantage = np.mean(fold[method]) - np.mean(fold["DAGFS"])
+        expected["better" if p <= 0.05 and advantage > 0 else "worse" if p <= 0.05 else ""] += 1
+    yeast = "".join(line for line in micro.splitlines() if line.startswith("yeast & "))
+    assert (yeast.count("$\\circ$"), yeast.count("$\\bullet$")) == (expected["better"], expected["worse"])
+    assert expected["better"] + expected["worse"] > 0
+    report = (out / "report.md").read_text()
+    assert "| W/T/L vs DAGFS |" in report
+    stats_json = json.loads((out / "stats_kgrid.json").read_text())
+    lrmfs = stats_json["metrics"]["micro_f1"]["pairwise"]["LRMFS"]
+    wtl_row = next(line for line in report.splitlines() if line.startswith("| W/T/L vs DAGFS |"))
+    assert f"| {lrmfs['losses']}/{lrmfs['ties']}/{lrmfs['wins']} |" in wtl_row  # LRMFS's own record
+    time = (out / "table_time.tex").read_text()
+    assert "Engines: Python (NumPy): DAGFS; GNU Octave: LRMFS, MIFS," in time
+    assert "RANDOM ranked outside this pipeline, so no ranking time is known" in time
+    assert "older runs" not in time and "time_rank_seconds" not in time and "metrics files" not in time
+    datasets = (out / "table_datasets.tex").read_text()
+    assert "emotions & music & 25 & 6 & 4 & 20 & 5 &" in datasets and "Arts & text (web pages)" in datasets
+    stats_tex = (out / "table_stats.tex").read_text()
+    assert "Bonferroni--Dunn" in stats_tex and "CD N / B--D" in stats_tex
