@@ -519,8 +519,9 @@ def _read_all_features_file(path: Path, dataset: str, fold: int) -> dict[str, fl
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise DataError(f"cannot read all-features file: {exc}", file=path) from None
     if not isinstance(obj, dict) or obj.get("schema") != ALL_FEATURES_SCHEMA:
+        found = obj.get("schema") if isinstance(obj, dict) else obj
         raise DataError("not an all-features reference file", file=path, field="schema",
-                        expected=ALL_FEATURES_SCHEMA, found=repr(obj.get("schema") if isinstance(obj, dict) else obj)[:80])
+                        expected=ALL_FEATURES_SCHEMA, found=repr(found)[:80])
     if obj.get("dataset") != dataset or obj.get("fold") != fold:
         raise DataError("file name and content disagree", file=path, field="dataset/fold",
                         expected=f"{dataset} fold {fold}", found=f"{obj.get('dataset')!r} fold {obj.get('fold')!r}")

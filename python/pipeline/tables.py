@@ -112,7 +112,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="rows, in this order (default: every dataset found, A-Z ignoring case)")
     p.add_argument("--ref-method", required=True, help="reference method (Wilcoxon, W/T/L, gain)")
     p.add_argument("--metrics", nargs="+", choices=METRICS, default=None, metavar="METRIC",
-                   help=f"metrics to tabulate and test, in this order (default: all {len(METRICS)}: {' '.join(METRICS)})")
+                   help=f"metrics to tabulate and test, in this order "
+                        f"(default: all {len(METRICS)}: {' '.join(METRICS)})")
     p.add_argument("--out-dir", default="paper/tables")
     p.add_argument("--display-map", default=None, help="JSON object: internal name -> display name")
     p.add_argument("--grid", choices=agg.GRIDS, default="kgrid")
@@ -135,7 +136,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="columns of the target document: the width tables are split for (345 pt for 1, default; "
                         "505 pt for 2, where table* spans both) and main.tex's class option")
     p.add_argument("--table-width", type=float, default=None, metavar="PT",
-                   help="width a table part may take, in pt (default: from --columns, or 520 pt in the landscape layout)")
+                   help="width a table part may take, in pt (default: from --columns, or 520 pt in the "
+                        "landscape layout)")
     p.add_argument("--folds-dir", default=None,
                    help="folder of the fold files the results were made from (<DIR>/<DATASET>/fold<i>.mat): adds "
                         "table_datasets.tex (default: no dataset table)")
@@ -209,8 +211,8 @@ class TableJob:
         self.means = agg.summarise(self.folds)
         self.all_features = agg.summarise(agg.read_all_features(args.results_dir, self.results.datasets,
                                                                 self.results.expected_folds))
-        self.layout = {"layout": args.layout,
-                       "width_pt": args.table_width or (COLUMN_WIDTH_PT[args.columns] if args.layout == "split" else None)}
+        split_width = COLUMN_WIDTH_PT[args.columns] if args.layout == "split" else None
+        self.layout = {"layout": args.layout, "width_pt": args.table_width or split_width}
         self.seed_runs = agg.seed_runs(self.results)
         self.engines = agg.ranking_engines(self.results)
         if args.seed_spread and not self.seed_runs:
@@ -296,7 +298,7 @@ class TableJob:
             self.name(p.method): (p.losses, p.ties, p.wins) for p in comparison.pairwise}
         worse, better = self.significant_cells(metric, lower)
         reference = self.name(self.args.ref_method)
-        notes = [CellNote("worse", f"significantly worse than {reference} on that dataset;", worse),
+        notes = [CellNote("worse", f"significantly worse than {reference} on that dataset.", worse),
                  CellNote("better", f"significantly better than {reference} on that dataset.", better),
                  CellNote("dagger", FEWER_FOLDS_NOTE, self._fewer_folds(mean, n)),
                  CellNote("ddagger", DEGENERATE_NOTE,
@@ -344,7 +346,7 @@ class TableJob:
         floor = min_signed_rank_p(n)
         if floor > SIG_ALPHA:
             return text + (f"; with {n} folds the exact Wilcoxon signed-rank test cannot reach it (its smallest "
-                           f"two-sided p is 2/2^{n} = {floor:.4g}), the t-test can.")
+                           f"two-sided p is 2/{2 ** n} = {floor:.4g}), the t-test can.")
         return text + "."
 
     def baseline(self, metric: str) -> tuple[tuple[np.ndarray, np.ndarray] | None, str]:
@@ -353,7 +355,7 @@ class TableJob:
             return None, ""
         mean, std, _ = agg.score_frames(self.all_features.assign(method=BASELINE_NAME), metric, [BASELINE_NAME],
                                         self.results.datasets)
-        text = f"{BASELINE_NAME}: ML-kNN on every feature of each fold (mean over folds), not ranked or tested."
+        text = f"{BASELINE_NAME}: ML-kNN on every feature of each fold (mean over folds)."
         absent = [self.name(d) for d in self.results.datasets if d not in set(self.all_features["dataset"])]
         if absent:
             text += f" No all-features reference for {', '.join(absent)}."

@@ -63,7 +63,8 @@ def write_main_tex(folder: str | Path, *, title: str, columns: int = 1, table_or
     option = ",twocolumn" if columns == 2 else ""
     text = (f"% Every table and figure of this folder; compile with: pdflatex {MAIN} (twice, for the references).\n"
             f"\\documentclass[10pt{option}]{{article}}\n" + "".join(f"\\usepackage{{{p}}}\n" for p in PACKAGES)
-            + f"\\title{{{latex_escape(title)}}}\n\\date{{}}\n\\begin{{document}}\n\\maketitle\n{body}\\end{{document}}\n")
+            + f"\\title{{{latex_escape(title)}}}\n\\date{{}}\n\\begin{{document}}\n\\maketitle\n"
+            + f"{body}\\end{{document}}\n")
     return atomic_write_text(folder / MAIN, text)
 
 

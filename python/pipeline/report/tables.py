@@ -17,8 +17,8 @@ import numpy as np
 
 from ..stats.signed_rank import EXACT_MAX_NONZERO
 from .latex import latex_environment, latex_escape
-from .layout import (COLUMN_SEP_PT, DEFAULT_WIDTH_PT, TYPE_SIZE, column_width_pt, float_environment, split_columns, split_rows,
-                     text_width_pt)
+from .layout import (COLUMN_SEP_PT, DEFAULT_WIDTH_PT, TYPE_SIZE, column_width_pt, float_environment,
+                     split_columns, split_rows)
 
 TIE_TOLERANCE = 1e-12
 MISSING = "--"
@@ -143,6 +143,9 @@ class ScoreTable:
         ``split`` or ``landscape`` (:data:`~pipeline.report.layout.LAYOUTS`).
     width_pt : float, optional
         Width a part may take (default: the layout's, :data:`~pipeline.report.layout.DEFAULT_WIDTH_PT`).
+    stacked : bool, optional
+        Print the std under the mean in each cell (half the width, twice the height); by default
+        (None) whenever that takes fewer parts.
     """
 
     title: str
@@ -166,6 +169,7 @@ class ScoreTable:
     baseline_name: str = BASELINE_NAME
     layout: str = "split"
     width_pt: float | None = None
+    stacked: bool | None = None
 
     def cells(self) -> list[list[tuple[str, str | None, str, list[CellNote]]]]:
         """Per row, per column: (mean text, std text or None if missing, mark, footnotes)."""
@@ -187,16 +191,24 @@ class ScoreTable:
             return None
         return [self._texts(m, s) for m, s in zip(self.baseline_means, self.baseline_stds)]
 
-    def parts(self) -> list[list[int]]:
-        """Column indices of each part, so that every part fits ``width_pt`` at 8 pt."""
+    def arrangement(self) -> tuple[bool, list[list[int]]]:
+        """(stacked cells?, column indices of each part) so that every part fits ``width_pt`` at 8 pt."""
+        choices = [self.stacked] if self.stacked is not None else [False, True]
+        options = [(len(parts), stacked, parts) for stacked in choices for parts in [self._parts(stacked)]]
+        _, stacked, parts = min(options, key=lambda option: option[:2])
+        return stacked, parts
+
+    def _parts(self, stacked: bool) -> list[list[int]]:
         cells = self.cells()
-        widths = [column_width_pt([self.column_names[j]] + [_cell_text(row[j]) for row in cells if not row[j][2]]
-                                  + self._summary_texts(j), bold=[_cell_text(row[j]) for row in cells if row[j][2]])
+        widths = [column_width_pt([self.column_names[j], *self._summary_texts(j)]
+                                  + [t for row in cells if not row[j][2] for t in _cell_lines(row[j], stacked)],
+                                  bold=[t for row in cells if row[j][2] for t in _cell_lines(row[j], stacked)])
                   for j in range(len(self.column_names))]
         fixed = column_width_pt(["Dataset", *self.row_names])
         baseline = self.baseline_cells()
         if baseline is not None:
-            fixed += column_width_pt([self.baseline_name] + [_cell_text((m, s, "", [])) for m, s in baseline])
+            fixed += column_width_pt([self.baseline_name] + [t for m, s in baseline
+                                                             for t in _cell_lines((m, s, "", []), stacked)])
         return split_columns(fixed, widths, self.width_pt or DEFAULT_WIDTH_PT[self.layout])
 
     def _summary_texts(self, j: int) -> list[str]:
@@ -218,9 +230,13 @@ class ScoreTable:
                 for c in self.column_names]
 
 
-def _cell_text(cell) -> str:
+def _cell_lines(cell, stacked: bool) -> list[str]:
+    """The printed lines of a score cell (a footnote mark is about as wide as ±)."""
     mean, std, _, notes = cell
-    return (mean if std is None else f"{mean} ± {std}") + "±" * len(notes)  # a mark is about as wide as ±
+    marks = "±" * len(notes)
+    if std is None:
+        return [mean + marks]
+    return [mean, f"± {std}{marks}"] if stacked else [f"{mean} ± {std}{marks}"]
 
 
 @dataclass
@@ -309,7 +325,8 @@ class RankTable:
     def parts(self) -> list[list[int]]:
         """Column indices of each part, so that every part fits ``width_pt`` at 8 pt."""
         cells = self.cells()
-        widths = [column_width_pt([c, "0.000"], bold=[row[j][0] for row in cells]) for j, c in enumerate(self.column_names)]
+        widths = [column_width_pt([c, "0.000"], bold=[row[j][0] for row in cells])
+                  for j, c in enumerate(self.column_names)]
         fixed = column_width_pt(["Method", *self.row_names, *self.summary_rows])
         return split_columns(fixed, widths, self.width_pt or DEFAULT_WIDTH_PT[self.layout])
 
@@ -416,7 +433,8 @@ def render_score_table_latex(table: ScoreTable, template: str = "score_table.tex
     """LaTeX (booktabs) source of a score table, one float per part; needs ``booktabs``,
     ``amssymb``, with ``fit_width`` ``graphicx`` and in the landscape layout ``rotating``."""
     env = _latex_filters(latex_environment())
-    return env.get_template(template).render(t=table, cells=table.cells(), parts=table.parts(),
+    stacked, parts = table.arrangement()
+    return env.get_template(template).render(t=table, cells=table.cells(), parts=parts, stacked=stacked,
                                              baseline=table.baseline_cells(), **_float_settings(table.layout))
 
 
