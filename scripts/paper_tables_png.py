@@ -48,8 +48,8 @@ def main(argv=None) -> int:
         tables.main(["--results-dir", str(results), "--methods", *METHODS, "--ref-method", "DAGFS", "--out-dir",
                      str(out), "--no-figures", "--columns", "2", "--pdf"])
         stem = root / "page"
-        subprocess.run(["pdftoppm", "-png", "-r", str(args.dpi), "-f", str(args.page), "-l", str(args.page),
-                        "-singlefile", str(out / "main.pdf"), str(stem)], check=True)
+        subprocess.run(["pdftoppm", "-png", "-gray", "-r", str(args.dpi), "-f", str(args.page), "-l",
+                        str(args.page), "-singlefile", str(out / "main.pdf"), str(stem)], check=True)
         args.png.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(f"{stem}.png", args.png)
     print(f"wrote {args.png}")

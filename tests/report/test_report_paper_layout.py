@@ -142,7 +142,8 @@ def test_reference_column_marks_wtl_engines_and_dataset_table(big_run, documents
     values = [json.loads((results / "_reference" / f"Arts_fold{i}_all_features.json").read_text())["metrics"]
               ["micro_f1"] for i in range(5)]
     arts = next(line for line in micro.splitlines() if line.startswith("Arts & "))
-    assert arts.split(" & ")[1] == f"{np.mean(values):.4f} $\\pm$ {np.std(values, ddof=1):.4f}"
+    assert arts.split(" & ")[1] == f"\\begin{{tabular}}[t]{{@{{}}c@{{}}}}{np.mean(values):.4f}\\\\" \
+                                   f"$\\pm$ {np.std(values, ddof=1):.4f}\\end{{tabular}}"
     assert reference["schema"] == "all_features/1"
     assert "Corel5k & -- &" in micro and "two-sided paired t-test over the folds, alpha = 0.05" in micro
     assert "exact Wilcoxon signed-rank test cannot reach it" in micro

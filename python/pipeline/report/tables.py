@@ -204,7 +204,9 @@ class ScoreTable:
                                   + [t for row in cells if not row[j][2] for t in _cell_lines(row[j], stacked)],
                                   bold=[t for row in cells if row[j][2] for t in _cell_lines(row[j], stacked)])
                   for j in range(len(self.column_names))]
-        fixed = column_width_pt(["Dataset", *self.row_names])
+        labels = ["Avg. rank"] * (self.avg_ranks is not None) + [f"W/T/L vs {self.reference}"] * (
+            self.win_tie_loss is not None)
+        fixed = column_width_pt(["Dataset", *self.row_names, *labels])
         baseline = self.baseline_cells()
         if baseline is not None:
             fixed += column_width_pt([self.baseline_name] + [t for m, s in baseline
