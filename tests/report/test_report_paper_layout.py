@@ -15,6 +15,8 @@ from results_factory import write_all_features, write_fold_files, write_ranking_
 from scipy import stats
 
 from pipeline import tables
+from pipeline.aggregate import METRIC_DISPLAY, METRIC_TABLE_STEM
+from pipeline.evaluation.metrics import HIGHER_IS_BETTER, METRICS
 from pipeline.data.registry import REAL_DATASETS
 from pipeline.report.layout import split_columns, text_width_pt
 from pipeline.report.tables import RankTable, ScoreTable, printed_marks, render_score_table_latex
@@ -127,6 +129,10 @@ def test_main_tex_compiles_and_no_word_is_below_8pt(documents, columns):
     assert min(sizes) >= 7.95, sorted(sizes)[:5]
     log = (out / "main.log").read_text(encoding="latin-1")
     assert "Overfull \\hbox" not in log and "Float too large" not in log
+    for metric in METRICS:  # every metric of the evaluator, with its display name and direction
+        tex = (out / f"table_{METRIC_TABLE_STEM[metric]}.tex").read_text()
+        arrow = "$\\uparrow$ higher is better" if HIGHER_IS_BETTER[metric] else "$\\downarrow$ lower is better"
+        assert f"\\caption{{{METRIC_DISPLAY[metric]} ({arrow})" in tex, metric
     micro = (out / "table_microf1.tex").read_text()
     parts = micro.count("\\begin{table*}")
     assert 2 <= parts <= (3 if columns == 1 else 2)  # 12 methods and All features in parts that fit the width
@@ -181,8 +187,11 @@ def test_main_tex_with_figures_and_the_python_api(kgrid_results, tmp_path):
     shutil.copytree(kgrid_results, results)
     write_all_features(results, ["CAL500", "emotions", "yeast"], folds=3)
     out = tmp_path / "out"
-    written = api.tables(results, out, ref_method="DAGFS", metrics=["micro_f1", "hamming_loss"], pdf=True)
+    written = api.tables(results, out, ref_method="DAGFS", metrics=["micro_f1", "hamming_loss"], pdf=True,
+                         layout="landscape")
     assert out / "main.pdf" in written and (out / "figures" / "cd_bd_kgrid_micro_f1.pdf").is_file()
+    assert (out / "table_microf1.tex").read_text().startswith("\\begin{sidewaystable*}[p]")
+    assert "Overfull \\hbox" not in (out / "main.log").read_text(encoding="latin-1")
     figures = (out / "figures.tex").read_text()
     assert figures.count("\\begin{figure*}") == 4 + 2 and figures.count("\\caption{") == 6
     assert "{figures/cd_kgrid_micro_f1.pdf}\\hfill\n\\includegraphics[width=0.49\\linewidth]" \

@@ -1,4 +1,4 @@
-"""Bonferroni–Dunn test: every method against one control, on average ranks (Demšar 2006, sec. 3.2.2).
+"""Bonferroni–Dunn test: every method against one control, on average ranks (Demšar 2006).
 
 The control differs from another method when their average ranks differ by at least
 
