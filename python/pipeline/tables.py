@@ -622,6 +622,9 @@ class TableJob:
         """Curves per dataset, the mean curve and one CD diagram per metric (PNG + PDF each)."""
         from .report import figures as fig
 
+        for metric in self.metrics:  # the statistics the CD diagrams draw (made with the tables, or now)
+            if metric not in self.excluded:
+                self.metric_table(metric)
         tasks = self._curve_tasks(fig.CurvePanel)
         for metric, c in self.comparisons.items():
             ranks = {self.name(m): r for m, r in zip(c.methods, c.avg_ranks)}
