@@ -212,5 +212,10 @@ def test_main_tex_with_figures_and_the_python_api(kgrid_results, tmp_path):
     assert cd == pytest.approx(bonferroni_dunn_cd(4, 3)) and set(differs) == {"LRMFS", "MIFS", "SCLS"}
     reference = api.load_all_features(results, folds)
     assert set(reference["dataset"]) == {"CAL500", "emotions", "yeast"} and set(reference["fold"]) == {0, 1, 2}
+    drawn = api.figures(results, tmp_path / "figures_only", ref_method="DAGFS", metrics=["micro_f1"],
+                        datasets=["CAL500", "emotions"])
+    assert sorted(p.name for p in drawn if p.suffix == ".pdf") == [
+        "cd_bd_kgrid_micro_f1.pdf", "cd_kgrid_micro_f1.pdf", "curves_kgrid_CAL500.pdf", "curves_kgrid_emotions.pdf",
+        "curves_kgrid_mean.pdf"]
     with pytest.raises(TypeError, match="unknown option"):
         api.tables(results, out, ref_method="DAGFS", colour=True)
