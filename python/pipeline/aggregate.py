@@ -499,7 +499,8 @@ def read_all_features(results_dir: str | Path, datasets: Sequence[str],
     """Tidy per-fold scores of ML-kNN on every feature (``_reference/<DATASET>_fold<i>_all_features.json``).
 
     Only the expected folds of the given datasets are read; absent files give no rows (a dataset
-    without any has no reference). A present file must be valid: DataError naming it otherwise.
+    without any has no reference). A present file must be valid: DataError naming it otherwise; a
+    metric it lacks (made before the evaluator computed it) reads as missing.
     Columns as :func:`fold_table` (method ``""``).
     """
     folder = Path(results_dir) / REFERENCE_FOLDER
@@ -526,12 +527,15 @@ def _read_all_features_file(path: Path, dataset: str, fold: int) -> dict[str, fl
         raise DataError("file name and content disagree", file=path, field="dataset/fold",
                         expected=f"{dataset} fold {fold}", found=f"{obj.get('dataset')!r} fold {obj.get('fold')!r}")
     metrics = obj.get("metrics")
+    if not isinstance(metrics, dict):
+        raise DataError("all-features file lacks its scores", file=path, field="metrics",
+                        expected="an object {metric: number or null}", found=repr(metrics)[:80])
     values = {}
-    for metric in METRICS:
-        value = metrics.get(metric, _ABSENT) if isinstance(metrics, dict) else _ABSENT
+    for metric in METRICS:  # a metric the file predates is missing ('--'), not an error
+        value = metrics.get(metric)
         if value is not None and not _is_real(value):
             raise DataError("metric value must be a number or null", file=path, field=f"metrics.{metric}",
-                            found="nothing" if value is _ABSENT else repr(value)[:80])
+                            found=repr(value)[:80])
         values[metric] = math.nan if value is None else float(value)
     return values
 

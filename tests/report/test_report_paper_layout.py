@@ -219,3 +219,25 @@ def test_main_tex_with_figures_and_the_python_api(kgrid_results, tmp_path):
         "curves_kgrid_mean.pdf"]
     with pytest.raises(TypeError, match="unknown option"):
         api.tables(results, out, ref_method="DAGFS", colour=True)
+
+
+def test_all_features_files_are_checked_and_older_ones_read_as_missing(tmp_path):
+    from pipeline.aggregate import read_all_features
+    from pipeline.errors import DataError
+
+    write_all_features(tmp_path, ["yeast"], folds=2)
+    path = tmp_path / "_reference" / "yeast_fold1_all_features.json"
+    record = json.loads(path.read_text())
+    del record["metrics"]["micro_f1"]  # made before the evaluator computed it
+    path.write_text(json.dumps(record))
+    frame = read_all_features(tmp_path, ["yeast", "emotions"], {"yeast": [0, 1], "emotions": [0]})
+    values = frame[frame["metric"] == "micro_f1"].sort_values("fold")["value"].tolist()
+    assert np.isfinite(values[0]) and np.isnan(values[1]) and set(frame["dataset"]) == {"yeast"}
+    for change, field in ((lambda r: r.update(schema="x/1"), "schema"), (lambda r: r.update(fold=0), "dataset/fold"),
+                          (lambda r: r["metrics"].update(hamming_loss="0.1"), "metrics.hamming_loss")):
+        broken = json.loads(json.dumps(record))
+        change(broken)
+        path.write_text(json.dumps(broken))
+        with pytest.raises(DataError, match="yeast_fold1_all_features.json") as info:
+            read_all_features(tmp_path, ["yeast"], {"yeast": [0, 1]})
+        assert info.value.field == field
