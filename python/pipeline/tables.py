@@ -320,18 +320,17 @@ class TableJob:
         the folds both have, two-sided, level SIG_ALPHA)."""
         values = self.folds[self.folds["metric"] == metric].pivot_table(
             index=["dataset", "fold"], columns="method", values="value", aggfunc="first")
-        ref = self.args.ref_method
+        values = values.reindex(columns=self.methods)
+        ref = self.methods.index(self.args.ref_method)
         found: dict[str, set] = {"worse": set(), "better": set()}
         for dataset in self.results.datasets:
-            if ref not in values.columns or dataset not in values.index.get_level_values(0):
+            if dataset not in values.index.get_level_values(0):
                 continue
-            rows = values.loc[dataset]
-            for method in self.methods:
-                if method == ref or method not in rows.columns:
-                    continue
-                pair = rows[[ref, method]].dropna()
-                mark = significance_mark(pair[ref].to_numpy(), pair[method].to_numpy(), alpha=SIG_ALPHA,
-                                         lower_is_better=lower)
+            folds = values.loc[dataset].to_numpy(float)  # folds x methods
+            for j, method in enumerate(self.methods):
+                paired = np.isfinite(folds[:, ref]) & np.isfinite(folds[:, j])
+                mark = "" if j == ref else significance_mark(folds[paired, ref], folds[paired, j], alpha=SIG_ALPHA,
+                                                             lower_is_better=lower)
                 if mark:
                     found[mark].add((method, dataset))
         return self._cells(found["worse"]), self._cells(found["better"])

@@ -61,6 +61,11 @@ def test_bonferroni_dunn_critical_values_are_demsar_table_5b():
 def test_per_dataset_marks_use_the_paired_t_test():
     ref, other = np.array([0.50, 0.52, 0.51, 0.49, 0.50]), np.array([0.55, 0.58, 0.56, 0.55, 0.57])
     assert paired_t_p(other, ref) == pytest.approx(stats.ttest_rel(other, ref).pvalue)
+    rng = np.random.default_rng(5)
+    for n in (2, 3, 5, 10, 30):
+        for _ in range(10):
+            x, y = rng.normal(0.5, 0.1, n), rng.normal(0.52, 0.1, n)
+            assert paired_t_p(x, y) == pytest.approx(stats.ttest_rel(x, y).pvalue, rel=1e-9, abs=1e-15)
     assert significance_mark(ref, other, alpha=0.05, lower_is_better=False) == "better"
     assert significance_mark(ref, other, alpha=0.05, lower_is_better=True) == "worse"
     assert significance_mark(ref, ref + 0.01, alpha=0.05, lower_is_better=False) == ""  # no spread: undefined

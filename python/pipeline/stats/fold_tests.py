@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import stats
+from scipy import special
 
 
 def min_signed_rank_p(n_pairs: int) -> float:
@@ -24,7 +24,9 @@ def paired_t_p(x, y) -> float:
     diffs = np.asarray(x, float) - np.asarray(y, float)
     if diffs.size < 2 or not np.all(np.isfinite(diffs)) or diffs.max() == diffs.min():
         return math.nan
-    return float(stats.ttest_rel(x, y).pvalue)
+    # scipy.stats.ttest_rel's statistic and two-sided p (tested against it), without its per-call overhead
+    t = diffs.mean() / (diffs.std(ddof=1) / math.sqrt(diffs.size))
+    return float(2.0 * special.stdtr(diffs.size - 1, -abs(t)))
 
 
 def significance_mark(reference, other, *, alpha: float, lower_is_better: bool) -> str:
