@@ -24,17 +24,6 @@ EXAMPLE = REPO / "docs" / "plugin_example"
 DEMO = REPO / "data" / "paper_matlab_minmax"
 
 
-@pytest.fixture
-def registry(monkeypatch):
-    """The registry as it was before the test (plug-ins a test loads do not leak)."""
-    monkeypatch.setattr(methods, "_REGISTRY", dict(methods._REGISTRY))
-    monkeypatch.setattr(methods, "_ORIGINS", dict(methods._ORIGINS))
-    from pipeline.methods import plugins
-
-    monkeypatch.setattr(plugins, "_LOADED", {})
-    yield
-
-
 def write(folder: Path, name: str, text: str) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / name
