@@ -130,8 +130,8 @@ def test_matlab_plugin_fingerprint_covers_its_folder_helpers_and_is_never_empty(
                                 "  info = struct('scores', scores);\nend\n")
     write(tmp_path, "helped_part.m", "function s = helped_part(X)\n  s = var(X, 1, 1);\nend\n")
     write(tmp_path, "unused.m", "function s = unused(X)\n  s = X;\nend\n")
-    spec = MethodSpec(name="HELPED", matlab_function="HELPED", plugin_dir=str(tmp_path))
-    files = [path for path, _ in method_fingerprint(spec, "octave")["files"]]
+    helped = MethodSpec(name="HELPED", matlab_function="HELPED", plugin_dir=str(tmp_path))
+    files = [path for path, _ in method_fingerprint(helped, "octave")["files"]]
     assert {"plugin/HELPED.m", "plugin/helped_part.m", "util/mlfs_rank_scores.m"} <= set(files)
     assert "plugin/unused.m" not in files
     with pytest.raises(Exception, match="no code to fingerprint"):
