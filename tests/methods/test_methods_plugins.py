@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 import shutil
 from importlib import metadata
 from pathlib import Path
@@ -183,3 +184,21 @@ tables: {{ref_method: VARIANCE, figures: false}}
     assert run_main(paper_main, ["status", str(suite), *root]) == 0
     lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith(("stale", "missing"))]
     assert len(lines) == 1 and lines[0].startswith("stale    GIVEN/demo/fold0"), lines
+
+
+@pytest.mark.octave
+def test_run_suite_fingerprints_a_function_on_the_users_path_by_the_file_octave_resolves(tmp_path, registry):
+    write(tmp_path, "ONPATH.m", "function [ranking, info] = ONPATH(X, Y, params, init)\n"
+                                "  scores = onpath_part(X);\n  ranking = mlfs_rank_scores(scores, 'ONPATH');\n"
+                                "  info = struct('scores', scores);\nend\n")
+    write(tmp_path, "onpath_part.m", "function s = onpath_part(X)\n  s = var(X, 1, 1);\nend\n")
+    script = (f"addpath(genpath('{REPO / 'matlab'}')); addpath('{tmp_path}'); f = mlfs_code_fingerprint('ONPATH');"
+              "printf('%s\\n', f.sha256); printf('%s\\n', f.files{1}{1}); "
+              "try, mlfs_code_fingerprint('NOWHERE_AT_ALL'); catch err, printf('%s\\n', err.identifier); end")
+    done = subprocess.run(["octave-cli", "--no-gui", "--quiet", "--eval", script], capture_output=True, text=True,
+                          timeout=300)
+    sha, first, error = done.stdout.split()[:3]
+    python_side = method_fingerprint(MethodSpec(name="ONPATH", matlab_function="ONPATH", plugin_dir=str(tmp_path)),
+                                     "octave")
+    assert sha == python_side["sha256"] and first == "plugin/ONPATH.m"
+    assert error == "mlfs:fingerprint:noCode"
