@@ -202,3 +202,17 @@ def test_run_suite_fingerprints_a_function_on_the_users_path_by_the_file_octave_
                                      "octave")
     assert sha == python_side["sha256"] and first == "plugin/ONPATH.m"
     assert error == "mlfs:fingerprint:noCode"
+
+
+def test_the_matlab_code_folder_can_be_overridden_and_a_wrong_one_is_one_line(tmp_path, monkeypatch, capsys):
+    from pipeline.locations import MATLAB_DIR_VARIABLE, matlab_dir
+
+    copy = tmp_path / "code"
+    shutil.copytree(REPO / "matlab", copy)
+    monkeypatch.setenv(MATLAB_DIR_VARIABLE, str(copy))
+    assert matlab_dir() == copy.resolve()
+    monkeypatch.delenv(MATLAB_DIR_VARIABLE)
+    code = kgrid(tmp_path, "--methods", "VARIANCE", "--matlab-dir", str(tmp_path / "nowhere"))
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and "not a MATLAB/Octave code folder" in err[0]
+    monkeypatch.delenv(MATLAB_DIR_VARIABLE, raising=False)
