@@ -216,3 +216,22 @@ def test_the_matlab_code_folder_can_be_overridden_and_a_wrong_one_is_one_line(tm
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1 and "not a MATLAB/Octave code folder" in err[0]
     monkeypatch.delenv(MATLAB_DIR_VARIABLE, raising=False)
+
+
+def test_a_worker_that_is_not_a_fork_loads_the_plugin_folders_of_the_run(tmp_path, registry):
+    """What a Dask worker on another machine does: a fresh interpreter gets the run's settings and
+    loads its plug-in folders itself (the driver's registry does not travel)."""
+    import multiprocessing
+
+    from pipeline.runner.executors import _run_on_dask_worker
+    from pipeline.runner.run import RunSettings
+    from pipeline.runner.tasks import GridSpec, Task
+
+    plugin = minimal_plugin(tmp_path / "plugins", "SPAWNX")
+    settings = RunSettings(data_dir=str(DEMO), results_dir=str(tmp_path / "results"),
+                           grids=(GridSpec("kgrid", k_max=30),), engine="python", plugins=(str(plugin.parent),))
+    with multiprocessing.get_context("spawn").Pool(1) as pool:
+        outcome = pool.apply(_run_on_dask_worker, (Task("SPAWNX", "demo", 0), settings))
+    assert outcome.status == "done", outcome.message
+    record = json.loads((tmp_path / "results" / "SPAWNX" / "demo_fold0_ranking.json").read_text())
+    assert "plugin/spawnx_helper.py" in [path for path, _ in record["code"]["files"]]
