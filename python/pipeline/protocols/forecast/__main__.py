@@ -25,7 +25,7 @@ from .download import convert_staged_tasks, download_datasets, fetch_from_hub, m
 from .environment import dry_run_lines, environment
 from .limits import DEFAULT_LIMITS, Limits
 from .metrics import DEFAULT_QUANTILES, NUMERIC_METRICS
-from .models import ModelFactory, detect_model_type
+from .models import BUILTIN_MODELS, ModelFactory, detect_model_type
 from .outputs import experiment_dir, run_config, write_benchmark, write_config, write_experiment
 from .reference import reference_names
 from .runner import BenchmarkRun, require_datasets, run_benchmark
@@ -153,9 +153,12 @@ def _distinct(names: Sequence[str]) -> list[str]:
 
 
 def _device_text(factory: ModelFactory, args) -> str:
-    if factory.describe()["device"] == "cpu" and args.device != "cpu":
-        return f"cpu (built-in model in NumPy; --device {args.device} not used)"
-    return f"{args.device} ({args.torch_dtype})"
+    """The device the run uses, and why when it is not the one asked for."""
+    if factory.model_type in BUILTIN_MODELS:
+        return "cpu (built-in model in NumPy" + ("" if args.device == "cpu" else f"; --device {args.device} not used") + ")"
+    used = f"{factory.device} ({args.torch_dtype})"
+    return used if factory.device == factory.options["device"] else \
+        f"{used}; --device {args.device} requested, CUDA is not available"
 
 
 def cmd_run(args, argv: Sequence[str]) -> int:
