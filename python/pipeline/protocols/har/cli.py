@@ -26,7 +26,7 @@ from .providers import (JointProvider, MiniRocketEmbedder, PrecomputedEmbeddings
                         SummaryStatisticsEmbedder)
 from .splits import STRATEGIES
 from .table import write_tables
-from .vocabulary import SHIPPED_TABLES, load_label_vocabulary
+from .vocabulary import load_label_vocabulary
 
 BUILTIN_DATASETS = {"basicmotions": load_basic_motions}
 # the shipped label table a built-in dataset is scored with when --label-table is not given
@@ -48,9 +48,9 @@ def _protocol_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--strategy", choices=STRATEGIES, default="proportional",
                         help="label-rate subsampling rule (default %(default)s)")
     parser.add_argument("--label-table",
-                        help="label table of the open-set metric: a JSON file, or a shipped table "
-                             f"({', '.join(SHIPPED_TABLES)}) (default: basicmotions for the built-in "
-                             "basicmotions dataset, else default, the project's label_groups.json)")
+                        help="label table of the open-set metric: a JSON file or the name of a table "
+                             "shipped with the package (docs/har.md) (default: basicmotions for the built-in "
+                             "basicmotions dataset, else the project's label_groups.json)")
     parser.add_argument("--coarse-groups", action="store_true", help="use the table's coarse groups (groups_simple)")
     parser.add_argument("--output-dir", default=str(DEFAULT_OUTPUT_DIR),
                         help="where the evaluation JSON goes (default %(default)s)")
