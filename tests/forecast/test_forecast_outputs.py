@@ -17,6 +17,7 @@ from pipeline.cli import run_main
 from pipeline.protocols.forecast.__main__ import _device_text, main, rerun_command
 from pipeline.protocols.forecast.aggregate import baseline_skill, geometric_mean
 from pipeline.protocols.forecast.benchmarks import CONFIG_DIR, config_path, load_benchmark
+from pipeline.protocols.forecast.compare import format_value
 from pipeline.protocols.forecast.models import ModelFactory
 
 
@@ -94,6 +95,8 @@ def test_compare_models_ends_with_the_leaderboard_and_its_cis(one_dataset_run, t
     board = pd.read_csv(tmp_path / "cmp_leaderboard.csv").set_index(["metric", "model"])
     assert board.loc[("WQL", "bolt"), "skill_score"] == 0.0
     assert board.loc[("MASE", "naive"), "skill_score_lower"] <= board.loc[("MASE", "naive"), "skill_score"]
+    assert [format_value(v) for v in (-1e-9, float("nan"), pd.NA, None, 0.12345)] == \
+        ["0.0000", "—", "—", "—", "0.1235"]
     assert cli("compare_models", "--results-dirs", folder, "--model-names", "a", "--baseline", "b") == 2
     assert "field '--baseline'" in capsys.readouterr().err
 

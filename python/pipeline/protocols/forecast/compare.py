@@ -15,7 +15,7 @@ import pandas as pd
 
 from ...errors import ConfigError, DataError
 from ...report.latex import latex_escape
-from ...report.tables import markdown_escape
+from ...report.tables import format_number, markdown_escape
 from ..user_files import read_json_bounded
 from .aggregate import BOOTSTRAP, leaderboard
 from .metrics import NUMERIC_METRICS
@@ -114,11 +114,11 @@ def leaderboard_caption(baseline: str) -> str:
 
 
 def format_value(value: object, missing: str = MISSING) -> str:
-    """4 decimals for floats, ``missing`` for NaN/NA/None, text otherwise."""
+    """4 decimals for floats (never ``-0.0000``), ``missing`` for NaN/NA/None, text otherwise."""
     if value is None or value is pd.NA or value is pd.NaT:
         return missing
     if isinstance(value, float):
-        return missing if value != value else f"{value:.4f}"
+        return format_number(value, 4, missing)
     return str(value)
 
 

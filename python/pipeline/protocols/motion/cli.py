@@ -18,6 +18,7 @@ import numpy as np
 
 from ...errors import ConfigError
 from ...fileio import atomic_write_json
+from ...report.tables import format_number
 from ..devices import DEVICE_CHOICES, check_device, resolve_device
 from ..user_files import output_file
 from . import beats, features
@@ -175,11 +176,8 @@ def _learned_embeddings(args: argparse.Namespace, results: MotionResults, refere
 
 
 def _fmt(value) -> str:
-    """4 decimals, ``null`` for None; a value that rounds to zero prints ``0.0000``, never ``-0.0000``."""
-    if value is None:
-        return "null"
-    text = f"{value:.4f}"
-    return "0.0000" if float(text) == 0 else text
+    """4 decimals (``0.0000``, never ``-0.0000``), ``null`` for None."""
+    return format_number(value, 4, "null")
 
 
 def _excluded(metrics: dict, suffix: str) -> str:
