@@ -164,3 +164,25 @@ def test_cli_rejects_mixed_embedding_sources(tmp_path, capsys):
     assert run_main(main, args) == 2
     assert "--label-embeddings goes with --embeddings" in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
+
+
+def test_every_classifier_trains_on_the_same_subsampled_windows(basic_motions, monkeypatch):
+    """The GRU's 1 %/10 % subsample is drawn over windows like the others', then cut into sub-windows."""
+    import pipeline.protocols.har.evaluate as evaluate_module
+
+    drawn = {}
+    original = evaluate_module.balanced_subsample
+
+    def recording(train_x, *args, **kwargs):
+        chosen = original(train_x, *args, **kwargs)
+        drawn.setdefault(current, []).append(np.sort(chosen[0]))
+        return chosen
+
+    monkeypatch.setattr(evaluate_module, "balanced_subsample", recording)
+    for current in ("gru", "linear"):
+        config = EvaluationConfig(classifier=current, training=TrainingConfig(epochs=1))
+        evaluate_model(basic_motions, "m", RawSequenceEmbedder(), config)
+    assert len(drawn["gru"]) == len(drawn["linear"]) == 2
+    for gru, linear in zip(drawn["gru"], drawn["linear"]):
+        np.testing.assert_array_equal(gru, linear)
+        assert gru.max() < basic_motions.n_windows  # window indices, not sub-window rows
