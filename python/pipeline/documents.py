@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, Callable
 import numpy as np
 import yaml
 
-from .errors import ConfigError, PipelineError
+from .errors import ConfigError, DataError, PipelineError
 
 if TYPE_CHECKING:
     from pydantic import ValidationError
@@ -149,8 +149,8 @@ def _check_json_depth(text: str, max_depth: int) -> None:
     if depth.size and depth.max() > max_depth:
         at = int(np.argmax(depth > max_depth))
         line = raw[:at].count(b"\n") + 1
-        raise _Refusal(f"nested more than {max_depth} levels deep", field=f"line {line}",
-                       expected=f"at most {max_depth} levels")
+        raise _Refusal("nested too deeply", field=f"line {line}",
+                       expected=f"at most {max_depth} nesting level(s)")
 
 
 def _json_object(pairs: list[tuple[str, Any]]) -> dict:
@@ -236,8 +236,8 @@ def _check_yaml_events(text: str, limits: DocumentLimits) -> None:
         if isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
             open_nodes.append([event.anchor, 1])
             if len(open_nodes) > limits.max_depth:
-                raise _Refusal(f"nested more than {limits.max_depth} levels deep", field=line,
-                               expected=f"at most {limits.max_depth} levels")
+                raise _Refusal("nested too deeply", field=line,
+                               expected=f"at most {limits.max_depth} nesting level(s)")
             continue
         if isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
             anchor, count = open_nodes.pop()
@@ -370,3 +370,9 @@ def _model_in(annotation: Any) -> Any:
         if hasattr(arg, "model_fields"):
             return arg
     return annotation
+
+
+def read_result_file(path: str | Path, what: str) -> Any:
+    """A JSON file a run wrote and now reads back (metrics, ranking record, sidecar), within
+    :data:`RESULT_LIMITS`; :class:`~pipeline.errors.DataError` naming ``what`` otherwise."""
+    return read_document(path, what, limits=RESULT_LIMITS, kind="json", error=DataError)

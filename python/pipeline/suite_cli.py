@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import itertools
-import json
 import math
 import sys
 import time
@@ -12,12 +12,10 @@ from numbers import Real
 from pathlib import Path
 from typing import Sequence
 
-import yaml
-
 from .data.folds import discover_datasets, list_fold_indices
 from .engines import ENGINES, EVALUATORS
 from .errors import ConfigError, StorageError
-from .fileio import read_config_text
+from .documents import CONFIG_LIMITS, read_document
 from .methods import available_methods, get_method
 from .names import validate_name
 from .runner.claims import DEFAULT_STALE_AFTER
@@ -36,6 +34,7 @@ STATUSES = ("done", "skipped", "done_elsewhere", "failed", "interrupted")
 DEFAULT_MAX_TASKS = 10_000
 #: Largest parameter file read (a JSON/YAML of method parameters is a few hundred bytes).
 MAX_PARAMS_FILE_BYTES = 1 << 20
+PARAMS_LIMITS = dataclasses.replace(CONFIG_LIMITS, max_bytes=MAX_PARAMS_FILE_BYTES)
 
 
 def build_parser(prog: str, mode: str | None, rank: bool) -> argparse.ArgumentParser:
@@ -226,17 +225,22 @@ def _load_params(path: Path | None, max_tasks: int) -> dict[str, dict]:
     """
     if path is None:
         return {}
-    text = read_config_text(path, "parameter file", MAX_PARAMS_FILE_BYTES)
-    try:
-        data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
-    except (json.JSONDecodeError, yaml.YAMLError) as exc:
-        raise ConfigError(f"cannot parse parameter file: {exc}".splitlines()[0], file=path) from None
+    data = read_document(path, "parameter file", limits=PARAMS_LIMITS)
     if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
         raise ConfigError("parameter file must map method names to parameter objects", file=path,
                           expected='{"DAGFS": {"alpha": 0.2}}')
     for method, params in data.items():
-        _check_sweep(method, params, max_tasks, path)
+        try:
+            _check_sweep(method, params, max_tasks, path)
+            parameter_variants(method, params, max_tasks)
+        except ConfigError as exc:
+            raise exc if exc.file else ConfigError(exc.message, file=path, field=_in_method(method, exc.field),
+                                                   expected=exc.expected, found=exc.found) from None
     return data
+
+
+def _in_method(method: str, field: str | None) -> str:
+    return f"{method}.{field}" if field and not field.startswith("--") else (field or method)
 
 
 def _check_sweep(method: str, overrides: dict, max_tasks: int, path: Path) -> None:
@@ -312,7 +316,20 @@ def parameter_variants(method: str, overrides: dict, max_variants: int = DEFAULT
         params = {**overrides, **dict(zip(swept, combination))}
         label = "__".join([method, *(f"{name}_{value}" for name, value in zip(swept, combination))])
         variants.append((validate_name(label, "parameter-sweep folder"), params))
+    _check_distinct_folders(method, variants)
     return variants
+
+
+def _check_distinct_folders(method: str, variants: list[tuple[str, dict]]) -> None:
+    """ConfigError if two combinations would share a results folder (also on a file system that
+    ignores case): the second would silently overwrite or reuse the first one's results."""
+    seen: dict[str, dict] = {}
+    for label, params in variants:
+        other = seen.setdefault(label.lower(), params)
+        if other is not params:
+            raise ConfigError(f"two combinations of the parameter sweep of {method} map to the same results "
+                              "folder", field=label, expected="values that differ in their written form",
+                              found=f"{other} and {params}")
 
 
 def _check_combinations(method: str, overrides: dict, limit: int) -> None:

@@ -77,7 +77,7 @@ def _params(tmp_path, content, suffix=".json") -> str:
 
 
 @pytest.mark.parametrize("content, fragments", [
-    ({"SRFS": {"seed": "abc"}}, ["field 'seed': invalid value for parameter 'seed' of method SRFS",
+    ({"SRFS": {"seed": "abc"}}, ["field 'SRFS.seed': invalid value for parameter 'seed' of method SRFS",
                                  f"expected an integer in [0, {MAX_SEED}]; found 'abc' (str)"]),
     ({"SRFS": {"seed": -1}}, ["found -1 (int)"]),
     ({"LRMFS": {"seed": 2**32}}, [f"found {2**32} (int)"]),
@@ -88,8 +88,9 @@ def _params(tmp_path, content, suffix=".json") -> str:
     ({"SRFS": {"alpha": "0.5"}}, ["found '0.5' (str)"]),
     ({"LRMFS": {"mode": 3}}, ["'mode'", "expected a string, like the default 'fast'"]),
     ({"DAGFS": {"paired_penalty": 1}}, ["'paired_penalty'", "expected true or false; found 1 (int)"]),
-    ('{"SRFS": {"alpha": NaN}}', ["found nan (float)"]),
-    ({"SRFS": {"alpha": 10**400}}, ["'alpha'", "(int)"]),
+    ('{"SRFS": {"alpha": NaN}}', ["field 'SRFS.alpha': not a finite number (expected a finite number; found NaN)"]),
+    ('{"SRFS": {"alpha": 1e999}}', ["field 'SRFS.alpha': not a finite number"]),
+    ({"SRFS": {"alpha": 10**400}}, ["field 'SRFS.alpha': integer too long (expected at most 24 digits"]),
     ({"SRFS": {"alpha": [0.1, 0.2, 0.1]}}, ["field 'alpha': value listed twice in the parameter sweep of SRFS"]),
     ({"RANDOM": {"seed": [1, 2, 1]}}, ["value listed twice", "found 1"]),
     ({"SRFS": {"alpha": [1, 1.0]}}, ["value listed twice", "found 1.0"]),
