@@ -6,15 +6,19 @@ import argparse
 import dataclasses
 import itertools
 import math
+import re
 import sys
 import time
 from numbers import Real
 from pathlib import Path
 from typing import Sequence
 
+from .cli import Bounds, check_option_bounds
 from .data.folds import discover_datasets, list_fold_indices
+from .data.splits import MAX_FOLDS
 from .engines import ENGINES, EVALUATORS
 from .errors import ConfigError, StorageError
+from .limits import MAX_CLAIM_STALE_AFTER, MAX_MLKNN_K, MAX_MLKNN_SMOOTH, MAX_TASK_TIMEOUT, MAX_TASKS_LIMIT
 from .documents import CONFIG_LIMITS, read_document
 from .methods import available_methods, get_method
 from .names import validate_name
@@ -34,6 +38,13 @@ STATUSES = ("done", "skipped", "done_elsewhere", "failed", "interrupted")
 DEFAULT_MAX_TASKS = 10_000
 #: Largest parameter file read (a JSON/YAML of method parameters is a few hundred bytes).
 MAX_PARAMS_FILE_BYTES = 1 << 20
+#: Upper bounds of the numeric options (lower bounds: _check_arguments).
+OPTION_BOUNDS = {"--mlknn-k": Bounds(1, MAX_MLKNN_K), "--mlknn-smooth": Bounds(0, MAX_MLKNN_SMOOTH, low_open=True),
+                 "--folds": Bounds(1, MAX_FOLDS), "--max-tasks": Bounds(1, MAX_TASKS_LIMIT),
+                 "--task-timeout": Bounds(0, MAX_TASK_TIMEOUT, low_open=True),
+                 "--claim-stale-after": Bounds(0, MAX_CLAIM_STALE_AFTER, low_open=True)}
+#: A Dask scheduler address: protocol://host[:port] (tcp, tls, ucx, ws, wss, inproc).
+SCHEDULER_ADDRESS = re.compile(r"(tcp|tls|ucx|ws|wss|inproc)://[A-Za-z0-9._\-\[\]:]{1,253}(:[0-9]{1,5})?")
 PARAMS_LIMITS = dataclasses.replace(CONFIG_LIMITS, max_bytes=MAX_PARAMS_FILE_BYTES)
 
 
@@ -199,7 +210,8 @@ def _grid_from_args(args, mode: str) -> GridSpec:
 
 
 def _check_arguments(args: argparse.Namespace) -> None:
-    """ConfigError for a numeric option out of its range or a name listed twice."""
+    """ConfigError for a numeric option out of its range, a malformed scheduler address or a name
+    listed twice."""
     positive_counts = {"--mlknn-k": args.mlknn_k, "--jobs": args.jobs, "--max-tasks": args.max_tasks,
                        "--folds": 1 if args.folds is None else args.folds}
     for option, value in positive_counts.items():
@@ -210,6 +222,10 @@ def _check_arguments(args: argparse.Namespace) -> None:
     for option, value in positive_reals.items():
         if not (math.isfinite(value) and value > 0):
             raise ConfigError("must be a finite number > 0", field=option, found=value)
+    check_option_bounds(args, OPTION_BOUNDS)
+    if args.scheduler is not None and not SCHEDULER_ADDRESS.fullmatch(args.scheduler):
+        raise ConfigError("not a scheduler address", field="--scheduler", expected="tcp://HOST:PORT",
+                          found=repr(args.scheduler))
     for option, names in (("--methods", args.methods), ("--datasets", args.datasets or [])):
         repeated = sorted({name for name in names if names.count(name) > 1})
         if repeated:

@@ -29,7 +29,8 @@ from urllib.parse import quote
 import numpy as np
 
 from . import aggregate as agg
-from .cli import run_main
+from .cli import Bounds, check_option_bounds, run_main
+from .data.splits import MAX_FOLDS
 from .documents import CONFIG_LIMITS, read_document
 from .errors import ConfigError
 from .evaluation.metrics import METRICS
@@ -54,6 +55,10 @@ DEGENERATE_NOTE = ("in at least one fold, more than half of the selected feature
 #: Largest display map read (the paper's has a few dozen entries of a few bytes each).
 DISPLAY_MAP_LIMITS = replace(CONFIG_LIMITS, max_bytes=256 << 10, max_depth=1, max_string_chars=200)
 MAX_DISPLAY_MAP_ENTRIES = 2000
+#: Ranges of the numeric options and the longest caption note.
+OPTION_BOUNDS = {"--folds": Bounds(1, MAX_FOLDS), "--jobs": Bounds(1, 1024), "--bayesian-rope": Bounds(0, 1e6),
+                 "--p-target": Bounds(0, 1, low_open=True)}
+MAX_CAPTION_NOTE_CHARS = 1000
 
 
 def read_display_map(path: str | Path | None) -> dict[str, str]:
@@ -141,6 +146,10 @@ def check_arguments(args: argparse.Namespace) -> None:
         raise ConfigError("--folds must be at least 1", field="--folds", found=args.folds)
     if not 0 < args.p_target <= 1:
         raise ConfigError("--p-target must lie in (0, 1]", field="--p-target", found=args.p_target)
+    check_option_bounds(args, OPTION_BOUNDS)
+    if len(args.caption_note) > MAX_CAPTION_NOTE_CHARS:
+        raise ConfigError("--caption-note is too long", field="--caption-note",
+                          expected=f"at most {MAX_CAPTION_NOTE_CHARS} characters", found=len(args.caption_note))
     if args.label_suffix:
         try:
             check_label(args.label_suffix)

@@ -16,15 +16,13 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from ..data.splits import MAX_FOLDS
 from ..engines import ENGINES, EVALUATORS
 from ..evaluation.metrics import METRICS
+from ..limits import MAX_MLKNN_K, MAX_MLKNN_SMOOTH, MAX_TASK_TIMEOUT
 from ..methods.starts import MAX_SEED
 from ..runner.executors import EXECUTORS
 
-#: Largest ML-kNN neighbour count, grid bound and worker count a suite may declare.
-MAX_MLKNN_K = 1000
+#: Largest grid bound and worker count a suite may declare, and longest written path.
 MAX_GRID_K = 1_000_000
 MAX_SUITE_JOBS = 1024
-#: Longest task timeout (a week) and longest written path.
-MAX_TASK_TIMEOUT = 7 * 24 * 3600.0
 MAX_PATH_CHARS = 1024
 
 
@@ -68,7 +66,7 @@ class MethodSection(Section):
 
 class MlknnSection(Section):
     k: Annotated[int, Field(ge=1, le=MAX_MLKNN_K)] = 10
-    smooth: Annotated[float, Field(gt=0, le=1e6)] = 1.0
+    smooth: Annotated[float, Field(gt=0, le=MAX_MLKNN_SMOOTH)] = 1.0
 
 
 GridK = Annotated[int, Field(ge=1, le=MAX_GRID_K)]

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
-from ...cli import run_main
+from ...cli import SEED_BOUNDS, Bounds, check_option_bounds, run_main
 from ...errors import ConfigError, DataError
 from ...fileio import atomic_write_json
 from ...names import validate_name
@@ -163,12 +163,22 @@ def _cmd_models(args) -> int:
     return 0
 
 
+#: Ranges of the numeric options: resample counts bounded so that no run allocates without limit.
+OPTION_BOUNDS = {"--permutations": Bounds(1, 1_000_000), "--bootstrap": Bounds(1, 1_000_000),
+                 "--effect-bootstrap": Bounds(1, 1_000_000), "--stats-seed": SEED_BOUNDS,
+                 "--alpha": Bounds(0, 0.5, low_open=True), "--eps": Bounds(0, 1e6), "--split-seed": SEED_BOUNDS,
+                 "--seeds": SEED_BOUNDS, "--sequences": Bounds(2, 1_000_000), "--length": Bounds(1, 1_000_000),
+                 "--data-seed": SEED_BOUNDS, "--epochs": Bounds(1, 10_000), "--train-stride": Bounds(1, 1_000_000),
+                 "--latency-calls": Bounds(1, 1_000_000), "--threads": Bounds(1, 1024),
+                 "--phi": Bounds(-0.999, 0.999), "--repeats": Bounds(1, 100_000), "--seed": SEED_BOUNDS}
+
 _COMMANDS = {"split": _cmd_split, "analyze": _cmd_analyze, "demo": _cmd_demo,
              "calibrate": _cmd_calibrate, "models": _cmd_models}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    check_option_bounds(args, OPTION_BOUNDS)
     return _COMMANDS[args.command](args)
 
 
