@@ -43,7 +43,7 @@ class Bounds:
                 and value <= self.high)
 
     def __str__(self) -> str:
-        return f"a number in {'(' if self.low_open else '['}{self.low:g}, {self.high:g}]"
+        return f"a number in {'(' if self.low_open else '['}{_number(self.low)}, {_number(self.high)}]"
 
 
 #: Seeds of NumPy and MT19937 streams.
@@ -59,3 +59,7 @@ def check_option_bounds(args: argparse.Namespace, bounds: dict[str, Bounds]) -> 
         for item in value if isinstance(value, list) else [value]:
             if item is not None and not bound.holds(item):
                 raise ConfigError("out of range", field=option, expected=str(bound), found=item)
+
+
+def _number(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"
