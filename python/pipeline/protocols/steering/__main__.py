@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Sequence
 
 from ...cli import SEED_BOUNDS, Bounds, check_option_bounds, run_main
-from ...errors import ConfigError, DataError
+from ...errors import DataError
 from ...fileio import atomic_write_json
 from ...names import validate_name
 from ..user_files import output_file, output_folder
@@ -126,8 +126,6 @@ def _cmd_analyze(args) -> int:
 
 def _cmd_demo(args) -> int:
     output_folder(args.out, "--out")
-    if args.threads < 1:
-        raise ConfigError("must be a positive integer", field="--threads", found=args.threads)
     import torch
 
     torch.set_num_threads(args.threads)
@@ -163,14 +161,15 @@ def _cmd_models(args) -> int:
     return 0
 
 
-#: Ranges of the numeric options: resample counts bounded so that no run allocates without limit.
+#: Ranges of the counts and seeds given on the command line, checked before anything is read or
+#: allocated (resample counts bounded so that no run allocates without limit); the study's own
+#: settings (alpha, eps, phi) are checked where they are defined (checks.py).
 OPTION_BOUNDS = {"--permutations": Bounds(1, 1_000_000), "--bootstrap": Bounds(1, 1_000_000),
                  "--effect-bootstrap": Bounds(1, 1_000_000), "--stats-seed": SEED_BOUNDS,
-                 "--alpha": Bounds(0, 0.5, low_open=True), "--eps": Bounds(0, 1e6), "--split-seed": SEED_BOUNDS,
-                 "--seeds": SEED_BOUNDS, "--sequences": Bounds(2, 1_000_000), "--length": Bounds(1, 1_000_000),
-                 "--data-seed": SEED_BOUNDS, "--epochs": Bounds(1, 10_000), "--train-stride": Bounds(1, 1_000_000),
-                 "--latency-calls": Bounds(1, 1_000_000), "--threads": Bounds(1, 1024),
-                 "--phi": Bounds(-0.999, 0.999), "--repeats": Bounds(1, 100_000), "--seed": SEED_BOUNDS}
+                 "--split-seed": SEED_BOUNDS, "--seeds": SEED_BOUNDS, "--sequences": Bounds(1, 1_000_000),
+                 "--length": Bounds(1, 1_000_000), "--data-seed": SEED_BOUNDS, "--epochs": Bounds(1, 10_000),
+                 "--train-stride": Bounds(1, 1_000_000), "--latency-calls": Bounds(1, 1_000_000),
+                 "--threads": Bounds(1, 1024), "--repeats": Bounds(1, 100_000), "--seed": SEED_BOUNDS}
 
 _COMMANDS = {"split": _cmd_split, "analyze": _cmd_analyze, "demo": _cmd_demo,
              "calibrate": _cmd_calibrate, "models": _cmd_models}
