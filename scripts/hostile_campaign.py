@@ -1,0 +1,105 @@
+"""Run the hostile-input corpus (tests/shared/hostile_inputs.py) as real processes and count defects.
+
+    python scripts/hostile_campaign.py                       # this checkout
+    python scripts/hostile_campaign.py --code /tmp/main/python --out before.json   # another checkout
+
+Every case runs ``python -m <module> ...`` in a fresh copy of a small workspace (toy folds and
+k-grid results), with the address space limited (``--memory-gib``) and a time limit. A case that
+does not end as it should is counted in one class:
+
+* ``silent wrong result``: accepted (exit 0) although it must be refused, or a damaged result file
+  left in place by a run that says it is done;
+* ``traceback``: a Python traceback instead of one line;
+* ``memory``: MemoryError, killed at the address-space limit, or still running at the time limit;
+* ``injection/flood``: a message longer than 4 KB, with control or line-separator characters, or of
+  several lines;
+* ``wrong exit code``: any other exit code than the correct one (2 for bad input, 0 for good).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "tests" / "shared"))
+
+from hostile_inputs import all_cases, fill, verdict, write_case_files  # noqa: E402
+
+CLASSES = ("silent wrong result", "traceback", "wrong exit code", "memory", "injection/flood")
+
+
+def _limit_memory(gib: float):
+    def apply() -> None:
+        limit = int(gib * 2**30)
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    return apply
+
+
+def run_case(case, template: Path, scratch: Path, env: dict, timeout: float, gib: float) -> dict:
+    work = scratch / case.id
+    shutil.copytree(template, work, symlinks=True)
+    places = {"work": str(work), "folds": str(work / "folds"), "results": str(work / "results")}
+    write_case_files(case, places)
+    argv = [sys.executable, "-m", case.command[0], *(fill(arg, places) for arg in case.command[1:])]
+    started = time.monotonic()
+    try:
+        done = subprocess.run(argv, capture_output=True, env=env, cwd=work, timeout=timeout,
+                              preexec_fn=_limit_memory(gib))
+        code, err = done.returncode, done.stderr.decode("utf-8", errors="replace")
+    except subprocess.TimeoutExpired as exc:
+        code, err = None, (exc.stderr or b"").decode("utf-8", errors="replace")
+    seconds = time.monotonic() - started
+    defect = verdict(case, code, err, places)
+    shutil.rmtree(work, ignore_errors=True)
+    return {"id": case.id, "expect": case.expect, "code": code, "seconds": round(seconds, 2), "defect": defect,
+            "stderr": err[-600:]}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--code", type=Path, default=REPO / "python", help="the python/ folder to test")
+    parser.add_argument("--out", type=Path, default=None, help="write every case's outcome to this JSON file")
+    parser.add_argument("--jobs", type=int, default=2, help="cases run at the same time")
+    parser.add_argument("--timeout", type=float, default=120.0, help="seconds a case may take")
+    parser.add_argument("--memory-gib", type=float, default=3.0, help="address-space limit of a case")
+    parser.add_argument("--only", default=None, help="run the cases whose id contains this text")
+    args = parser.parse_args()
+    env = {**os.environ, "PYTHONPATH": str(args.code.resolve()), "OMP_NUM_THREADS": "1",
+           "OPENBLAS_NUM_THREADS": "1"}
+    cases = [c for c in all_cases() if args.only is None or args.only in c.id]
+    with tempfile.TemporaryDirectory(prefix="hostile.") as scratch_name:
+        scratch = Path(scratch_name)
+        template = scratch / "template"
+        template.mkdir()
+        setup = ("import sys; sys.path.insert(0, %r); import subprocess; from pathlib import Path; "
+                 "from hostile_inputs import prepare_workspace; "
+                 "prepare_workspace(Path(%r), lambda m, a: subprocess.run([sys.executable, '-m', m, *a]).returncode)"
+                 % (str(REPO / "tests" / "shared"), str(template)))
+        subprocess.run([sys.executable, "-c", setup], env=env, check=True)
+        with ThreadPoolExecutor(args.jobs) as pool:
+            outcomes = list(pool.map(lambda c: run_case(c, template, scratch, env, args.timeout, args.memory_gib),
+                                     cases))
+    counts = {cls: sum(o["defect"] == cls for o in outcomes) for cls in CLASSES}
+    print(f"{len(outcomes)} cases, {sum(counts.values())} defects: "
+          + ", ".join(f"{n} {cls}" for cls, n in counts.items()))
+    for outcome in outcomes:
+        if outcome["defect"]:
+            last = outcome["stderr"].strip().splitlines()[-1:] or [""]
+            print(f"  {outcome['defect']:<20} {outcome['id']}: exit {outcome['code']}; {last[0][:160]}")
+    if args.out:
+        args.out.write_text(json.dumps({"counts": counts, "cases": outcomes}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
