@@ -3,8 +3,11 @@
     python scripts/hostile_campaign.py                       # this checkout
     python scripts/hostile_campaign.py --code /tmp/main/python --out before.json   # another checkout
 
-Every case runs ``python -m <module> ...`` in a fresh copy of a small workspace (toy folds and
-k-grid results), with the address space limited (``--memory-gib``) and a time limit. A case that
+Every case runs in a fresh copy of a small workspace (toy folds and k-grid results) inside a worker
+process whose address space is limited (``--memory-gib``): the worker calls the command's ``main``
+as ``python -m <module>`` would (the interpreter starts once, not once per case), and a case that
+kills its worker or outlives ``--timeout`` counts as a memory defect and the next case gets a new
+worker. A case that
 does not end as it should is counted in one class:
 
 * ``silent wrong result``: accepted (exit 0) although it must be refused, or a damaged result file
@@ -22,6 +25,7 @@ import argparse
 import json
 import os
 import resource
+import select
 import shutil
 import subprocess
 import sys
@@ -33,7 +37,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests" / "shared"))
 
-from hostile_inputs import all_cases, fill, verdict, write_case_files  # noqa: E402
+from hostile_inputs import all_cases, call_in_process, fill, verdict, write_case_files  # noqa: E402
 
 CLASSES = ("silent wrong result", "traceback", "wrong exit code", "memory", "injection/flood")
 
@@ -45,24 +49,48 @@ def _limit_memory(gib: float):
     return apply
 
 
-def run_case(case, template: Path, scratch: Path, env: dict, timeout: float, gib: float) -> dict:
-    work = scratch / case.id
-    shutil.copytree(template, work, symlinks=True)
-    places = {"work": str(work), "folds": str(work / "folds"), "results": str(work / "results")}
-    write_case_files(case, places)
-    argv = [sys.executable, "-m", case.command[0], *(fill(arg, places) for arg in case.command[1:])]
-    started = time.monotonic()
-    try:
-        done = subprocess.run(argv, capture_output=True, env=env, cwd=work, timeout=timeout,
-                              preexec_fn=_limit_memory(gib))
-        code, err = done.returncode, done.stderr.decode("utf-8", errors="replace")
-    except subprocess.TimeoutExpired as exc:
-        code, err = None, (exc.stderr or b"").decode("utf-8", errors="replace")
-    seconds = time.monotonic() - started
-    defect = verdict(case, code, err, places)
-    shutil.rmtree(work, ignore_errors=True)
-    return {"id": case.id, "expect": case.expect, "code": code, "seconds": round(seconds, 2), "defect": defect,
-            "stderr": err[-600:]}
+def worker(template: Path, scratch: Path) -> None:
+    """Read case ids on stdin; run each in a fresh copy of ``template``; print one JSON line each."""
+    cases = {case.id: case for case in all_cases()}
+    for line in sys.stdin:
+        case = cases[line.strip()]
+        work = scratch / case.id
+        shutil.copytree(template, work, symlinks=True)
+        places = {"work": str(work), "folds": str(work / "folds"), "results": str(work / "results")}
+        write_case_files(case, places)
+        started = time.monotonic()
+        code, err = call_in_process(case.command[0], [fill(arg, places) for arg in case.command[1:]])
+        defect = verdict(case, code, err, places)
+        shutil.rmtree(work, ignore_errors=True)
+        print(json.dumps({"id": case.id, "expect": case.expect, "code": code, "defect": defect,
+                          "seconds": round(time.monotonic() - started, 2), "stderr": err[-600:]}), flush=True)
+
+
+def run_cases(cases, template: Path, scratch: Path, env: dict, timeout: float, gib: float) -> list[dict]:
+    """Run ``cases`` in worker processes (one at a time, restarted after a case that kills its
+    worker or outlives ``timeout``: that case counts as a memory defect)."""
+    outcomes, pending = [], [case.id for case in cases]
+    while pending:
+        process = subprocess.Popen([sys.executable, __file__, "--worker", str(template), str(scratch)],
+                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                   env=env, text=True, preexec_fn=_limit_memory(gib))
+        while pending:
+            case_id = pending[0]
+            process.stdin.write(case_id + "\n")
+            process.stdin.flush()
+            ready, _, _ = select.select([process.stdout], [], [], timeout)
+            line = process.stdout.readline() if ready else ""
+            pending.pop(0)
+            if not line:
+                process.kill()
+                outcomes.append({"id": case_id, "code": None, "defect": "memory", "seconds": timeout,
+                                 "stderr": "worker killed or timed out"})
+                shutil.rmtree(scratch / case_id, ignore_errors=True)
+                break
+            outcomes.append(json.loads(line))
+        process.kill()
+        process.wait()
+    return outcomes
 
 
 def main() -> int:
@@ -73,7 +101,11 @@ def main() -> int:
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds a case may take")
     parser.add_argument("--memory-gib", type=float, default=3.0, help="address-space limit of a case")
     parser.add_argument("--only", default=None, help="run the cases whose id contains this text")
+    parser.add_argument("--worker", nargs=2, type=Path, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.worker:
+        worker(*args.worker)
+        return 0
     env = {**os.environ, "PYTHONPATH": str(args.code.resolve()), "OMP_NUM_THREADS": "1",
            "OPENBLAS_NUM_THREADS": "1"}
     cases = [c for c in all_cases() if args.only is None or args.only in c.id]
@@ -86,9 +118,11 @@ def main() -> int:
                  "prepare_workspace(Path(%r), lambda m, a: subprocess.run([sys.executable, '-m', m, *a]).returncode)"
                  % (str(REPO / "tests" / "shared"), str(template)))
         subprocess.run([sys.executable, "-c", setup], env=env, check=True)
+        shares = [cases[i::args.jobs] for i in range(args.jobs)]
         with ThreadPoolExecutor(args.jobs) as pool:
-            outcomes = list(pool.map(lambda c: run_case(c, template, scratch, env, args.timeout, args.memory_gib),
-                                     cases))
+            parts = pool.map(lambda share: run_cases(share, template, scratch, env, args.timeout, args.memory_gib),
+                             shares)
+        outcomes = [outcome for part in parts for outcome in part]
     counts = {cls: sum(o["defect"] == cls for o in outcomes) for cls in CLASSES}
     print(f"{len(outcomes)} cases, {sum(counts.values())} defects: "
           + ", ".join(f"{n} {cls}" for cls, n in counts.items()))

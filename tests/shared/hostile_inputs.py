@@ -390,6 +390,36 @@ def write_case_files(case: Case, places: dict[str, str]) -> None:
             path.write_text(fill(content, places), encoding="utf-8")
 
 
+# --- running a case --------------------------------------------------------------------------------
+
+def call_in_process(module: str, argv: list[str]) -> tuple[int | None, str]:
+    """Run ``module``'s main in this process as ``python -m module`` would: (exit code, stderr),
+    a traceback written to stderr for an exception that is not a user error."""
+    import contextlib
+    import importlib
+    import io
+    import traceback
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        try:
+            from pipeline.cli import run_main
+            target = importlib.import_module(module if module in FLAT_MODULES else f"{module}.__main__")
+            code = run_main(target.main, argv)
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else 2
+        except MemoryError:
+            code = 1
+            err.write("MemoryError\n")
+        except Exception:  # noqa: BLE001 - what the interpreter would print
+            code = 1
+            err.write(traceback.format_exc())
+    return code, err.getvalue()
+
+
+FLAT_MODULES = {"pipeline.kgrid", "pipeline.pgrid", "pipeline.evaluate", "pipeline.tables", "pipeline.export_splits"}
+
+
+
 # --- verdicts --------------------------------------------------------------------------------------
 
 MAX_MESSAGE_BYTES = 4096
