@@ -67,8 +67,8 @@ def worker(template: Path, scratch: Path) -> None:
 
 
 def run_cases(cases, template: Path, scratch: Path, env: dict, timeout: float, gib: float) -> list[dict]:
-    """Run ``cases`` in worker processes (one at a time, restarted after a case that kills its
-    worker or outlives ``timeout``: that case counts as a memory defect)."""
+    """Run ``cases`` in worker processes (one at a time; a new worker after a case that crashed,
+    killed its worker or outlived ``timeout``, the last two counted as memory defects)."""
     outcomes, pending = [], [case.id for case in cases]
     while pending:
         process = subprocess.Popen([sys.executable, __file__, "--worker", str(template), str(scratch)],
@@ -88,6 +88,8 @@ def run_cases(cases, template: Path, scratch: Path, env: dict, timeout: float, g
                 shutil.rmtree(scratch / case_id, ignore_errors=True)
                 break
             outcomes.append(json.loads(line))
+            if outcomes[-1]["defect"] in ("traceback", "memory"):
+                break  # what crashed may have left state behind (handlers, signal settings): a new worker
         process.kill()
         process.wait()
     return outcomes
