@@ -60,6 +60,7 @@ class FoldsSection(Section):
 
 
 class MethodSection(Section):
+    external: bool = False  # rankings made elsewhere, under RESULTS/NAME/ (then the only key)
     params: dict[Name, Any] = Field(default_factory=dict)
     seeds: Annotated[list[Seed], Field(max_length=1000)] = Field(default_factory=list)
 
@@ -112,6 +113,8 @@ class SuiteFile(Section):
 
     name: Name
     description: Annotated[str, Field(max_length=10_000)] = ""
+    plugins: Annotated[list[Annotated[str, Field(min_length=1, max_length=MAX_PATH_CHARS)]],
+                       Field(max_length=100)] = Field(default_factory=list)  # read: relative to the suite file
     datasets: Annotated[list[Name], Field(min_length=1, max_length=1000)]
     folds: FoldsSection
     methods: Annotated[dict[Name, MethodSection | None], Field(min_length=1, max_length=100)]

@@ -21,8 +21,9 @@ from ..documents import CONFIG_LIMITS, read_document, schema_error
 from ..engines import ENGINES
 from ..errors import ConfigError
 from ..evaluation.metrics import METRICS
-from ..methods import get_method
+from ..methods import available_methods, get_method
 from ..names import validate_name
+from ..runner.plugins import activate_plugins, engine_options, plugin_paths
 from ..runner.tasks import GridSpec, Task, canonical_params
 from ..tables import read_display_map
 from .schema import MAX_SUITE_JOBS, GridsSection, MethodSection, SuiteFile, TablesSection
@@ -38,6 +39,7 @@ class MethodEntry:
     name: str
     params: dict = field(default_factory=dict)
     seeds: tuple[int, ...] = ()
+    external: bool = False
 
     def variants(self) -> list[tuple[str, dict]]:
         """(results folder, parameters) per seed; one variant under the method's own name without seeds."""
@@ -73,6 +75,12 @@ class Suite:
     description: str = ""
     fold_count: int | None = None
     source_dir: str = "."
+    plugins: tuple[str, ...] = ()
+
+    @property
+    def external_methods(self) -> tuple[str, ...]:
+        """Methods whose rankings are given (``external: true``): scored, never computed."""
+        return tuple(m.name for m in self.methods if m.external)
 
     @property
     def fold_indices(self) -> list[int]:
@@ -109,11 +117,14 @@ class Suite:
         return replace(self, **changes)
 
 
-def load_suite(path: str | Path) -> Suite:
+def load_suite(path: str | Path, *, plugins=(), engine: str | None = None) -> Suite:
     """Read and validate a suite file: the strict YAML reader (:mod:`pipeline.documents`), then the
     schema (:class:`SuiteFile`), then the checks that need the registry (methods and their
     parameters, fold settings, grids) and the display map it names. ``status`` and ``run`` both
     call this, so they accept and refuse the same files.
+
+    The suite's ``plugins:`` folders (relative to the suite file) and ``plugins`` (more folders)
+    are loaded first, for ``engine`` (default: the suite's), so that their methods can be named.
 
     Raises
     ------
@@ -124,10 +135,14 @@ def load_suite(path: str | Path) -> Suite:
     data = read_document(path, "suite file", limits=SUITE_LIMITS, kind="yaml")
     data = {} if data is None else data
     try:
-        suite = _parse(SuiteFile.model_validate(data))
-        suite = replace(suite, source_dir=str(path.resolve().parent))
+        model = SuiteFile.model_validate(data)
+        source = path.resolve().parent
+        folders = plugin_paths([*(source / folder for folder in model.plugins), *plugins])
+        if folders:  # on the run's engine and session settings (its first tasks reuse that session)
+            activate_plugins(folders, engine or model.engine, engine_options(model.run.task_timeout, folders))
+        suite = replace(_parse(model), source_dir=str(source), plugins=folders)
         if suite.tables["display_map"]:
-            read_display_map(Path(suite.source_dir) / suite.tables["display_map"])
+            read_display_map(source / suite.tables["display_map"])
         return suite
     except ValidationError as exc:
         raise schema_error(exc, data, SuiteFile, file=path) from None
@@ -167,6 +182,9 @@ def _methods(methods: dict[str, "MethodSection | None"]) -> tuple[MethodEntry, .
     for name, body in methods.items():
         body = body or MethodSection()
         where = f"methods.{name}"
+        if body.external:
+            entries.append(_external_entry(name, body))
+            continue
         method_spec = get_method(validate_name(name, "method"))
         seeds = tuple(body.seeds)
         if seeds and method_spec.make_init is None and "seed" not in method_spec.defaults:
@@ -178,6 +196,18 @@ def _methods(methods: dict[str, "MethodSection | None"]) -> tuple[MethodEntry, .
     if not entries:
         raise ConfigError("the suite declares no method", field="methods")
     return tuple(entries)
+
+
+def _external_entry(name: str, body: "MethodSection") -> MethodEntry:
+    """``NAME: {external: true}``: rankings made elsewhere, under RESULTS/NAME/ (no params, no seeds)."""
+    if body.model_fields_set != {"external"}:
+        raise ConfigError("an external method takes only 'external: true'", field=f"methods.{name}",
+                          found=sorted(body.model_fields_set))
+    validate_name(name, "method")
+    if name in available_methods():
+        raise ConfigError(f"external method {name} is named like a method the suite can run", field=f"methods.{name}",
+                          expected="another name for the given rankings")
+    return MethodEntry(name, external=True)
 
 
 def _grids(grids: "GridsSection") -> tuple[GridSpec, ...]:
