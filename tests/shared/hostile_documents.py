@@ -3,8 +3,8 @@ files, display maps, result files read back, ranking values, score tables and nu
 
 Each :class:`Case` names a command, the files it needs (written into a fresh workspace) and what a
 correct program does with it: refuse it (exit 2, one ``error:`` line, no traceback) or accept it
-(exit 0). ``tests/shared/test_hostile_inputs.py`` runs every case in-process; ``python
-scripts/hostile_campaign.py`` runs them as real processes under a memory limit and counts the
+(exit 0). ``tests/shared/test_hostile_documents.py`` runs every case in-process; ``python
+scripts/hostile_documents_campaign.py`` runs them as real processes under a memory limit and counts the
 defects per class (see its docstring).
 
 Placeholders in arguments and file contents: ``{work}`` is the workspace; ``{folds}`` its toy fold
@@ -428,7 +428,7 @@ _GARBLING = {chr(c) for c in range(32) if chr(c) not in "\n\t"} | {"\x7f", "\u20
 
 def verdict(case: Case, code: int | None, stderr: str, places: dict[str, str]) -> str | None:
     """The defect class of an outcome (exit ``code``, None if it had to be stopped; ``stderr``), or
-    None when the case ended as it should (see scripts/hostile_campaign.py for the classes)."""
+    None when the case ended as it should (see scripts/hostile_documents_campaign.py for the classes)."""
     if code is None or code == -9 or "MemoryError" in stderr:
         return "memory"
     if "Traceback (most recent call last)" in stderr:

@@ -1,7 +1,7 @@
-"""Run the hostile-input corpus (tests/shared/hostile_inputs.py) as real processes and count defects.
+"""Run the hostile-input corpus (tests/shared/hostile_documents.py) as real processes and count defects.
 
-    python scripts/hostile_campaign.py                       # this checkout
-    python scripts/hostile_campaign.py --code /tmp/main/python --out before.json   # another checkout
+    python scripts/hostile_documents_campaign.py                       # this checkout
+    python scripts/hostile_documents_campaign.py --code /tmp/main/python --out before.json   # another checkout
 
 Every case runs in a fresh copy of a small workspace (toy folds and k-grid results) inside a worker
 process whose address space is limited (``--memory-gib``): the worker calls the command's ``main``
@@ -37,7 +37,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests" / "shared"))
 
-from hostile_inputs import all_cases, call_in_process, fill, verdict, write_case_files  # noqa: E402
+from hostile_documents import all_cases, call_in_process, fill, verdict, write_case_files  # noqa: E402
 
 CLASSES = ("silent wrong result", "traceback", "wrong exit code", "memory", "injection/flood")
 
@@ -116,7 +116,7 @@ def main() -> int:
         template = scratch / "template"
         template.mkdir()
         setup = ("import sys; sys.path.insert(0, %r); import subprocess; from pathlib import Path; "
-                 "from hostile_inputs import prepare_workspace; "
+                 "from hostile_documents import prepare_workspace; "
                  "prepare_workspace(Path(%r), lambda m, a: subprocess.run([sys.executable, '-m', m, *a]).returncode)"
                  % (str(REPO / "tests" / "shared"), str(template)))
         subprocess.run([sys.executable, "-c", setup], env=env, check=True)
