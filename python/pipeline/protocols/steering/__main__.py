@@ -7,8 +7,8 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
-from ...cli import run_main
-from ...errors import ConfigError, DataError
+from ...cli import SEED_BOUNDS, Bounds, check_option_bounds, run_main
+from ...errors import DataError
 from ...fileio import atomic_write_json
 from ...names import validate_name
 from ..user_files import output_file, output_folder
@@ -147,8 +147,6 @@ def _cmd_analyze(args) -> int:
 
 def _cmd_demo(args) -> int:
     output_folder(args.out, "--out")
-    if args.threads < 1:
-        raise ConfigError("must be a positive integer", field="--threads", found=args.threads)
     import torch
 
     torch.set_num_threads(args.threads)
@@ -184,12 +182,23 @@ def _cmd_models(args) -> int:
     return 0
 
 
+#: Ranges of the counts and seeds given on the command line, checked before anything is read or
+#: allocated (resample counts bounded so that no run allocates without limit); the study's own
+#: settings (alpha, eps, phi) are checked where they are defined (checks.py).
+OPTION_BOUNDS = {"--permutations": Bounds(1, 1_000_000), "--bootstrap": Bounds(1, 1_000_000),
+                 "--effect-bootstrap": Bounds(1, 1_000_000), "--stats-seed": SEED_BOUNDS,
+                 "--split-seed": SEED_BOUNDS, "--seeds": SEED_BOUNDS, "--sequences": Bounds(1, 1_000_000),
+                 "--length": Bounds(1, 1_000_000), "--data-seed": SEED_BOUNDS, "--epochs": Bounds(1, 10_000),
+                 "--train-stride": Bounds(1, 1_000_000), "--latency-calls": Bounds(1, 1_000_000),
+                 "--threads": Bounds(1, 1024), "--repeats": Bounds(1, 100_000), "--seed": SEED_BOUNDS}
+
 _COMMANDS = {"split": _cmd_split, "analyze": _cmd_analyze, "demo": _cmd_demo,
              "calibrate": _cmd_calibrate, "models": _cmd_models}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    check_option_bounds(args, OPTION_BOUNDS)
     return _COMMANDS[args.command](args)
 
 
