@@ -512,10 +512,7 @@ def read_all_features(results_dir: str | Path, datasets: Sequence[str],
 
 
 def _read_all_features_file(path: Path, dataset: str, fold: int) -> dict[str, float]:
-    try:
-        obj = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise DataError(f"cannot read all-features file: {exc}", file=path) from None
+    obj = read_result_file(path, "all-features file")
     if not isinstance(obj, dict) or obj.get("schema") != ALL_FEATURES_SCHEMA:
         found = obj.get("schema") if isinstance(obj, dict) else obj
         raise DataError("not an all-features reference file", file=path, field="schema",
@@ -559,16 +556,22 @@ def ranking_engines(results: ResultSet) -> dict[tuple[str, str, int], str]:
 
 
 def _record_engine(path: Path) -> str | None:
-    try:
-        engine = json.loads(path.read_text(encoding="utf-8")).get("engine")
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, AttributeError):
-        return None
+    engine = _optional_field(path, "engine")
     return engine if isinstance(engine, str) else None
 
 
 def _provenance_engine(path: Path) -> str | None:
-    try:
-        provenance = json.loads(path.read_text(encoding="utf-8")).get("provenance")
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, AttributeError):
-        return None
+    provenance = _optional_field(path, "provenance")
     return provenance.get("engine") if isinstance(provenance, dict) else None
+
+
+def _optional_field(path: Path, key: str):
+    """``key`` of the JSON object in ``path``; None when the file is absent, unreadable or no object
+    (the engine is then not known: the caption says so, nothing fails)."""
+    if not path.is_file():
+        return None
+    try:
+        obj = read_result_file(path, "ranking record")
+    except DataError:
+        return None
+    return obj.get(key) if isinstance(obj, dict) else None
