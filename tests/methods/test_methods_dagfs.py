@@ -79,7 +79,8 @@ def test_harness_entry_point_validates_input_and_rejects_unpaired_lift():
     reference, W, reference_info = dagfs(X, Y, params)
     assert ranking.tolist() == reference.tolist() and ranking.tolist()[:3] == [15, 17, 22]
     assert info["W_sum"] == W.sum() == pytest.approx(11.47615333045)
-    assert set(info) == set(reference_info) | {"W_sum"} and np.array_equal(info["scores"], reference_info["scores"])
+    assert set(info) == set(reference_info) | {"W_sum"}
+    assert np.array_equal(info["scores"], reference_info["scores"])
     assert all(info[key] == reference_info[key] for key in ("feature_lift", "transfer_graph", "paired_penalty"))
     negative, _ = spec.run(X - 0.5, Y, params)  # DAGFS accepts features of any sign
     assert sorted(negative.tolist()) == list(range(1, 31))

@@ -52,7 +52,7 @@ MAX_EXACT_INTEGER = 2**53
 
 RankFunction = Callable[[np.ndarray, np.ndarray, dict, "dict | None"], "tuple[np.ndarray, dict]"]
 InitFunction = Callable[[int, int, int, UniformStream, dict], dict]
-ScoresFunction = Callable[..., np.ndarray]
+ScoresFunction = Callable[..., "np.ndarray | tuple[np.ndarray, dict]"]
 
 
 @dataclass(frozen=True)

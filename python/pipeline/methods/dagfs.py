@@ -167,7 +167,8 @@ def _fit(X: np.ndarray, Y: np.ndarray, p: DAGFSParams) -> tuple[np.ndarray, np.n
     return W, scores, info
 
 
-def feature_scores(X: np.ndarray, Y: np.ndarray, params: dict, init: dict | None = None) -> tuple[np.ndarray, dict]:
+def feature_scores(X: np.ndarray, Y: np.ndarray, params: dict,
+                   init: dict | None = None) -> tuple[np.ndarray, dict]:
     """Benchmark entry point, the harness's minimal form (:mod:`pipeline.methods.base`).
 
     ``init['W0']`` (d', L), when given, overrides the seeded start. Returns the (d,) scores and

@@ -127,4 +127,5 @@ def feature_scores(X: np.ndarray, Y: np.ndarray, params: dict) -> tuple[np.ndarr
 
 
 SPEC = MethodSpec(name="GRRO", defaults=DEFAULTS, scores=feature_scores, matlab_function="GRRO",
-                  nonnegative_features=True, summary="MI relevance/redundancy, Sylvester closed form (Zhang et al. 2020)")
+                  nonnegative_features=True,
+                  summary="MI relevance/redundancy, Sylvester closed form (Zhang et al. 2020)")

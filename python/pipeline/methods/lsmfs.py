@@ -164,4 +164,5 @@ def feature_scores(X: np.ndarray, Y: np.ndarray, params: dict, init: dict) -> tu
 
 
 SPEC = MethodSpec(name="LSMFS", defaults=DEFAULTS, scores=feature_scores, matlab_function="LSMFS",
-                  make_init=make_init, nonnegative_features=True, summary="latent labels + dragged targets, l2,1 IRLS (HQUF code)")
+                  make_init=make_init, nonnegative_features=True,
+                  summary="latent labels + dragged targets, l2,1 IRLS (HQUF code)")

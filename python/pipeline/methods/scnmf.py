@@ -112,4 +112,5 @@ def feature_scores(X: np.ndarray, Y: np.ndarray, params: dict) -> tuple[np.ndarr
 
 
 SPEC = MethodSpec(name="SCNMF", defaults=DEFAULTS, scores=feature_scores, matlab_function="SCNMF",
-                  nonnegative_features=True, summary="feature-similarity NMF with label cosine constraints (He et al. 2024)")
+                  nonnegative_features=True,
+                  summary="feature-similarity NMF with label cosine constraints (He et al. 2024)")

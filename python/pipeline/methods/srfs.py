@@ -98,4 +98,5 @@ def feature_scores(X: np.ndarray, Y: np.ndarray, params: dict, init: dict) -> tu
 
 
 SPEC = MethodSpec(name="SRFS", defaults=DEFAULTS, scores=feature_scores, matlab_function="SRFS",
-                  make_init=make_init, nonnegative_features=True, summary="sparse supplementation, multiplicative updates (Li et al. 2025)")
+                  make_init=make_init, nonnegative_features=True,
+                  summary="sparse supplementation, multiplicative updates (Li et al. 2025)")
