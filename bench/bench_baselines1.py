@@ -106,8 +106,8 @@ def record_method(run: BenchRun, method: str, overrides: dict, X, Y, workload: s
     init = method_spec.initial_matrices(X.shape[0], X.shape[1], Y.shape[1], params)
     label = "/".join([method, *overrides.values()])
     try:
-        numpy_seconds, (numpy_ranking, info) = measure(method_spec.python, X, Y, params, init, repeats=repeats)
-        numpy_peak = traced_peak_mib(method_spec.python, X, Y, params, init)
+        numpy_seconds, (numpy_ranking, info) = measure(method_spec.run, X, Y, params, init, repeats=repeats)
+        numpy_peak = traced_peak_mib(method_spec.run, X, Y, params, init)
         octave_ranking, octave_seconds, octave_peak = octave_runs(method_spec, X, Y, params, init, repeats)
     except PipelineError as exc:
         print(f"{label}: not recorded, stopped: {exc}", flush=True)

@@ -103,7 +103,7 @@ def union_grid(d: int) -> list[int]:
 
 def numpy_rank(method_spec, fold: Fold, params: dict, init) -> tuple[np.ndarray, float]:
     start = time.process_time()
-    ranking, _ = method_spec.python(fold.X_train, fold.Y_train, params, init)
+    ranking, _ = method_spec.run(fold.X_train, fold.Y_train, params, init)
     return ranking, time.process_time() - start
 
 

@@ -35,7 +35,7 @@ from pipeline.data.registry import load_dataset
 from pipeline.engines.octave import OctaveSession, curves_from_engine, evaluation_inputs
 from pipeline.evaluation.grids import k_grid
 from pipeline.evaluation.mlknn import evaluate_grid
-from pipeline.methods.anchors import rank_variance
+from pipeline.methods import get_method
 from record import BenchRun, Measurement, shared_data
 
 METRICS = ("micro_f1", "macro_f1", "hamming_loss", "micro_pr_auc", "macro_pr_auc", "avg_precision",
@@ -94,7 +94,7 @@ def bench_fold(session: OctaveSession, fold, ks) -> dict:
     so the difference is the bridge overhead of that very call.
     """
     X_train, Y_train, X_test, Y_test = fold
-    ranking, _ = rank_variance(X_train, Y_train, {})
+    ranking, _ = get_method("VARIANCE").run(X_train, Y_train, {})
     start = time.perf_counter()
     inputs = evaluation_inputs(X_train, Y_train, X_test, Y_test, ranking, ks)
     inside, result = session.call("mlfs_timed_call", "MLKNN_eval_kgrid", *inputs, 10.0, 1.0, nout=2)

@@ -53,7 +53,7 @@ def both_engines(octave_engine, method: str, X, Y, overrides=None):
     method_spec = get_method(method)
     params, init = start(method, X, Y, overrides)
     octave_ranking, octave_info = octave_engine.rank(method_spec, X, Y, params, init, context=f"{method}/test")
-    python_ranking, python_info = method_spec.python(X, Y, params, init)
+    python_ranking, python_info = method_spec.run(X, Y, params, init)
     d = X.shape[1]
     return ((validate_ranking(octave_ranking, d), octave_info), (validate_ranking(python_ranking, d), python_info))
 

@@ -33,7 +33,7 @@ def both_engines(octave_engine, method, X, Y, overrides=None):
     params = method_spec.resolve_params(overrides)
     init = method_spec.initial_matrices(X.shape[0], X.shape[1], Y.shape[1], params)
     octave_ranking, octave_info = octave_engine.rank(method_spec, X, Y, params, init, context=method)
-    python_ranking, python_info = method_spec.python(X, Y, params, init)
+    python_ranking, python_info = method_spec.run(X, Y, params, init)
     d = X.shape[1]
     return (validate_ranking(octave_ranking, d), octave_info, validate_ranking(python_ranking, d), python_info)
 

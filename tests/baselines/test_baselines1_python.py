@@ -26,7 +26,7 @@ def run(method, X, Y, **overrides):
     spec = get_method(method)
     params = spec.resolve_params({**RECIPE_SETTINGS[method], **overrides})
     init = spec.initial_matrices(X.shape[0], X.shape[1], Y.shape[1], params)
-    return spec.python(X, Y, params, init)
+    return spec.run(X, Y, params, init)
 
 
 def test_registered_with_documented_defaults():
@@ -75,8 +75,8 @@ def test_init_none_draws_what_the_harness_draws():
     for method in ("LRMFS", "SRFS"):
         spec = get_method(method)
         params = spec.resolve_params({"seed": 11})
-        harness, _ = spec.python(X, Y, params, spec.initial_matrices(*X.shape, Y.shape[1], params))
-        alone, _ = spec.python(X, Y, params, None)
+        harness, _ = spec.run(X, Y, params, spec.initial_matrices(*X.shape, Y.shape[1], params))
+        alone, _ = spec.run(X, Y, params, None)
         np.testing.assert_array_equal(harness, alone)
 
 
@@ -97,8 +97,8 @@ def test_lrmfs_fast_mode_equals_faithful_mode_real(mlc_dir, name):
     spec = get_method("LRMFS")
     params = spec.resolve_params({})
     init = spec.initial_matrices(*X.shape, Y.shape[1], params)
-    fast, info_fast = spec.python(X, Y, params, init)
-    faithful, info_faithful = spec.python(X, Y, {**params, "mode": "faithful"}, init)
+    fast, info_fast = spec.run(X, Y, params, init)
+    faithful, info_faithful = spec.run(X, Y, {**params, "mode": "faithful"}, init)
     np.testing.assert_array_equal(fast, faithful)
     np.testing.assert_allclose(info_fast["objective"], info_faithful["objective"], rtol=1e-12)
     assert max(info_faithful["max_abs_Q"]) <= 1e-12
@@ -140,9 +140,9 @@ def test_lrmfs_bad_mode_and_bad_init():
     X, Y = recipe(1)
     spec = get_method("LRMFS")
     with pytest.raises(ConfigError, match="mode"):
-        spec.python(X, Y, spec.resolve_params({"mode": "literal"}), None)
+        spec.run(X, Y, spec.resolve_params({"mode": "literal"}), None)
     with pytest.raises(ConfigError, match="init.S0"):
-        spec.python(X, Y, spec.resolve_params({}), {"W0": np.zeros((100, 5)), "Q0": np.zeros((100, 5))})
+        spec.run(X, Y, spec.resolve_params({}), {"W0": np.zeros((100, 5)), "Q0": np.zeros((100, 5))})
 
 
 def test_knn_laplacian_of_labels_is_the_complete_graph():
@@ -286,9 +286,9 @@ def test_bad_inputs_are_rejected(method):
     X, Y = recipe(1, n=40, d=30)
     spec = get_method(method)
     with pytest.raises(DataError, match="labels"):
-        spec.python(X, 2 * Y - 1, spec.resolve_params({}), None)
+        spec.run(X, 2 * Y - 1, spec.resolve_params({}), None)
     with pytest.raises(DataError, match="non-negative"):
-        spec.python(X - 0.5, Y, spec.resolve_params({}), None)
+        spec.run(X - 0.5, Y, spec.resolve_params({}), None)
     with pytest.raises(ConfigError, match="unknown parameter"):
         spec.resolve_params({"alpah": 1})
 
@@ -303,8 +303,8 @@ def test_feature_permutation_permutes_the_ranking(method):
     permuted_init = None
     if init is not None:
         permuted_init = {k: (v[perm] if v.shape[0] == 40 else v) for k, v in init.items()}
-    ranking, _ = spec.python(X, Y, params, init)
-    permuted, _ = spec.python(X[:, perm], Y, params, permuted_init)
+    ranking, _ = spec.run(X, Y, params, init)
+    permuted, _ = spec.run(X[:, perm], Y, params, permuted_init)
     np.testing.assert_array_equal(perm[permuted[:10] - 1] + 1, ranking[:10])
 
 
@@ -317,7 +317,7 @@ def test_no_n_by_n_matrix(method):
     init = spec.initial_matrices(*X.shape, Y.shape[1], params)
     tracemalloc.start()
     try:
-        spec.python(X, Y, params, init)
+        spec.run(X, Y, params, init)
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()

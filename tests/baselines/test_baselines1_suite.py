@@ -67,9 +67,9 @@ def test_octave_and_python_engines_write_the_same_ranking(kgrid_runs, method):
 def test_params_file_changes_the_ranking(kgrid_runs, data_dir):
     fold = load_fold(data_dir / "emotions" / "fold0.mat")
     spec = get_method("SCNMF")
-    default_ranking, _ = spec.python(fold.X_train, fold.Y_train, spec.resolve_params({}), None)
+    default_ranking, _ = spec.run(fold.X_train, fold.Y_train, spec.resolve_params({}), None)
     written = read_ranking(kgrid_runs["python"] / "SCNMF" / "emotions_fold0_ranking.csv")
-    tuned, _ = spec.python(fold.X_train, fold.Y_train, spec.resolve_params({"lambda2": 10}), None)
+    tuned, _ = spec.run(fold.X_train, fold.Y_train, spec.resolve_params({"lambda2": 10}), None)
     np.testing.assert_array_equal(written, tuned)
     assert not np.array_equal(written, default_ranking)
 

@@ -104,7 +104,7 @@ def test_octave_divergence_guard_names_task_method_iteration(octave_engine, meth
     assert f"[mlfs:{method}:diverged]" in message
     assert re.search(iterate, message)
     with pytest.raises(EngineError, match=rf"{method} diverged at iteration (\d+)"):   # same in NumPy
-        get_method(method).python(X, Y, params, init)
+        get_method(method).run(X, Y, params, init)
 
 
 def test_octave_guard_stops_non_finite_iterates(octave_engine):

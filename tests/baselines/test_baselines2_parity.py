@@ -90,7 +90,7 @@ def test_lsmfs_diverges_identically_on_medical(octave_engine, folds):
     with pytest.raises(EngineError) as octave_failure:
         octave_engine.rank(method_spec, X, Y, params, init, context="LSMFS/medical/fold0")
     with pytest.raises(EngineError) as python_failure:
-        method_spec.python(X, Y, params, init)
+        method_spec.run(X, Y, params, init)
     pattern = r"LSMFS diverged at iteration (\d+): the W-step system"
     octave_iteration = re.search(pattern, str(octave_failure.value)).group(1)
     assert str(octave_failure.value).startswith("LSMFS/medical/fold0: ")

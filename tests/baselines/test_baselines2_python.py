@@ -17,7 +17,7 @@ from pipeline.rankings import validate_ranking
 
 def run(method, X, Y, **overrides):
     params, init = start(method, X, Y, overrides)
-    ranking, info = get_method(method).python(X, Y, params, init)
+    ranking, info = get_method(method).run(X, Y, params, init)
     return validate_ranking(ranking, X.shape[1]), info, init
 
 
@@ -42,7 +42,7 @@ def test_lsmfs_label_laplacian_with_twin_columns_follows_the_stable_sort():
 def test_lsmfs_first_iteration_is_the_code_literally():
     X, Y = planted(1, n=80, d=30)
     params, init = start("LSMFS", X, Y, {"alpha": 0.7, "beta": 0.3, "gamma": 2.0, "lambda": 0.5, "max_iter": 1})
-    _, info = get_method("LSMFS").python(X, Y, params, init)
+    _, info = get_method("LSMFS").run(X, Y, params, init)
     W0, V0, S0 = init["W0"], init["V0"], init["S0"]
     U, _, Pt = np.linalg.svd(W0, full_matrices=False)
     W = np.linalg.inv(X.T @ X + 2.0 * np.eye(30)) @ (X.T @ V0 - 0.5 * U @ Pt)
@@ -91,7 +91,7 @@ def test_lsmfs_rejects_bad_parameters_and_starts():
     with pytest.raises(ConfigError, match="divergence_limit"):
         run("LSMFS", X, Y, divergence_limit=0.0)
     with pytest.raises(ConfigError, match="init.V0"):
-        get_method("LSMFS").python(X, Y, get_method("LSMFS").resolve_params({}), {"W0": np.ones((12, 5))})
+        get_method("LSMFS").run(X, Y, get_method("LSMFS").resolve_params({}), {"W0": np.ones((12, 5))})
 
 
 # -- LRDG ------------------------------------------------------------------------------------------
@@ -154,8 +154,8 @@ def test_lrdg_one_iteration_is_translation_invariant():
     X, Y = planted(6, n=90, d=25)
     shift = np.random.default_rng(0).random(25) * 3
     params, init = start("LRDG", X, Y, {"max_iter": 1})
-    _, plain = get_method("LRDG").python(X, Y, params, init)
-    _, shifted = get_method("LRDG").python(X + shift, Y, params, init)
+    _, plain = get_method("LRDG").run(X, Y, params, init)
+    _, shifted = get_method("LRDG").run(X + shift, Y, params, init)
     np.testing.assert_allclose(shifted["S"], plain["S"], rtol=1e-8, atol=1e-10 * np.max(np.abs(plain["S"])))
 
 
@@ -184,7 +184,7 @@ def test_rfsfs_stays_non_negative_and_descends(alpha, beta, gamma, seed):
     X, Y = planted(seed, n=60, d=20, n_labels=4)
     Y[:, 3] = 0                                               # an empty label column
     params, init = start("RFSFS", X, Y, {"alpha": alpha, "beta": beta, "gamma": gamma, "max_iter": 40})
-    _, info = get_method("RFSFS").python(X, Y, params, init)
+    _, info = get_method("RFSFS").run(X, Y, params, init)
     W = np.asarray(info["W"])
     assert np.all(np.isfinite(W)) and W.min() >= 0
     start_value = rfsfs.objective(X, Y, init["W0"], *_label_graph(Y), alpha, beta, gamma)
@@ -202,7 +202,7 @@ def _label_graph(Y):
 def test_rfsfs_without_penalties_is_lee_seung_nnls():
     X, Y = planted(9, n=60, d=15, n_labels=3)
     params, init = start("RFSFS", X, Y, {"alpha": 0.0, "beta": 0.0, "gamma": 0.0, "max_iter": 1})
-    _, info = get_method("RFSFS").python(X, Y, params, init)
+    _, info = get_method("RFSFS").run(X, Y, params, init)
     W0 = init["W0"]
     np.testing.assert_allclose(info["W"], W0 * (X.T @ Y) / (X.T @ X @ W0), rtol=1e-12)
 
@@ -228,8 +228,8 @@ def test_methods_are_deterministic_and_default_to_the_harness_start(method):
     X, Y = planted(12, n=80, d=20)
     spec = get_method(method)
     params = spec.resolve_params({})
-    first, _ = spec.python(X, Y, params, None)
-    second, _ = spec.python(X, Y, params, spec.initial_matrices(80, 20, 5, params))
+    first, _ = spec.run(X, Y, params, None)
+    second, _ = spec.run(X, Y, params, spec.initial_matrices(80, 20, 5, params))
     np.testing.assert_array_equal(first, second)
     assert sorted(first.tolist()) == list(range(1, 21))
 
@@ -243,7 +243,7 @@ def test_lrdg_never_forms_a_dense_n_by_n_matrix():
     X, Y = planted(13, n=4000, d=12)
     params, init = start("LRDG", X, Y, {"max_iter": 2})
     tracemalloc.start()
-    get_method("LRDG").python(X, Y, params, init)
+    get_method("LRDG").run(X, Y, params, init)
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     assert peak < 4000 * 4000 * 8 / 3, peak / 2**20

@@ -14,7 +14,7 @@ from engine_test_data import real_fold
 from pipeline.engines.octave import OctaveEvaluator
 from pipeline.evaluation.grids import k_grid
 from pipeline.evaluation.mlknn import evaluate_grid
-from pipeline.methods.anchors import rank_label_correlation, rank_variance
+from pipeline.methods import get_method
 
 pytestmark = pytest.mark.octave
 
@@ -42,8 +42,7 @@ def test_octave_evaluator_matches_native_on_real_fold(octave_session, mlc_dir, n
     X_train, Y_train, X_test, Y_test = real_fold(mlc_dir, name, n_train, n_test)
     d = X_train.shape[1]
     # A filter ranking puts the densest columns first; a random one mixes sparse and dense columns.
-    rankings = [rank_variance(X_train, Y_train, {})[0] if name != "medical"
-                else rank_label_correlation(X_train, Y_train, {})[0],
+    rankings = [get_method("VARIANCE" if name != "medical" else "LABELCORR").run(X_train, Y_train, {})[0],
                 np.random.default_rng(7).permutation(d) + 1]
     evaluator = OctaveEvaluator(session=octave_session)
     for ranking in rankings:

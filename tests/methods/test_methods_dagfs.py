@@ -7,7 +7,7 @@ from hypothesis import given, settings, strategies as st
 
 from pipeline.errors import ConfigError, DataError
 from pipeline.methods import get_method
-from pipeline.methods.dagfs import DAGFSParams, dagfs, rank
+from pipeline.methods.dagfs import DAGFSParams, dagfs
 
 
 def _d1():
@@ -71,22 +71,39 @@ def test_w0_replaces_the_seeded_start():
     assert np.array_equal(a[1], b[1]) and np.array_equal(a[1], c[1])
 
 
-def test_rank_entry_point_validates_input_and_rejects_unpaired_lift():
+def test_harness_entry_point_validates_input_and_rejects_unpaired_lift():
     X, Y = _d1()
     spec = get_method("DAGFS")
     params = spec.resolve_params({})
-    ranking, info = rank(X, Y, params)
-    assert ranking.tolist()[:3] == [15, 17, 22] and info["W_sum"] == pytest.approx(11.47615333045)
+    ranking, info = spec.run(X, Y, params)
+    reference, W, reference_info = dagfs(X, Y, params)
+    assert ranking.tolist() == reference.tolist() and ranking.tolist()[:3] == [15, 17, 22]
+    assert info["W_sum"] == W.sum() == pytest.approx(11.47615333045)
+    assert set(info) == set(reference_info) | {"W_sum"}
+    assert np.array_equal(info["scores"], reference_info["scores"])
+    assert all(info[key] == reference_info[key] for key in ("feature_lift", "transfer_graph", "paired_penalty"))
+    negative, _ = spec.run(X - 0.5, Y, params)  # DAGFS accepts features of any sign
+    assert sorted(negative.tolist()) == list(range(1, 31))
     with pytest.raises(DataError, match="labels in"):
-        rank(X, Y * 2 - 1, params)
+        spec.run(X, Y * 2 - 1, params)
     X_bad = X.copy()
     X_bad[0, 0] = np.nan
     with pytest.raises(DataError, match="finite"):
-        rank(X_bad, Y, params)
+        spec.run(X_bad, Y, params)
     with pytest.raises(ConfigError, match="paired_penalty"):
-        rank(X, Y, {**params, "paired_penalty": False})
+        spec.run(X, Y, {**params, "paired_penalty": False})
     with pytest.raises(ConfigError, match="unknown parameter"):
-        spec.resolve_params({"alpah": 0.2})
+        spec.run(X, Y, {"alpah": 0.2})
+
+
+def test_init_w0_overrides_the_seeded_start_through_the_harness():
+    X, Y = _d1()
+    spec = get_method("DAGFS")
+    W0 = np.random.default_rng(5).random((60, 7))
+    given, info = spec.run(X, Y, {"seed": 1}, {"W0": W0})
+    reference, W, _ = dagfs(X, Y, {"W0": W0})
+    assert given.tolist() == reference.tolist() and info["W_sum"] == W.sum()
+    assert spec.run(X, Y, {"seed": 1})[1]["W_sum"] != W.sum()
 
 
 @settings(max_examples=25, deadline=None)

@@ -85,6 +85,30 @@ def test_the_harness_checks_inputs_parameters_and_scores_of_the_minimal_form(reg
         MethodSpec(name="BOTH", python=lambda *a: None, scores=lambda *a: None)
 
 
+def test_a_scores_function_may_return_info_need_nonnegative_features_and_receive_given_starts():
+    seen = []
+
+    def traced(X, Y, params, init=None):
+        seen.append(init)
+        return X.max(axis=0), {"iterations": 3}
+
+    X = np.array([[0.0, 1.0, 0.5], [1.0, 0.25, 0.5]])
+    Y = np.array([[1], [0]])
+    ranking, info = MethodSpec(name="TRACED", scores=traced).run(X, Y, {})
+    assert list(ranking) == [1, 2, 3] and info["iterations"] == 3 and list(info["scores"]) == [1.0, 1.0, 0.5]
+    assert seen == [None]  # no make_init and no starts given: called with three arguments
+    assert MethodSpec(name="TRACED", scores=traced).run(X, Y, {}, {"W0": 1})[1]["iterations"] == 3
+    assert seen[-1] == {"W0": 1}  # starts a caller gives reach a method without make_init
+    nonnegative = MethodSpec(name="NONNEG", scores=traced, nonnegative_features=True)
+    assert list(nonnegative.run(X, Y, {})[0]) == [1, 2, 3]
+    with pytest.raises(Exception, match="NONNEG needs non-negative"):
+        nonnegative.run(X - 0.5, Y, {})
+    assert list(MethodSpec(name="SIGNED", scores=traced).run(X - 0.5, Y, {})[0]) == [1, 2, 3]
+    for bad in [(X.max(axis=0), [1]), (X.max(axis=0), {}, {})]:
+        with pytest.raises(Exception, match="not \\(scores, info\\)"):
+            MethodSpec(name="BADTUPLE", scores=lambda X, Y, p, result=bad: result).run(X, Y, {})
+
+
 @pytest.mark.parametrize("case", ["shipped name", "twice", "import error", "no MethodSpec file syntax"])
 def test_a_broken_plugin_folder_is_one_line_naming_the_file_exit_2_and_nothing_runs(tmp_path, registry, capsys, case):
     folder = tmp_path / "plugins"

@@ -88,7 +88,7 @@ def test_duplicate_columns_are_adjacent_in_index_order(emotions_with_duplicates)
 
 def _grro(X, Y):
     spec = get_method("GRRO")
-    return spec.python(X, Y, spec.resolve_params({}), None)
+    return spec.run(X, Y, spec.resolve_params({}), None)
 
 
 @pytest.fixture(scope="module")

@@ -12,30 +12,22 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..rankings import rank_scores
 from .base import MethodSpec
 from .starts import UniformStream
 
 
-def rank_random(X, Y, params: dict, init: dict | None = None) -> tuple[np.ndarray, dict]:
-    """Uniformly random ranking: features ordered by U(0,1) scores from ``UniformStream(params['seed'])``."""
-    scores = UniformStream(params["seed"]).matrix(np.shape(X)[1], 1).ravel()
-    return rank_scores(scores, "RANDOM"), {"scores": scores}
+def random_scores(X, Y, params: dict) -> np.ndarray:
+    """U(0,1) scores, one per feature, from ``UniformStream(params['seed'])`` -> (d,)."""
+    return UniformStream(params["seed"]).matrix(np.shape(X)[1], 1).ravel()
 
 
-def variance_scores(X) -> np.ndarray:
-    """Population variance (ddof 0) of each column of ``X`` (n, d) -> (d,)."""
+def variance_scores(X, Y=None, params: dict | None = None) -> np.ndarray:
+    """Population variance (ddof 0) of each column of ``X`` (n, d) -> (d,) (unsupervised: ``Y`` unused)."""
     X = np.asarray(X, dtype=np.float64)
     return ((X - X.mean(axis=0)) ** 2).mean(axis=0)
 
 
-def rank_variance(X, Y, params: dict, init: dict | None = None) -> tuple[np.ndarray, dict]:
-    """Rank features by decreasing training variance (:func:`~pipeline.rankings.rank_scores`)."""
-    scores = variance_scores(X)
-    return rank_scores(scores, "VARIANCE"), {"scores": scores}
-
-
-def label_correlation_scores(X, Y) -> np.ndarray:
+def label_correlation_scores(X, Y, params: dict | None = None) -> np.ndarray:
     """Mean over labels of |corr(x_j, y_l)| -> (d,); constant columns contribute 0."""
     X = np.asarray(X, dtype=np.float64)
     Y = np.asarray(Y, dtype=np.float64)
@@ -49,15 +41,9 @@ def label_correlation_scores(X, Y) -> np.ndarray:
     return np.abs(corr).mean(axis=1)
 
 
-def rank_label_correlation(X, Y, params: dict, init: dict | None = None) -> tuple[np.ndarray, dict]:
-    """Rank features by decreasing mean absolute label correlation (:func:`~pipeline.rankings.rank_scores`)."""
-    scores = label_correlation_scores(X, Y)
-    return rank_scores(scores, "LABELCORR"), {"scores": scores}
-
-
-RANDOM = MethodSpec(name="RANDOM", defaults={"seed": 0}, python=rank_random,
+RANDOM = MethodSpec(name="RANDOM", defaults={"seed": 0}, scores=random_scores,
                     summary="seeded random permutation (floor; Python only)")
-VARIANCE = MethodSpec(name="VARIANCE", defaults={}, python=rank_variance, matlab_function="VARIANCE",
+VARIANCE = MethodSpec(name="VARIANCE", defaults={}, scores=variance_scores, matlab_function="VARIANCE",
                       summary="unsupervised variance filter")
-LABELCORR = MethodSpec(name="LABELCORR", defaults={}, python=rank_label_correlation,
+LABELCORR = MethodSpec(name="LABELCORR", defaults={}, scores=label_correlation_scores,
                        matlab_function="LABELCORR", summary="mean |Pearson correlation| with the labels")

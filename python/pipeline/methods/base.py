@@ -18,15 +18,18 @@ A :class:`MethodSpec` describes where a method can run: a NumPy implementation a
 MATLAB/Octave function of the same signature (``matlab_function``, under ``matlab/baselines/`` or
 in a plug-in folder). The NumPy implementation comes in one of two forms:
 
-- full: ``python=rank`` with the signature above;
-- minimal: ``scores=f`` with ``f(X_train, Y_train, params) -> (d,)`` finite scores, higher = more
-  important (``f(X_train, Y_train, params, init)`` when the method has ``make_init``).
+- minimal (the shipped methods' form): ``scores=f`` with ``f(X_train, Y_train, params)`` returning
+  the (d,) finite scores, higher = more important, or ``(scores, info)`` with ``info`` a dict of
+  JSON-serialisable extras (iteration counts, objective traces); ``f(X_train, Y_train, params,
+  init)`` when the method has ``make_init`` or the caller passes initial matrices;
+- full: ``python=rank`` with the signature above.
 
 Either way :meth:`MethodSpec.run` is the harness every caller goes through: it validates the
-inputs, merges and type-checks the parameters, draws the random starts, applies the project's
-ranking rule to the scores of the minimal form and checks the ``scores`` of the full form. The
-contract, the ranking rule and the random starts are described in docs/methods/README.md; plug-in
-methods in docs/plugins.md.
+inputs (non-negative features too for a method with ``nonnegative_features``), merges and
+type-checks the parameters, draws the random starts, and for the minimal form checks the scores,
+applies the project's ranking rule and adds ``"scores"`` to ``info``. The contract, the ranking
+rule and the random starts are described in docs/methods/README.md; plug-in methods in
+docs/plugins.md.
 """
 
 from __future__ import annotations
@@ -38,7 +41,7 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from ..errors import ConfigError
+from ..errors import ConfigError, RankingError
 from ..names import validate_name
 from ..rankings import rank_scores, validate_scores
 from ._common import check_training_data
@@ -49,7 +52,7 @@ MAX_EXACT_INTEGER = 2**53
 
 RankFunction = Callable[[np.ndarray, np.ndarray, dict, "dict | None"], "tuple[np.ndarray, dict]"]
 InitFunction = Callable[[int, int, int, UniformStream, dict], dict]
-ScoresFunction = Callable[..., np.ndarray]
+ScoresFunction = Callable[..., "np.ndarray | tuple[np.ndarray, dict]"]
 
 
 @dataclass(frozen=True)
@@ -98,8 +101,9 @@ class MethodSpec:
     python : callable or None
         NumPy implementation, full form (module docstring).
     scores : callable or None
-        NumPy implementation, minimal form: ``scores(X_train, Y_train, params) -> (d,)`` (with
-        ``init`` as a fourth argument when ``make_init`` is set). At most one of the two forms.
+        NumPy implementation, minimal form: ``scores(X_train, Y_train, params)`` returning the
+        (d,) scores or ``(scores, info)`` (with ``init`` as a fourth argument when ``make_init``
+        is set or the caller passes ``init``). At most one of the two forms.
     matlab_function : str or None
         Name of the MATLAB/Octave function with the same signature.
     make_init : callable or None
@@ -113,6 +117,9 @@ class MethodSpec:
     plugin_dir : str or None
         The plug-in folder the method was loaded from (set by the loader; None for the shipped
         methods): MATLAB/Octave plug-ins are looked up, and fingerprinted, there.
+    nonnegative_features : bool
+        Whether the harness refuses negative features (the factorisation baselines need X >= 0;
+        min-max scaled folds always pass).
     """
 
     name: str
@@ -124,6 +131,7 @@ class MethodSpec:
     allowed: Mapping[str, Allowed] = field(default_factory=dict)
     scores: ScoresFunction | None = None
     plugin_dir: str | None = None
+    nonnegative_features: bool = False
 
     def __post_init__(self):
         validate_name(self.name, "method")
@@ -146,9 +154,10 @@ class MethodSpec:
             ) -> tuple[np.ndarray, dict]:
         """The harness: rank the features of a training fold with the NumPy implementation.
 
-        Validates the fold (2-D, same rows, finite features, labels in {0, 1}), merges and checks
-        the parameters (:meth:`resolve_params`), draws the random starts when ``init`` is None,
-        and returns the 1-based ranking and the info dict with the ``scores`` (d,).
+        Validates the fold (2-D, same rows, finite features, labels in {0, 1}, non-negative
+        features when ``nonnegative_features``), merges and checks the parameters
+        (:meth:`resolve_params`), draws the random starts when ``init`` is None, and returns the
+        1-based ranking and the info dict with the ``scores`` (d,).
 
         Raises
         ------
@@ -157,16 +166,28 @@ class MethodSpec:
         """
         if not self.has_python:
             raise ConfigError(f"method {self.name} has no Python implementation")
-        X, Y = check_training_data(X_train, Y_train, self.name, nonnegative=False)
+        X, Y = check_training_data(X_train, Y_train, self.name, nonnegative=self.nonnegative_features)
         params = self.resolve_params(params)
         n, d = X.shape
+        takes_init = self.make_init is not None or init is not None
         if init is None:
             init = self.initial_matrices(n, d, Y.shape[1], params)
         if self.python is not None:
             return self.python(X, Y, params, init)
-        arguments = (X, Y, params) if self.make_init is None else (X, Y, params, init)
-        scores = validate_scores(self.scores(*arguments), d, source=f"{self.name} scores")
-        return rank_scores(scores, self.name), {"scores": scores}
+        arguments = (X, Y, params, init) if takes_init else (X, Y, params)
+        scores, info = self._scores_and_info(self.scores(*arguments))
+        scores = validate_scores(scores, d, source=f"{self.name} scores")
+        return rank_scores(scores, self.name), {**info, "scores": scores}
+
+    def _scores_and_info(self, result) -> tuple[Any, dict]:
+        """Split what a scores function returned: the scores alone, or ``(scores, info)``."""
+        if not isinstance(result, tuple):
+            return result, {}
+        if len(result) != 2 or not isinstance(result[1], Mapping):
+            raise RankingError(f"method {self.name}: the scores function returned a tuple that is not "
+                               "(scores, info)", expected="(d,) scores or (scores, info dict)",
+                               found=f"a tuple of {len(result)}")
+        return result[0], result[1]
 
     def resolve_params(self, overrides: Mapping[str, Any] | None) -> dict:
         """Return the defaults updated with ``overrides``, each checked against its default's type.

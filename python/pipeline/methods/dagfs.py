@@ -5,8 +5,9 @@ Follows the reference implementation ``src/mlfs/dagfs_v2.py`` of ``gatrunfio/dag
 placements, the +1 inside the label support, the unweighted lift mean, top-K on the biased graph
 with stable ties, eps added to the row norm before doubling, the ``max(Q, eps)`` floor — are kept
 on purpose. Departures from the reference, all of them guards: inputs are validated (finite X,
-{0,1} labels) and the lifted + unpaired mode, whose 2d-long "ranking" is not a feature ranking,
-is rejected by :func:`rank` (it stays available through :func:`dagfs` for diagnostics).
+{0,1} labels, by the harness) and the lifted + unpaired mode, whose 2d-long "ranking" is not a
+feature ranking, is rejected by :func:`feature_scores` (it stays available through :func:`dagfs`
+for diagnostics).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from ..errors import ConfigError, DataError
+from ..errors import ConfigError
 from ..rankings import rank_scores
 from .base import AT_LEAST_ONE, Allowed, MethodSpec
 
@@ -108,7 +109,7 @@ def _normalise_params(params) -> DAGFSParams:
 
 
 def dagfs(X, Y, params=None) -> tuple[np.ndarray, np.ndarray, dict]:
-    """Run DAGFS on training data.
+    """Run DAGFS on training data, as the reference does (a ranking of the lifted rows included).
 
     Parameters
     ----------
@@ -123,11 +124,15 @@ def dagfs(X, Y, params=None) -> tuple[np.ndarray, np.ndarray, dict]:
     -------
     ranking_1based : int64 ndarray of shape (d,) (or (2d,) in lifted + unpaired mode)
     W : float64 ndarray of shape (d', L), non-negative
-    info : dict with ``feature_lift``, ``transfer_graph``, ``paired_penalty``
+    info : dict with ``feature_lift``, ``transfer_graph``, ``paired_penalty``, ``scores``
     """
     p = _normalise_params(params)
-    X = np.asarray(X, dtype=np.float64)
-    Y = np.asarray(Y, dtype=np.float64)
+    W, scores, info = _fit(np.asarray(X, dtype=np.float64), np.asarray(Y, dtype=np.float64), p)
+    return rank_scores(scores, "DAGFS"), W, {**info, "scores": scores}
+
+
+def _fit(X: np.ndarray, Y: np.ndarray, p: DAGFSParams) -> tuple[np.ndarray, np.ndarray, dict]:
+    """The multiplicative updates on float64 X (n, d), Y (n, L): W (d', L), the row scores, info."""
     n, d = X.shape
     support, w = _instance_weights(Y, p)
     Ys = Y * w[:, None]
@@ -159,31 +164,29 @@ def dagfs(X, Y, params=None) -> tuple[np.ndarray, np.ndarray, dict]:
         scores = np.linalg.norm(W, axis=1)
     info = {"feature_lift": p.feature_lift, "transfer_graph": p.transfer_graph,
             "paired_penalty": bool(p.paired_penalty)}
-    return rank_scores(scores, "DAGFS"), W, {**info, "scores": scores}
+    return W, scores, info
 
 
-def rank(X, Y, params: dict, init: dict | None = None) -> tuple[np.ndarray, dict]:
-    """Benchmark entry point (see :mod:`pipeline.methods.base`); ``init['W0']`` overrides the seed."""
-    X = np.asarray(X, dtype=np.float64)
-    Y = np.asarray(Y)
-    if not np.all(np.isfinite(X)):
-        raise DataError("DAGFS needs finite training features", field="X_train")
-    if not np.isin(Y, (0, 1)).all():
-        raise DataError("DAGFS needs labels in {0,1}", field="Y_train", found=f"values {np.unique(Y)[:5]}")
-    params = dict(params)
-    if params.get("feature_lift", "center_split").lower().strip() != "none" and not params.get("paired_penalty", True):
+def feature_scores(X: np.ndarray, Y: np.ndarray, params: dict,
+                   init: dict | None = None) -> tuple[np.ndarray, dict]:
+    """Benchmark entry point, the harness's minimal form (:mod:`pipeline.methods.base`).
+
+    ``init['W0']`` (d', L), when given, overrides the seeded start. Returns the (d,) scores and
+    info (``feature_lift``, ``transfer_graph``, ``paired_penalty``, ``W_sum``).
+    """
+    if params["feature_lift"].lower().strip() != "none" and not params["paired_penalty"]:
         raise ConfigError("DAGFS with feature_lift='center_split' and paired_penalty=false ranks 2d lifted "
                           "rows, not features; use paired_penalty=true or feature_lift='none'")
     if init is not None and "W0" in init:
-        params["W0"] = init["W0"]
-    ranking, W, info = dagfs(X, Y, params)
-    return ranking, {**info, "W_sum": float(W.sum())}
+        params = {**params, "W0": init["W0"]}
+    W, scores, info = _fit(X, Y, _normalise_params(params))
+    return scores, {**info, "W_sum": float(W.sum())}
 
 
 SPEC = MethodSpec(
     name="DAGFS",
     defaults={k: v for k, v in asdict(DAGFSParams()).items() if k != "W0"},
-    python=rank,
+    scores=feature_scores,
     summary="directed label transfer + rarity-aware group sparsity (proposed method, Python only)",
     allowed={"transfer_graph": Allowed(choices=("directed",)), "feature_lift": Allowed(choices=("none", "center_split")),
              "max_iter": AT_LEAST_ONE, "topK": AT_LEAST_ONE},

@@ -12,7 +12,7 @@ iterations with no convergence test:
 3. S ← S ⊙ [X'HV + γ S A_V] ⊘ [X'HXS + γ S P_V]
 4. J = (|H(V - XS)|² + α|Y - V|² + β|A_X - VV'|² + γ(tr(S L_V S') + tr(V' L_Y V))) / (mn)
 
-The score is the squared row norm of S, the one the code sorts (``rank_scores``).
+The score is the squared row norm of S, the one the code sorts (the harness orders it).
 
 **Full-run rankings are engine-specific.** The centred factors can be negative, so V and S change
 sign and J is not monotone, and the iteration is numerically chaotic: a relative perturbation of
@@ -40,8 +40,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..errors import ConfigError, DataError
-from ._common import check_training_data, gram_operand, sparse_if_mostly_zero
-from ..rankings import rank_scores
+from ._common import gram_operand, sparse_if_mostly_zero
 from ._divergence import DEFAULT_LIMIT, check_iterates, check_limit
 from .base import AT_LEAST_ONE, NON_NEGATIVE, POSITIVE, MethodSpec
 from .starts import UniformStream
@@ -200,30 +199,26 @@ def _check(params: dict, init: dict, n: int, d: int, n_labels: int) -> None:
                               expected=shape, found=np.shape(init[key]) if key in init else "missing")
 
 
-def rank(X, Y, params: dict, init: dict | None = None) -> tuple[np.ndarray, dict]:
-    """Benchmark entry point (see :mod:`pipeline.methods.base`).
+def feature_scores(X: np.ndarray, Y: np.ndarray, params: dict, init: dict) -> tuple[np.ndarray, dict]:
+    """Benchmark entry point, the harness's minimal form (:mod:`pipeline.methods.base`).
 
-    ``init`` holds S0 (d, m) and V0 (n, m); when None they are drawn as the harness draws them
-    (``SPEC.initial_matrices``). info: ``scores`` (d,), iterations, objective trace, the final S and V.
+    ``init`` holds S0 (d, m) and V0 (n, m). Returns the (d,) scores and info: iterations, objective
+    trace, the final S and V.
 
     Raises
     ------
     EngineError
         When the iterates diverge (non-finite or above ``divergence_limit``), naming the iteration.
     """
-    X, Y = check_training_data(X, Y, "LRDG")
-    params = {**DEFAULTS, **params}
     n, d = X.shape
-    if init is None:
-        init = SPEC.initial_matrices(n, d, Y.shape[1], params)
     _check(params, init, n, d, Y.shape[1])
     S, V, info = lrdg(X, Y, params, init)
     info.update(S=S.tolist(), V=V.tolist())
-    scores = np.sum(S * S, axis=1)
-    return rank_scores(scores, "LRDG"), {**info, "scores": scores}
+    return np.sum(S * S, axis=1), info
 
 
-SPEC = MethodSpec(name="LRDG", defaults=DEFAULTS, python=rank, matlab_function="LRDG", make_init=make_init,
+SPEC = MethodSpec(name="LRDG", defaults=DEFAULTS, scores=feature_scores, matlab_function="LRDG",
+                  make_init=make_init, nonnegative_features=True,
                   summary="latent representation + dynamic label graph (Zhang et al. 2024)",
                   allowed={**dict.fromkeys(("alpha", "beta", "gamma"), NON_NEGATIVE), "max_iter": AT_LEAST_ONE,
                            "divergence_limit": POSITIVE})

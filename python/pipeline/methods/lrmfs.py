@@ -14,7 +14,7 @@ subspace" Q that is the solution of a homogeneous Sylvester equation. With X (n,
 6. V = XW - F;  Dz = diag(0.5 / (|v_i| + eps)),  D = diag(0.5 / (|w_j| + eps))
 7. obj = tr(V'DzV) + α|W - QA|² + β tr(Q'L_X Q) + γ tr(Q L_Y Q') + λ tr(W'DW)
 
-The score is the squared row norm of W, the one the code sorts; ``rank_scores`` orders it.
+The score is the squared row norm of W, the one the code sorts; the harness orders it (``rank_scores``).
 
 Modes. Step 4 is homogeneous, so whenever the Sylvester operator is non-singular its solution is
 exactly Q = 0: β, γ, L_X and L_Y never change the ranking (tested in both modes). ``mode="faithful"``
@@ -36,9 +36,8 @@ import numpy as np
 from scipy.linalg import solve_sylvester
 
 from ..errors import ConfigError, DataError
-from ._common import (MATLAB_EPS, check_training_data, gram_matrix, gram_operand, knn_binary_laplacian,
-                      solve_symmetric, sparse_if_mostly_zero)
-from ..rankings import rank_scores
+from ._common import (MATLAB_EPS, gram_matrix, gram_operand, knn_binary_laplacian, solve_symmetric,
+                      sparse_if_mostly_zero)
 from .base import AT_LEAST_ONE, FRACTION_BELOW_ONE, NON_NEGATIVE, Allowed, MethodSpec
 from .starts import UniformStream
 
@@ -152,25 +151,20 @@ def lrmfs(X: np.ndarray, Y: np.ndarray, params: dict, init: dict) -> tuple[np.nd
     return W, info
 
 
-def rank(X, Y, params: dict, init: dict | None = None) -> tuple[np.ndarray, dict]:
-    """Benchmark entry point (see :mod:`pipeline.methods.base`).
+def feature_scores(X: np.ndarray, Y: np.ndarray, params: dict, init: dict) -> tuple[np.ndarray, dict]:
+    """Benchmark entry point, the harness's minimal form (:mod:`pipeline.methods.base`).
 
-    ``init`` holds W0, Q0 (d, L) and S0 (n, L); when None they are drawn as the harness draws
-    them (``SPEC.initial_matrices``). info: ``scores`` (d,), iterations, objective trace, mode (and the max |Q|
-    after each Q-step in faithful mode).
+    ``init`` holds W0, Q0 (d, L) and S0 (n, L). Returns the (d,) scores and info: iterations,
+    objective trace, mode (and the max |Q| after each Q-step in faithful mode).
     """
-    X, Y = check_training_data(X, Y, "LRMFS")
-    params = {**DEFAULTS, **params}
     n, d = X.shape
-    if init is None:
-        init = SPEC.initial_matrices(n, d, Y.shape[1], params)
     _check_params(params, init, n, d, Y.shape[1])
     W, info = lrmfs(X, Y, params, init)
-    scores = np.sum(W * W, axis=1)
-    return rank_scores(scores, "LRMFS"), {**info, "scores": scores}
+    return np.sum(W * W, axis=1), info
 
 
-SPEC = MethodSpec(name="LRMFS", defaults=DEFAULTS, python=rank, matlab_function="LRMFS",
-                  make_init=make_init, summary="label relaxation + l2,1 IRLS (Fan et al. 2025)",
+SPEC = MethodSpec(name="LRMFS", defaults=DEFAULTS, scores=feature_scores, matlab_function="LRMFS",
+                  make_init=make_init, nonnegative_features=True,
+                  summary="label relaxation + l2,1 IRLS (Fan et al. 2025)",
                   allowed={**dict.fromkeys(("alpha", "beta", "gamma", "lambda"), NON_NEGATIVE),
                            "tol": FRACTION_BELOW_ONE, "max_iter": AT_LEAST_ONE, "mode": Allowed(choices=tuple(MODES))})

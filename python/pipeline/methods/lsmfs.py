@@ -14,7 +14,7 @@ carries no information from Y), at most ``max_iter`` (20) iterations while
 6. D = diag(0.5 / (|w_i| + eps))
 7. obj = |XW - V|² + α|V - M|² + β tr(V L_y V') + γ tr(W'DW) + λ Σ_i |w_i|
 
-The score is the squared row norm of W, the one the code sorts; ``rank_scores`` orders it.
+The score is the squared row norm of W, the one the code sorts; the harness orders it (``rank_scores``).
 
 Traps kept on purpose (faithful replication): step 4 is not the minimiser of the objective, and
 for α ≲ 1 + β it multiplies V by up to ~(1+β)/α per iteration, so such a run grows every iteration
@@ -43,9 +43,7 @@ import numpy as np
 from scipy.linalg import cho_solve
 
 from ..errors import ConfigError, EngineError
-from ._common import (MATLAB_EPS, check_training_data, gram_matrix, gram_operand, knn_binary_laplacian,
-                      sparse_if_mostly_zero)
-from ..rankings import rank_scores
+from ._common import MATLAB_EPS, gram_matrix, gram_operand, knn_binary_laplacian, sparse_if_mostly_zero
 from ._divergence import DEFAULT_LIMIT, check_iterates, check_limit
 from .base import AT_LEAST_ONE, FRACTION_BELOW_ONE, NON_NEGATIVE, POSITIVE, MethodSpec
 from .starts import UniformStream
@@ -147,30 +145,26 @@ def _check(params: dict, init: dict, n: int, d: int, n_labels: int) -> None:
                               expected=shape, found=np.shape(init[key]) if key in init else "missing")
 
 
-def rank(X, Y, params: dict, init: dict | None = None) -> tuple[np.ndarray, dict]:
-    """Benchmark entry point (see :mod:`pipeline.methods.base`).
+def feature_scores(X: np.ndarray, Y: np.ndarray, params: dict, init: dict) -> tuple[np.ndarray, dict]:
+    """Benchmark entry point, the harness's minimal form (:mod:`pipeline.methods.base`).
 
-    ``init`` holds W0 (d, L), V0 and S0 (n, L); when None they are drawn as the harness draws them
-    (``SPEC.initial_matrices``). info: ``scores`` (d,), iterations, objective trace, the final W and V.
+    ``init`` holds W0 (d, L), V0 and S0 (n, L). Returns the (d,) scores and info: iterations,
+    objective trace, the final W and V.
 
     Raises
     ------
     EngineError
         When the iterates diverge (non-finite or above ``divergence_limit``), naming the iteration.
     """
-    X, Y = check_training_data(X, Y, "LSMFS")
-    params = {**DEFAULTS, **params}
     n, d = X.shape
-    if init is None:
-        init = SPEC.initial_matrices(n, d, Y.shape[1], params)
     _check(params, init, n, d, Y.shape[1])
     W, info = lsmfs(X, Y, params, init)
     info["W"] = W.tolist()
-    scores = np.sum(W * W, axis=1)
-    return rank_scores(scores, "LSMFS"), {**info, "scores": scores}
+    return np.sum(W * W, axis=1), info
 
 
-SPEC = MethodSpec(name="LSMFS", defaults=DEFAULTS, python=rank, matlab_function="LSMFS",
-                  make_init=make_init, summary="latent labels + dragged targets, l2,1 IRLS (HQUF code)",
+SPEC = MethodSpec(name="LSMFS", defaults=DEFAULTS, scores=feature_scores, matlab_function="LSMFS",
+                  make_init=make_init, nonnegative_features=True,
+                  summary="latent labels + dragged targets, l2,1 IRLS (HQUF code)",
                   allowed={**dict.fromkeys(("alpha", "beta", "lambda"), NON_NEGATIVE), "gamma": POSITIVE,
                            "tol": FRACTION_BELOW_ONE, "max_iter": AT_LEAST_ONE, "divergence_limit": POSITIVE})

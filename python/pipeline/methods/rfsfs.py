@@ -11,8 +11,8 @@ machine epsilon, as the code) and ``max_iter`` (50) iterations from a fresh W0 >
 
 the multiplicative rule of  F(W) = |XW - Y|² + α tr(W L_C W') + β|W|_1 + γ(|1'W|² - |W|_F²),
 L_C = D_C - C, under W >= 0 (all factors are non-negative, so W stays >= 0 and F does not increase).
-The score is the row norm of W, the value the third-party code sorts, ordered by ``rank_scores``
-(docs/methods/RFSFS.md).
+The score is the row norm of W, the value the third-party code sorts, ordered by the harness
+(``rank_scores``; docs/methods/RFSFS.md).
 
 Deviations from the third-party code: a stable descending order instead of reading an ascending
 non-stable argsort backwards (same order except ties); 1_{d×d}W is a broadcast of the column sums
@@ -27,8 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ConfigError
-from ._common import GramProducts, check_training_data, label_cosine_similarity, nonnegative_start
-from ..rankings import rank_scores
+from ._common import GramProducts, label_cosine_similarity, nonnegative_start
 from ._divergence import DEFAULT_LIMIT, check_iterates, check_limit
 from .base import AT_LEAST_ONE, NON_NEGATIVE, POSITIVE, MethodSpec
 from .starts import UniformStream
@@ -79,34 +78,29 @@ def rfsfs(X: np.ndarray, Y: np.ndarray, params: dict, W0: np.ndarray) -> tuple[n
     return W, {"iterations": len(trace), "objective": trace}
 
 
-def rank(X, Y, params: dict, init: dict | None = None) -> tuple[np.ndarray, dict]:
-    """Benchmark entry point (see :mod:`pipeline.methods.base`).
+def feature_scores(X: np.ndarray, Y: np.ndarray, params: dict, init: dict) -> tuple[np.ndarray, dict]:
+    """Benchmark entry point, the harness's minimal form (:mod:`pipeline.methods.base`).
 
-    ``init['W0']`` (d, L), non-negative, is the start; when ``init`` is None it is drawn as the
-    harness draws it (``SPEC.initial_matrices``). info: ``scores`` (d,), iterations, objective trace, W.
+    ``init['W0']`` (d, L), non-negative, is the start. Returns the (d,) scores and info:
+    iterations, objective trace, W.
 
     Raises
     ------
     EngineError
         When W becomes non-finite or exceeds ``divergence_limit``, naming the iteration.
     """
-    X, Y = check_training_data(X, Y, "RFSFS")
-    params = {**DEFAULTS, **params}
     for key in ("alpha", "beta", "gamma"):
         if not float(params[key]) >= 0:
             raise ConfigError("RFSFS parameter must be >= 0", field=key, found=params[key])
     if int(params["max_iter"]) < 1:
         raise ConfigError("RFSFS needs at least one iteration", field="max_iter", found=params["max_iter"])
-    n, d = X.shape
-    if init is None:
-        init = SPEC.initial_matrices(n, d, Y.shape[1], params)
-    W, info = rfsfs(X, Y, params, nonnegative_start(init, "W0", (d, Y.shape[1]), "RFSFS"))
+    W, info = rfsfs(X, Y, params, nonnegative_start(init, "W0", (X.shape[1], Y.shape[1]), "RFSFS"))
     info["W"] = W.tolist()
-    scores = np.sqrt(np.sum(W * W, axis=1))  # the row norm, as the authors' code sorts (docs/methods/RFSFS.md)
-    return rank_scores(scores, "RFSFS"), {**info, "scores": scores}
+    return np.sqrt(np.sum(W * W, axis=1)), info  # the row norm, as the authors' code sorts (docs/methods/RFSFS.md)
 
 
-SPEC = MethodSpec(name="RFSFS", defaults=DEFAULTS, python=rank, matlab_function="RFSFS", make_init=make_init,
+SPEC = MethodSpec(name="RFSFS", defaults=DEFAULTS, scores=feature_scores, matlab_function="RFSFS",
+                  make_init=make_init, nonnegative_features=True,
                   summary="robust flexible sparse regularisation, multiplicative updates (Li et al. 2023)",
                   allowed={**dict.fromkeys(("alpha", "beta", "gamma"), NON_NEGATIVE), "max_iter": AT_LEAST_ONE,
                            "divergence_limit": POSITIVE})

@@ -15,7 +15,7 @@ column). From W = 0.5, each iteration t = 1, 2, ...:
 
 stopping when t >= 2 and |obj_t - obj_{t-1}| <= ``tol`` (absolute, 1e-2) or after ``max_iter``
 (1001: the code stops once t > 1000). The score is the row sum of W, the one the code sorts
-(``rank_scores``).
+(the harness orders it).
 
 Deviations from the public code, all at rounding level: X'X is computed once; W W' W is evaluated
 as W (W'W); the kernel's squared distances come from the |a|²+|b|²-2a'b expansion with the cached
@@ -30,8 +30,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ConfigError
-from ._common import check_training_data, gram_matrix, gram_operand, label_cosine_distance
-from ..rankings import rank_scores
+from ._common import gram_matrix, gram_operand, label_cosine_distance
 from .base import AT_LEAST_ONE, NON_NEGATIVE, MethodSpec
 
 SCNMF_EPS = 1e-20
@@ -98,23 +97,21 @@ def scnmf(X: np.ndarray, Y: np.ndarray, params: dict) -> tuple[np.ndarray, dict]
     return W, {"iterations": len(trace), "objective": trace, "sigma": sigma}
 
 
-def rank(X, Y, params: dict, init: dict | None = None) -> tuple[np.ndarray, dict]:
-    """Benchmark entry point (see :mod:`pipeline.methods.base`); deterministic, ``init`` unused.
+def feature_scores(X: np.ndarray, Y: np.ndarray, params: dict) -> tuple[np.ndarray, dict]:
+    """Benchmark entry point, the harness's minimal form (:mod:`pipeline.methods.base`); deterministic.
 
-    info: ``scores`` (d,), iterations, objective trace, sigma (the kernel width).
+    Returns the (d,) scores and info: iterations, objective trace, sigma (the kernel width).
     """
-    X, Y = check_training_data(X, Y, "SCNMF")
-    params = {**DEFAULTS, **params}
     for key in ("lambda1", "lambda2", "tol"):
         if not float(params[key]) >= 0:
             raise ConfigError("SCNMF parameter must be >= 0", field=key, found=params[key])
     if int(params["max_iter"]) < 1:
         raise ConfigError("SCNMF needs at least one iteration", field="max_iter", found=params["max_iter"])
     W, info = scnmf(X, Y, params)
-    scores = W.sum(axis=1)
-    return rank_scores(scores, "SCNMF"), {**info, "scores": scores}
+    return W.sum(axis=1), info
 
 
-SPEC = MethodSpec(name="SCNMF", defaults=DEFAULTS, python=rank, matlab_function="SCNMF",
+SPEC = MethodSpec(name="SCNMF", defaults=DEFAULTS, scores=feature_scores, matlab_function="SCNMF",
+                  nonnegative_features=True,
                   summary="feature-similarity NMF with label cosine constraints (He et al. 2024)",
                   allowed={**dict.fromkeys(("lambda1", "lambda2", "tol"), NON_NEGATIVE), "max_iter": AT_LEAST_ONE})

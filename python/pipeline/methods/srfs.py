@@ -14,7 +14,7 @@ L_Y = A_S - S. Each of ``max_iter`` iterations (default 30, no convergence test 
     W ← W ⊙ (X'Y + αWS + γW) ⊘ max(X'XW + αWA_S + βDW + γ 1(1'W), ε)
 
 with ε = 2⁻²³ (float32 machine epsilon, as the notebook) and float64 arithmetic. The score is the
-row l2 norm of W, the one the notebook sorts (``rank_scores``). ``tol`` > 0 stops when the
+row l2 norm of W, the one the notebook sorts (the harness orders it). ``tol`` > 0 stops when the
 relative objective change is at most ``tol``.
 
 Deviations from the notebook: float64 instead of float32; the objective trace uses the correct
@@ -28,8 +28,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ConfigError
-from ._common import GramProducts, check_training_data, label_cosine_similarity, nonnegative_start
-from ..rankings import rank_scores
+from ._common import GramProducts, label_cosine_similarity, nonnegative_start
 from .base import AT_LEAST_ONE, NON_NEGATIVE, MethodSpec
 from .starts import UniformStream
 
@@ -84,27 +83,21 @@ def srfs(X: np.ndarray, Y: np.ndarray, params: dict, W0: np.ndarray) -> tuple[np
     return W, {"iterations": len(trace), "objective": trace}
 
 
-def rank(X, Y, params: dict, init: dict | None = None) -> tuple[np.ndarray, dict]:
-    """Benchmark entry point (see :mod:`pipeline.methods.base`).
+def feature_scores(X: np.ndarray, Y: np.ndarray, params: dict, init: dict) -> tuple[np.ndarray, dict]:
+    """Benchmark entry point, the harness's minimal form (:mod:`pipeline.methods.base`).
 
-    ``init['W0']`` (d, L) is the start; when ``init`` is None it is drawn as the harness draws it
-    (``SPEC.initial_matrices``). info: ``scores`` (d,), iterations, objective trace.
+    ``init['W0']`` (d, L) is the start. Returns the (d,) scores and info: iterations, objective trace.
     """
-    X, Y = check_training_data(X, Y, "SRFS")
-    params = {**DEFAULTS, **params}
     for key in ("alpha", "beta", "gamma", "tol"):
         if not float(params[key]) >= 0:
             raise ConfigError("SRFS parameter must be >= 0", field=key, found=params[key])
     if int(params["max_iter"]) < 1:
         raise ConfigError("SRFS needs at least one iteration", field="max_iter", found=params["max_iter"])
-    n, d = X.shape
-    if init is None:
-        init = SPEC.initial_matrices(n, d, Y.shape[1], params)
-    W, info = srfs(X, Y, params, nonnegative_start(init, "W0", (d, Y.shape[1]), "SRFS"))
-    scores = np.sqrt(np.sum(W * W, axis=1))
-    return rank_scores(scores, "SRFS"), {**info, "scores": scores}
+    W, info = srfs(X, Y, params, nonnegative_start(init, "W0", (X.shape[1], Y.shape[1]), "SRFS"))
+    return np.sqrt(np.sum(W * W, axis=1)), info
 
 
-SPEC = MethodSpec(name="SRFS", defaults=DEFAULTS, python=rank, matlab_function="SRFS",
-                  make_init=make_init, summary="sparse supplementation, multiplicative updates (Li et al. 2025)",
+SPEC = MethodSpec(name="SRFS", defaults=DEFAULTS, scores=feature_scores, matlab_function="SRFS",
+                  make_init=make_init, nonnegative_features=True,
+                  summary="sparse supplementation, multiplicative updates (Li et al. 2025)",
                   allowed={**dict.fromkeys(("alpha", "beta", "gamma", "tol"), NON_NEGATIVE), "max_iter": AT_LEAST_ONE})
