@@ -22,7 +22,8 @@ from .files import read_json_file
 from .models import MODEL_SPECS, parameter_efficiency
 from .predictions import (DEFAULT_EPS, existing_predictions, find_predictions, pooled_metrics,
                           predictions_path, read_predictions, run_dir)
-from .stats import bootstrap_ci_sequences, compare_models, delta_over_seeds, multi_seed_analysis
+from .stats import (bootstrap_ci_sequences, compare_paired, delta_over_seeds, multi_seed_analysis, paired_run,
+                    seed_averaged_intervals)
 
 #: The comparison family, ``(A, B)`` with differences ``A - B`` (see ``docs/steering.md``).
 COMPARISONS = (("M1", "M3"), ("M2", "M5"), ("M3", "M5"), ("M3", "M4"), ("M5", "M6"), ("M5", "M7"),
@@ -156,25 +157,31 @@ def analyze_runs(results_dir: str | Path, variant: str, seeds: Sequence[int],
     found, missing_runs = _locate_runs(results_dir, variant, seeds, comparisons, settings.allow_missing)
     models: dict[str, dict] = {m: {} for m in sorted({m for pair in comparisons for m in pair})}
     per_comparison: dict[str, dict] = {comparison_key(a, b): {} for a, b in comparisons}
+    paired_runs: dict[str, list] = {key: [] for key in per_comparison}
     for seed in seeds:
         frames = {m: read_predictions(path) for (m, s), path in found.items() if s == seed}
         for model, frame in frames.items():
             extras = _read_run_extras(run_dir(results_dir, variant, model, seed) / f"{model}_metrics.json")
             models[model][str(seed)] = _model_block(model, frame, extras, settings)
         present = [(a, b) for a, b in comparisons if a in frames and b in frames]
-        blocks = [compare_models(frames[a], frames[b], eps=settings.eps, n_bootstrap_effect=settings.n_bootstrap_effect,
+        runs = [paired_run(frames[a], frames[b], eps=settings.eps, allow_missing=settings.allow_missing)
+                for a, b in present]
+        blocks = [compare_paired(run, n_bootstrap_effect=settings.n_bootstrap_effect,
                                  n_bootstrap_ci=settings.n_bootstrap_ci, n_permutations=settings.n_permutations,
-                                 alpha=settings.alpha, seed=settings.seed, allow_missing=settings.allow_missing)
-                  for a, b in present]
+                                 alpha=settings.alpha, seed=settings.seed) for run in runs]
         _add_holm(blocks)
-        for (a, b), block in zip(present, blocks):
+        for (a, b), block, run in zip(present, blocks, runs):
             per_comparison[comparison_key(a, b)][seed] = block
+            paired_runs[comparison_key(a, b)].append(run)
     return {
         "variant": variant, "seeds": [int(s) for s in seeds], "settings": asdict(settings),
         "sign_convention": "differences are A - B; positive for an error metric means B is better",
         "comparison_order": list(per_comparison),  # the JSON sorts keys; tables keep this order
         "models": models, "model_summary": model_summary(models), "missing_runs": missing_runs, "n_missing_runs": len(missing_runs),
         "comparisons": {key: _comparison_entry(a, b, per_comparison[key], seeds, settings.alpha)
+                        | {"seed_averaged": seed_averaged_intervals(paired_runs[key], effect_metrics=EFFECT_METRICS,
+                                                                    n_bootstrap=settings.n_bootstrap_ci,
+                                                                    seed=settings.seed)}
                         for key, (a, b) in zip(per_comparison, comparisons)},
     }
 
