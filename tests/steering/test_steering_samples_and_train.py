@@ -4,6 +4,10 @@ end to end through the command line: make-synthetic -> split -> train -> analyze
 import json
 import os
 import pickle
+import signal
+import subprocess
+import sys
+import time
 
 import numpy as np
 import pandas as pd
@@ -182,3 +186,21 @@ def test_analyze_with_defaults_on_train_output(trained, capsys):
     (root / "results" / "full" / "M1" / "seed_42").mkdir(parents=True)
     assert run_main(main, ["analyze", "--results", str(root / "results"), *STATS]) == 2
     assert "full, paper" in capsys.readouterr().err
+
+
+def test_ctrl_c_stops_training_quietly_and_leaves_the_run_unfinished(trained, tmp_path):
+    root, _ = trained
+    command = [sys.executable, "-m", "pipeline.protocols.steering", "train", "--data", str(root / "data"),
+               "--split", str(root / "results" / "paper" / "splits" / "split_0.json"), "--models", "M3",
+               "--seeds", "7", "--epochs", "500", "--out", str(tmp_path), "--threads", "1", "--no-progress"]
+    process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True,
+                               env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    for line in process.stderr:
+        if line.startswith("training M3 seed 7"):
+            break
+    time.sleep(1.0)
+    process.send_signal(signal.SIGINT)
+    rest = process.stderr.read()
+    assert process.wait(timeout=60) == 130 and "interrupted" in rest and "Traceback" not in rest
+    run = tmp_path / "paper" / "M3" / "seed_7"
+    assert not (run / "config.json").exists()   # the interrupted run counts as not done
