@@ -4,7 +4,8 @@ Samples are rows of a table ordered by sequence and, inside a sequence, by time.
 for sample ``i`` is the window of the ``window`` samples of the same sequence that end at ``i``;
 the first samples of a sequence, which lack history, repeat the sequence's first row on the left.
 So every sample (also of a sequence shorter than the window) gets exactly one prediction and no
-window ever mixes two sequences.
+window ever mixes two sequences. Features stored as ready-made windows ``(N, window, C)`` are used
+as they are.
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
-"""End-to-end run: data -> sequence split -> train -> per-sample predictions -> statistics -> tables.
+"""Training runs and the end-to-end demo: data -> sequence split -> train -> predictions -> statistics -> tables.
 
-The demo uses synthetic driving-like sequences (:func:`make_driving_sequences`), so it runs
-anywhere; real data only needs a :class:`DrivingSamples` and the same calls.
+:func:`train_runs` trains models x seeds on a persisted split and saves each run (predictions,
+metrics, checkpoint, configuration) resumably; the ``train`` command calls it on data read by
+:mod:`.samples`, the demo on synthetic driving-like sequences (:func:`make_driving_sequences`).
 """
 
 from __future__ import annotations
