@@ -4,6 +4,7 @@ end to end through the command line: make-synthetic -> split -> train -> analyze
 import json
 import os
 import pickle
+import shutil
 import signal
 import subprocess
 import sys
@@ -204,3 +205,21 @@ def test_ctrl_c_stops_training_quietly_and_leaves_the_run_unfinished(trained, tm
     assert process.wait(timeout=60) == 130 and "interrupted" in rest and "Traceback" not in rest
     run = tmp_path / "paper" / "M3" / "seed_7"
     assert not (run / "config.json").exists()   # the interrupted run counts as not done
+
+
+def test_evaluate_predicts_again_from_the_checkpoints(trained, tmp_path, capsys):
+    root, _ = trained
+    results = tmp_path / "results"
+    shutil.copytree(root / "results" / "paper", results / "paper")
+    run = results / "paper" / "M2" / "seed_42"
+    before = (run / "M2_predictions.csv").read_bytes()
+    (run / "M2_predictions.csv").unlink()
+    args = ["evaluate", "--data", str(root / "data"), "--split",
+            str(results / "paper" / "splits" / "split_0.json"), "--results", str(results), "--latency-calls", "5"]
+    assert run_main(main, args) == 0
+    assert (run / "M2_predictions.csv").read_bytes() == before
+    assert capsys.readouterr().out.count("_predictions.csv") == 4
+    (run / "checkpoint.pt").write_bytes(b"not a checkpoint")
+    assert run_main(main, args) == 2
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert last.startswith("error: ") and "checkpoint.pt" in last and "state_dict of M2" in last

@@ -4,7 +4,7 @@ Samples inside a driving sequence are autocorrelated, so the sequence is the uni
 data come from the study's pickle layout or its CSV/Parquet/NPZ equivalents (:mod:`.samples`),
 the split assigns whole sequences (:mod:`.split`), and every test or interval works on one value
 per sequence or resamples whole sequences (:mod:`.stats`). CLI: ``python -m
-pipeline.protocols.steering {split,train,make-synthetic,analyze,demo,calibrate,models}``; see
+pipeline.protocols.steering {split,train,evaluate,make-synthetic,analyze,demo,calibrate,models}``; see
 ``docs/steering.md``.
 """
 

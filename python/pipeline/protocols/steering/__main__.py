@@ -1,4 +1,7 @@
-"""Command line: ``python -m pipeline.protocols.steering {split,train,make-synthetic,analyze,demo,calibrate,models}``."""
+"""Command line: ``python -m pipeline.protocols.steering COMMAND``.
+
+Commands: split, train, evaluate, make-synthetic, analyze, demo, calibrate, models (``docs/steering.md``).
+"""
 
 from __future__ import annotations
 
@@ -19,7 +22,7 @@ from .analysis import (TRAINING_SEEDS, AnalysisSettings, analyze_runs, default_c
                        missing_run_warnings, parse_comparison, run_models, seeds_present)
 from .calibration import calibration_experiment
 from .data import make_driving_sequences
-from .experiment import TrainingPlan, run_demo, train_runs
+from .experiment import TrainingPlan, evaluate_runs, run_demo, train_runs
 from .files import read_table
 from .models import MODEL_SPECS, build_model, count_parameters
 from .samples import TABLE_SUFFIXES, data_sha256, read_samples, write_pickle_layout
@@ -108,6 +111,25 @@ def build_parser() -> argparse.ArgumentParser:
                        help="accuracy tolerance of the run metrics: |error| <= eps (default: 0.05)")
     train.add_argument("--no-progress", action="store_true", help="hide the progress bar (default: off)")
     _add_sample_options(train)
+
+    evaluate = sub.add_parser("evaluate", help="predict the test set again from the runs' checkpoints (on CPU)")
+    evaluate.add_argument("--data", required=True, type=Path,
+                          help="the sample data the runs were trained on (required)")
+    evaluate.add_argument("--split", required=True, type=Path, help="the split they were trained on (required)")
+    evaluate.add_argument("--results", required=True, type=Path,
+                          help="results folder holding {variant}/{model}/seed_{seed}/ (required)")
+    evaluate.add_argument("--variant", default=None, help="variant folder (default: the data set's name)")
+    evaluate.add_argument("--models", nargs="+", default=None,
+                          help="models to evaluate (default: every model with run folders)")
+    evaluate.add_argument("--seeds", type=int, nargs="+", default=None,
+                          help="training seeds (default: the seeds with run folders of these models)")
+    evaluate.add_argument("--latency-calls", type=int, default=1000,
+                          help="timed single-sample CPU calls per run for the p95 latency (default: 1000)")
+    evaluate.add_argument("--format", choices=("csv", "parquet"), default="csv",
+                          help="prediction file format (default: csv)")
+    evaluate.add_argument("--eps", type=float, default=0.05,
+                          help="accuracy tolerance of the run metrics: |error| <= eps (default: 0.05)")
+    _add_sample_options(evaluate)
 
     synthetic = sub.add_parser("make-synthetic",
                                help="write synthetic driving-like sequences in the pickle layout")
@@ -232,6 +254,24 @@ def _cmd_train(args) -> int:
     return 0
 
 
+def _cmd_evaluate(args) -> int:
+    loaded = read_samples(args.data, args.name, _limits(args))
+    variant = validate_name(args.variant or loaded.name, "--variant")
+    split = load_split(args.split, loaded.samples.sequence_ids)
+    variant_dir = args.results / variant
+    models = args.models or (run_models(variant_dir) if variant_dir.is_dir() else [])
+    seeds = args.seeds or seeds_present(args.results, variant, models)
+    if not models or not seeds:
+        raise DataError("no runs to evaluate", file=variant_dir, expected="{model}/seed_{seed}/ folders")
+    plan = TrainingPlan(model_ids=models, seeds=seeds, latency_calls=args.latency_calls, eps=args.eps,
+                        fmt=args.format)
+    log = evaluate_runs(loaded.samples, split, args.results, variant, plan, max_bytes=args.max_bytes,
+                        progress=lambda m: print(m, file=sys.stderr))
+    for path in log.prediction_files:
+        print(path)
+    return 0
+
+
 def _cmd_make_synthetic(args) -> int:
     output_folder(args.out, "--out")
     for path in write_pickle_layout(make_driving_sequences(args.sequences, args.length, seed=args.data_seed),
@@ -290,8 +330,8 @@ def _cmd_models(args) -> int:
     return 0
 
 
-_COMMANDS = {"split": _cmd_split, "train": _cmd_train, "make-synthetic": _cmd_make_synthetic,
-             "analyze": _cmd_analyze, "demo": _cmd_demo, "calibrate": _cmd_calibrate, "models": _cmd_models}
+_COMMANDS = {"split": _cmd_split, "train": _cmd_train, "evaluate": _cmd_evaluate,
+             "make-synthetic": _cmd_make_synthetic, "analyze": _cmd_analyze, "demo": _cmd_demo, "calibrate": _cmd_calibrate, "models": _cmd_models}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

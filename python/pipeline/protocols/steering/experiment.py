@@ -8,6 +8,7 @@ metrics, checkpoint, configuration) resumably; the ``train`` command calls it on
 from __future__ import annotations
 
 import io
+import pickle
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
@@ -18,6 +19,7 @@ from tqdm import tqdm
 
 from ...errors import ConfigError, DataError
 from ...fileio import atomic_write_bytes, atomic_write_json
+from ..user_files import checked_file_size
 from .analysis import AnalysisSettings, analyze_runs, check_model_ids, default_comparisons
 from .checks import positive_int
 from .data import DrivingSamples, SequenceWindowDataset, make_driving_sequences
@@ -85,21 +87,33 @@ def training_config(plan: TrainingPlan, model_id: str, seed: int, variant: str, 
             "device": device, "torch_version": torch.__version__}
 
 
+def stored_config(folder: Path) -> dict | None:
+    """A run's ``config.json`` (None when the run never finished)."""
+    config_path = folder / "config.json"
+    if not config_path.is_file():
+        return None
+    stored = read_json_file(config_path)
+    if not isinstance(stored, dict):
+        raise DataError("run configuration must be a JSON object", file=config_path, found=type(stored).__name__)
+    return stored
+
+
+def _check_config(folder: Path, stored: dict, wanted: dict, keys: Sequence[str], message: str) -> None:
+    for key in keys:
+        if stored.get(key) != wanted[key]:
+            raise ConfigError(message, file=folder / "config.json", field=key, expected=wanted[key],
+                              found=stored.get(key))
+
+
 def finished_run(folder: Path, model_id: str, config: dict) -> bool:
     """Whether ``folder`` holds a finished run of ``config`` (its ``config.json``, written last,
     predictions and checkpoint). A finished run trained with other settings is an error: the
     results folder would mix two experiments."""
-    config_path = folder / "config.json"
-    if not config_path.is_file():
+    stored = stored_config(folder)
+    if stored is None:
         return False
-    stored = read_json_file(config_path)
-    if not isinstance(stored, dict):
-        raise DataError("run configuration must be a JSON object", file=config_path, found=type(stored).__name__)
-    for key in RESUME_KEYS:
-        if stored.get(key) != config[key]:
-            raise ConfigError("this run was already trained with other settings (choose another output "
-                              "folder, or delete the run's folder to retrain it)", file=config_path, field=key,
-                              expected=config[key], found=stored.get(key))
+    _check_config(folder, stored, config, RESUME_KEYS, "this run was already trained with other settings (choose "
+                  "another output folder, or delete the run's folder to retrain it)")
     return (folder / CHECKPOINT_NAME).is_file() and any(
         (folder / f"{model_id}_predictions.{fmt}").is_file() for fmt in ("csv", "parquet"))
 
@@ -143,6 +157,53 @@ def train_runs(samples: DrivingSamples, split: SequenceSplit, results_dir: str |
             _save_checkpoint(model, folder / CHECKPOINT_NAME)
             atomic_write_json(folder / "config.json", config | {"n_train_samples": int(train_indices.size)})
     return log
+
+
+def evaluate_runs(samples: DrivingSamples, split: SequenceSplit, results_dir: str | Path, variant: str,
+                  plan: TrainingPlan, *, data_hash: str | None = None, max_bytes: int,
+                  progress: Callable[[str], None] = lambda message: None) -> RunLog:
+    """Predict the test set again from each finished run's ``checkpoint.pt`` (on CPU) and rewrite its
+    predictions and metrics (the latency measured on this machine).
+
+    Every run of ``plan.model_ids`` x ``plan.seeds`` must be finished and trained on these data and
+    this split (``config.json``); its checkpoint may hold at most ``max_bytes``.
+    """
+    indices = validate_split(split, samples.sequence_ids)
+    dataset = SequenceWindowDataset(samples)
+    wanted = {"split_sha256": split.sha256, "data_sha256": data_hash or data_sha256(samples)}
+    log = RunLog()
+    for seed in plan.seeds:
+        for model_id in plan.model_ids:
+            folder = run_dir(results_dir, variant, model_id, seed)
+            stored = stored_config(folder)
+            if stored is None:
+                raise DataError("run is not finished (train it first)", file=folder / "config.json")
+            _check_config(folder, stored, wanted | {"model_id": model_id, "seed": int(seed)},
+                          ("model_id", "seed", "split_sha256", "data_sha256"),
+                          "this run was trained on other data or another split")
+            progress(f"evaluating {model_id} seed {seed}")
+            model = _load_checkpoint(model_id, seed, folder / CHECKPOINT_NAME, max_bytes)
+            metrics = read_json_file(folder / f"{model_id}_metrics.json") \
+                if (folder / f"{model_id}_metrics.json").is_file() else {}
+            log.prediction_files.append(_evaluate_run(model, model_id, seed, dataset, indices,
+                                                      metrics.get("train_loss", []) if isinstance(metrics, dict)
+                                                      else [], results_dir, variant, plan))
+    return log
+
+
+def _load_checkpoint(model_id: str, seed: int, path: Path, max_bytes: int):
+    """Model ``model_id`` with the weights of ``path`` (torch's weights-only loader: no code runs)."""
+    checked_file_size(path, "a state_dict saved by train", max_bytes, "--max-bytes")
+    model = build_model(model_id, seed)
+    try:
+        model.load_state_dict(torch.load(path, map_location="cpu", weights_only=True))
+    except pickle.UnpicklingError as exc:  # torch's long hint to load without restriction is not for us
+        raise DataError(f"not a checkpoint torch's weights-only loader reads ({type(exc).__name__})",
+                        file=path, expected=f"the state_dict of {model_id}") from exc
+    except (RuntimeError, EOFError, ValueError, KeyError) as exc:
+        raise DataError(f"not a {model_id} checkpoint ({type(exc).__name__}: {str(exc).splitlines()[0][:200]})",
+                        file=path) from exc
+    return model
 
 
 def _save_checkpoint(model, path: Path) -> Path:
