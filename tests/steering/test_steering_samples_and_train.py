@@ -103,6 +103,8 @@ def test_a_folder_with_two_data_sets_needs_a_name(samples, tmp_path):
     (tmp_path / "targets_full.pkl").unlink()
     with pytest.raises(DataError, match="missing"):
         read_samples(tmp_path, "full")
+    with pytest.raises(DataError, match="no such file or folder"):
+        read_samples(tmp_path / "absent")
 
 
 @pytest.fixture(scope="module")

@@ -98,6 +98,8 @@ def _as_array(value, path: Path, part: str) -> np.ndarray:
 def read_samples(path: str | Path, name: str | None = None, limits: LoadLimits = LoadLimits()) -> LoadedSamples:
     """Read and validate a data set in any of the module's layouts (chosen by what ``path`` is)."""
     path = Path(path)
+    if not path.exists():
+        raise DataError("no such file or folder", file=path, expected="sample data")
     if path.is_dir():
         name, files = pickle_layout_files(path, name)
         arrays = {part: _as_array(_read_pickle(file, limits), file, part) for part, file in files.items()}
