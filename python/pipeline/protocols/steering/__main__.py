@@ -245,7 +245,7 @@ def _cmd_train(args) -> int:
     split = load_split(args.split, loaded.samples.sequence_ids)
     data_hash = data_sha256(loaded.samples)
     n_sequences = len(set(loaded.samples.sequence_ids.tolist()))
-    print(f"data {args.data}: {len(loaded.samples.targets)} samples in {n_sequences} sequences, sha256 {data_hash}; "
+    print(f"read {args.data}: {len(loaded.samples.targets)} samples in {n_sequences} sequences, sha256 {data_hash}; "
           f"split sha256 {split.sha256}; variant {variant}; device {device}", file=sys.stderr)
     log = train_runs(loaded.samples, split, args.out, variant, plan, data_hash=data_hash, device=device,
                      progress=lambda m: print(m, file=sys.stderr), show_bar=False if args.no_progress else None)
