@@ -15,7 +15,7 @@ from ...cli import run_main
 from ...errors import ConfigError, DataError
 from ...fileio import atomic_write_json
 from ...names import validate_name
-from ..forecast.chronos_models import resolve_device
+from ..devices import DEVICE_CHOICES, resolve_device
 from ..load_limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_ELEMENTS, LoadLimits
 from ..user_files import output_file, output_folder
 from .analysis import (TRAINING_SEEDS, AnalysisSettings, analyze_runs, default_comparisons, find_variant,
@@ -103,7 +103,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="training seeds (default: 42 94 123 7 2024)")
     _add_training_options(train, epochs=10, train_stride=1)
     train.add_argument("--device", default="cpu",
-                       help="cpu, cuda or cuda:N; CUDA falls back to CPU with a warning when unavailable "
+                       help=f"{DEVICE_CHOICES}; CUDA falls back to CPU with a warning when unavailable "
                             "(default: cpu)")
     train.add_argument("--threads", type=int, default=None,
                        help="torch CPU threads for training (default: PyTorch's choice)")
