@@ -204,7 +204,8 @@ def test_ctrl_c_stops_training_quietly_and_leaves_the_run_unfinished(trained, tm
     time.sleep(1.0)
     process.send_signal(signal.SIGINT)
     rest = process.stderr.read()
-    assert process.wait(timeout=60) == 130 and "interrupted" in rest and "Traceback" not in rest
+    code = process.wait(timeout=300)   # generous: the shared test machine can be heavily loaded
+    assert code == 130 and "interrupted" in rest and "Traceback" not in rest, (code, rest[-2000:])
     run = tmp_path / "paper" / "M3" / "seed_7"
     assert not (run / "config.json").exists()   # the interrupted run counts as not done
 
