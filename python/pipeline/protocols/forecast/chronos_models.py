@@ -7,12 +7,12 @@ Chronos ``config.json`` and a weights file. The model type is read from that ``c
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
 import numpy as np
 
+from ...documents import read_document
 from ...errors import ConfigError, PipelineError
 from ..devices import check_device, resolve_device
 from .forecasters import BaseForecaster, assert_quantile_shape
@@ -46,13 +46,7 @@ def check_model_dir(path: str | Path) -> dict:
         raise _not_available(path, "no config.json")
     if not any((path / name).is_file() for name in WEIGHT_FILES):
         raise _not_available(path, f"no weights file ({', '.join(WEIGHT_FILES[:2])})")
-    try:
-        return json.loads(config_file.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise ConfigError(f"config.json is not valid JSON: {exc.msg}", file=config_file) from exc
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"config.json is not UTF-8 text ({exc.reason} at byte {exc.start})",
-                          file=config_file) from exc
+    return read_document(config_file, "model config.json", kind="json")
 
 
 def chronos_kind(path: str | Path) -> str:

@@ -11,7 +11,7 @@ import warnings
 from pathlib import Path
 from typing import Sequence
 
-from ...cli import run_main
+from ...cli import SEED_BOUNDS, Bounds, check_option_bounds, run_main
 from ...errors import ConfigError, DataError
 from ...fileio import atomic_write_json
 from ...names import validate_name
@@ -330,12 +330,22 @@ def _cmd_models(args) -> int:
     return 0
 
 
+OPTION_BOUNDS = {"--permutations": Bounds(1, 1_000_000), "--bootstrap": Bounds(1, 1_000_000),
+                 "--effect-bootstrap": Bounds(1, 1_000_000), "--stats-seed": SEED_BOUNDS,
+                 "--split-seed": SEED_BOUNDS, "--seeds": SEED_BOUNDS, "--sequences": Bounds(1, 1_000_000),
+                 "--length": Bounds(1, 1_000_000), "--data-seed": SEED_BOUNDS, "--epochs": Bounds(1, 10_000),
+                 "--train-stride": Bounds(1, 1_000_000), "--latency-calls": Bounds(1, 1_000_000),
+                 "--threads": Bounds(1, 1024), "--repeats": Bounds(1, 100_000), "--seed": SEED_BOUNDS,
+                 "--batch-size": Bounds(1, 1_000_000), "--max-bytes": Bounds(1, 2**62),
+                 "--max-elements": Bounds(1, 2**62)}
+
 _COMMANDS = {"split": _cmd_split, "train": _cmd_train, "evaluate": _cmd_evaluate,
              "make-synthetic": _cmd_make_synthetic, "analyze": _cmd_analyze, "demo": _cmd_demo, "calibrate": _cmd_calibrate, "models": _cmd_models}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    check_option_bounds(args, OPTION_BOUNDS)
     return _COMMANDS[args.command](args)
 
 

@@ -11,13 +11,13 @@ is validated against :class:`~..limits.Limits` before any task is built.
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import yaml
 
+from ....documents import CONFIG_LIMITS, read_document
 from ....errors import ConfigError
 from ..data import validate_dataset_name
 from ..limits import DEFAULT_LIMITS, Limits, brief
@@ -164,10 +164,8 @@ def read_yaml(path: Path, limits: Limits = DEFAULT_LIMITS) -> object:
     if not path.is_file():
         raise ConfigError("benchmark task list not found", file=path)
     limits.check("max_task_file_bytes", path.stat().st_size, file=path, field="size in bytes")
-    try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (yaml.YAMLError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"invalid YAML: {exc}", file=path) from exc
+    return read_document(path, "benchmark task list", kind="yaml",
+                         limits=replace(CONFIG_LIMITS, max_bytes=limits.max_task_file_bytes))
 
 
 class Benchmark:
