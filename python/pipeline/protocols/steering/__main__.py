@@ -330,6 +330,9 @@ def _cmd_models(args) -> int:
     return 0
 
 
+#: Ranges of the counts and seeds given on the command line, checked before anything is read or
+#: allocated (resample counts bounded so that no run allocates without limit); the study's own
+#: settings (alpha, eps, phi) are checked where they are defined (checks.py).
 OPTION_BOUNDS = {"--permutations": Bounds(1, 1_000_000), "--bootstrap": Bounds(1, 1_000_000),
                  "--effect-bootstrap": Bounds(1, 1_000_000), "--stats-seed": SEED_BOUNDS,
                  "--split-seed": SEED_BOUNDS, "--seeds": SEED_BOUNDS, "--sequences": Bounds(1, 1_000_000),
