@@ -37,8 +37,8 @@ from pipeline.protocols.motion import (EvalSettings, frechet_distance,
 from pipeline.protocols.motion import ground
 from pipeline.protocols.motion.beats import music_beat_times_batch
 from pipeline.protocols.motion.evaluate import score_motion_beats
-from pipeline.protocols.motion.npyfile import read_npy_header
-from pipeline.protocols.motion.unpickler import restricted_load
+from pipeline.protocols.npyfile import read_npy_header
+from pipeline.protocols.restricted_pickle import restricted_load
 from record import BenchRun
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "motion"))

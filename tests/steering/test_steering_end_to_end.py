@@ -71,10 +71,17 @@ def test_analyze_is_byte_reproducible_and_escapes_names(demo_dir, tmp_path):
     document = tmp_path / "first" / "doc.tex"
     document.write_text("\\documentclass{article}\\usepackage{booktabs}\\begin{document}\n"
                         "\\input{sequence_level_table}\\input{sequence_level_table_mae}"
-                        "\\input{sequence_level_table_delta}\n\\end{document}\n")
+                        "\\input{sequence_level_table_delta}\\input{sequence_level_table_models}\n\\end{document}\n")
     compiled = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "doc.tex"],
                               cwd=document.parent, capture_output=True, text=True, timeout=120)
     assert compiled.returncode == 0, compiled.stdout[-2000:]
+
+
+def test_analyze_defaults_work_on_the_demo_output(demo_dir, tmp_path):
+    assert run_main(main, ["analyze", "--results", str(demo_dir), "--out", str(tmp_path), *STATS]) == 0
+    results = json.loads((tmp_path / "sequence_level_results.json").read_text())
+    assert results["variant"] == "synthetic" and results["seeds"] == [42, 94]
+    assert results["comparison_order"] == ["M1_vs_M3", "M3_vs_M4"]
 
 
 def test_analyze_reports_bad_prediction_file_in_one_line(demo_dir, tmp_path, capsys):

@@ -5,8 +5,7 @@ import pytest
 import torch
 
 from pipeline.errors import ConfigError
-from pipeline.protocols.steering.experiment import parameter_efficiency
-from pipeline.protocols.steering.models import MODEL_SPECS, build_model, count_parameters
+from pipeline.protocols.steering.models import MODEL_SPECS, build_model, count_parameters, parameter_efficiency
 from pipeline.protocols.steering.training import measure_latency
 
 RECOMPUTED = {"M1": 4_609, "M2": 40_449, "M3": 84_801, "M4": 84_866, "M5": 597_633,

@@ -197,7 +197,7 @@ def test_per_sequence_r2_delta_skips_constant_sequences():
     assert np.isfinite(result["mae"]["estimate"])
 
 
-def test_delta_over_seeds_averages_estimates_and_bounds():
+def test_delta_over_seeds_averages_the_estimates():
     from pipeline.protocols.steering.stats import delta_over_seeds
 
     blocks = {seed: compare_models(_model(0.3, seed=seed), _model(0.2, seed=seed + 10), n_bootstrap_effect=50,
@@ -207,9 +207,56 @@ def test_delta_over_seeds_averages_estimates_and_bounds():
         per_seed = [blocks[s]["delta_bootstrap"]["pooled"][metric] for s in (1, 2, 3)]
         assert summary[metric]["mean"] == pytest.approx(np.mean([p["estimate"] for p in per_seed]))
         assert summary[metric]["std"] == pytest.approx(np.std([p["estimate"] for p in per_seed], ddof=1))
-        assert summary[metric]["ci_low_mean"] == pytest.approx(np.mean([p["ci_low"] for p in per_seed]))
-        assert summary[metric]["ci_high_mean"] == pytest.approx(np.mean([p["ci_high"] for p in per_seed]))
         assert summary[metric]["n_seeds"] == 3
     agg = multi_seed_analysis(blocks, "rmse")
-    by_sequence = delta_over_seeds(blocks, "per_sequence_mean")["rmse"]
-    assert agg["delta_ci_mean"] == [by_sequence["ci_low_mean"], by_sequence["ci_high_mean"]]
+    assert agg["mean_delta"] == pytest.approx(delta_over_seeds(blocks, "per_sequence_mean")["rmse"]["mean"])
+
+
+def _runs(seeds=(1, 2, 3)):
+    from pipeline.protocols.steering.stats import paired_run
+
+    return {seed: paired_run(_model(0.3, seed=seed), _model(0.2, seed=seed + 10)) for seed in seeds}
+
+
+def test_seed_averaged_interval_is_the_interval_of_the_seed_mean():
+    from pipeline.protocols.steering.stats import compare_paired, seed_averaged_intervals
+
+    runs = _runs()
+    result = seed_averaged_intervals(list(runs.values()), n_bootstrap=200, seed=5)
+    blocks = {s: compare_paired(run, n_bootstrap_effect=50, n_bootstrap_ci=200, n_permutations=100, seed=5)
+              for s, run in runs.items()}
+    counts = cluster_resample_counts(12, 200, seed=5)
+    differences = [run.differences("rmse") for run in runs.values()]
+    # the replicate of the seed mean: every seed evaluated on the same drawn sequences, then averaged
+    replicates = np.mean([counts @ d / 12 for d in differences], axis=0)
+    expected = summarize_replicates(np.mean([d.mean() for d in differences]), replicates)
+    assert result["per_sequence_mean"]["rmse"]["ci_low"] == pytest.approx(expected.low)
+    assert result["per_sequence_mean"]["rmse"]["ci_high"] == pytest.approx(expected.high)
+    assert result["per_sequence_mean"]["rmse"]["estimate"] == pytest.approx(
+        multi_seed_analysis(blocks, "rmse")["mean_delta"])
+    assert result["g"]["rmse"]["estimate"] == pytest.approx(multi_seed_analysis(blocks, "rmse")["mean_g"])
+    for metric in ("mae", "rmse", "accuracy", "r2"):
+        assert result["pooled"][metric]["estimate"] == pytest.approx(
+            np.mean([b["delta_bootstrap"]["pooled"][metric]["estimate"] for b in blocks.values()]))
+    # Hedges' g of every drawn resample, recomputed from the repeated differences, averaged over seeds
+    def drawn_g(d, row):
+        drawn = np.repeat(d, row)
+        return (1 - 3 / (4 * 11 - 1)) * drawn.mean() / drawn.std(ddof=1)
+
+    g_replicates = np.mean([[drawn_g(d, row) for row in counts] for d in differences], axis=0)
+    g_expected = summarize_replicates(0.0, g_replicates)
+    assert result["g"]["rmse"]["ci_low"] == pytest.approx(g_expected.low)
+    assert result["g"]["rmse"]["ci_high"] == pytest.approx(g_expected.high)
+
+
+def test_seed_averaged_interval_of_one_seed_is_that_seeds_interval_and_none_without_common_sequences():
+    from pipeline.protocols.steering.stats import compare_paired, paired_run, seed_averaged_intervals
+
+    run = _runs((4,))[4]
+    block = compare_paired(run, n_bootstrap_effect=50, n_bootstrap_ci=150, n_permutations=100, seed=9)
+    single = seed_averaged_intervals([run], n_bootstrap=150, seed=9)
+    for scope in ("pooled", "per_sequence_mean"):
+        for metric in ("mae", "rmse", "accuracy", "r2"):
+            assert single[scope][metric] == pytest.approx(block["delta_bootstrap"][scope][metric], nan_ok=True)
+    fewer = paired_run(_model(0.3, n_seq=10, seed=1), _model(0.2, n_seq=10, seed=11))
+    assert seed_averaged_intervals([run, fewer], n_bootstrap=50) is None

@@ -10,9 +10,9 @@ from .features import (CONVENTIONS, FeatureConvention, geometric_features, kinet
 from .geometry import FeatureDenormalizer, motion_to_joints, recover_from_ric
 from .ground import (floating_mm, foot_sliding_per_step_mm, foot_sliding_total_mm, penetration_mm,
                      physical_foot_contact, skating_ratio)
-from .limits import LoadLimits
+from ..load_limits import LoadLimits
 from .loading import MotionDataWarning, MotionResults, load_motion_results, save_npz
-from .unpickler import RestrictedUnpickler, restricted_loads
+from ..restricted_pickle import RestrictedUnpickler, restricted_loads
 
 __all__ = [
     "BeatScores", "beat_alignment", "kinematic_beat_times", "music_beat_times",

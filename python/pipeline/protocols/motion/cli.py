@@ -24,7 +24,7 @@ from ..user_files import output_file
 from . import beats, features
 from .evaluate import EvalSettings, MotionEvaluator, MotionSet
 from .geometry import FeatureDenormalizer, motion_to_joints
-from .limits import LoadLimits, add_limit_arguments, limits_from_arguments
+from ..load_limits import LoadLimits, add_limit_arguments, limits_from_arguments
 from .loading import MotionResults, load_motion_results
 from .sources import FrameWindow, audio_from_folder, reference_from_file
 

@@ -16,7 +16,7 @@ from typing import Sequence
 from ...cli import run_main
 from ...errors import ConfigError
 from ..user_files import output_file
-from .limits import add_limit_arguments, limits_from_arguments
+from ..load_limits import add_limit_arguments, limits_from_arguments
 from .loading import load_motion_results, save_npz
 
 

@@ -14,9 +14,9 @@ from pathlib import Path
 import numpy as np
 
 from ...errors import DataError
-from .limits import LoadLimits
+from ..load_limits import LoadLimits
 from .loading import FEATURE_DIM, MotionDataWarning
-from .npyfile import load_npy_array
+from ..npyfile import load_npy_array
 
 N_JOINTS = 22
 STATISTIC_LIMITS = LoadLimits(max_bytes=2 ** 20)  # a 263-number vector is about 2 KB

@@ -9,9 +9,9 @@ Three formats are read:
 * ``.npz`` with plain arrays ``motion``, ``lengths``, optional ``gt_motion``, ``audio_{i}`` and
   ``audio_sr`` — the preferred, pickle-free format (see :func:`save_npz`).
 
-Pickles go only through :class:`~.unpickler.RestrictedUnpickler` (no code runs, memory bounded
+Pickles go only through :class:`~..restricted_pickle.RestrictedUnpickler` (no code runs, memory bounded
 by the file size); ``.npy``/``.npz`` data sizes are checked before they are read
-(:mod:`.npyfile`). Every problem is a one-line :class:`DataError`.
+(:mod:`..npyfile`). Every problem is a one-line :class:`DataError`.
 """
 
 from __future__ import annotations
@@ -25,9 +25,9 @@ import numpy as np
 
 from ...errors import DataError
 from ...fileio import atomic_write_bytes
-from .limits import LoadLimits
-from .npyfile import load_npz_arrays, read_npy_data, read_npy_header
-from .unpickler import restricted_load
+from ..load_limits import LoadLimits
+from ..npyfile import load_npz_arrays, read_npy_data, read_npy_header
+from ..restricted_pickle import restricted_load
 
 FEATURE_DIM = 263
 JOINT_COUNTS = (21, 22, 24)  # HumanML3D writers use 21 or 22; SMPL with hands (Bailando) 24

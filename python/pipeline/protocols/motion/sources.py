@@ -17,7 +17,7 @@ from scipy.io import wavfile
 
 from ...errors import ConfigError, DataError
 from ..user_files import checked_file_size
-from .limits import LoadLimits
+from ..load_limits import LoadLimits
 from .loading import MAX_SAMPLE_RATE, Audio, MotionResults, load_motion_results
 
 AUDIO_SUFFIX = ".wav"

@@ -9,6 +9,7 @@ one split); the seeds are then summarised per comparison without pooling predict
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from itertools import combinations
 from pathlib import Path
 from typing import Sequence
 
@@ -18,10 +19,11 @@ from ...errors import ConfigError, DataError
 from ...stats.multiple import holm_adjust
 from .checks import open_interval, positive_int
 from .files import read_json_file
-from .models import MODEL_SPECS
+from .models import MODEL_SPECS, parameter_efficiency
 from .predictions import (DEFAULT_EPS, existing_predictions, find_predictions, pooled_metrics,
                           predictions_path, read_predictions, run_dir)
-from .stats import bootstrap_ci_sequences, compare_models, delta_over_seeds, multi_seed_analysis
+from .stats import (bootstrap_ci_sequences, compare_paired, delta_over_seeds, multi_seed_analysis, paired_run,
+                    seed_averaged_intervals)
 
 #: The comparison family, ``(A, B)`` with differences ``A - B`` (see ``docs/steering.md``).
 COMPARISONS = (("M1", "M3"), ("M2", "M5"), ("M3", "M5"), ("M3", "M4"), ("M5", "M6"), ("M5", "M7"),
@@ -87,14 +89,33 @@ def _read_run_extras(path: Path) -> dict:
     return extras
 
 
-def _model_block(frame: pd.DataFrame, extras: dict, settings: AnalysisSettings) -> dict:
-    block = {"source": frame.attrs["source"], "pooled": pooled_metrics(frame, settings.eps),
-             "bootstrap": bootstrap_ci_sequences(frame, n_bootstrap=settings.n_bootstrap_ci,
-                                                 seed=settings.seed, eps=settings.eps)}
-    for key in ("n_params", "parameter_efficiency"):  # latency stays in metrics.json: not reproducible
-        if key in extras:
-            block[key] = extras[key]
-    return block
+def _model_block(model: str, frame: pd.DataFrame, extras: dict, settings: AnalysisSettings) -> dict:
+    """Pooled metrics and their cluster-bootstrap CIs of one run, its parameter count and efficiency
+    (accuracy of this file over the zoo's parameter count, or the metrics file's count for a model
+    outside the zoo) and its single-sample CPU p95 latency (from the metrics file; None without one)."""
+    pooled = pooled_metrics(frame, settings.eps)
+    n_params = MODEL_SPECS[model].expected_params if model in MODEL_SPECS else extras.get("n_params")
+    latency = extras.get("latency")
+    return {"source": frame.attrs["source"], "pooled": pooled,
+            "bootstrap": bootstrap_ci_sequences(frame, n_bootstrap=settings.n_bootstrap_ci,
+                                                seed=settings.seed, eps=settings.eps),
+            "n_params": n_params,
+            "parameter_efficiency": None if n_params is None else parameter_efficiency(pooled["accuracy"], n_params),
+            "p95_latency_ms": latency.get("p95_ms") if isinstance(latency, dict) else None}
+
+
+def _mean_or_none(values: list) -> float | None:
+    present = [v for v in values if v is not None]
+    return sum(present) / len(present) if present else None
+
+
+def model_summary(models: dict[str, dict]) -> dict[str, dict]:
+    """Per model over its seeds: parameter count, mean parameter efficiency, mean p95 latency (ms)."""
+    return {model: {"n_seeds": len(blocks), "n_params": next(iter(blocks.values()))["n_params"] if blocks else None,
+                    "parameter_efficiency": _mean_or_none([b["parameter_efficiency"] for b in blocks.values()]),
+                    "p95_latency_ms": _mean_or_none([b["p95_latency_ms"] for b in blocks.values()]),
+                    "accuracy": _mean_or_none([b["pooled"]["accuracy"] for b in blocks.values()])}
+            for model, blocks in models.items()}
 
 
 def _locate_runs(results_dir: str | Path, variant: str, seeds: Sequence[int], comparisons: Sequence[tuple[str, str]],
@@ -136,25 +157,31 @@ def analyze_runs(results_dir: str | Path, variant: str, seeds: Sequence[int],
     found, missing_runs = _locate_runs(results_dir, variant, seeds, comparisons, settings.allow_missing)
     models: dict[str, dict] = {m: {} for m in sorted({m for pair in comparisons for m in pair})}
     per_comparison: dict[str, dict] = {comparison_key(a, b): {} for a, b in comparisons}
+    paired_runs: dict[str, list] = {key: [] for key in per_comparison}
     for seed in seeds:
         frames = {m: read_predictions(path) for (m, s), path in found.items() if s == seed}
         for model, frame in frames.items():
             extras = _read_run_extras(run_dir(results_dir, variant, model, seed) / f"{model}_metrics.json")
-            models[model][str(seed)] = _model_block(frame, extras, settings)
+            models[model][str(seed)] = _model_block(model, frame, extras, settings)
         present = [(a, b) for a, b in comparisons if a in frames and b in frames]
-        blocks = [compare_models(frames[a], frames[b], eps=settings.eps, n_bootstrap_effect=settings.n_bootstrap_effect,
+        runs = [paired_run(frames[a], frames[b], eps=settings.eps, allow_missing=settings.allow_missing)
+                for a, b in present]
+        blocks = [compare_paired(run, n_bootstrap_effect=settings.n_bootstrap_effect,
                                  n_bootstrap_ci=settings.n_bootstrap_ci, n_permutations=settings.n_permutations,
-                                 alpha=settings.alpha, seed=settings.seed, allow_missing=settings.allow_missing)
-                  for a, b in present]
+                                 alpha=settings.alpha, seed=settings.seed) for run in runs]
         _add_holm(blocks)
-        for (a, b), block in zip(present, blocks):
+        for (a, b), block, run in zip(present, blocks, runs):
             per_comparison[comparison_key(a, b)][seed] = block
+            paired_runs[comparison_key(a, b)].append(run)
     return {
         "variant": variant, "seeds": [int(s) for s in seeds], "settings": asdict(settings),
         "sign_convention": "differences are A - B; positive for an error metric means B is better",
         "comparison_order": list(per_comparison),  # the JSON sorts keys; tables keep this order
-        "models": models, "missing_runs": missing_runs, "n_missing_runs": len(missing_runs),
+        "models": models, "model_summary": model_summary(models), "missing_runs": missing_runs, "n_missing_runs": len(missing_runs),
         "comparisons": {key: _comparison_entry(a, b, per_comparison[key], seeds, settings.alpha)
+                        | {"seed_averaged": seed_averaged_intervals(paired_runs[key], effect_metrics=EFFECT_METRICS,
+                                                                    n_bootstrap=settings.n_bootstrap_ci,
+                                                                    seed=settings.seed)}
                         for key, (a, b) in zip(per_comparison, comparisons)},
     }
 
@@ -194,6 +221,39 @@ def available_comparisons(model_ids: Sequence[str],
     """The comparisons of the family whose two models are both in ``model_ids``."""
     present = set(model_ids)
     return [(a, b) for a, b in comparisons if a in present and b in present]
+
+
+def default_comparisons(model_ids: Sequence[str]) -> list[tuple[str, str]]:
+    """The comparisons of the family among ``model_ids``, or every pair of them if the family has none."""
+    return available_comparisons(model_ids) or list(combinations(sorted(model_ids), 2))
+
+
+def find_variant(results_dir: str | Path) -> str:
+    """The one variant folder of ``results_dir`` (a folder holding ``{model}/seed_{seed}/``)."""
+    results_dir = Path(results_dir)
+    variants = sorted(p.name for p in results_dir.iterdir() if p.is_dir() and run_models(p)) \
+        if results_dir.is_dir() else []
+    if len(variants) != 1:
+        raise ConfigError("cannot tell which variant to analyse" if variants else "no runs found",
+                          file=results_dir, field="--variant",
+                          expected="one folder {variant}/{model}/seed_{seed}/ (or choose one with --variant)",
+                          found=", ".join(variants) or "none")
+    return variants[0]
+
+
+def run_models(variant_dir: Path) -> list[str]:
+    """Models with at least one ``seed_{seed}`` folder under ``variant_dir``, sorted."""
+    return sorted(p.name for p in variant_dir.iterdir() if p.is_dir() and _seed_dirs(p))
+
+
+def _seed_dirs(model_dir: Path) -> list[Path]:
+    return [p for p in model_dir.glob("seed_*") if p.is_dir() and p.name[5:].lstrip("-").isdigit()]
+
+
+def seeds_present(results_dir: str | Path, variant: str, models: Sequence[str]) -> list[int]:
+    """Training seeds with a run folder of any of ``models``, in the order of TRAINING_SEEDS, then ascending."""
+    found = {int(p.name[5:]) for m in models for p in _seed_dirs(Path(results_dir) / variant / m)}
+    return [s for s in TRAINING_SEEDS if s in found] + sorted(found - set(TRAINING_SEEDS))
 
 
 def check_model_ids(model_ids: Sequence[str]) -> list[str]:

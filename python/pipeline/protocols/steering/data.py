@@ -4,7 +4,8 @@ Samples are rows of a table ordered by sequence and, inside a sequence, by time.
 for sample ``i`` is the window of the ``window`` samples of the same sequence that end at ``i``;
 the first samples of a sequence, which lack history, repeat the sequence's first row on the left.
 So every sample (also of a sequence shorter than the window) gets exactly one prediction and no
-window ever mixes two sequences.
+window ever mixes two sequences. Features stored as ready-made windows ``(N, window, C)`` are used
+as they are.
 """
 
 from __future__ import annotations
@@ -25,14 +26,15 @@ FEATURE_NAMES = ("speed", "curvature", "lateral_accel", "yaw_rate", "steering_an
 
 @dataclasses.dataclass(frozen=True)
 class DrivingSamples:
-    """Per-sample arrays: ``features (N, C)`` float32, ``targets (N,)`` float32, ``sequence_ids (N,)`` str."""
+    """Per-sample arrays: ``features (N, C)`` float32 (or ready-made windows ``(N, window, C)``),
+    ``targets (N,)`` float32, ``sequence_ids (N,)`` str."""
 
     features: np.ndarray
     targets: np.ndarray
     sequence_ids: np.ndarray
 
 
-def _sequence_starts(sequence_ids: np.ndarray) -> np.ndarray:
+def sequence_starts(sequence_ids: np.ndarray) -> np.ndarray:
     """For each sample the position of its sequence's first sample; each sequence must be contiguous."""
     ids = np.asarray(sequence_ids).astype(str)
     boundary = np.r_[True, ids[1:] != ids[:-1]]
@@ -57,17 +59,20 @@ class SequenceWindowDataset(Dataset):
                  return_sequence_id: bool = False):
         features = np.asarray(samples.features, dtype=np.float32)
         targets = np.asarray(samples.targets, dtype=np.float32)
-        if features.ndim != 2 or targets.shape != (features.shape[0],) or \
+        if features.ndim not in (2, 3) or targets.shape != (features.shape[0],) or \
                 len(samples.sequence_ids) != features.shape[0]:
-            raise DataError("features (N, C), targets (N,) and sequence_ids (N,) must align",
+            raise DataError("features (N, C) or (N, window, C), targets (N,) and sequence_ids (N,) must align",
                             found=f"{features.shape}, {targets.shape}, {len(samples.sequence_ids)}")
+        if features.ndim == 3 and features.shape[1] != window:
+            raise DataError("ready-made windows have the wrong length", field="features",
+                            expected=f"(N, {window}, C)", found=str(features.shape))
         self.samples = samples
         self.window = window
         self.return_sequence_id = return_sequence_id
         self._features = torch.from_numpy(features)
         self._targets = torch.from_numpy(targets)
         self._sequence_ids = np.asarray(samples.sequence_ids).astype(str)
-        self._starts = _sequence_starts(self._sequence_ids)
+        self._starts = sequence_starts(self._sequence_ids)
         self._offsets = np.arange(-window + 1, 1)
 
     def __len__(self) -> int:
@@ -79,9 +84,14 @@ class SequenceWindowDataset(Dataset):
         return np.maximum(indices[:, None] + self._offsets, self._starts[indices][:, None])
 
     def windows(self, indices: np.ndarray) -> tuple[torch.Tensor, torch.Tensor]:
-        """Batched ``X (k, window, C)`` and ``y (k,)`` for samples ``indices``: one gather, no loop."""
-        rows = torch.from_numpy(self.window_indices(indices))
-        return self._features[rows], self._targets[torch.as_tensor(np.asarray(indices))]
+        """Batched ``X (k, window, C)`` and ``y (k,)`` for samples ``indices``: one gather, no loop.
+
+        Ready-made windows (features ``(N, window, C)``) are taken as they are.
+        """
+        targets = self._targets[torch.as_tensor(np.asarray(indices))]
+        if self._features.ndim == 3:
+            return self._features[torch.as_tensor(np.asarray(indices))], targets
+        return self._features[torch.from_numpy(self.window_indices(indices))], targets
 
     def __getitem__(self, index: int):
         x, y = self.windows(np.array([index]))

@@ -150,3 +150,8 @@ def build_model(model_id: str, seed: int) -> nn.Module:
 def count_parameters(model: nn.Module) -> int:
     """Number of trainable parameters, ``sum(p.numel())`` over parameters with ``requires_grad``."""
     return sum(p.numel() for p in model.parameters() if p.requires_grad)
+
+
+def parameter_efficiency(accuracy_percent: float, n_params: int) -> float:
+    """``PE = accuracy_% / (n_params / 1e5)``; M1 (4,609 parameters) at 80 % gives 1735.7."""
+    return accuracy_percent / (n_params / 1e5)

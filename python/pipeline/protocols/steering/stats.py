@@ -9,13 +9,14 @@ positive difference means model B is better.
 from __future__ import annotations
 
 import math
-from typing import Mapping
+from dataclasses import dataclass
+from typing import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
 from ...errors import DataError
-from ...stats.paired import paired_effect_size, sign_flip_test
+from ...stats.paired import hedges_correction, paired_effect_size, sign_flip_test
 from ...stats.resampling import cluster_resample_counts, resampled_group_sums, summarize_replicates
 from .predictions import DEFAULT_EPS, aggregate_per_sequence, pair_predictions, sequence_sums
 
@@ -148,29 +149,33 @@ def paired_bootstrap_delta(paired: pd.DataFrame, *, n_bootstrap: int = 1000, see
     """
     frames = _prediction_frames(paired)
     tables = [aggregate_per_sequence(frame, eps) for frame in frames]
-    return _bootstrap_delta(frames, tables, n_bootstrap=n_bootstrap, seed=seed, eps=eps,
-                            confidence=confidence)
+    return _bootstrap_delta([sequence_sums(frame, eps).to_numpy() for frame in frames], tables,
+                            n_bootstrap=n_bootstrap, seed=seed, confidence=confidence)
 
 
-def _bootstrap_delta(frames: list[pd.DataFrame], tables: list[pd.DataFrame], *, n_bootstrap: int,
-                     seed: int, eps: float, confidence: float) -> dict:
-    """:func:`paired_bootstrap_delta` from the prediction frames of A and B and their per-sequence
-    tables (:func:`aggregate_per_sequence`)."""
-    sums = [sequence_sums(frame, eps).to_numpy() for frame in frames]
-    counts = cluster_resample_counts(sums[0].shape[0], n_bootstrap, seed)
+def _delta_replicates(sums: Sequence[np.ndarray], tables: Sequence[pd.DataFrame],
+                      counts: np.ndarray) -> tuple[dict, dict]:
+    """Estimates and bootstrap replicates (rows of ``counts``) of Δ = A - B per scope
+    (``per_sequence_mean``, ``pooled``) and metric, from the per-sequence sums
+    (:func:`sequence_sums`) of A and B and their per-sequence tables (:func:`aggregate_per_sequence`)."""
     per_seq = [{m: table[m].to_numpy(float) for m in METRICS} for table in tables]
     delta_seq = {m: per_seq[0][m] - per_seq[1][m] for m in METRICS}
     pooled = [_metrics_from_sums(s.sum(axis=0)) for s in sums]
     pooled_boot = [_metrics_from_sums(resampled_group_sums(s, counts)) for s in sums]
-    return {
-        "n_sequences": int(sums[0].shape[0]), "n_bootstrap": n_bootstrap, "seed": seed,
-        "per_sequence_mean": _summaries(
-            {m: _finite_mean(v) for m, v in delta_seq.items()},
-            _resampled_finite_means(delta_seq, counts), confidence),
-        "pooled": _summaries({m: pooled[0][m] - pooled[1][m] for m in METRICS},
-                             {m: pooled_boot[0][m] - pooled_boot[1][m] for m in METRICS},
-                             confidence),
-    }
+    estimates = {"per_sequence_mean": {m: _finite_mean(v) for m, v in delta_seq.items()},
+                 "pooled": {m: pooled[0][m] - pooled[1][m] for m in METRICS}}
+    replicates = {"per_sequence_mean": _resampled_finite_means(delta_seq, counts),
+                  "pooled": {m: pooled_boot[0][m] - pooled_boot[1][m] for m in METRICS}}
+    return estimates, replicates
+
+
+def _bootstrap_delta(sums: Sequence[np.ndarray], tables: Sequence[pd.DataFrame], *, n_bootstrap: int,
+                     seed: int, confidence: float) -> dict:
+    """:func:`paired_bootstrap_delta` from the per-sequence sums and tables of A and B."""
+    counts = cluster_resample_counts(sums[0].shape[0], n_bootstrap, seed)
+    estimates, replicates = _delta_replicates(sums, tables, counts)
+    return {"n_sequences": int(sums[0].shape[0]), "n_bootstrap": n_bootstrap, "seed": seed,
+            **{scope: _summaries(estimates[scope], replicates[scope], confidence) for scope in estimates}}
 
 
 def _as_predictions(paired: pd.DataFrame, error_column: str) -> pd.DataFrame:
@@ -183,6 +188,34 @@ def _prediction_frames(paired: pd.DataFrame) -> list[pd.DataFrame]:
     return [_as_predictions(paired, column) for column in ("error_a", "error_b")]
 
 
+@dataclass(frozen=True)
+class PairedRun:
+    """One seed's paired sequences of models A and B: sorted ids, per-sequence sums
+    (:func:`sequence_sums`, rows aligned with ``ids``) and per-sequence metric tables."""
+
+    ids: np.ndarray
+    sums: tuple[np.ndarray, np.ndarray]
+    tables: tuple[pd.DataFrame, pd.DataFrame]
+
+    def differences(self, metric: str) -> np.ndarray:
+        """Per-sequence ``m_A,i - m_B,i`` ``(n,)``."""
+        return self.tables[0][metric].to_numpy(float) - self.tables[1][metric].to_numpy(float)
+
+
+def paired_run(frame_a: pd.DataFrame, frame_b: pd.DataFrame, *, eps: float = DEFAULT_EPS,
+               allow_missing: bool = False) -> PairedRun:
+    """Pair two prediction tables by ``(sequence_id, sample_idx)`` and aggregate per sequence."""
+    paired = pair_predictions(frame_a, frame_b, allow_missing=allow_missing)
+    frames = _prediction_frames(paired)
+    tables = [aggregate_per_sequence(frame, eps) for frame in frames]
+    if len(tables[0]) < 2:
+        raise DataError("fewer than 2 shared sequences", file=frame_a.attrs.get("source"),
+                        field="sequence_id", found=len(tables[0]))
+    return PairedRun(ids=tables[0]["sequence_id"].to_numpy(str),
+                     sums=tuple(sequence_sums(frame, eps).to_numpy() for frame in frames),
+                     tables=tuple(tables))
+
+
 def compare_models(frame_a: pd.DataFrame, frame_b: pd.DataFrame, *, metrics=("rmse", "mae"),
                    eps: float = DEFAULT_EPS, n_bootstrap_effect: int = 5000,
                    n_bootstrap_ci: int = 1000, n_permutations: int = 10000, alpha: float = 0.05,
@@ -193,21 +226,70 @@ def compare_models(frame_a: pd.DataFrame, frame_b: pd.DataFrame, *, metrics=("rm
     returns ``{"n_sequences", "effect_size": {metric: ...}, "permutation": {metric: ...},
     "delta_bootstrap": ...}``.
     """
-    paired = pair_predictions(frame_a, frame_b, allow_missing=allow_missing)
-    frames = _prediction_frames(paired)
-    seq_a, seq_b = (aggregate_per_sequence(frame, eps) for frame in frames)
-    if len(seq_a) < 2:
-        raise DataError("fewer than 2 shared sequences", file=frame_a.attrs.get("source"),
-                        field="sequence_id", found=len(seq_a))
+    return compare_paired(paired_run(frame_a, frame_b, eps=eps, allow_missing=allow_missing), metrics=metrics,
+                          n_bootstrap_effect=n_bootstrap_effect, n_bootstrap_ci=n_bootstrap_ci,
+                          n_permutations=n_permutations, alpha=alpha, seed=seed)
+
+
+def compare_paired(run: PairedRun, *, metrics=("rmse", "mae"),
+                   n_bootstrap_effect: int = 5000, n_bootstrap_ci: int = 1000, n_permutations: int = 10000,
+                   alpha: float = 0.05, seed: int = 42) -> dict:
+    """:func:`compare_models` of an already paired run."""
+    seq_a, seq_b = run.tables
     return {
         "n_sequences": int(len(seq_a)),
         "effect_size": {m: cohens_d_paired_sequences(seq_a, seq_b, m, n_bootstrap=n_bootstrap_effect,
                                                      seed=seed) for m in metrics},
         "permutation": {m: permutation_test_sequences(seq_a, seq_b, m, n_permutations=n_permutations,
                                                       alpha=alpha, seed=seed) for m in metrics},
-        "delta_bootstrap": _bootstrap_delta(frames, [seq_a, seq_b], n_bootstrap=n_bootstrap_ci,
-                                            seed=seed, eps=eps, confidence=0.95),
+        "delta_bootstrap": _bootstrap_delta(run.sums, run.tables, n_bootstrap=n_bootstrap_ci, seed=seed,
+                                            confidence=0.95),
     }
+
+
+def _resampled_hedges_g(differences: np.ndarray, counts: np.ndarray) -> tuple[float, np.ndarray]:
+    """Hedges' g (df = n - 1) of ``differences`` ``(n,)`` and of each resample (rows of ``counts``);
+    NaN where the drawn differences have no spread."""
+    n = differences.size
+    j = hedges_correction(n - 1)
+    means = np.r_[differences.mean(), counts @ differences / n]
+    squares = np.r_[(differences ** 2).sum(), counts @ differences ** 2]
+    variances = (squares - n * means ** 2) / (n - 1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        g = np.where(variances > 1e-15 * np.maximum(means ** 2, 1e-300), j * means / np.sqrt(variances), np.nan)
+    return float(g[0]), g[1:]
+
+
+def seed_averaged_intervals(runs: Sequence[PairedRun], *, effect_metrics=("rmse", "mae"), n_bootstrap: int = 1000,
+                            seed: int = 42, confidence: float = 0.95) -> dict | None:
+    """Percentile intervals of the seed-averaged differences, resampling sequences (seeds held fixed).
+
+    Every resample draws one set of test sequences, used for every seed and both models; each
+    statistic is computed per seed on that draw and averaged over the seeds. The interval is the
+    one of ``mean over seeds of Δ_s`` as an estimate over the population of sequences, for these
+    trained models; the seed-to-seed spread is reported beside it (std, min, max), not inside it.
+    Returns ``{"per_sequence_mean": {metric: summary}, "pooled": {metric: summary},
+    "g": {metric: summary}}``, or None when the seeds were analysed on different sequences
+    (``allow_missing``), where no common resample exists.
+    """
+    if any(not np.array_equal(run.ids, runs[0].ids) for run in runs):
+        return None
+    counts = cluster_resample_counts(runs[0].ids.size, n_bootstrap, seed)
+    estimates: dict[str, dict[str, list]] = {"per_sequence_mean": {}, "pooled": {}, "g": {}}
+    replicates: dict[str, dict[str, list]] = {"per_sequence_mean": {}, "pooled": {}, "g": {}}
+    for run in runs:
+        run_estimates, run_replicates = _delta_replicates(run.sums, run.tables, counts)
+        run_estimates["g"], run_replicates["g"] = {}, {}
+        for m in effect_metrics:
+            run_estimates["g"][m], run_replicates["g"][m] = _resampled_hedges_g(run.differences(m), counts)
+        for scope, values in run_estimates.items():
+            for m, value in values.items():
+                estimates[scope].setdefault(m, []).append(value)
+                replicates[scope].setdefault(m, []).append(run_replicates[scope][m])
+    return {"n_seeds": len(runs), "n_sequences": int(runs[0].ids.size), "n_bootstrap": n_bootstrap, "seed": seed,
+            **{scope: {m: summarize_replicates(float(np.mean(estimates[scope][m])),
+                                               np.mean(replicates[scope][m], axis=0), confidence).to_dict()
+                       for m in estimates[scope]} for scope in estimates}}
 
 
 def _spread(values: list[float]) -> dict:
@@ -226,8 +308,8 @@ def multi_seed_analysis(per_seed: Mapping[int, Mapping], metric: str = "rmse",
 
     ``per_seed`` maps seed -> block of :func:`compare_models`. Returns ``mean_d, std_d, min_d,
     max_d`` (same for ``g`` and the mean difference ``delta``), ``n_significant`` (seeds with
-    p < alpha), ``n_seeds``, ``frac_significant``, ``median_p`` and the seed-averaged CI bounds of
-    the difference and of g.
+    p < alpha), ``n_seeds``, ``frac_significant`` and ``median_p``. The interval of the seed
+    average is :func:`seed_averaged_intervals` (averaging the per-seed bounds would not give one).
     """
     blocks = [per_seed[s] for s in sorted(per_seed)]
     if not blocks:
@@ -241,9 +323,6 @@ def multi_seed_analysis(per_seed: Mapping[int, Mapping], metric: str = "rmse",
     for name, values in (("d", [e["d"] for e in effects]), ("g", [e["g"] for e in effects]),
                          ("delta", [e["mean_diff"] for e in effects])):
         out.update({f"{stat}_{name}": value for stat, value in _spread(values).items()})
-    out["g_ci_mean"] = [_spread([e["g_ci"][i] for e in effects])["mean"] for i in (0, 1)]
-    delta = delta_over_seeds(per_seed, "per_sequence_mean").get(metric, {})
-    out["delta_ci_mean"] = [delta.get("ci_low_mean", math.nan), delta.get("ci_high_mean", math.nan)]
     return out
 
 
@@ -251,13 +330,8 @@ def delta_over_seeds(per_seed: Mapping[int, Mapping], scope: str = "pooled") -> 
     """Option A for the bootstrapped differences Δ = A - B of every metric in :data:`METRICS`.
 
     ``scope`` is ``"pooled"`` or ``"per_sequence_mean"`` (see :func:`paired_bootstrap_delta`).
-    Returns per metric ``mean, std, min, max`` of the per-seed estimates (std NaN for one seed),
-    ``ci_low_mean`` / ``ci_high_mean`` (the per-seed 2.5/97.5 % bounds averaged over seeds) and
-    ``n_seeds``.
+    Returns per metric ``mean, std, min, max`` of the per-seed estimates (std NaN for one seed) and
+    ``n_seeds``; the interval of the mean is :func:`seed_averaged_intervals`.
     """
     summaries = [per_seed[s]["delta_bootstrap"][scope] for s in sorted(per_seed)]
-    return {m: {**_spread([b[m]["estimate"] for b in summaries]),
-                "ci_low_mean": _spread([b[m]["ci_low"] for b in summaries])["mean"],
-                "ci_high_mean": _spread([b[m]["ci_high"] for b in summaries])["mean"],
-                "n_seeds": len(summaries)}
-            for m in METRICS}
+    return {m: {**_spread([b[m]["estimate"] for b in summaries]), "n_seeds": len(summaries)} for m in METRICS}

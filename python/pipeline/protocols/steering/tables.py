@@ -7,7 +7,10 @@ prediction file was missing (``--allow-missing``) gets a row saying so.
 * effect tables (RMSE primary, MAE appendix): Δ of the per-sequence metric with its paired
   cluster-bootstrap CI, Hedges' g with its CI, category, p, significance;
 * the Δ table: pooled MAE, RMSE, accuracy (percentage points) and R² differences with their
-  paired cluster-bootstrap CIs.
+  paired cluster-bootstrap CIs;
+* the model table: parameters, accuracy, parameter efficiency and p95 latency per model.
+
+The summary row's interval is that of the seed average itself (:func:`.stats.seed_averaged_intervals`).
 """
 
 from __future__ import annotations
@@ -30,11 +33,18 @@ _CAPTIONS = {
     PRIMARY_METRIC: "Sequence-level comparison, RMSE",
     APPENDIX_METRIC: "Appendix: sequence-level comparison, MAE",
     "delta": "Paired differences of the pooled test metrics",
+    "models": "Model size, efficiency and latency",
 }
-_EFFECT_NOTE = ("Differences are A - B. First row of each comparison: mean over the seeds analysed "
-                "(seed-averaged 95% CI bounds, median p, seeds with p < {alpha:g}); then one row per training seed.")
-_DELTA_NOTE = ("Differences are A - B; accuracy in percentage points. First row of each comparison: mean over "
-               "the seeds analysed of the differences and of their 95% CI bounds; then one row per training seed.")
+_SEED_AVERAGE = ("mean over the seeds analysed with the 95% interval of that mean (test sequences resampled, "
+                 "one draw shared by all seeds; the seeds held fixed; n/a when seeds were analysed on different "
+                 "sequences)")
+_EFFECT_NOTE = ("Differences are A - B. First row of each comparison: " + _SEED_AVERAGE
+                + ", median p, seeds with p < {alpha:g}; then one row per training seed.")
+_DELTA_NOTE = "Differences are A - B; accuracy in percentage points. First row of each comparison: " + _SEED_AVERAGE \
+    + "; then one row per training seed."
+_MODELS_NOTE = ("Mean over the seeds analysed of each run's pooled test accuracy (|error| <= {eps:g}), parameter "
+                "efficiency (accuracy % per 100k parameters) and single-sample CPU p95 latency (n/a without a "
+                "metrics file).")
 
 
 def format_number(value: float | None) -> str:
@@ -62,9 +72,10 @@ def effect_blocks(results: dict, metric: str) -> list[dict]:
     for key in results["comparison_order"]:
         entry = results["comparisons"][key]
         agg = entry["option_a"][metric]
+        pooled = entry.get("seed_averaged") or {}
         rows = [{"seed": f"mean of {agg['n_seeds']}",
-                 "delta": _interval(agg["mean_delta"], *agg["delta_ci_mean"]),
-                 "g": _interval(agg["mean_g"], *agg["g_ci_mean"]),
+                 "delta": _interval(agg["mean_delta"], *_bounds(pooled, "per_sequence_mean", metric)),
+                 "g": _interval(agg["mean_g"], *_bounds(pooled, "g", metric)),
                  "category": effect_category(agg["mean_g"] if agg["mean_g"] is not None else math.nan),
                  "p": format_p(agg["median_p"], latex=False), "p_tex": format_p(agg["median_p"], latex=True),
                  "significant": f"{agg['n_significant']}/{agg['n_seeds']}", "missing": False}]
@@ -84,6 +95,21 @@ def _effect_seed_row(entry: dict, seed: str, metric: str) -> dict:
             "significant": "yes" if test["significant"] else "no", "missing": False}
 
 
+def _bounds(seed_averaged: dict, scope: str, metric: str) -> tuple[float | None, float | None]:
+    """The 95% bounds of a seed-averaged statistic, or (None, None) when there is no common resample."""
+    summary = seed_averaged.get(scope, {}).get(metric)
+    return (None, None) if summary is None else (summary["ci_low"], summary["ci_high"])
+
+
+def model_rows(results: dict) -> list[dict]:
+    """Rows of the model table: per model its parameters, mean accuracy, efficiency and p95 latency."""
+    return [{"model": model, "n_params": "n/a" if row["n_params"] is None else f"{row['n_params']:,}",
+             "accuracy": format_number(row["accuracy"]),
+             "efficiency": format_number(row["parameter_efficiency"]),
+             "latency": format_number(row["p95_latency_ms"]), "n_seeds": str(row["n_seeds"])}
+            for model, row in results["model_summary"].items()]
+
+
 def _missing_row(seed: str) -> dict:
     """The row of a seed skipped because a prediction file was missing."""
     return {"seed": seed, "missing": True}
@@ -95,9 +121,10 @@ def delta_blocks(results: dict) -> list[dict]:
     for key in results["comparison_order"]:
         entry = results["comparisons"][key]
         summary = entry["delta_over_seeds"]["pooled"]
+        pooled = entry.get("seed_averaged") or {}
         rows = [{"seed": f"mean of {summary[METRICS[0]]['n_seeds']}",
-                 "cells": [_interval(summary[m]["mean"], summary[m]["ci_low_mean"], summary[m]["ci_high_mean"])
-                           for m in METRICS], "missing": False}]
+                 "cells": [_interval(summary[m]["mean"], *_bounds(pooled, "pooled", m)) for m in METRICS],
+                 "missing": False}]
         for seed in map(str, results["seeds"]):
             if seed not in entry["per_seed"]:
                 rows.append(_missing_row(seed))
@@ -121,12 +148,16 @@ def render_tables(results: dict) -> dict[str, str]:
     delta = {"caption": _CAPTIONS["delta"], "note": _DELTA_NOTE, "label": "tab:sequence-level-delta",
              "labels": [METRIC_LABELS[m] for m in METRICS], "labels_tex": [METRIC_LABELS_TEX[m] for m in METRICS],
              "blocks": delta_blocks(results)}
+    models = {"caption": _CAPTIONS["models"], "note": _MODELS_NOTE.format(eps=results["settings"]["eps"]),
+              "label": "tab:sequence-level-models", "rows": model_rows(results)}
     effect_tex = env.get_template("sequence_level_table.tex.j2")
     return {
         "sequence_level_table.tex": effect_tex.render(**effect[0]),
         "sequence_level_table_mae.tex": effect_tex.render(**effect[1]),
         "sequence_level_table_delta.tex": env.get_template("sequence_level_delta.tex.j2").render(**delta),
-        "sequence_level_table.md": env.get_template("sequence_level_table.md.j2").render(effect=effect, delta=delta),
+        "sequence_level_table_models.tex": env.get_template("sequence_level_models.tex.j2").render(**models),
+        "sequence_level_table.md": env.get_template("sequence_level_table.md.j2").render(effect=effect, delta=delta,
+                                                                                        models=models),
     }
 
 

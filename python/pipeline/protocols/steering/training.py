@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import platform
 import time
+from typing import Callable
 
 import numpy as np
 import torch
@@ -13,11 +14,13 @@ from .data import SequenceWindowDataset
 
 
 def train_model(model: nn.Module, dataset: SequenceWindowDataset, train_indices: np.ndarray, *,
-                epochs: int, seed: int, batch_size: int = 256, learning_rate: float = 1e-3) -> list[float]:
+                epochs: int, seed: int, batch_size: int = 256, learning_rate: float = 1e-3,
+                device: str = "cpu", on_batch: Callable[[], None] = lambda: None) -> list[float]:
     """Fit ``model`` by Adam on the MSE of samples ``train_indices``; return the loss per epoch.
 
-    Batches are gathered with :meth:`SequenceWindowDataset.windows` (one indexing call per batch);
-    the shuffling order comes from ``seed`` only.
+    Batches are gathered with :meth:`SequenceWindowDataset.windows` (one indexing call per batch)
+    and moved to ``device`` (where the model must already be); the shuffling order comes from
+    ``seed`` only. ``on_batch`` is called after every optimiser step (progress bars).
     """
     rng = np.random.default_rng(seed)
     optimiser = torch.optim.Adam(model.parameters(), lr=learning_rate)
@@ -28,26 +31,28 @@ def train_model(model: nn.Module, dataset: SequenceWindowDataset, train_indices:
         order = rng.permutation(np.asarray(train_indices))
         total = 0.0
         for start in range(0, order.size, batch_size):
-            x, y = dataset.windows(order[start:start + batch_size])
+            x, y = (t.to(device) for t in dataset.windows(order[start:start + batch_size]))
             optimiser.zero_grad()
             loss = loss_fn(model(x), y)
             loss.backward()
             optimiser.step()
             total += loss.item() * y.shape[0]
+            on_batch()
         history.append(total / max(1, order.size))
     return history
 
 
 def predict(model: nn.Module, dataset: SequenceWindowDataset, indices: np.ndarray,
-            batch_size: int = 1024) -> np.ndarray:
-    """Predictions ``(k,)`` float64 for samples ``indices`` in eval mode without gradients."""
+            batch_size: int = 1024, device: str = "cpu") -> np.ndarray:
+    """Predictions ``(k,)`` float64 for samples ``indices`` in eval mode without gradients
+    (inputs moved to ``device``, where the model must be)."""
     model.eval()
     indices = np.asarray(indices)
     out = []
     with torch.inference_mode():
         for start in range(0, indices.size, batch_size):
             x, _ = dataset.windows(indices[start:start + batch_size])
-            out.append(model(x).double().numpy())
+            out.append(model(x.to(device)).double().cpu().numpy())
     return np.concatenate(out) if out else np.empty(0)
 
 

@@ -1,11 +1,11 @@
-"""Size limits on input files, checked before anything is allocated from them."""
+"""Size limits on the input files of the protocols, checked before anything is allocated from them."""
 
 from __future__ import annotations
 
 import argparse
 from dataclasses import dataclass
 
-from ...errors import ConfigError
+from ..errors import ConfigError
 
 DEFAULT_MAX_BYTES = 8 * 2 ** 30
 DEFAULT_MAX_ELEMENTS = 10 ** 7

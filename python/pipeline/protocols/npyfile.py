@@ -18,8 +18,8 @@ from typing import BinaryIO
 
 import numpy as np
 
-from ...errors import DataError
-from .limits import LoadLimits
+from ..errors import DataError
+from .load_limits import LoadLimits
 
 _ZIP_ERRORS = (zipfile.BadZipFile, zlib.error, OSError, EOFError, NotImplementedError)
 

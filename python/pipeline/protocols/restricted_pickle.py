@@ -38,8 +38,8 @@ import numpy as np
 from numpy._core import multiarray as _multiarray
 from numpy._core import numeric as _numeric
 
-from ...errors import DataError
-from .limits import DEFAULT_MAX_ELEMENTS
+from ..errors import DataError
+from .load_limits import DEFAULT_MAX_ELEMENTS
 
 MAX_DEPTH = 64          # result files nest about 4 deep (dict -> list -> dict -> array)
 BYTE_SLACK = 2 ** 20    # headroom for the small objects of a tiny stream
@@ -144,7 +144,7 @@ class RestrictedUnpickler(pickle._Unpickler):
         except KeyError:
             pass
         if module.split(".")[0] == "torch":
-            _refuse(f"refusing torch object {module}.{name}: save the motions as numpy arrays")
+            _refuse(f"refusing torch object {module}.{name}: save numpy arrays instead")
         _refuse(f"refusing to load global {module}.{name}: only numpy arrays, dtypes, scalars, "
                 "dicts, lists, tuples, numbers and strings are allowed")
 
