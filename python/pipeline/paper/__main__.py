@@ -15,9 +15,11 @@ from typing import Sequence
 from ..cli import run_main
 from ..data.registry import default_data_root
 from ..engines import ENGINES
+from ..suite_cli import DEFAULT_MAX_TASKS
 from .run import PaperPaths, run_paper
 from .status import format_status, suite_status
 from .suite import load_suite
+from .tuning import check_task_count
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -39,6 +41,9 @@ def build_parser() -> argparse.ArgumentParser:
         sub.add_argument("--methods", nargs="+", default=None, help="only these of the suite's methods")
         sub.add_argument("--folds", type=int, default=None, help="only the first N of the suite's folds")
         sub.add_argument("--engine", choices=ENGINES, default=None, help="override the suite's engine")
+        sub.add_argument("--max-tasks", type=int, default=DEFAULT_MAX_TASKS,
+                         help="refuse a suite of more tasks, tuning candidates included (default: "
+                              f"{DEFAULT_MAX_TASKS})")
         if name == "run":
             sub.add_argument("--jobs", type=int, default=None, help="override the suite's worker count")
             sub.add_argument("--data-root", type=Path, default=None,
@@ -52,6 +57,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     suite = load_suite(args.suite).restricted(datasets=args.datasets, methods=args.methods, folds=args.folds,
                                               engine=args.engine, jobs=getattr(args, "jobs", None))
+    check_task_count(suite, args.max_tasks)
     paths = PaperPaths.of(suite, args.root)
     if args.command == "status":
         print(format_status(*suite_status(suite, paths)))

@@ -9,6 +9,7 @@ to the suite file's folder.
 
 from __future__ import annotations
 
+import itertools
 import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -25,19 +26,29 @@ from ..methods import get_method
 from ..names import validate_name
 from ..runner.executors import EXECUTORS
 from ..runner.tasks import GridSpec, Task, canonical_params
+from ..runner.inner import TuningSpec
+from .fields import integer as _int, mapping as _mapping, number as _float
+from .tune import parse_tune, parse_tuning
 
 SUITE_KEYS = {"name", "description", "datasets", "folds", "methods", "engine", "evaluator", "mlknn", "grids",
-              "run", "tables"}
+              "run", "tables", "tuning"}
 MAX_SUITE_BYTES = 1 << 20
 
 
 @dataclass(frozen=True)
 class MethodEntry:
-    """One method of the suite: parameter overrides and, for random-start methods, several seeds."""
+    """One method of the suite: parameter overrides, for random-start methods several seeds, and
+    the grid its parameters are tuned over on inner splits (``tune``: (parameter, values) pairs)."""
 
     name: str
     params: dict = field(default_factory=dict)
     seeds: tuple[int, ...] = ()
+    tune: tuple[tuple[str, tuple], ...] = ()
+
+    def candidates(self) -> list[dict]:
+        """The tune grid's Cartesian product in declared order (the first parameter varies slowest)."""
+        names = [name for name, _ in self.tune]
+        return [dict(zip(names, values)) for values in itertools.product(*(values for _, values in self.tune))]
 
     def variants(self) -> list[tuple[str, dict]]:
         """(results folder, parameters) per seed; one variant under the method's own name without seeds."""
@@ -73,6 +84,7 @@ class Suite:
     description: str = ""
     fold_count: int | None = None
     source_dir: str = "."
+    tuning: TuningSpec | None = None
 
     @property
     def fold_indices(self) -> list[int]:
@@ -80,13 +92,29 @@ class Suite:
         return list(range(self.fold_count or self.folds.n_folds))
 
     def tasks(self) -> list[Task]:
-        """Every (method variant, dataset, fold) task, datasets outermost (as the tables read them)."""
+        """Every (method variant, dataset, fold) task, datasets outermost (as the tables read them).
+
+        A tuned method's tasks have stage ``"tuned"`` and its fixed parameters only: the parameters
+        inner validation chooses are added once its candidates are scored (:mod:`pipeline.paper.tuning`).
+        """
         tasks = []
         for dataset in self.datasets:
             for fold in self.fold_indices:
                 for entry in self.methods:
                     for label, params in entry.variants():
-                        tasks.append(Task(entry.name, dataset, fold, canonical_params(params), label))
+                        tasks.append(Task(entry.name, dataset, fold, canonical_params(params), label,
+                                          "tuned" if entry.tune else ""))
+        return tasks
+
+    def candidate_tasks(self) -> list[Task]:
+        """Every tuning candidate: (dataset, fold, method variant, candidate), candidates in declared order."""
+        tasks = []
+        for dataset in self.datasets:
+            for fold in self.fold_indices:
+                for entry in self.methods:
+                    for label, params in entry.variants():
+                        tasks.extend(Task(entry.name, dataset, fold, canonical_params({**params, **candidate}), label,
+                                          "candidate") for candidate in entry.candidates())
         return tasks
 
     def restricted(self, *, datasets=None, methods=None, folds=None, engine=None, jobs=None) -> "Suite":
@@ -141,16 +169,23 @@ def _parse(data: Any) -> Suite:
     if test_size not in ("reference", None) and not isinstance(test_size, float):
         raise ConfigError("folds.test_size must be a fraction or 'reference'", field="folds.test_size", found=test_size)
     mlknn = _mapping(top.get("mlknn", {}), "mlknn", required=set(), allowed={"k", "smooth"})
+    grids = _grids(top["grids"])
+    methods = _methods(top["methods"])
+    tuning = parse_tuning(top["tuning"], export, grids) if "tuning" in top else None
+    untuned = [entry.name for entry in methods if entry.tune] if tuning is None else []
+    if untuned:
+        raise ConfigError("tune needs the suite's tuning section (inner splits and criterion)",
+                          field=f"methods.{untuned[0]}.tune")
     run = _mapping(top.get("run", {}), "run", required=set(),
                    allowed={"results_dir", "executor", "jobs", "task_timeout"})
     return Suite(
         name=validate_name(str(top["name"]), "suite"), description=str(top.get("description", "")),
         datasets=tuple(_names(top["datasets"], "datasets", "dataset")),
         folds=export, folds_dir=str(folds.get("dir", "data/paper_matlab_minmax")),
-        methods=_methods(top["methods"]), engine=_choice(top.get("engine", "octave"), ENGINES, "engine"),
+        methods=methods, tuning=tuning, engine=_choice(top.get("engine", "octave"), ENGINES, "engine"),
         evaluator=_choice(top.get("evaluator", "native"), EVALUATORS, "evaluator"),
         mlknn_k=_int(mlknn.get("k", 10), "mlknn.k"), mlknn_smooth=_float(mlknn.get("smooth", 1.0), "mlknn.smooth"),
-        grids=_grids(top["grids"]), results_dir=str(run.get("results_dir", f"results/{top['name']}")),
+        grids=grids, results_dir=str(run.get("results_dir", f"results/{top['name']}")),
         executor=_choice(run.get("executor", "process"), EXECUTORS, "run.executor"),
         jobs=_jobs(run.get("jobs", "auto")), task_timeout=_float(run.get("task_timeout", 3600.0), "run.task_timeout"),
         tables=_tables(top.get("tables", {}), top["methods"]))
@@ -159,7 +194,7 @@ def _parse(data: Any) -> Suite:
 def _methods(data: Any) -> tuple[MethodEntry, ...]:
     entries = []
     for name, body in _mapping(data, "methods", required=set(), allowed=None).items():
-        body = _mapping(body or {}, f"methods.{name}", required=set(), allowed={"params", "seeds"})
+        body = _mapping(body or {}, f"methods.{name}", required=set(), allowed={"params", "seeds", "tune"})
         method_spec = get_method(validate_name(str(name), "method"))
         params = _mapping(body.get("params", {}), f"methods.{name}.params", required=set(), allowed=None)
         seeds = tuple(_int(seed, f"methods.{name}.seeds") for seed in body.get("seeds", []))
@@ -168,7 +203,8 @@ def _methods(data: Any) -> tuple[MethodEntry, ...]:
         if len(set(seeds)) != len(seeds):
             raise ConfigError("a seed is listed twice", field=f"methods.{name}.seeds", found=list(seeds))
         method_spec.resolve_params(params)
-        entries.append(MethodEntry(method_spec.name, dict(params), seeds))
+        tune = parse_tune(body["tune"], method_spec, f"methods.{name}.tune", params) if "tune" in body else ()
+        entries.append(MethodEntry(method_spec.name, dict(params), seeds, tune))
     if not entries:
         raise ConfigError("the suite declares no method", field="methods")
     return tuple(entries)
@@ -204,19 +240,6 @@ def _tables(data: Any, methods: dict) -> dict:
             "figures": bool(tables.get("figures", True)), "fit_width": bool(tables.get("fit_width", True))}
 
 
-def _mapping(data: Any, where: str, *, required: set, allowed: set | None) -> dict:
-    if not isinstance(data, dict):
-        raise ConfigError(f"{where} must be a mapping", field=where, found=type(data).__name__)
-    missing = sorted(required - set(data))
-    if missing:
-        raise ConfigError(f"{where} lacks {missing}", field=where)
-    if allowed is not None:
-        unknown = sorted(set(data) - allowed)
-        if unknown:
-            raise ConfigError(f"unknown key(s) {unknown} in {where}", field=where, expected=sorted(allowed))
-    return data
-
-
 def _names(values: Any, where: str, kind: str) -> list[str]:
     if not isinstance(values, list) or not values:
         raise ConfigError(f"{where} must be a non-empty list", field=where)
@@ -231,18 +254,6 @@ def _subset(wanted, available, kind: str) -> list[str]:
     if unknown:
         raise ConfigError(f"{kind}(s) not in the suite: {unknown}", expected=list(available))
     return [a for a in available if a in wanted]
-
-
-def _int(value: Any, where: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ConfigError("must be an integer", field=where, found=repr(value))
-    return value
-
-
-def _float(value: Any, where: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ConfigError("must be a number", field=where, found=repr(value))
-    return float(value)
 
 
 def _choice(value: Any, choices, where: str) -> str:
