@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from ..data.folds import fold_path
 from ..runner.freshness import read_json
 from ..runner.run import plan_task
+from ..runner.store import ResultStore
 from ..runner.tuning import plan_candidate
 from .run import PaperPaths, run_settings
 from .suite import Suite
@@ -37,7 +38,7 @@ def suite_status(suite: Suite, paths: PaperPaths) -> tuple[list[TaskStatus], dic
     states = [_candidate_status(task, settings, paths, failed) for task in suite.candidate_tasks()]
     for task in [t for t in suite.tasks() if t.stage != "tuned"] + ready:
         states.append(_task_status(task, settings, paths, failed))
-    states += [TaskStatus(task.key, "missing", "waits for its tuning candidates") for task in waiting]
+    states += [_waiting_status(task, paths) for task in waiting]
     if not folds_ready:
         states += [TaskStatus(task.key, "missing", "no fold file yet") for task in suite.tasks() if task.stage]
     tables = {grid.mode: tables_status(suite, paths.results, paths.root, grid) for grid in suite.grids}
@@ -55,6 +56,14 @@ def _task_status(task, settings, paths: PaperPaths, failed: dict) -> TaskStatus:
     if plan.reason in ("no ranking yet", "no metrics yet"):
         return TaskStatus(task.key, "missing", plan.reason)
     return TaskStatus(task.key, "stale", plan.reason)
+
+
+def _waiting_status(task, paths: PaperPaths) -> TaskStatus:
+    """A tuned method's final task before its candidates are all scored: stale if it has results."""
+    files = ResultStore(paths.results).files(task.folder, task.dataset, task.fold)
+    if files.ranking_record.is_file():
+        return TaskStatus(task.key, "stale", "its tuning candidates are not up to date")
+    return TaskStatus(task.key, "missing", "waits for its tuning candidates")
 
 
 def _candidate_status(task, settings, paths: PaperPaths, failed: dict) -> TaskStatus:
