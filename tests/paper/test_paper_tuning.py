@@ -102,6 +102,14 @@ def test_the_chosen_candidate_is_the_best_inner_criterion(tuned_run):
              f"fold{record['fold']}.json").read_text())["n_train"]
     lrmfs = [r for r in records if r["method"] == "LRMFS"]
     assert all(r["chosen"]["params"]["seed"] == 0 and r["chosen"]["params"]["max_iter"] == 5 for r in lrmfs)
+    report = home / "root" / "paper" / "tables" / "parameters"
+    assert "| GRRO | inner-split tuning | hamming\\_loss (mean over the kgrid) on inner holdout x1, 0.25 validation; " \
+           "4 candidates: alpha in {1, 100}; beta in {0.1, 10} |" in (report / "parameter_selection.md").read_text()
+    chosen = (report / "chosen_parameters.md").read_text()
+    for dataset in ("emotions", "yeast"):
+        picks = [r["chosen"]["overrides"]["beta"] for r in records if r["dataset"] == dataset and r["method"] == "GRRO"]
+        count = max(picks.count(v) for v in picks)
+        assert f"| {dataset} | " in chosen and f"({count}/2)" in chosen.split(f"| {dataset} | ")[1].split("\n")[0]
 
 
 def test_the_final_ranking_is_a_plain_run_with_the_chosen_parameters(tuned_run, tmp_path):

@@ -136,3 +136,23 @@ def test_the_best_candidate_respects_direction_ignores_nan_and_breaks_ties_to_th
         return
     best = max(numbers) if higher else min(numbers)
     assert criteria[chosen] == best and chosen == criteria.index(best)
+
+
+def test_the_parameter_report_labels_test_set_sweeps_as_optimistic(tmp_path):
+    from pipeline.fileio import atomic_write_json
+    from pipeline.methods import get_method
+    from pipeline.paper.parameters import selection_of, write_parameter_report
+
+    defaults = get_method("GRRO").resolve_params({})
+    for folder, params in (("GRRO", defaults), ("GRRO__alpha_1", {**defaults, "alpha": 1}),
+                           ("SRFS__seed_1", get_method("SRFS").resolve_params({"seed": 1})),
+                           ("LSMFS", get_method("LSMFS").resolve_params({"alpha": 0.5}))):
+        atomic_write_json(tmp_path / folder / "emotions_fold0_kgrid_metrics.json", {"params": params})
+    kinds = {f: selection_of(tmp_path, f, ["emotions"], 1) for f in ("GRRO", "GRRO__alpha_1", "SRFS__seed_1", "LSMFS")}
+    assert {f: s.kind for f, s in kinds.items()} == {"GRRO": "defaults", "GRRO__alpha_1": "sweep",
+                                                      "SRFS__seed_1": "defaults", "LSMFS": "declared"}
+    assert kinds["LSMFS"].detail == "alpha=0.5"
+    write_parameter_report(tmp_path, list(kinds), ["emotions"], 1, tmp_path / "out", figures=False)
+    table = (tmp_path / "out" / "parameter_selection.md").read_text()
+    assert "| GRRO\\_\\_alpha\\_1 | test-set sweep (optimistic) | alpha=1; picked on the outer test part |" in table
+    assert "test-set sweep (optimistic)" in (tmp_path / "out" / "parameter_selection.tex").read_text()

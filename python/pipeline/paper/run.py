@@ -22,6 +22,7 @@ from ..runner.run import RunSettings
 from ..runner.store import ensure_results_root
 from ..suite_cli import describe_outcome, finish_run
 from .folds import ensure_folds
+from .parameters import make_parameter_report, parameter_report_dir
 from .seeds import average_seeds
 from .suite import Suite
 from .tables import make_tables
@@ -98,7 +99,9 @@ def _after_tasks(suite: Suite, paths: PaperPaths, say) -> dict:
     tables = {grid.mode: make_tables(suite, paths.results, paths.root, grid) for grid in suite.grids}
     for mode, state in tables.items():
         say(f"{mode} tables: {state} -> {paths.root / suite.tables['out_dir'] / mode}")
-    return {"seed_averages": averages, "tables": tables}
+    parameters = make_parameter_report(suite, paths.results, paths.root)
+    say(f"parameter report: {parameters} -> {parameter_report_dir(suite, paths.root)}")
+    return {"seed_averages": averages, "tables": {**tables, "parameters": parameters}}
 
 
 def _average_all_seeds(suite: Suite, paths: PaperPaths) -> dict[str, int]:
