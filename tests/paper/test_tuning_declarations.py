@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given, settings, strategies as st
 
 from pipeline.cli import run_main
 from pipeline.data.folds import save_fold
@@ -126,6 +126,7 @@ def test_the_p_grid_criterion_is_the_mean_or_the_value_at_p_target():
     assert criterion_scores(curves, _spec(statistic="p_target"), 10)["criterion"] == 0.1
 
 
+@settings(max_examples=60, deadline=None)
 @given(st.lists(st.one_of(st.floats(0, 1), st.just(math.nan), st.sampled_from([0.25, 0.5])), min_size=1,
                 max_size=8), st.booleans())
 def test_the_best_candidate_respects_direction_ignores_nan_and_breaks_ties_to_the_first(criteria, higher):
