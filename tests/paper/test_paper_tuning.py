@@ -166,7 +166,8 @@ def test_a_second_run_does_nothing_and_a_code_edit_makes_exactly_its_tasks_stale
     source.write_text(source.read_text() + "# an edit\n")
     status = _paper(home, env, "status")
     assert status.returncode == 0, status.stderr
-    not_done = [line for line in status.stdout.splitlines()[2:] if not line.startswith("tables")]
+    assert "remaining: 4 task(s) and 16 tuning candidate(s)" in status.stdout
+    not_done = [line for line in status.stdout.splitlines()[3:] if not line.startswith("tables")]
     assert len(not_done) == 20 and all(" GRRO/" in line for line in not_done)
     assert sum("candidate" in line and "method code changed (methods/grro.py)" in line for line in not_done) == 16
     assert "4 done, 0 missing, 4 stale, 0 failed of 8 tasks" in status.stdout

@@ -83,6 +83,9 @@ def format_status(states: list[TaskStatus], tables: dict[str, str]) -> str:
     tasks = [s for s in states if not s.candidate]
     candidates = [s for s in states if s.candidate]
     lines = [_counts(tasks, "tasks")] + ([_counts(candidates, "tuning candidates")] if candidates else [])
+    remaining = sum(s.state != "done" for s in tasks), sum(s.state != "done" for s in candidates)
+    lines.append(f"remaining: {remaining[0]} task(s)" + (f" and {remaining[1]} tuning candidate(s)" if candidates else "")
+                 if any(remaining) else "remaining: nothing")
     lines += [f"{s.state:8} {s.key}: {s.reason}" for s in states if s.state != "done"]
     lines += [f"tables {mode}: {state}" for mode, state in tables.items()]
     return "\n".join(lines)
