@@ -21,7 +21,7 @@ import numpy as np
 
 from ..data.folds import fold_path, load_fold
 from ..errors import EngineError, PipelineError
-from ..fileio import atomic_write_json, dumps_json
+from ..fileio import atomic_write_json, dumps_json, remove_abandoned_temporaries
 from ..methods import get_method
 from ..rankings import validate_ranking
 from .fingerprint import changed_files, evaluator_fingerprint, method_fingerprint
@@ -93,8 +93,9 @@ def _candidate_staleness(path: Path, expected: dict, code: dict) -> str | None:
 
 
 def run_candidate(task: Task, settings, bench) -> tuple[str, str]:
-    """Bring one candidate's record up to date; return (status, reason)."""
+    """Bring one candidate's record up to date; return (status, reason). Call holding its claim."""
     plan = plan_candidate(task, settings)
+    remove_abandoned_temporaries(plan.path, unnamed_after=0.0)  # a killed writer's, as for ordinary tasks
     if plan.reason is None:
         return "skipped", ""
     fold = load_fold(plan.fold_file, dataset=task.dataset, index=task.fold)
