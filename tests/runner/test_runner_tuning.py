@@ -59,3 +59,29 @@ def test_a_changed_tuning_rule_makes_the_candidates_stale(folds, tmp_path):
     other = replace(settings, tuning=replace(SPEC, seed=6))
     (outcome,) = run_all(tasks, other, progress=False)
     assert outcome.status == "done" and outcome.reason == "other tuning settings"
+
+
+def _fails_for_large_alpha(X, Y, params, init):
+    if params["alpha"] > 1:
+        raise np.linalg.LinAlgError("Singular matrix")
+    scores = np.abs(X.T @ Y).sum(axis=1)
+    return np.argsort(-scores, kind="stable") + 1, {"scores": scores}
+
+
+def test_a_candidate_whose_method_fails_is_recorded_and_loses(folds, tmp_path, monkeypatch):
+    import pipeline.methods as methods
+    from pipeline.methods.base import MethodSpec
+
+    monkeypatch.setitem(methods._REGISTRY, "BRITTLE", MethodSpec(name="BRITTLE", defaults={"alpha": 1.0},
+                                                                 python=_fails_for_large_alpha))
+    settings = RunSettings(data_dir=str(folds), results_dir=str(tmp_path / "r"), grids=(GRID,), engine="python",
+                           mlknn_k=5, skip_existing=True, tuning=replace(SPEC, metric="hamming_loss"))
+    tasks = [Task("BRITTLE", "toy", 0, canonical_params({"alpha": a}), "BRITTLE", "candidate") for a in (10.0, 0.5)]
+    outcomes = run_all(tasks, settings, progress=False)
+    assert [o.status for o in outcomes] == ["done", "done"]
+    assert "the method failed, the candidate loses" in outcomes[0].reason
+    assert select(settings.results_dir, tasks, settings) == {"alpha": 0.5}  # NaN loses, whatever the direction
+    record = json.loads((tmp_path / "r" / "BRITTLE" / "toy_fold0_tuning.json").read_text())
+    assert record["candidates"][0]["criterion"] is None
+    assert "LinAlgError: Singular matrix" in record["candidates"][0]["failed"]
+    assert [o.status for o in run_all(tasks, settings, progress=False)] == ["skipped", "skipped"]

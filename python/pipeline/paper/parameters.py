@@ -181,8 +181,9 @@ def _tuning_detail(record: dict) -> str:
         split += f", {inner.get('test_size'):g} validation"
     statistic = "mean" if criterion.get("statistic") == "mean" else "value at p_target"
     grid = "; ".join(f"{name} in {{{', '.join(v)}}}" for name, v in values.items())
+    failed = sum("failed" in c for c in candidates)
     return (f"{criterion.get('metric')} ({statistic} over the {criterion.get('grid')}) on inner {split}; "
-            f"{len(candidates)} candidates: {grid}")
+            f"{len(candidates)} candidates: {grid}" + (f"; {failed} failed (the method raised)" if failed else ""))
 
 
 def _non_defaults(method: str, params: dict) -> dict:

@@ -101,34 +101,44 @@ def run_candidate(task: Task, settings, bench) -> tuple[str, str]:
     fold = load_fold(plan.fold_file, dataset=task.dataset, index=task.fold)
     splits = bench.inner_splits(plan.fold_file, fold)
     engine = bench.engine_for(plan.method_spec)
-    d, spec = fold.n_features, settings.tuning
-    k_values = union_of_k([spec.grid], d)
-    results = []
+    d = fold.n_features
+    k_values = union_of_k([settings.tuning.grid], d)
+    results, failure = [], None
     for split in splits:
         context = f"{task.key} inner split {split.index}"
-        init = plan.method_spec.initial_matrices(split.X_train.shape[0], d, fold.n_labels, plan.params)
-        started = time.perf_counter()
-        ranking, info = engine.rank(plan.method_spec, split.X_train, split.Y_train, plan.params, init,
-                                    context=context)
-        wall = time.perf_counter() - started
         try:
-            ranking = validate_ranking(ranking, d, source=f"{plan.method_spec.name} output for {context}")
-        except PipelineError as exc:
-            raise EngineError(str(exc)) from exc
-        started = time.perf_counter()
-        curves = bench.evaluator.evaluate(split.X_train, split.Y_train, split.X_validation, split.Y_validation,
-                                          ranking, k_values, num=settings.mlknn_k, smooth=settings.mlknn_smooth,
-                                          context=context)
-        results.append({"split": split.index, **criterion_scores(curves, spec, d),
-                        "time_rank_seconds": float(info.get("compute_seconds", wall)),
-                        "time_eval_seconds": time.perf_counter() - started})
+            results.append(_score_split(plan, engine, split, fold.n_labels, d, k_values, settings, bench,
+                                        context))
+        except EngineError as exc:  # the method failed with these parameters: the candidate loses
+            failure = str(exc)
+            break
     criteria = [r["criterion"] for r in results]
     record = {"schema": CANDIDATE_SCHEMA, "method": task.method, "folder": task.folder, "dataset": task.dataset,
               "fold": task.fold, "overrides": task.overrides, **plan.expected, "code": plan.code,
               "inner_splits": [split.describe() for split in splits], "splits": results,
-              "criterion": float(np.mean(criteria)) if criteria else float("nan")}
+              "criterion": float(np.mean(criteria)) if criteria and failure is None else float("nan")}
+    if failure is not None:
+        record["failed"] = failure
     atomic_write_json(plan.path, record)
-    return "done", plan.reason
+    return "done", plan.reason if failure is None else f"{plan.reason}; the method failed, the candidate loses"
+
+
+def _score_split(plan, engine, split, n_labels, d, k_values, settings, bench, context) -> dict:
+    """Rank one inner training part with the candidate's parameters and score it on the validation part."""
+    init = plan.method_spec.initial_matrices(split.X_train.shape[0], d, n_labels, plan.params)
+    started = time.perf_counter()
+    ranking, info = engine.rank(plan.method_spec, split.X_train, split.Y_train, plan.params, init, context=context)
+    wall = time.perf_counter() - started
+    try:
+        ranking = validate_ranking(ranking, d, source=f"{plan.method_spec.name} output for {context}")
+    except PipelineError as exc:
+        raise EngineError(str(exc)) from exc
+    started = time.perf_counter()
+    curves = bench.evaluator.evaluate(split.X_train, split.Y_train, split.X_validation, split.Y_validation, ranking,
+                                      k_values, num=settings.mlknn_k, smooth=settings.mlknn_smooth, context=context)
+    return {"split": split.index, **criterion_scores(curves, settings.tuning, d),
+            "time_rank_seconds": float(info.get("compute_seconds", wall)),
+            "time_eval_seconds": time.perf_counter() - started}
 
 
 def select(results_dir: str | Path, candidates: list[Task], settings, *, record: bool = True) -> dict | None:
@@ -142,7 +152,7 @@ def select(results_dir: str | Path, candidates: list[Task], settings, *, record:
         return None
     records = [read_json(plan.path) for plan in plans]
     criteria = [_number(record["criterion"]) for record in records]
-    chosen = best_candidate(criteria, settings.tuning.higher_is_better)
+    chosen = best_candidate(criteria, settings.tuning.higher_is_better)  # the first if every one failed
     first = candidates[0]
     tuning = {
         "schema": TUNING_SCHEMA, "method": first.method, "folder": first.folder, "dataset": first.dataset,
@@ -164,7 +174,8 @@ def select(results_dir: str | Path, candidates: list[Task], settings, *, record:
 
 
 def _candidate_summary(task: Task, record: dict) -> dict:
-    return {"id": task.candidate_id, "overrides": task.overrides, "criterion": record["criterion"],
+    failed = {"failed": record["failed"]} if "failed" in record else {}
+    return {"id": task.candidate_id, "overrides": task.overrides, "criterion": record["criterion"], **failed,
             "per_split": [{"split": s["split"], "criterion": s["criterion"], "k_values": s["k_values"],
                            record["tuning"]["criterion"]["metric"]: s[record["tuning"]["criterion"]["metric"]],
                            "time_rank_seconds": s["time_rank_seconds"], "time_eval_seconds": s["time_eval_seconds"]}
