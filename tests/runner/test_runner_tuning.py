@@ -17,7 +17,7 @@ from pipeline.runner.tasks import GridSpec, Task, canonical_params
 from pipeline.runner.tuning import candidate_path, select
 
 GRID = GridSpec("kgrid", k_min=2, k_max=8, k_step=2)
-SPEC = TuningSpec(mode="kfold", count=2, seed=5, test_size=None, scaler="minmax", clip_test=False,
+RULE = TuningSpec(mode="kfold", count=2, seed=5, test_size=None, scaler="minmax", clip_test=False,
                   metric="micro_f1", grid=GRID)
 
 
@@ -39,7 +39,7 @@ def test_candidates_score_alike_on_octave_and_python_and_resume(folds, tmp_path)
     records = {}
     for engine in ("octave", "python"):
         settings = RunSettings(data_dir=str(folds), results_dir=str(tmp_path / engine), grids=(GRID,), engine=engine,
-                               mlknn_k=5, skip_existing=True, tuning=SPEC)
+                               mlknn_k=5, skip_existing=True, tuning=RULE)
         tasks = _candidates([1.0, 100.0])
         assert {o.status for o in run_all(tasks, settings, progress=False)} == {"done"}
         records[engine] = [json.loads(candidate_path(settings.results_dir, t).read_text()) for t in tasks]
@@ -53,10 +53,10 @@ def test_candidates_score_alike_on_octave_and_python_and_resume(folds, tmp_path)
 
 def test_a_changed_tuning_rule_makes_the_candidates_stale(folds, tmp_path):
     settings = RunSettings(data_dir=str(folds), results_dir=str(tmp_path / "r"), grids=(GRID,), engine="python",
-                           mlknn_k=5, skip_existing=True, tuning=SPEC)
+                           mlknn_k=5, skip_existing=True, tuning=RULE)
     tasks = _candidates([1.0])
     assert [o.status for o in run_all(tasks, settings, progress=False)] == ["done"]
-    other = replace(settings, tuning=replace(SPEC, seed=6))
+    other = replace(settings, tuning=replace(RULE, seed=6))
     (outcome,) = run_all(tasks, other, progress=False)
     assert outcome.status == "done" and outcome.reason == "other tuning settings"
 
@@ -75,7 +75,7 @@ def test_a_candidate_whose_method_fails_is_recorded_and_loses(folds, tmp_path, m
     monkeypatch.setitem(methods._REGISTRY, "BRITTLE", MethodSpec(name="BRITTLE", defaults={"alpha": 1.0},
                                                                  python=_fails_for_large_alpha))
     settings = RunSettings(data_dir=str(folds), results_dir=str(tmp_path / "r"), grids=(GRID,), engine="python",
-                           mlknn_k=5, skip_existing=True, tuning=replace(SPEC, metric="hamming_loss"))
+                           mlknn_k=5, skip_existing=True, tuning=replace(RULE, metric="hamming_loss"))
     tasks = [Task("BRITTLE", "toy", 0, canonical_params({"alpha": a}), "BRITTLE", "candidate") for a in (10.0, 0.5)]
     outcomes = run_all(tasks, settings, progress=False)
     assert [o.status for o in outcomes] == ["done", "done"]

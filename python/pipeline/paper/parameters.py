@@ -22,7 +22,7 @@ from ..methods import get_method
 from ..report.output import prepare_output_folder
 from ..report.tuning import (CHOSEN_CAPTION, SELECTION_CAPTION, convergence_figure, level, sensitivity_figure,
                              write_table)
-from ..runner.fingerprint import python_fingerprint
+from ..runner.fingerprint import PACKAGE_DIR, python_fingerprint
 from ..runner.freshness import read_json, sha256_or_none
 from ..runner.tuning import SELECTED_BY_INNER
 from .suite import Suite
@@ -31,6 +31,7 @@ KINDS = {"defaults": "defaults", "declared": "declared in the suite", "inner": "
          "sweep": "test-set sweep (optimistic)"}
 STAMP = ".made_from.json"
 _SEED_FOLDER = re.compile(r"__seed_[0-9]+$")
+_THIS_MODULE = Path(__file__).resolve().relative_to(PACKAGE_DIR).as_posix()
 
 
 @dataclass(frozen=True)
@@ -138,7 +139,7 @@ def _stamp(results_dir: Path, folders: list[str], suite: Suite) -> dict:
                 for suffix in ("_tuning.json", "_ranking.json", *(f"_{g.mode}_metrics.json" for g in suite.grids)):
                     inputs.update(f"{stem.name}{suffix}:{sha256_or_none(Path(f'{stem}{suffix}'))}\n".encode())
     return {"inputs_sha256": inputs.hexdigest(), "folders": folders, "datasets": list(suite.datasets),
-            "figures": suite.tables["figures"], "code_sha256": python_fingerprint("paper/parameters.py")["sha256"]}
+            "figures": suite.tables["figures"], "code_sha256": python_fingerprint(_THIS_MODULE)["sha256"]}
 
 
 def _chosen_table(results_dir: Path, tuned: list[str], datasets: Sequence[str], folds: int,

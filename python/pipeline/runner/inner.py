@@ -82,13 +82,13 @@ class InnerSplit:
                 "indices_sha256": digest.hexdigest(), "validation_indices": self.validation.tolist()}
 
 
-def make_inner_splits(X_train: np.ndarray, Y_train: np.ndarray, spec: TuningSpec) -> list[InnerSplit]:
+def make_inner_splits(X_train: np.ndarray, Y_train: np.ndarray, rule: TuningSpec) -> list[InnerSplit]:
     """The inner splits of one outer training part, each rescaled on its inner training part."""
-    splits = stratified_splits(Y_train, mode=spec.mode, n_folds=spec.count, seed=spec.seed,
-                               test_size=spec.test_size if spec.mode == "holdout" else None)
+    splits = stratified_splits(Y_train, mode=rule.mode, n_folds=rule.count, seed=rule.seed,
+                               test_size=rule.test_size if rule.mode == "holdout" else None)
     inner = []
     for index, split in enumerate(splits):
-        X_in, X_val = scale_fold(X_train[split.train], X_train[split.test], spec.scaler, clip_test=spec.clip_test)
+        X_in, X_val = scale_fold(X_train[split.train], X_train[split.test], rule.scaler, clip_test=rule.clip_test)
         inner.append(InnerSplit(index, split.seed, split.train, split.test, np.ascontiguousarray(X_in),
                                 np.ascontiguousarray(Y_train[split.train]), np.ascontiguousarray(X_val),
                                 np.ascontiguousarray(Y_train[split.test])))
@@ -116,13 +116,13 @@ def _training_sha256_of(path: Path, _mtime_ns: int, _size: int) -> str:
     return training_sha256(fold.X_train, fold.Y_train)
 
 
-def criterion_scores(curves: dict, spec: TuningSpec, d: int) -> dict:
+def criterion_scores(curves: dict, rule: TuningSpec, d: int) -> dict:
     """The criterion grid's entries of an evaluator result, every metric along them, and the criterion.
 
     A NaN criterion (a metric undefined on that validation part) is kept as NaN: such a candidate
     loses to every candidate with a number (:func:`best_candidate`).
     """
-    k_per_entry, p_values = grid_points(spec.grid, d)
+    k_per_entry, p_values = grid_points(rule.grid, d)
     index = {int(k): i for i, k in enumerate(curves["k_values"])}
     rows = [index[int(k)] for k in k_per_entry]
     scores = {"k_values": [int(k) for k in k_per_entry]}
@@ -130,9 +130,9 @@ def criterion_scores(curves: dict, spec: TuningSpec, d: int) -> dict:
         scores["p_values"] = p_values
     for name in METRICS:
         scores[name] = [float(curves[name][r]) for r in rows]
-    values = scores[spec.metric]
-    if spec.statistic == "p_target":
-        scores["criterion"] = values[p_target_index(p_values, spec.grid.p_target)]
+    values = scores[rule.metric]
+    if rule.statistic == "p_target":
+        scores["criterion"] = values[p_target_index(p_values, rule.grid.p_target)]
     else:
         scores["criterion"] = float(np.mean(values))
     return scores
