@@ -46,7 +46,9 @@ class MethodEntry:
     tune: tuple[tuple[str, tuple], ...] = ()
 
     def candidates(self) -> list[dict]:
-        """The tune grid's Cartesian product in declared order (the first parameter varies slowest)."""
+        """The tune grid's Cartesian product in declared order (the first parameter varies slowest); none untuned."""
+        if not self.tune:
+            return []
         names = [name for name, _ in self.tune]
         return [dict(zip(names, values)) for values in itertools.product(*(values for _, values in self.tune))]
 
