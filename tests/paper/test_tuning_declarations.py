@@ -80,12 +80,13 @@ def test_a_candidate_set_beyond_max_tasks_is_refused_before_it_is_expanded(tmp_p
 
 
 def test_the_candidate_set_is_the_cartesian_product_in_declared_order(tmp_path):
-    suite = load_suite(_suite(tmp_path, "  GRRO: {tune: {beta: [0.1, 10], alpha: [1, 100, 1000]}}\n"))
+    suite = load_suite(_suite(tmp_path, "  GRRO: {tune: {beta: [0.1, 10], alpha: [1, 100, 1000]}}\n  LRMFS: {}\n"))
     assert suite.methods[0].candidates() == [{"beta": b, "alpha": a} for b in (0.1, 10) for a in (1, 100, 1000)]
     candidates = suite.candidate_tasks()
     assert len(candidates) == 12 and {t.stage for t in candidates} == {"candidate"}
     assert len({t.key for t in candidates}) == 12 and len({t.candidate_id for t in candidates}) == 6
-    assert [t.stage for t in suite.tasks()] == ["tuned", "tuned"]
+    assert suite.methods[1].candidates() == [] and {t.method for t in candidates} == {"GRRO"}
+    assert [t.stage for t in suite.tasks()] == ["tuned", "", "tuned", ""]
 
 
 def test_an_inner_split_too_small_for_the_labels_is_refused(tmp_path):
