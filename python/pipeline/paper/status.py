@@ -49,6 +49,8 @@ def _task_status(task, settings, paths: PaperPaths, failed: dict) -> TaskStatus:
     if not fold_path(paths.folds, task.dataset, task.fold).is_file():
         return TaskStatus(task.key, "missing", "no fold file yet")
     plan = plan_task(task, settings)
+    if task.method in settings.external and not plan.files.ranking.is_file():
+        return TaskStatus(task.key, "missing", "no ranking file (external ranking)")
     if not plan.grid_reasons:
         return TaskStatus(task.key, "done")
     if task.key in failed:
