@@ -233,7 +233,7 @@ def _methods(data: Any) -> tuple[MethodEntry, ...]:
             raise ConfigError("a seed is listed twice", field=f"methods.{name}.seeds", found=list(seeds))
         method_spec.resolve_params(params)
         tune = parse_tune(body["tune"], method_spec, f"methods.{name}.tune", params) if "tune" in body else ()
-        entries.append(MethodEntry(method_spec.name, dict(params), seeds, tune))
+        entries.append(MethodEntry(method_spec.name, dict(params), seeds, tune=tune))
     if not entries:
         raise ConfigError("the suite declares no method", field="methods")
     return tuple(entries)
