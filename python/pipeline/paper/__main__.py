@@ -18,10 +18,12 @@ from ..data.registry import default_data_root
 from ..engines import ENGINES
 from ..runner.plugins import check_runnable
 from ..suite_cli import add_code_options, use_matlab_dir
+from ..suite_cli import DEFAULT_MAX_TASKS
 from .run import PaperPaths, run_paper
 from .schema import MAX_SUITE_JOBS
 from .status import format_status, suite_status
 from .suite import load_suite
+from .tuning import check_task_count
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -43,6 +45,9 @@ def build_parser() -> argparse.ArgumentParser:
         sub.add_argument("--methods", nargs="+", default=None, help="only these of the suite's methods")
         sub.add_argument("--folds", type=int, default=None, help="only the first N of the suite's folds")
         sub.add_argument("--engine", choices=ENGINES, default=None, help="override the suite's engine")
+        sub.add_argument("--max-tasks", type=int, default=DEFAULT_MAX_TASKS,
+                         help="refuse a suite of more tasks, tuning candidates included (default: "
+                              f"{DEFAULT_MAX_TASKS})")
         add_code_options(sub)
         if name == "run":
             sub.add_argument("--jobs", type=int, default=None, help="override the suite's worker count")
@@ -61,6 +66,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         datasets=args.datasets, methods=args.methods, folds=args.folds, engine=args.engine,
         jobs=getattr(args, "jobs", None))
     check_runnable([m.name for m in suite.methods if not m.external], suite.engine)
+    check_task_count(suite, args.max_tasks)
     paths = PaperPaths.of(suite, args.root)
     if args.command == "status":
         print(format_status(*suite_status(suite, paths)))

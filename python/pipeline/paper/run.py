@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ..data.folds import sha256_file
 from ..runner.claims import DEFAULT_STALE_AFTER
-from ..runner.executors import execute, make_executor
+from ..runner.executors import RunResult, execute, make_executor
 from ..runner.history import RunHistory
 from ..runner.lifecycle import RunStop
 from ..runner.manifest import remove_partial_reports
@@ -23,9 +23,11 @@ from ..runner.run import RunSettings
 from ..runner.store import ensure_results_root
 from ..suite_cli import describe_outcome, finish_run
 from .folds import ensure_folds
+from .parameters import make_parameter_report, parameter_report_dir
 from .seeds import average_seeds
 from .suite import Suite
 from .tables import make_tables
+from .tuning import check_inner_sizes, tuned_tasks
 
 
 @dataclass(frozen=True)
@@ -48,7 +50,8 @@ def run_settings(suite: Suite, paths: PaperPaths, *, log_file: str | None = None
                        engine=suite.engine, evaluator=suite.evaluator, mlknn_k=suite.mlknn_k,
                        mlknn_smooth=suite.mlknn_smooth, skip_existing=True, overwrite=False, rank=True,
                        engine_options=engine_options(suite.task_timeout, suite.plugins), log_file=log_file,
-                       run_started=run_started, plugins=suite.plugins, external=suite.external_methods)
+                       run_started=run_started, plugins=suite.plugins, external=suite.external_methods,
+                       tuning=suite.tuning)
 
 
 def run_paper(suite: Suite, suite_file: Path, paths: PaperPaths, *, raw_root: Path, progress: bool,
@@ -57,6 +60,7 @@ def run_paper(suite: Suite, suite_file: Path, paths: PaperPaths, *, raw_root: Pa
     fault, 128 + n when stopped by signal n)."""
     say = _printer()
     ensure_folds(suite, paths.folds, raw_root, report=say)
+    check_inner_sizes(suite, paths.folds)
     ensure_results_root(paths.results)
     remove_partial_reports(paths.results, DEFAULT_STALE_AFTER)
     history = RunHistory(paths.results, arguments)
@@ -65,14 +69,27 @@ def run_paper(suite: Suite, suite_file: Path, paths: PaperPaths, *, raw_root: Pa
         with make_executor(suite.executor, settings, suite.jobs) as executor:
             history.start(settings, suite_file=str(suite_file),
                           suite_sha256=sha256_file(suite_file))
-            result = execute(executor, suite.tasks(), progress=progress, stop=stop,
-                             on_outcome=lambda o: history.log(describe_outcome(o)))
+            result = _execute_phases(suite, executor, settings, progress, stop,
+                                     lambda o: history.log(describe_outcome(o)))
         complete = not stop.requested and all(o.status != "failed" for o in result.outcomes)
         extra = _after_tasks(suite, paths, say) if complete else {"tables": "not made"}
         code = finish_run(history, paths.results, result, **extra)
         if not complete and not stop.requested:
             say("tables not made: some tasks failed (see failures.json); rerun the same command to resume")
     return 128 + stop.signum if stop.signum is not None else code
+
+
+def _execute_phases(suite: Suite, executor, settings: RunSettings, progress: bool, stop, on_outcome) -> RunResult:
+    """Tuning candidates and untuned tasks, then (selection) the tuned methods' final tasks."""
+    first = suite.candidate_tasks() + [task for task in suite.tasks() if task.stage != "tuned"]
+    result = execute(executor, first, progress=progress, stop=stop, on_outcome=on_outcome)
+    if stop.requested:
+        return result
+    finals, _waiting = tuned_tasks(suite, settings)  # waiting: a candidate failed, reported above
+    if not finals:
+        return result
+    final = execute(executor, finals, progress=progress, stop=stop, on_outcome=on_outcome)
+    return RunResult(result.outcomes + final.outcomes, final.stop_reason, final.stop_signal)
 
 
 def _after_tasks(suite: Suite, paths: PaperPaths, say) -> dict:
@@ -84,7 +101,9 @@ def _after_tasks(suite: Suite, paths: PaperPaths, say) -> dict:
     tables = {grid.mode: make_tables(suite, paths.results, paths.root, grid) for grid in suite.grids}
     for mode, state in tables.items():
         say(f"{mode} tables: {state} -> {paths.root / suite.tables['out_dir'] / mode}")
-    return {"seed_averages": averages, "tables": tables}
+    parameters = make_parameter_report(suite, paths.results, paths.root)
+    say(f"parameter report: {parameters} -> {parameter_report_dir(suite, paths.root)}")
+    return {"seed_averages": averages, "tables": {**tables, "parameters": parameters}}
 
 
 def _average_all_seeds(suite: Suite, paths: PaperPaths) -> dict[str, int]:

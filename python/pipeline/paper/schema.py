@@ -63,6 +63,7 @@ class MethodSection(Section):
     external: bool = False  # rankings made elsewhere, under RESULTS/NAME/ (then the only key)
     params: dict[Name, Any] = Field(default_factory=dict)
     seeds: Annotated[list[Seed], Field(max_length=1000)] = Field(default_factory=list)
+    tune: dict[Name, Any] | None = None  # candidate values per parameter, checked by pipeline.paper.tune
 
 
 class MlknnSection(Section):
@@ -124,3 +125,4 @@ class SuiteFile(Section):
     grids: GridsSection
     run: RunSection = Field(default_factory=RunSection)
     tables: TablesSection = Field(default_factory=TablesSection)
+    tuning: dict[Name, Any] | None = None  # inner splits and criterion, checked by pipeline.paper.tune

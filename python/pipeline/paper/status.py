@@ -9,52 +9,94 @@ from dataclasses import dataclass
 from ..data.folds import fold_path
 from ..runner.freshness import read_json
 from ..runner.run import plan_task
+from ..runner.store import ResultStore
+from ..runner.tuning import plan_candidate
 from .run import PaperPaths, run_settings
 from .suite import Suite
 from .tables import tables_status
+from .tuning import tuned_tasks
 
 
 @dataclass(frozen=True)
 class TaskStatus:
-    """One task's state: ``done``, ``missing``, ``stale`` or ``failed``, with the reason."""
+    """One task's state: ``done``, ``missing``, ``stale`` or ``failed``, with the reason; ``candidate``
+    for a tuning candidate (counted apart from the tasks that make the tables)."""
 
     key: str
     state: str
     reason: str = ""
+    candidate: bool = False
 
 
 def suite_status(suite: Suite, paths: PaperPaths) -> tuple[list[TaskStatus], dict[str, str]]:
     """Every task's state, and each grid's tables state (``up to date``, ``stale`` or ``missing``)."""
     settings = run_settings(suite, paths)
     failed = _last_failures(paths)
-    states = []
-    for task in suite.tasks():
-        if not fold_path(paths.folds, task.dataset, task.fold).is_file():
-            states.append(TaskStatus(task.key, "missing", "no fold file yet"))
-            continue
-        plan = plan_task(task, settings)
-        if task.method in settings.external and not plan.files.ranking.is_file():
-            states.append(TaskStatus(task.key, "missing", "no ranking file (external ranking)"))
-        elif not plan.grid_reasons:
-            states.append(TaskStatus(task.key, "done"))
-        elif task.key in failed:
-            states.append(TaskStatus(task.key, "failed", failed[task.key]))
-        elif plan.reason in ("no ranking yet", "no metrics yet"):
-            states.append(TaskStatus(task.key, "missing", plan.reason))
-        else:
-            states.append(TaskStatus(task.key, "stale", plan.reason))
+    folds_ready = all(fold_path(paths.folds, dataset, fold).is_file()
+                      for dataset in suite.datasets for fold in suite.fold_indices)
+    ready, waiting = tuned_tasks(suite, settings, record=False) if folds_ready else ([], [])
+    states = [_candidate_status(task, settings, paths, failed) for task in suite.candidate_tasks()]
+    for task in [t for t in suite.tasks() if t.stage != "tuned"] + ready:
+        states.append(_task_status(task, settings, paths, failed))
+    states += [_waiting_status(task, paths) for task in waiting]
+    if not folds_ready:
+        states += [TaskStatus(task.key, "missing", "no fold file yet") for task in suite.tasks() if task.stage]
     tables = {grid.mode: tables_status(suite, paths.results, paths.root, grid) for grid in suite.grids}
     return states, tables
 
 
+def _task_status(task, settings, paths: PaperPaths, failed: dict) -> TaskStatus:
+    if not fold_path(paths.folds, task.dataset, task.fold).is_file():
+        return TaskStatus(task.key, "missing", "no fold file yet")
+    plan = plan_task(task, settings)
+    if task.method in settings.external and not plan.files.ranking.is_file():
+        return TaskStatus(task.key, "missing", "no ranking file (external ranking)")
+    if not plan.grid_reasons:
+        return TaskStatus(task.key, "done")
+    if task.key in failed:
+        return TaskStatus(task.key, "failed", failed[task.key])
+    if plan.reason in ("no ranking yet", "no metrics yet"):
+        return TaskStatus(task.key, "missing", plan.reason)
+    return TaskStatus(task.key, "stale", plan.reason)
+
+
+def _waiting_status(task, paths: PaperPaths) -> TaskStatus:
+    """A tuned method's final task before its candidates are all scored: stale if it has results."""
+    files = ResultStore(paths.results).files(task.folder, task.dataset, task.fold)
+    if files.ranking_record.is_file():
+        return TaskStatus(task.key, "stale", "its tuning candidates are not up to date")
+    return TaskStatus(task.key, "missing", "waits for its tuning candidates")
+
+
+def _candidate_status(task, settings, paths: PaperPaths, failed: dict) -> TaskStatus:
+    if not fold_path(paths.folds, task.dataset, task.fold).is_file():
+        return TaskStatus(task.key, "missing", "no fold file yet", candidate=True)
+    reason = plan_candidate(task, settings).reason
+    if reason is None:
+        return TaskStatus(task.key, "done", candidate=True)
+    if task.key in failed:
+        return TaskStatus(task.key, "failed", failed[task.key], candidate=True)
+    return TaskStatus(task.key, "missing" if reason == "no candidate scores yet" else "stale", reason, candidate=True)
+
+
 def format_status(states: list[TaskStatus], tables: dict[str, str]) -> str:
-    """Counts per state, then one line per task that is not done, then the tables' state."""
-    counts = Counter(s.state for s in states)
-    lines = [", ".join(f"{counts.get(state, 0)} {state}" for state in ("done", "missing", "stale", "failed"))
-             + f" of {len(states)} tasks"]
+    """Counts per state (tasks, then tuning candidates if any), one line per task that is not done,
+    then the tables' state."""
+    tasks = [s for s in states if not s.candidate]
+    candidates = [s for s in states if s.candidate]
+    lines = [_counts(tasks, "tasks")] + ([_counts(candidates, "tuning candidates")] if candidates else [])
+    remaining = sum(s.state != "done" for s in tasks), sum(s.state != "done" for s in candidates)
+    lines.append(f"remaining: {remaining[0]} task(s)" + (f" and {remaining[1]} tuning candidate(s)" if candidates else "")
+                 if any(remaining) else "remaining: nothing")
     lines += [f"{s.state:8} {s.key}: {s.reason}" for s in states if s.state != "done"]
     lines += [f"tables {mode}: {state}" for mode, state in tables.items()]
     return "\n".join(lines)
+
+
+def _counts(states: list[TaskStatus], what: str) -> str:
+    counts = Counter(s.state for s in states)
+    return (", ".join(f"{counts.get(state, 0)} {state}" for state in ("done", "missing", "stale", "failed"))
+            + f" of {len(states)} {what}")
 
 
 def _last_failures(paths: PaperPaths) -> dict[str, str]:

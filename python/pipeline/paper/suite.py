@@ -9,6 +9,7 @@ to the suite file's folder.
 
 from __future__ import annotations
 
+import itertools
 import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -25,8 +26,10 @@ from ..methods import available_methods, get_method
 from ..names import validate_name
 from ..runner.plugins import activate_plugins, engine_options, plugin_paths
 from ..runner.tasks import GridSpec, Task, canonical_params
+from ..runner.inner import TuningSpec
 from ..tables import read_display_map
 from .schema import MAX_SUITE_JOBS, GridsSection, MethodSection, SuiteFile, TablesSection
+from .tune import parse_tune, parse_tuning
 
 MAX_SUITE_BYTES = 1 << 20
 SUITE_LIMITS = replace(CONFIG_LIMITS, max_bytes=MAX_SUITE_BYTES)
@@ -34,12 +37,21 @@ SUITE_LIMITS = replace(CONFIG_LIMITS, max_bytes=MAX_SUITE_BYTES)
 
 @dataclass(frozen=True)
 class MethodEntry:
-    """One method of the suite: parameter overrides and, for random-start methods, several seeds."""
+    """One method of the suite: parameter overrides, for random-start methods several seeds, and
+    the grid its parameters are tuned over on inner splits (``tune``: (parameter, values) pairs)."""
 
     name: str
     params: dict = field(default_factory=dict)
     seeds: tuple[int, ...] = ()
     external: bool = False
+    tune: tuple[tuple[str, tuple], ...] = ()
+
+    def candidates(self) -> list[dict]:
+        """The tune grid's Cartesian product in declared order (the first parameter varies slowest); none untuned."""
+        if not self.tune:
+            return []
+        names = [name for name, _ in self.tune]
+        return [dict(zip(names, values)) for values in itertools.product(*(values for _, values in self.tune))]
 
     def variants(self) -> list[tuple[str, dict]]:
         """(results folder, parameters) per seed; one variant under the method's own name without seeds."""
@@ -75,6 +87,7 @@ class Suite:
     description: str = ""
     fold_count: int | None = None
     source_dir: str = "."
+    tuning: TuningSpec | None = None
     plugins: tuple[str, ...] = ()
 
     @property
@@ -88,13 +101,29 @@ class Suite:
         return list(range(self.fold_count or self.folds.n_folds))
 
     def tasks(self) -> list[Task]:
-        """Every (method variant, dataset, fold) task, datasets outermost (as the tables read them)."""
+        """Every (method variant, dataset, fold) task, datasets outermost (as the tables read them).
+
+        A tuned method's tasks have stage ``"tuned"`` and its fixed parameters only: the parameters
+        inner validation chooses are added once its candidates are scored (:mod:`pipeline.paper.tuning`).
+        """
         tasks = []
         for dataset in self.datasets:
             for fold in self.fold_indices:
                 for entry in self.methods:
                     for label, params in entry.variants():
-                        tasks.append(Task(entry.name, dataset, fold, canonical_params(params), label))
+                        tasks.append(Task(entry.name, dataset, fold, canonical_params(params), label,
+                                          "tuned" if entry.tune else ""))
+        return tasks
+
+    def candidate_tasks(self) -> list[Task]:
+        """Every tuning candidate: (dataset, fold, method variant, candidate), candidates in declared order."""
+        tasks = []
+        for dataset in self.datasets:
+            for fold in self.fold_indices:
+                for entry in self.methods:
+                    for label, params in entry.variants():
+                        tasks.extend(Task(entry.name, dataset, fold, canonical_params({**params, **candidate}), label,
+                                          "candidate") for candidate in entry.candidates())
         return tasks
 
     def restricted(self, *, datasets=None, methods=None, folds=None, engine=None, jobs=None) -> "Suite":
@@ -158,11 +187,18 @@ def _parse(suite: "SuiteFile") -> Suite:
                             scaler=folds.scaler, clip_test=folds.clip_test)
     reference = export.mode == "holdout" and export.test_size is None  # each dataset's own n_test / n
     _within("folds", replace(export, test_size=0.5).validate if reference else export.validate)
+    grids = _grids(suite.grids)
+    methods = _methods(suite.methods)
+    tuning = parse_tuning(suite.tuning, export, grids) if suite.tuning is not None else None
+    untuned = [entry.name for entry in methods if entry.tune] if tuning is None else []
+    if untuned:
+        raise ConfigError("tune needs the suite's tuning section (inner splits and criterion)",
+                          field=f"methods.{untuned[0]}.tune")
     return Suite(
         name=_within("name", validate_name, suite.name, "suite"), description=suite.description,
         datasets=tuple(_names(suite.datasets, "datasets", "dataset")), folds=export, folds_dir=folds.dir,
-        methods=_methods(suite.methods), engine=suite.engine, evaluator=suite.evaluator,
-        mlknn_k=suite.mlknn.k, mlknn_smooth=suite.mlknn.smooth, grids=_grids(suite.grids),
+        methods=methods, tuning=tuning, engine=suite.engine, evaluator=suite.evaluator,
+        mlknn_k=suite.mlknn.k, mlknn_smooth=suite.mlknn.smooth, grids=grids,
         results_dir=suite.run.results_dir or f"results/{suite.name}", executor=suite.run.executor,
         jobs=_jobs(suite.run.jobs), task_timeout=suite.run.task_timeout,
         tables=_tables(suite.tables, suite.methods))
@@ -192,7 +228,8 @@ def _methods(methods: dict[str, "MethodSection | None"]) -> tuple[MethodEntry, .
         if len(set(seeds)) != len(seeds):
             raise ConfigError("a seed is listed twice", field=f"{where}.seeds", found=list(seeds))
         _within(f"{where}.params", method_spec.resolve_params, body.params)
-        entries.append(MethodEntry(method_spec.name, dict(body.params), seeds))
+        tune = parse_tune(body.tune, method_spec, f"{where}.tune", body.params) if body.tune is not None else ()
+        entries.append(MethodEntry(method_spec.name, dict(body.params), seeds, tune=tune))
     if not entries:
         raise ConfigError("the suite declares no method", field="methods")
     return tuple(entries)

@@ -24,10 +24,9 @@ from tqdm import tqdm
 
 from ..errors import ConfigError
 from ..fileio import remove_abandoned_scratch_dirs
-from .claims import TaskClaim, claim_path
 from .lifecycle import RunStop
 from .pool import WorkerPool, configure_worker
-from .run import Outcome, RunSettings, Workbench, fresh_outcome, run_task
+from .run import Outcome, RunSettings, Workbench, fresh_outcome, run_task, task_claim
 from .tasks import Task
 
 EXECUTORS = ("serial", "process", "dask")
@@ -114,7 +113,7 @@ class DaskExecutor:
         # A worker stopped inside a task (e.g. in an Octave call) left its claim: its process is
         # gone now, so the claim is abandoned and goes; a remote worker's stays until it is stale.
         for task in self._unfinished:
-            _claim(task, self.settings).break_if_abandoned()
+            task_claim(task, self.settings).break_if_abandoned()
 
     def run(self, tasks: Iterable[Task], stop: RunStop) -> Iterator[Outcome]:
         from dask.distributed import as_completed
@@ -221,7 +220,7 @@ def execute(executor, tasks: list[Task], progress: bool = True, stop: RunStop | 
                     continue
                 tally.add(outcome)
                 if outcome.error_type == "WorkerCrashed":  # the dead worker could not release its claim
-                    _claim(outcome.task, executor.settings).break_if_abandoned()
+                    task_claim(outcome.task, executor.settings).break_if_abandoned()
                 if outcome.error_type == "StorageError":
                     stop.request(f"stopped after a storage fault: {outcome.message}")
             batch, held_elsewhere = _wait_for_claims(held_elsewhere, executor.settings, stop, bar)
@@ -253,16 +252,11 @@ def _wait_for_claims(held: list[Task], settings: RunSettings, stop: RunStop, bar
     if held:
         bar.write(f"waiting for {len(held)} task(s) that another run is computing", file=sys.stderr)
     while held and not stop.requested:
-        free = [task for task in held if _claim(task, settings).is_free()]
+        free = [task for task in held if task_claim(task, settings).is_free()]
         if free:
             return free, [task for task in held if task not in free]
         time.sleep(_CLAIM_POLL)
     return [], held
-
-
-def _claim(task: Task, settings: RunSettings) -> TaskClaim:
-    return TaskClaim(claim_path(settings.results_dir, task.folder, task.dataset, task.fold),
-                     settings.claim_stale_after)
 
 
 def run_all(tasks: list[Task], settings: RunSettings, executor: str = "serial", jobs: int = 1,

@@ -18,8 +18,13 @@ from .fingerprint import changed_files
 from .store import ResultStore, TaskFiles
 
 
-def ranking_staleness(store: ResultStore, files: TaskFiles, d: int, params: dict, method_code: dict) -> str | None:
-    """Why the ranking must be (re)computed, or None if it can be reused."""
+def ranking_staleness(store: ResultStore, files: TaskFiles, d: int, params: dict, method_code: dict,
+                      selected_by: str | None = None) -> str | None:
+    """Why the ranking must be (re)computed, or None if it can be reused.
+
+    ``selected_by``: how the parameters were chosen (a tuned method's ``"inner validation"``), which
+    the ranking's record must say too.
+    """
     if not store.has_ranking(files, d):
         return "no ranking yet"
     record = read_json(files.ranking_record)
@@ -27,6 +32,8 @@ def ranking_staleness(store: ResultStore, files: TaskFiles, d: int, params: dict
         return "the ranking has no record of the code that made it"
     if record.get("params") != params:
         return "the ranking was made with other parameters"
+    if record.get("selected_by") != selected_by:
+        return f"the ranking's parameters were not selected by {selected_by or 'the suite'}"
     changed = changed_files(record.get("code"), method_code)
     if changed:
         return f"method code changed ({_some(changed)})"
@@ -34,14 +41,17 @@ def ranking_staleness(store: ResultStore, files: TaskFiles, d: int, params: dict
 
 
 def metrics_staleness(store: ResultStore, files: TaskFiles, mode: str, expected: dict, evaluator: str,
-                      evaluator_code: dict, *, overwrite: bool) -> str | None:
+                      evaluator_code: dict, *, overwrite: bool, replaced_by: str | None = None) -> str | None:
     """Why one grid's metrics must be (re)computed, or None if the file can be kept.
+
+    ``replaced_by``: the reason to give when the file holds other settings that are meant to be
+    replaced (a tuned method whose selection changed) instead of refusing them.
 
     Raises
     ------
     ConfigError
-        If the file was made with other settings (ML-kNN, grid or parameters) and ``overwrite`` is off:
-        keeping both would mix settings in one results folder.
+        If the file was made with other settings (ML-kNN, grid or parameters), ``overwrite`` is off
+        and ``replaced_by`` is None: keeping both would mix settings in one results folder.
     """
     status = store.metrics_status(files, mode, expected)
     if status == "missing":
@@ -49,6 +59,8 @@ def metrics_staleness(store: ResultStore, files: TaskFiles, mode: str, expected:
     if status == "invalid":
         return "the metrics file is partial or unreadable"
     if status == "different":
+        if replaced_by is not None:
+            return replaced_by
         if not overwrite:
             raise ConfigError("result exists with other settings (ML-kNN, grid or parameters); use --overwrite "
                               "or another results folder", file=files.metrics(mode))

@@ -24,9 +24,11 @@ from .claims import DEFAULT_STALE_AFTER, TaskClaim, claim_path
 from .fingerprint import evaluator_fingerprint, git_state, method_fingerprint, ranking_fingerprint
 from .plugins import activate_plugins
 from .freshness import metrics_staleness, ranking_staleness, sha256_or_none
+from .inner import TuningSpec, make_inner_splits
 from .records import metrics_record, ranking_record, runtime_versions, union_of_k
 from .store import ResultStore, TaskFiles
 from .tasks import GridSpec, Task
+from .tuning import SELECTED_BY_INNER, mlknn_settings, plan_candidate, run_candidate
 
 
 @dataclass(frozen=True)
@@ -37,6 +39,7 @@ class RunSettings:
     ``skip_existing``: keep fresh results; ``overwrite``: recompute everything; neither: reuse fresh
     rankings but score them again, except those another run completed after ``run_started`` (epoch
     seconds; None: no such check). ``log_file``: the run's log, which worker processes append to.
+    ``tuning``: the inner-split rule and criterion of candidate tasks (None: the run has none).
     ``plugins``: the plug-in folders every worker loads (docs/plugins.md); ``external``: methods
     whose rankings are given (scored, never computed; their code fingerprint is their ranking file's).
     """
@@ -55,6 +58,7 @@ class RunSettings:
     engine_options: dict = field(default_factory=dict, compare=False)
     log_file: str | None = None
     run_started: float | None = None
+    tuning: TuningSpec | None = None
     plugins: tuple[str, ...] = ()
     external: tuple[str, ...] = ()
 
@@ -97,6 +101,7 @@ class Workbench:
         self._engines: dict[str, object] = {}
         self._evaluator = None
         self._git = None
+        self._inner: tuple[tuple, list] | None = None
 
     def engine_for(self, method_spec):
         """The selected engine if it can run ``method_spec``; Python-only methods run in Python."""
@@ -123,6 +128,15 @@ class Workbench:
             self._git = git_state()
         return self._git
 
+    def inner_splits(self, fold_file: Path, fold) -> list:
+        """The inner splits of ``fold`` under the run's tuning rule, made once per outer fold and
+        reused by every candidate of it this worker runs (candidates of one fold come in a row)."""
+        stat = fold_file.stat()
+        key = (str(fold_file), stat.st_mtime_ns, stat.st_size, self.settings.tuning)
+        if self._inner is None or self._inner[0] != key:
+            self._inner = (key, make_inner_splits(fold.X_train, fold.Y_train, self.settings.tuning))
+        return self._inner[1]
+
     def close(self) -> None:
         for engine in self._engines.values():
             engine.close()
@@ -136,15 +150,24 @@ def run_task(task: Task, settings: RunSettings, bench: Workbench) -> Outcome:
     """Run one task and return its outcome; user errors and engine failures are caught here."""
     start = time.perf_counter()
     try:
-        with TaskClaim(claim_path(settings.results_dir, task.folder, task.dataset, task.fold),
-                       settings.claim_stale_after) as claim:
+        with task_claim(task, settings) as claim:
             if not claim.acquired:  # the executor waits for the holder, then counts or reruns it
                 return Outcome(task, "locked")
-            status, reason, degenerate_points = _run(task, settings, bench)
+            if task.stage == "candidate":
+                (status, reason), degenerate_points = run_candidate(task, settings, bench), 0
+            else:
+                status, reason, degenerate_points = _run(task, settings, bench)
     except PipelineError as exc:
         return Outcome(task, "failed", str(exc), type(exc).__name__, time.perf_counter() - start)
     return Outcome(task, status, seconds=time.perf_counter() - start, degenerate_points=degenerate_points,
                    reason=reason)
+
+
+def task_claim(task: Task, settings: RunSettings) -> TaskClaim:
+    """The claim that keeps two runs from computing ``task`` at once (one per candidate, too)."""
+    suffix = f"_c{task.candidate_id}" if task.stage == "candidate" else ""
+    return TaskClaim(claim_path(settings.results_dir, task.folder, task.dataset, task.fold, suffix),
+                     settings.claim_stale_after)
 
 
 @dataclass(frozen=True)
@@ -178,9 +201,10 @@ def plan_task(task: Task, settings: RunSettings) -> TaskPlan:
     code = {"method": (method_fingerprint(method_spec, settings.engine_for(method_spec)) if method_spec
                        else ranking_fingerprint(files.ranking)),
             "evaluator": evaluator_fingerprint(settings.evaluator)}
-    rank_reason = (_ranking_reason(store, files, fold_feature_count(fold_file), params, code["method"], settings)
-                   if method_spec is not None else None)
-    grid_reasons = _grid_reasons(store, files, params, code["evaluator"], settings, rank_reason)
+    selected_by = SELECTED_BY_INNER if task.stage == "tuned" else None
+    rank_reason = (_ranking_reason(store, files, fold_feature_count(fold_file), params, code["method"], settings,
+                                   selected_by) if method_spec is not None else None)
+    grid_reasons = _grid_reasons(store, files, params, code["evaluator"], settings, rank_reason, selected_by)
     return TaskPlan(method_spec, params, files, fold_file, code, rank_reason, grid_reasons)
 
 
@@ -192,6 +216,8 @@ def fresh_outcome(task: Task, settings: RunSettings) -> Outcome | None:
     if not settings.skip_existing or settings.overwrite:
         return None
     try:
+        if task.stage == "candidate":
+            return Outcome(task, "skipped") if plan_candidate(task, settings).reason is None else None
         return Outcome(task, "skipped") if not plan_task(task, settings).grid_reasons else None
     except PipelineError:
         return None
@@ -216,8 +242,13 @@ def _run(task: Task, settings: RunSettings, bench: Workbench) -> tuple[str, str,
     records = _score(task, fold, ranking, grids, k_values, plan.params, settings, bench)
     provenance = _provenance(plan, settings, bench.git)
     for grid, record in zip(grids, records):
-        store.write_metrics(plan.files, grid.mode, {**record, **timing, "provenance": provenance})
+        store.write_metrics(plan.files, grid.mode, {**record, **timing, **_selection(task), "provenance": provenance})
     return "done", plan.reason, max(sum(r["degenerate"]) for r in records)
+
+
+def _selection(task: Task) -> dict:
+    """What the final records of a tuned method add: how its parameters were chosen."""
+    return {"selected_by": SELECTED_BY_INNER} if task.stage == "tuned" else {}
 
 
 def ranks(task: Task, settings: RunSettings) -> bool:
@@ -225,20 +256,26 @@ def ranks(task: Task, settings: RunSettings) -> bool:
     return settings.rank and task.method not in settings.external
 
 
-def _ranking_reason(store, files, d, params, method_code, settings) -> str | None:
+def _ranking_reason(store, files, d, params, method_code, settings, selected_by) -> str | None:
     """Why the ranking a run computes must be computed now (None: reuse it)."""
     if settings.overwrite:
         return "--overwrite"
-    return ranking_staleness(store, files, d, params, method_code)
+    return ranking_staleness(store, files, d, params, method_code, selected_by)
 
 
-def _grid_reasons(store, files, params, evaluator_code, settings, rank_reason) -> dict[str, str]:
-    """Grid mode -> why its metrics must be computed, for every grid whose file cannot be kept."""
+def _grid_reasons(store, files, params, evaluator_code, settings, rank_reason, selected_by) -> dict[str, str]:
+    """Grid mode -> why its metrics must be computed, for every grid whose file cannot be kept.
+
+    A tuned method's files may hold parameters an earlier selection chose: they are stale, not an error.
+    """
     reasons = {}
     for grid in settings.grids:
-        expected = {"mlknn": _mlknn_settings(settings), "params": params, "grid": grid.describe()}
+        expected = {"mlknn": mlknn_settings(settings), "params": params, "grid": grid.describe()}
+        if selected_by is not None:
+            expected["selected_by"] = selected_by
         stale = metrics_staleness(store, files, grid.mode, expected, settings.evaluator, evaluator_code,
-                                  overwrite=settings.overwrite)
+                                  overwrite=settings.overwrite,
+                                  replaced_by=None if selected_by is None else "the selection changed")
         if rank_reason is not None:
             stale = stale or "the ranking is recomputed"
         elif stale is None and not settings.skip_existing and not _written_since(files.metrics(grid.mode), settings):
@@ -257,7 +294,7 @@ def _score(task, fold, ranking, grids, k_values, params, settings, bench) -> lis
                                       smooth=settings.mlknn_smooth, context=context)
     seconds = time.perf_counter() - started
     return [{**metrics_record(grid=grid, folder=task.folder, dataset=task.dataset, fold_index=task.fold, fold=fold,
-                              params=params, mlknn=_mlknn_settings(settings), curves=curves, ranking=ranking),
+                              params=params, mlknn=mlknn_settings(settings), curves=curves, ranking=ranking),
              "time_eval_seconds": seconds} for grid in grids]
 
 
@@ -306,12 +343,12 @@ def _compute_ranking(task: Task, plan: TaskPlan, fold, store: ResultStore, setti
     record = ranking_record(folder=task.folder, dataset=task.dataset, fold_index=task.fold, params=plan.params,
                             engine=settings.engine_for(method_spec), code=plan.code["method"], git=bench.git,
                             timing=timing, info=info, engine_versions=engine.versions())
+    record.update(_selection(task))
     store.write_ranking(plan.files, ranking, seconds, scores, record)
     return ranking, timing
 
 
-def _mlknn_settings(settings: RunSettings) -> dict:
-    return {"num": int(settings.mlknn_k), "smooth": float(settings.mlknn_smooth)}
+
 
 
 def _provenance(plan: TaskPlan, settings: RunSettings, git: dict) -> dict:

@@ -7,6 +7,7 @@ ship them to worker processes.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 from dataclasses import dataclass, field
@@ -16,6 +17,10 @@ from typing import Any
 from ..errors import ConfigError
 from ..evaluation.grids import MAX_GRID_POINTS, p_grid
 from ..names import validate_name
+
+
+#: The kinds of task (see :attr:`Task.stage`).
+TASK_STAGES = ("", "candidate", "tuned")
 
 
 @dataclass(frozen=True)
@@ -34,6 +39,10 @@ class Task:
         The method's parameter overrides as canonical JSON (``"{}"`` for the defaults).
     label : str
         Results sub-folder; the method name unless a parameter sweep names its variants.
+    stage : str
+        ``""`` for an ordinary task; ``"candidate"`` for one candidate of a tuned method, scored on
+        the inner splits of the fold's training part (:mod:`pipeline.runner.tuning`); ``"tuned"``
+        for the final ranking of a tuned method with the parameters inner validation chose.
     """
 
     method: str
@@ -41,6 +50,7 @@ class Task:
     fold: int
     params_json: str = "{}"
     label: str = ""
+    stage: str = ""
 
     def __post_init__(self):
         validate_name(self.method, "method")
@@ -55,6 +65,8 @@ class Task:
         if not isinstance(overrides, dict):
             raise ConfigError("task parameters must be a JSON object", field="params_json",
                               found=repr(self.params_json)[:80])
+        if self.stage not in TASK_STAGES:
+            raise ConfigError("unknown task stage", field="stage", expected=list(TASK_STAGES), found=repr(self.stage))
 
     @property
     def folder(self) -> str:
@@ -66,7 +78,13 @@ class Task:
 
     @property
     def key(self) -> str:
-        return f"{self.folder}/{self.dataset}/fold{self.fold}"
+        base = f"{self.folder}/{self.dataset}/fold{self.fold}"
+        return f"{base} candidate {self.params_json}" if self.stage == "candidate" else base
+
+    @property
+    def candidate_id(self) -> str:
+        """A candidate's short name in file names: the first 16 hex digits of its parameters' SHA-256."""
+        return hashlib.sha256(self.params_json.encode("utf-8")).hexdigest()[:16]
 
 
 def canonical_params(params: dict[str, Any]) -> str:

@@ -1,0 +1,199 @@
+"""The suite's parameter report: how each method's parameters were chosen, and the evidence of tuning.
+
+Read from the results folder (metrics files, tuning records, final ranking records) and written by
+:mod:`pipeline.report.tuning` into ``<tables.out_dir>/parameters/`` (docs/tuning.md). The folder
+records what it was made from, so a rerun with the same inputs leaves it as it is.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from ..errors import PipelineError
+from ..fileio import atomic_write_json
+from ..methods import get_method
+from ..report.output import prepare_output_folder
+from ..report.tuning import (CHOSEN_CAPTION, SELECTION_CAPTION, convergence_figure, level, sensitivity_figure,
+                             write_table)
+from ..runner.fingerprint import PACKAGE_DIR, python_fingerprint
+from ..runner.freshness import read_json, sha256_or_none
+from ..runner.tuning import SELECTED_BY_INNER
+from .suite import Suite
+
+KINDS = {"defaults": "defaults", "declared": "declared in the suite", "inner": "inner-split tuning",
+         "sweep": "test-set sweep (optimistic)"}
+STAMP = ".made_from.json"
+_SEED_FOLDER = re.compile(r"__seed_[0-9]+$")
+_THIS_MODULE = Path(__file__).resolve().relative_to(PACKAGE_DIR).as_posix()
+
+
+@dataclass(frozen=True)
+class Selection:
+    """How one results folder's parameters were chosen: ``kind`` (a key of :data:`KINDS`) and details."""
+
+    folder: str
+    kind: str
+    detail: str
+
+
+def selection_of(results_dir: Path, folder: str, datasets: Sequence[str], folds: int) -> Selection:
+    """Classify a results folder from its records: inner-split tuning (a tuning record, or metrics that
+    say ``selected_by: inner validation``), a test-set sweep (a sweep folder ``METHOD__name_value``),
+    parameters declared in the suite, or the method's defaults."""
+    root = Path(results_dir) / folder
+    tuning = _first(root / f"{d}_fold{i}_tuning.json" for d in datasets for i in range(folds))
+    metrics = _first(root / f"{d}_fold{i}_{g}_metrics.json" for d in datasets for i in range(folds)
+                     for g in ("kgrid", "pgrid")) or {}
+    if tuning is not None or metrics.get("selected_by") == SELECTED_BY_INNER:
+        return Selection(folder, "inner", _tuning_detail(tuning or {}))
+    method = _SEED_FOLDER.sub("", folder).split("__")[0]
+    changed = _non_defaults(method, metrics.get("params") or {})
+    described = ", ".join(f"{k}={v}" for k, v in changed.items())
+    if folder != method and not _SEED_FOLDER.search(folder):
+        return Selection(folder, "sweep", (described + "; " if described else "") + "picked on the outer test part")
+    return Selection(folder, "declared", described) if changed else Selection(folder, "defaults", "")
+
+
+def chosen_parameters(results_dir: Path, folder: str, dataset: str, folds: int) -> dict[str, tuple[str, int, int]]:
+    """Tuned parameter -> (most frequent chosen value, folds that chose it, folds with a tuning record);
+    ties go to the value the earliest fold chose."""
+    chosen = [r["chosen"]["overrides"] for r in tuning_records(results_dir, folder, dataset, folds)]
+    table = {}
+    for name in (chosen[0] if chosen else {}):
+        value, count = Counter(level(c[name]) for c in chosen).most_common(1)[0]
+        table[name] = (value, count, len(chosen))
+    return table
+
+
+def tuning_records(results_dir: Path, folder: str, dataset: str, folds: int) -> list[dict]:
+    """The tuning records of one method variant and dataset, in fold order (missing ones left out)."""
+    records = [read_json(Path(results_dir) / folder / f"{dataset}_fold{i}_tuning.json") for i in range(folds)]
+    return [r for r in records if r and r.get("candidates") and r.get("chosen")]
+
+
+def write_parameter_report(results_dir: Path, folders: Sequence[str], datasets: Sequence[str], folds: int,
+                           out_dir: Path, *, figures: bool = True) -> list[Path]:
+    """Write the selection and chosen-parameter tables and (``figures``) the sensitivity and convergence
+    figures; return the written paths."""
+    out_dir = prepare_output_folder(out_dir, option="tables.out_dir")
+    selections = [selection_of(results_dir, f, datasets, folds) for f in folders]
+    written = write_table(out_dir, "parameter_selection", "How each method's parameters were chosen",
+                          SELECTION_CAPTION, ["Method", "Parameters chosen by", "Details"],
+                          [[s.folder, KINDS[s.kind], s.detail] for s in selections])
+    tuned = [s.folder for s in selections if s.kind == "inner"]
+    if tuned:
+        written += _chosen_table(results_dir, tuned, datasets, folds, out_dir)
+    if figures:
+        for folder in tuned:
+            for dataset in datasets:
+                written += _sensitivity(results_dir, folder, dataset, folds, out_dir)
+        for dataset in datasets:
+            traces = {folder: objective_traces(results_dir, folder, dataset, folds) for folder in folders}
+            traces = {folder: lines for folder, lines in traces.items() if lines}
+            if traces:
+                written += convergence_figure(out_dir / f"convergence_{dataset}", f"Convergence on {dataset}", traces)
+    return written
+
+
+def objective_traces(results_dir: Path, folder: str, dataset: str, folds: int) -> list[np.ndarray]:
+    """The ``info.objective`` traces (two or more values) of a method's final rankings, in fold order."""
+    traces = []
+    for fold in range(folds):
+        info = (read_json(Path(results_dir) / folder / f"{dataset}_fold{fold}_ranking.json") or {}).get("info")
+        objective = info.get("objective") if isinstance(info, dict) else None
+        if isinstance(objective, list) and len(objective) > 1:
+            traces.append(np.array([np.nan if v is None else float(v) for v in objective], dtype=float))
+    return traces
+
+
+def parameter_report_dir(suite: Suite, root: Path) -> Path:
+    return root / suite.tables["out_dir"] / "parameters"
+
+
+def make_parameter_report(suite: Suite, results_dir: Path, root: Path) -> str:
+    """Write the suite's parameter report unless it is up to date; return ``made`` or ``up to date``."""
+    out = parameter_report_dir(suite, root)
+    folders = [label for entry in suite.methods for label, _ in entry.variants()]
+    stamp = _stamp(results_dir, folders, suite)
+    if read_json(out / STAMP) == stamp:
+        return "up to date"
+    write_parameter_report(results_dir, folders, suite.datasets, len(suite.fold_indices), out,
+                           figures=suite.tables["figures"])
+    atomic_write_json(out / STAMP, stamp)
+    return "made"
+
+
+def _stamp(results_dir: Path, folders: list[str], suite: Suite) -> dict:
+    inputs = hashlib.sha256()
+    for folder in folders:
+        for dataset in suite.datasets:
+            for fold in suite.fold_indices:
+                stem = Path(results_dir) / folder / f"{dataset}_fold{fold}"
+                for suffix in ("_tuning.json", "_ranking.json", *(f"_{g.mode}_metrics.json" for g in suite.grids)):
+                    inputs.update(f"{stem.name}{suffix}:{sha256_or_none(Path(f'{stem}{suffix}'))}\n".encode())
+    return {"inputs_sha256": inputs.hexdigest(), "folders": folders, "datasets": list(suite.datasets),
+            "figures": suite.tables["figures"], "code_sha256": python_fingerprint(_THIS_MODULE)["sha256"]}
+
+
+def _chosen_table(results_dir: Path, tuned: list[str], datasets: Sequence[str], folds: int,
+                  out_dir: Path) -> list[Path]:
+    columns, cells = [], {}
+    for folder in tuned:
+        for dataset in datasets:
+            for name, (value, count, total) in chosen_parameters(results_dir, folder, dataset, folds).items():
+                if (folder, name) not in columns:
+                    columns.append((folder, name))
+                cells[(dataset, folder, name)] = f"{value} ({count}/{total})"
+    header = ["Dataset"] + [f"{folder} {name}" for folder, name in columns]
+    rows = [[dataset] + [cells.get((dataset, f, n), "") for f, n in columns] for dataset in datasets]
+    return write_table(out_dir, "chosen_parameters", "Chosen parameters", CHOSEN_CAPTION, header, rows)
+
+
+def _sensitivity(results_dir: Path, folder: str, dataset: str, folds: int, out_dir: Path) -> list[Path]:
+    records = tuning_records(results_dir, folder, dataset, folds)
+    if not records:
+        return []
+    candidates = [c["overrides"] for c in records[0]["candidates"]]
+    scores = np.array([[np.nan if c["criterion"] is None else c["criterion"] for c in r["candidates"]]
+                       for r in records], dtype=float)
+    mean = np.array([np.nanmean(column) if np.isfinite(column).any() else np.nan for column in scores.T])
+    criterion = records[0]["criterion"]
+    label = f"inner {criterion['metric']} ({criterion['grid']} {criterion['statistic']}), mean of {len(records)} fold(s)"
+    return sensitivity_figure(out_dir / f"sensitivity_{folder}_{dataset}", f"{folder} on {dataset}",
+                              list(candidates[0]), candidates, mean, label,
+                              criterion["direction"] == "higher is better")
+
+
+def _tuning_detail(record: dict) -> str:
+    criterion, inner, candidates = record.get("criterion") or {}, record.get("inner") or {}, record.get("candidates")
+    if not criterion or not candidates:
+        return ""
+    values = {name: list(dict.fromkeys(level(c["overrides"][name]) for c in candidates))
+              for name in candidates[0]["overrides"]}
+    split = f"{inner.get('mode')} x{inner.get('count')}"
+    if inner.get("mode") == "holdout":
+        split += f", {inner.get('test_size'):g} validation"
+    statistic = "mean" if criterion.get("statistic") == "mean" else "value at p_target"
+    grid = "; ".join(f"{name} in {{{', '.join(v)}}}" for name, v in values.items())
+    failed = sum("failed" in c for c in candidates)
+    return (f"{criterion.get('metric')} ({statistic} over the {criterion.get('grid')}) on inner {split}; "
+            f"{len(candidates)} candidates: {grid}" + (f"; {failed} failed (the method raised)" if failed else ""))
+
+
+def _non_defaults(method: str, params: dict) -> dict:
+    try:
+        defaults = get_method(method).resolve_params({})
+    except PipelineError:  # a method this checkout does not know: every parameter is shown
+        return {k: v for k, v in params.items() if k != "seed"}
+    return {k: v for k, v in params.items() if defaults.get(k) != v and k != "seed"}
+
+
+def _first(paths):
+    return next((record for record in map(read_json, paths) if record is not None), None)
