@@ -99,7 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="rows, in this order (default: every dataset found, A-Z ignoring case)")
     p.add_argument("--ref-method", required=True, help="reference method (Wilcoxon, W/T/L, gain)")
     p.add_argument("--metrics", nargs="+", choices=METRICS, default=None, metavar="METRIC",
-                   help=f"metrics to tabulate and test, in this order (default: all seven: {' '.join(METRICS)})")
+                   help=f"metrics to tabulate and test, in this order (default: all {len(METRICS)}: {' '.join(METRICS)})")
     p.add_argument("--out-dir", default="paper/tables")
     p.add_argument("--display-map", default=None, help="JSON object: internal name -> display name")
     p.add_argument("--grid", choices=agg.GRIDS, default="kgrid")
@@ -119,7 +119,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-figures", action="store_true", help="skip curves and CD diagrams")
     p.add_argument("--jobs", type=int, default=1, help="processes drawing the figures in parallel")
     p.add_argument("--all-curve-metrics", action="store_true",
-                   help="plot all seven metrics in the curve figures (default: the three main ones)")
+                   help=f"plot all {len(METRICS)} metrics in the curve figures (default: the three main ones)")
     return p
 
 
@@ -171,7 +171,7 @@ class TableJob:
         self.out = prepare_output_folder(args.out_dir, option="--out-dir")
         self.results = agg.load_results(args.results_dir, self.methods, args.grid,
                                         datasets=args.datasets, n_folds=args.folds)
-        self.notes = self.results.check_complete(args.allow_incomplete)
+        self.notes = self.results.check_complete(args.allow_incomplete) + agg.absent_metric_notes(self.results)
         self.p_target = None
         if args.grid == "pgrid":
             self.p_target, p_notes = agg.p_target_used(self.results, args.p_target)

@@ -24,12 +24,17 @@ from ..errors import DataError
 
 @dataclass(frozen=True)
 class MetricSpec:
-    """What the project knows about one metric: its key, direction, name in tables, and convention."""
+    """What the project knows about one metric: its key, direction, name in tables, and convention.
+
+    ``added_later``: the evaluator computed it only from a later version on, so metrics files written
+    before lack it (readers treat it as missing there, not as a damaged file).
+    """
 
     key: str
     higher_is_better: bool
     display: str
     convention: str
+    added_later: bool = False
 
 
 #: The one definition of the metrics, in the order used everywhere (files, tables, figures).
@@ -60,12 +65,14 @@ METRIC_SPECS = (
     MetricSpec("coverage", False, "Coverage",
                "per instance: largest rank of a relevant label minus 1, ranks from Zhang & Zhou's "
                "stable ascending sort (among tied labels the higher label index ranks first); "
-               "mean of the ranks over the instances with a relevant label, minus 1; NaN if none"),
+               "mean of the ranks over the instances with a relevant label, minus 1; NaN if none",
+               added_later=True),
 )
 
 METRICS = tuple(spec.key for spec in METRIC_SPECS)
 HIGHER_IS_BETTER = {spec.key: spec.higher_is_better for spec in METRIC_SPECS}
 METRIC_CONVENTIONS = {spec.key: spec.convention for spec in METRIC_SPECS}
+LATER_METRICS = frozenset(spec.key for spec in METRIC_SPECS if spec.added_later)
 
 
 def as_binary_labels(Y, name: str = "Y") -> np.ndarray:
