@@ -61,7 +61,7 @@ METRIC_SPECS = (
     MetricSpec("ranking_loss", False, "Ranking Loss",
                "per instance: share of (relevant, irrelevant) label pairs with score(relevant) <= "
                "score(irrelevant) (ties count as misordered); mean over the instances with at "
-               "least one relevant and one irrelevant label; NaN if none"),
+               "least one relevant and one irrelevant label; NaN if none", added_later=True),
     MetricSpec("coverage", False, "Coverage",
                "per instance: largest rank of a relevant label minus 1, ranks from Zhang & Zhou's "
                "stable ascending sort (among tied labels the higher label index ranks first); "
