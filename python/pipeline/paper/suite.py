@@ -24,6 +24,7 @@ from ..evaluation.metrics import METRICS
 from ..methods import get_method
 from ..names import validate_name
 from ..runner.executors import EXECUTORS
+from ..runner.reference import reference_tasks
 from ..runner.tasks import GridSpec, Task, canonical_params
 
 SUITE_KEYS = {"name", "description", "datasets", "folds", "methods", "engine", "evaluator", "mlknn", "grids",
@@ -80,14 +81,15 @@ class Suite:
         return list(range(self.fold_count or self.folds.n_folds))
 
     def tasks(self) -> list[Task]:
-        """Every (method variant, dataset, fold) task, datasets outermost (as the tables read them)."""
+        """Every (method variant, dataset, fold) task, datasets outermost (as the tables read them), then
+        the all-features reference of every (dataset, fold)."""
         tasks = []
         for dataset in self.datasets:
             for fold in self.fold_indices:
                 for entry in self.methods:
                     for label, params in entry.variants():
                         tasks.append(Task(entry.name, dataset, fold, canonical_params(params), label))
-        return tasks
+        return tasks + reference_tasks({dataset: list(self.fold_indices) for dataset in self.datasets})
 
     def restricted(self, *, datasets=None, methods=None, folds=None, engine=None, jobs=None) -> "Suite":
         """The same suite limited to some datasets, methods or folds, or on another engine / job count."""
