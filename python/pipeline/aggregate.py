@@ -35,7 +35,7 @@ from .names import validate_name
 
 GRIDS = ("kgrid", "pgrid")
 LOWER_IS_BETTER = frozenset(m for m in METRICS if not HIGHER_IS_BETTER[m])
-METRIC_DISPLAY = {spec.key: spec.display for spec in METRIC_SPECS}
+METRIC_DISPLAY = {metric.key: metric.display for metric in METRIC_SPECS}
 METRIC_TABLE_STEM = {**{m: m for m in METRICS}, "micro_f1": "microf1", "macro_f1": "macrof1",
                      "hamming_loss": "hamming"}
 MAIN_METRICS = ("micro_f1", "macro_f1", "hamming_loss")

@@ -69,10 +69,10 @@ METRIC_SPECS = (
                added_later=True),
 )
 
-METRICS = tuple(spec.key for spec in METRIC_SPECS)
-HIGHER_IS_BETTER = {spec.key: spec.higher_is_better for spec in METRIC_SPECS}
-METRIC_CONVENTIONS = {spec.key: spec.convention for spec in METRIC_SPECS}
-LATER_METRICS = frozenset(spec.key for spec in METRIC_SPECS if spec.added_later)
+METRICS = tuple(metric.key for metric in METRIC_SPECS)
+HIGHER_IS_BETTER = {metric.key: metric.higher_is_better for metric in METRIC_SPECS}
+METRIC_CONVENTIONS = {metric.key: metric.convention for metric in METRIC_SPECS}
+LATER_METRICS = frozenset(metric.key for metric in METRIC_SPECS if metric.added_later)
 
 
 def as_binary_labels(Y, name: str = "Y") -> np.ndarray:
