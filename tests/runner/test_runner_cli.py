@@ -159,7 +159,7 @@ def test_params_file_overrides_and_sweeps(fold_dir, tmp_path, capsys):
                                  "--methods", "DAGFS", "RANDOM", "--folds", "1", "--params", str(params)])
     assert code == 0
     assert sorted(p.name for p in results.iterdir() if p.is_dir() and p.name != "runs") == [
-        "DAGFS__alpha_0.05", "DAGFS__alpha_0.2", "RANDOM"]
+        "DAGFS__alpha_0.05", "DAGFS__alpha_0.2", "RANDOM", "_reference"]
     record = json.loads((results / "DAGFS__alpha_0.2" / "toy_fold0_kgrid_metrics.json").read_text())
     assert record["params"]["alpha"] == 0.2 and record["params"]["max_iter"] == 5
     assert record["method"] == "DAGFS__alpha_0.2"
