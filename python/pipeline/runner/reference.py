@@ -21,7 +21,7 @@ from ..errors import ConfigError
 from ..evaluation.metrics import LATER_METRICS, METRICS
 from ..fileio import atomic_write_json, remove_abandoned_temporaries
 from .fingerprint import changed_files, evaluator_fingerprint
-from .freshness import read_json
+from .freshness import read_json, sha256_or_none
 from .records import runtime_versions
 from .tasks import REFERENCE_METHOD, Task
 
@@ -68,7 +68,7 @@ def reference_staleness(path: Path, fold_file: Path, mlknn: dict, evaluator: str
                               "folder", file=path)
         return "other settings (--overwrite)"
     provenance = record.get("provenance") or {}
-    if provenance.get("fold_sha256") != sha256_file(fold_file):
+    if provenance.get("fold_sha256") != sha256_or_none(fold_file):
         return "the fold file changed"
     if provenance.get("evaluator") != evaluator:
         return f"scored by the {provenance.get('evaluator')} evaluator, this run uses {evaluator}"
