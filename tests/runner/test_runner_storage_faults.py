@@ -104,7 +104,7 @@ def test_disk_filling_up_mid_run_fails_that_task_and_stops_cleanly(tmp_path, sma
     assert code == 2, err
     counts = summary_counts(err)
     assert counts["failed"] == 1 and counts["interrupted"] > 0
-    assert counts["done"] + counts["failed"] + counts["interrupted"] == 8
+    assert counts["done"] + counts["failed"] + counts["interrupted"] == 16  # 8 folds x (VARIANCE + reference)
     failed = [line for line in err.splitlines() if line.startswith("FAILED ")]
     assert len(failed) == 1 and "cannot write: No space left on device" in failed[0]
     assert "stopped after a storage fault" in err and "fix it, then resume with --skip-existing" in err
