@@ -17,7 +17,6 @@ summarises) and, for seed-averaged runs, the std over seeds (``seeds``, ``<metri
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections import Counter
@@ -28,6 +27,7 @@ from typing import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
+from .documents import read_result_file
 from .errors import ConfigError, DataError
 from .evaluation.grids import p_target_index
 from .evaluation.metrics import HIGHER_IS_BETTER, LATER_METRICS, METRIC_SPECS, METRICS
@@ -201,10 +201,7 @@ def _read_seed_spread(obj: dict, path: Path, size: int) -> SeedSpread | None:
 def read_fold_result(path: str | Path, method: str, dataset: str, fold: int, grid: str) -> FoldResult:
     """Parse and validate one ``_kgrid_metrics.json`` / ``_pgrid_metrics.json`` file."""
     path = Path(path)
-    try:
-        obj = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise DataError(f"cannot read metrics file: {exc}", file=path) from None
+    obj = read_result_file(path, "metrics file")
     if not isinstance(obj, dict):
         raise DataError("metrics file must hold a JSON object", file=path)
     if obj.get("grid_mode", grid) != grid:

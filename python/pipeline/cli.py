@@ -1,21 +1,36 @@
 """Shared plumbing for the command-line front doors.
 
 User errors (:class:`~pipeline.errors.PipelineError`) become one line on stderr and exit code 2;
-anything else is a bug and keeps its traceback.
+a reader that closes standard output early (``... | head``) ends the command quietly with exit
+code 141, as ``yes | head`` does; anything else is a bug and keeps its traceback. Numeric options
+are bounded where they are parsed (:func:`check_option_bounds`), so a count such as
+``--bootstrap 1000000000`` is refused before it is allocated.
 """
 
 from __future__ import annotations
 
+import argparse
+import math
+import os
 import sys
+from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from .errors import PipelineError
+from .errors import ConfigError, PipelineError
+
+BROKEN_PIPE_EXIT = 128 + 13  # killed by SIGPIPE, the status shells report for `yes | head`
 
 
 def run_main(main: Callable[[Sequence[str] | None], int | None], argv: Sequence[str] | None = None) -> int:
     """Call ``main(argv)`` and map a :class:`PipelineError` to exit code 2 with a one-line message."""
     try:
-        code = main(argv)
+        try:
+            code = main(argv)
+        finally:  # buffered output reaches a closed pipe here, inside the handler, not at exit
+            sys.stdout.flush()
+    except BrokenPipeError:
+        _discard_stdout()
+        return BROKEN_PIPE_EXIT
     except PipelineError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -23,3 +38,47 @@ def run_main(main: Callable[[Sequence[str] | None], int | None], argv: Sequence[
         print("interrupted", file=sys.stderr)
         return 130
     return int(code or 0)
+
+
+@dataclass(frozen=True)
+class Bounds:
+    """The range of a numeric command-line option (``low < value`` when ``low_open``)."""
+
+    low: float
+    high: float
+    low_open: bool = False
+
+    def holds(self, value: float) -> bool:
+        return (math.isfinite(value) and (value > self.low if self.low_open else value >= self.low)
+                and value <= self.high)
+
+    def __str__(self) -> str:
+        return f"a number in {'(' if self.low_open else '['}{_number(self.low)}, {_number(self.high)}]"
+
+
+#: Seeds of NumPy and MT19937 streams.
+SEED_BOUNDS = Bounds(0, 2**32 - 1)
+
+
+def check_option_bounds(args: argparse.Namespace, bounds: dict[str, Bounds]) -> None:
+    """ConfigError (one line, exit 2) for the first numeric option outside its bounds, before any work
+    or allocation; ``bounds`` maps an option (``--bootstrap``) to its range. Options left at None
+    and options not given to this command are skipped; a list option is checked value by value."""
+    for option, bound in bounds.items():
+        value = getattr(args, option.lstrip("-").replace("-", "_"), None)
+        for item in value if isinstance(value, list) else [value]:
+            if item is not None and not bound.holds(item):
+                raise ConfigError("out of range", field=option, expected=str(bound), found=item)
+
+
+def _number(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"
+
+
+def _discard_stdout() -> None:
+    """Point standard output at the null device so the interpreter's final flush cannot fail again."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, sys.stdout.fileno())
+    finally:
+        os.close(devnull)

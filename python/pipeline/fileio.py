@@ -35,7 +35,7 @@ from typing import Any
 
 import psutil
 
-from .errors import ConfigError, StorageError
+from .errors import StorageError
 
 _HOST_UNSAFE = re.compile(r"[^A-Za-z0-9.-]")
 _WRITER = re.compile(r"^(?P<pid>[0-9]+)-(?P<started>[0-9]+)@(?P<host>[A-Za-z0-9.-]+)$")
@@ -293,16 +293,3 @@ def dumps_json(obj: Any) -> str:
 def atomic_write_json(path: str | Path, obj: Any) -> Path:
     """Write ``obj`` as strict JSON (see :func:`dumps_json`) to ``path`` atomically."""
     return atomic_write_text(path, dumps_json(obj))
-
-
-def read_config_text(path: Path, what: str, limit: int) -> str:
-    """The UTF-8 text of a user's configuration file (a suite or parameter file) of at most
-    ``limit`` bytes; :class:`ConfigError` naming ``what`` and the file otherwise."""
-    try:
-        size = path.stat().st_size
-        if size > limit:
-            raise ConfigError(f"{what} too large", file=path, expected=f"at most {limit} bytes", found=f"{size} bytes")
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
-        raise ConfigError(f"cannot read {what}: {reason}", file=path) from None

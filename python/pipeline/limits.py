@@ -25,3 +25,13 @@ def env_limit(variable: str, default: int) -> int:
     if limit <= 0:
         raise ConfigError("must be a positive integer", field=variable, found=repr(text))
     return limit
+
+
+#: Bounds shared by a suite file (pipeline.paper) and the command lines (pipeline.kgrid, ...): the
+#: largest ML-kNN neighbour count and smoothing, the longest task timeout (a week) and claim
+#: age (30 days), the largest --max-tasks.
+MAX_MLKNN_K = 1000
+MAX_MLKNN_SMOOTH = 1e6
+MAX_TASK_TIMEOUT = 7 * 24 * 3600.0
+MAX_CLAIM_STALE_AFTER = 30 * 24 * 3600.0
+MAX_TASKS_LIMIT = 10_000_000

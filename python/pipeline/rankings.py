@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import re
+from decimal import Decimal
 from pathlib import Path
 
 import numpy as np
@@ -20,6 +21,8 @@ from .errors import RankingError
 RANKING_BYTES_PER_FEATURE = 32
 #: Extra bytes allowed per file (a byte-order mark, trailing blank lines).
 RANKING_SLACK_BYTES = 1024
+#: Longest value read (NumPy's ``%.18e`` text has 24 characters).
+MAX_INDEX_CHARS = RANKING_BYTES_PER_FEATURE
 
 _INTEGER = re.compile(r"[+-]?[0-9]+", re.ASCII)
 _DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?", re.ASCII)
@@ -70,10 +73,14 @@ def _token_values(tokens: list[str], d: int, source: Path) -> np.ndarray:
     """
     values = np.empty(len(tokens), dtype=np.int64)
     for i, token in enumerate(tokens):
-        if _INTEGER.fullmatch(token):
+        if _INTEGER.fullmatch(token) and len(token) <= MAX_INDEX_CHARS:
             value = int(token)
-        elif _DECIMAL.fullmatch(token):
-            value = float(token)
+        elif _DECIMAL.fullmatch(token) and len(token) <= MAX_INDEX_CHARS:
+            value = Decimal(token)  # exact: 2.9999999999999999999 is not 3, as a float would say
+        elif _INTEGER.fullmatch(token) or _DECIMAL.fullmatch(token):
+            raise RankingError("ranking index too long", file=source,
+                               expected=f"values in 1..{d} of at most {MAX_INDEX_CHARS} characters",
+                               found=f"{_quoted(token)} (entry {i + 1}, {len(token)} characters)")
         else:
             raise RankingError("ranking holds a non-numeric value", file=source,
                                expected="integers 1..d", found=_quoted(token))

@@ -3,22 +3,24 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import itertools
-import json
 import math
 import os
+import re
 import sys
 import time
 from numbers import Real
 from pathlib import Path
 from typing import Sequence
 
-import yaml
-
+from .cli import Bounds, check_option_bounds
 from .data.folds import discover_datasets, list_fold_indices
+from .data.splits import MAX_FOLDS
+from .documents import CONFIG_LIMITS, read_document
 from .engines import ENGINES, EVALUATORS
 from .errors import ConfigError, StorageError
-from .fileio import read_config_text
+from .limits import MAX_CLAIM_STALE_AFTER, MAX_MLKNN_K, MAX_MLKNN_SMOOTH, MAX_TASK_TIMEOUT, MAX_TASKS_LIMIT
 from .locations import MATLAB_DIR_VARIABLE, matlab_dir
 from .methods import available_methods, get_method
 from .names import validate_name
@@ -40,6 +42,14 @@ STATUSES = ("done", "skipped", "done_elsewhere", "failed", "interrupted")
 DEFAULT_MAX_TASKS = 10_000
 #: Largest parameter file read (a JSON/YAML of method parameters is a few hundred bytes).
 MAX_PARAMS_FILE_BYTES = 1 << 20
+#: Upper bounds of the numeric options (lower bounds: _check_arguments).
+OPTION_BOUNDS = {"--mlknn-k": Bounds(1, MAX_MLKNN_K), "--mlknn-smooth": Bounds(0, MAX_MLKNN_SMOOTH, low_open=True),
+                 "--folds": Bounds(1, MAX_FOLDS), "--max-tasks": Bounds(1, MAX_TASKS_LIMIT),
+                 "--task-timeout": Bounds(0, MAX_TASK_TIMEOUT, low_open=True),
+                 "--claim-stale-after": Bounds(0, MAX_CLAIM_STALE_AFTER, low_open=True)}
+#: A Dask scheduler address: protocol://host[:port] (tcp, tls, ucx, ws, wss, inproc).
+SCHEDULER_ADDRESS = re.compile(r"(tcp|tls|ucx|ws|wss|inproc)://[A-Za-z0-9._\-\[\]:]{1,253}(:[0-9]{1,5})?")
+PARAMS_LIMITS = dataclasses.replace(CONFIG_LIMITS, max_bytes=MAX_PARAMS_FILE_BYTES)
 
 
 REFERENCE_HELP = (" Once per (dataset, fold) it also scores ML-kNN on every feature, the all-features "
@@ -240,7 +250,8 @@ def _grid_from_args(args, mode: str) -> GridSpec:
 
 
 def _check_arguments(args: argparse.Namespace) -> None:
-    """ConfigError for a numeric option out of its range or a name listed twice."""
+    """ConfigError for a numeric option out of its range, a malformed scheduler address or a name
+    listed twice."""
     positive_counts = {"--mlknn-k": args.mlknn_k, "--jobs": args.jobs, "--max-tasks": args.max_tasks,
                        "--folds": 1 if args.folds is None else args.folds}
     for option, value in positive_counts.items():
@@ -251,6 +262,10 @@ def _check_arguments(args: argparse.Namespace) -> None:
     for option, value in positive_reals.items():
         if not (math.isfinite(value) and value > 0):
             raise ConfigError("must be a finite number > 0", field=option, found=value)
+    check_option_bounds(args, OPTION_BOUNDS)
+    if args.scheduler is not None and not SCHEDULER_ADDRESS.fullmatch(args.scheduler):
+        raise ConfigError("not a scheduler address", field="--scheduler", expected="tcp://HOST:PORT",
+                          found=repr(args.scheduler))
     for option, names in (("--methods", args.methods), ("--datasets", args.datasets or [])):
         repeated = sorted({name for name in names if names.count(name) > 1})
         if repeated:
@@ -266,17 +281,22 @@ def _load_params(path: Path | None, max_tasks: int) -> dict[str, dict]:
     """
     if path is None:
         return {}
-    text = read_config_text(path, "parameter file", MAX_PARAMS_FILE_BYTES)
-    try:
-        data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
-    except (json.JSONDecodeError, yaml.YAMLError) as exc:
-        raise ConfigError(f"cannot parse parameter file: {exc}".splitlines()[0], file=path) from None
+    data = read_document(path, "parameter file", limits=PARAMS_LIMITS)
     if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
         raise ConfigError("parameter file must map method names to parameter objects", file=path,
                           expected='{"DAGFS": {"alpha": 0.2}}')
     for method, params in data.items():
-        _check_sweep(method, params, max_tasks, path)
+        try:
+            _check_sweep(method, params, max_tasks, path)
+            parameter_variants(method, params, max_tasks)
+        except ConfigError as exc:
+            raise exc if exc.file else ConfigError(exc.message, file=path, field=_in_method(method, exc.field),
+                                                   expected=exc.expected, found=exc.found) from None
     return data
+
+
+def _in_method(method: str, field: str | None) -> str:
+    return f"{method}.{field}" if field and not field.startswith("--") else (field or method)
 
 
 def _check_sweep(method: str, overrides: dict, max_tasks: int, path: Path) -> None:
@@ -353,7 +373,20 @@ def parameter_variants(method: str, overrides: dict, max_variants: int = DEFAULT
         params = {**overrides, **dict(zip(swept, combination))}
         label = "__".join([method, *(f"{name}_{value}" for name, value in zip(swept, combination))])
         variants.append((validate_name(label, "parameter-sweep folder"), params))
+    _check_distinct_folders(method, variants)
     return variants
+
+
+def _check_distinct_folders(method: str, variants: list[tuple[str, dict]]) -> None:
+    """ConfigError if two combinations would share a results folder (also on a file system that
+    ignores case): the second would silently overwrite or reuse the first one's results."""
+    seen: dict[str, dict] = {}
+    for label, params in variants:
+        other = seen.setdefault(label.lower(), params)
+        if other is not params:
+            raise ConfigError(f"two combinations of the parameter sweep of {method} map to the same results "
+                              "folder", field=label, expected="values that differ in their written form",
+                              found=f"{other} and {params}")
 
 
 def _check_combinations(method: str, overrides: dict, limit: int) -> None:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Sequence
 from urllib.parse import quote
@@ -29,7 +29,9 @@ from urllib.parse import quote
 import numpy as np
 
 from . import aggregate as agg
-from .cli import run_main
+from .cli import Bounds, check_option_bounds, run_main
+from .data.splits import MAX_FOLDS
+from .documents import CONFIG_LIMITS, read_document
 from .errors import ConfigError
 from .evaluation.metrics import METRICS
 from .fileio import atomic_write_json, atomic_write_text
@@ -50,20 +52,29 @@ DEGENERATE_NOTE = ("in at least one fold, more than half of the selected feature
                    "this cell summarises (see report.md).")
 
 
+#: Largest display map read (the paper's has a few dozen entries of a few bytes each).
+DISPLAY_MAP_LIMITS = replace(CONFIG_LIMITS, max_bytes=256 << 10, max_depth=1, max_string_chars=200)
+MAX_DISPLAY_MAP_ENTRIES = 2000
+#: Ranges of the numeric options and the longest caption note.
+OPTION_BOUNDS = {"--folds": Bounds(1, MAX_FOLDS), "--jobs": Bounds(1, 1024), "--bayesian-rope": Bounds(0, 1e6),
+                 "--p-target": Bounds(0, 1, low_open=True)}
+MAX_CAPTION_NOTE_CHARS = 1000
+
+
 def read_display_map(path: str | Path | None) -> dict[str, str]:
-    """Load ``{"internal name": "Display Name", ...}``; keys and values must be non-empty strings."""
+    """Load ``{"internal name": "Display Name", ...}`` (strict JSON, at most 256 KiB and
+    :data:`MAX_DISPLAY_MAP_ENTRIES` entries); keys and values must be non-empty strings of at most
+    200 characters."""
     if path is None:
         return {}
     path = Path(path)
-    try:
-        obj = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ConfigError("display map not found", file=path) from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ConfigError(f"cannot read display map: {exc}", file=path) from None
+    obj = read_document(path, "display map", limits=DISPLAY_MAP_LIMITS, kind="json")
     if not isinstance(obj, dict):
         raise ConfigError("display map must be a JSON object", file=path,
                           expected='{"name": "Display Name"}', found=type(obj).__name__)
+    if len(obj) > MAX_DISPLAY_MAP_ENTRIES:
+        raise ConfigError("display map has too many entries", file=path,
+                          expected=f"at most {MAX_DISPLAY_MAP_ENTRIES}", found=len(obj))
     for key, value in obj.items():
         if not isinstance(value, str) or not value.strip() or not key:
             raise ConfigError("display map entries must map a name to a non-empty string", file=path,
@@ -135,6 +146,10 @@ def check_arguments(args: argparse.Namespace) -> None:
         raise ConfigError("--folds must be at least 1", field="--folds", found=args.folds)
     if not 0 < args.p_target <= 1:
         raise ConfigError("--p-target must lie in (0, 1]", field="--p-target", found=args.p_target)
+    check_option_bounds(args, OPTION_BOUNDS)
+    if len(args.caption_note) > MAX_CAPTION_NOTE_CHARS:
+        raise ConfigError("--caption-note is too long", field="--caption-note",
+                          expected=f"at most {MAX_CAPTION_NOTE_CHARS} characters", found=len(args.caption_note))
     if args.label_suffix:
         try:
             check_label(args.label_suffix)

@@ -72,7 +72,7 @@ def test_empty_and_broken_table_files(tmp_path):
     with pytest.raises(DataError, match="empty file"):
         load_label_vocabulary(tmp_path / "empty.json")
     (tmp_path / "broken.json").write_text('{"training_labels": [')
-    with pytest.raises(DataError, match="invalid JSON"):
+    with pytest.raises(DataError, match="cannot parse JSON document"):
         load_label_vocabulary(tmp_path / "broken.json")
 
 

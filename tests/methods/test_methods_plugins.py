@@ -153,12 +153,13 @@ def test_a_suite_declares_plugin_folders_relative_to_itself_and_external_ranking
     minimal_plugin(tmp_path / "suite" / "mine", "SUITEX", helper=False)
     given = tmp_path / "root" / "results" / "given" / "GIVEN"
     given.mkdir(parents=True)
+    (tmp_path / "root" / "folds").symlink_to(DEMO, target_is_directory=True)  # written paths stay under --root
     for fold in range(2):
         (given / f"demo_fold{fold}_ranking.csv").write_text("\n".join(map(str, range(120, 0, -1))) + "\n")
     suite = write(tmp_path / "suite", "suite.yaml", f"""
 name: given
 datasets: [demo]
-folds: {{dir: {DEMO}, mode: kfold, count: 5, seed: 0}}
+folds: {{dir: folds, mode: kfold, count: 5, seed: 0}}
 plugins: [mine]
 engine: python
 methods:

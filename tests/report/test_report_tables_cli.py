@@ -133,7 +133,9 @@ def test_method_without_a_dataset_is_left_out_of_the_tests(kgrid_results, tmp_pa
     ('["DAGFS"]', "must be a JSON object"),
     ('{"DAGFS": 3}', "non-empty string"),
     ('{"DAGFS": "X", "LRMFS": "X"}', "same display name"),
-    ("{not json", "cannot read display map"),
+    ("{not json", "cannot parse display map"),
+    ("{\"DAGFS\": \"A\", \"DAGFS\": \"B\"}", "a key is repeated"),
+    ("{\"DAGFS\": {\"x\": \"A\"}}", "nested too deeply (expected at most 1 nesting level(s))"),
 ])
 def test_display_map_is_validated(kgrid_results, tmp_path, capsys, content, message):
     path = tmp_path / "map.json"

@@ -77,7 +77,7 @@ def _params(tmp_path, content, suffix=".json") -> str:
 
 
 @pytest.mark.parametrize("content, fragments", [
-    ({"SRFS": {"seed": "abc"}}, ["field 'seed': invalid value for parameter 'seed' of method SRFS",
+    ({"SRFS": {"seed": "abc"}}, ["field 'SRFS.seed': invalid value for parameter 'seed' of method SRFS",
                                  f"expected an integer in [0, {MAX_SEED}]; found 'abc' (str)"]),
     ({"SRFS": {"seed": -1}}, ["found -1 (int)"]),
     ({"LRMFS": {"seed": 2**32}}, [f"found {2**32} (int)"]),
@@ -88,8 +88,9 @@ def _params(tmp_path, content, suffix=".json") -> str:
     ({"SRFS": {"alpha": "0.5"}}, ["found '0.5' (str)"]),
     ({"LRMFS": {"mode": 3}}, ["'mode'", "expected a string, like the default 'fast'"]),
     ({"DAGFS": {"paired_penalty": 1}}, ["'paired_penalty'", "expected true or false; found 1 (int)"]),
-    ('{"SRFS": {"alpha": NaN}}', ["found nan (float)"]),
-    ({"SRFS": {"alpha": 10**400}}, ["'alpha'", "(int)"]),
+    ('{"SRFS": {"alpha": NaN}}', ["field 'SRFS.alpha': not a finite number (expected a finite number; found NaN)"]),
+    ('{"SRFS": {"alpha": 1e999}}', ["field 'SRFS.alpha': not a finite number"]),
+    ({"SRFS": {"alpha": 10**400}}, ["field 'SRFS.alpha': integer too long (expected at most 24 digits"]),
     ({"SRFS": {"alpha": [0.1, 0.2, 0.1]}}, ["field 'alpha': value listed twice in the parameter sweep of SRFS"]),
     ({"RANDOM": {"seed": [1, 2, 1]}}, ["value listed twice", "found 1"]),
     ({"SRFS": {"alpha": [1, 1.0]}}, ["value listed twice", "found 1.0"]),
@@ -144,11 +145,26 @@ def test_every_default_accepts_its_type_and_refuses_others(method):
         kind = type(default)
         right = [0, 1, MAX_SEED] if name == "seed" else _RIGHT[kind]
         wrong = [-1, MAX_SEED + 1, 1.0, True] if name == "seed" else _WRONG[kind]
-        for value in right:
+        allowed = spec.allowed.get(name)
+        for value in [v for v in right if allowed is None or allowed.admits(v)]:
             assert spec.resolve_params({name: value})[name] == value
         for value in wrong:
             with pytest.raises(ConfigError, match=f"invalid value for parameter '{name}' of method {method}"):
                 spec.resolve_params({name: value})
+
+
+@pytest.mark.parametrize("method, params", [
+    ("LRMFS", {"alpha": -1}), ("LRMFS", {"tol": 1}), ("LRMFS", {"max_iter": 0}), ("LRMFS", {"mode": "slow"}),
+    ("LSMFS", {"gamma": 0}), ("LSMFS", {"divergence_limit": 0}), ("SRFS", {"beta": -0.1}),
+    ("RFSFS", {"max_iter": -5}), ("SCNMF", {"lambda1": -1}), ("LRDG", {"gamma": -2}), ("GRRO", {"num_bins": 1}),
+    ("DAGFS", {"transfer_graph": "undirected"}), ("DAGFS", {"feature_lift": "x" * 9000}), ("DAGFS", {"topK": 0}),
+])
+def test_parameter_ranges_are_user_errors_at_the_door(fold_dir, tmp_path, capsys, method, params):
+    code, err = _run(kgrid.main, fold_dir, tmp_path, capsys, "--params", _params(tmp_path, {method: params}),
+                     methods=(method,))
+    (name,) = params
+    _refused(code, err, f"field '{method}.{name}': value out of range for parameter '{name}' of method {method}")
+    assert len(err) < 1000 and not (tmp_path / "res" / method).exists()
 
 
 def test_unknown_keys_of_mixed_types_are_listed():

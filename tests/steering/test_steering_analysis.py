@@ -153,7 +153,7 @@ def test_a_comparison_left_without_seeds_is_an_error(runs, tmp_path, capsys):
     (["--comparisons", "M1:M3", "M1:M3"], "comparison is listed twice"),
     (["--seeds", "42", "42"], "seed is listed twice"),
     (["--alpha", "1.5"], "field 'alpha': out of range"),
-    (["--permutations", "0"], "field 'n_permutations': must be a positive integer"),
+    (["--permutations", "0"], "field '--permutations': out of range (expected a number in [1, 1000000]; found 0)"),
     (["--eps", "-1"], "field 'eps'"),
 ])
 def test_bad_analysis_options_are_one_line(runs, tmp_path, capsys, extra, fragment):

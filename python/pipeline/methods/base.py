@@ -53,6 +53,39 @@ ScoresFunction = Callable[..., np.ndarray]
 
 
 @dataclass(frozen=True)
+class Allowed:
+    """What a parameter may be beyond its type: a range (``low_open``/``high_open`` exclude the
+    bound) and/or a list of choices. Checked with the type before any task runs, so a bad value is
+    a user error (exit code 2) on every engine, not a failure inside Octave."""
+
+    low: float | None = None
+    high: float | None = None
+    low_open: bool = False
+    high_open: bool = False
+    choices: tuple = ()
+
+    def admits(self, value: Any) -> bool:
+        if self.choices:
+            return value in self.choices
+        above = self.low is None or (value > self.low if self.low_open else value >= self.low)
+        below = self.high is None or (value < self.high if self.high_open else value <= self.high)
+        return above and below
+
+    def __str__(self) -> str:
+        if self.choices:
+            return f"one of {list(self.choices)}"
+        low = "" if self.low is None else f"{'>' if self.low_open else '>='} {self.low:g}"
+        high = "" if self.high is None else f"{'<' if self.high_open else '<='} {self.high:g}"
+        return " and ".join(part for part in (low, high) if part)
+
+
+NON_NEGATIVE = Allowed(low=0)
+POSITIVE = Allowed(low=0, low_open=True)
+AT_LEAST_ONE = Allowed(low=1)
+FRACTION_BELOW_ONE = Allowed(low=0, high=1, high_open=True)
+
+
+@dataclass(frozen=True)
 class MethodSpec:
     """Where and how a feature-ranking method runs.
 
@@ -75,6 +108,8 @@ class MethodSpec:
         the stream with ``params["seed"]``.
     summary : str
         One line for ``--help`` listings.
+    allowed : Mapping[str, Allowed]
+        Ranges or choices of parameters, beyond the type their default implies.
     plugin_dir : str or None
         The plug-in folder the method was loaded from (set by the loader; None for the shipped
         methods): MATLAB/Octave plug-ins are looked up, and fingerprinted, there.
@@ -86,6 +121,7 @@ class MethodSpec:
     matlab_function: str | None = None
     make_init: InitFunction | None = None
     summary: str = ""
+    allowed: Mapping[str, Allowed] = field(default_factory=dict)
     scores: ScoresFunction | None = None
     plugin_dir: str | None = None
 
@@ -151,6 +187,10 @@ class MethodSpec:
                               expected=f"keys among {sorted(self.defaults)}")
         for name, value in overrides.items():
             _check_parameter(self.name, name, value, self.defaults[name])
+            allowed = self.allowed.get(name)
+            if allowed is not None and not allowed.admits(value):
+                raise ConfigError(f"value out of range for parameter {name!r} of method {self.name}", field=name,
+                                  expected=str(allowed), found=repr(value))
         return {**self.defaults, **overrides}
 
     def initial_matrices(self, n: int, d: int, n_labels: int, params: Mapping[str, Any]) -> dict | None:

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..errors import ConfigError, DataError
 from ..rankings import rank_scores
-from .base import MethodSpec
+from .base import AT_LEAST_ONE, Allowed, MethodSpec
 
 EPS = np.finfo(np.float64).eps
 
@@ -185,4 +185,6 @@ SPEC = MethodSpec(
     defaults={k: v for k, v in asdict(DAGFSParams()).items() if k != "W0"},
     python=rank,
     summary="directed label transfer + rarity-aware group sparsity (proposed method, Python only)",
+    allowed={"transfer_graph": Allowed(choices=("directed",)), "feature_lift": Allowed(choices=("none", "center_split")),
+             "max_iter": AT_LEAST_ONE, "topK": AT_LEAST_ONE},
 )

@@ -29,7 +29,7 @@ from scipy.linalg import solve_sylvester
 from ..errors import ConfigError, DataError
 from ._common import check_training_data, label_cosine_distance
 from ..rankings import rank_scores
-from .base import MethodSpec
+from .base import Allowed, MethodSpec
 
 #: The project's suggested sweep (the paper's grid was not available): α, β over 10^-3..10^3.
 GRID = {"alpha": [1e-3, 1e-2, 1e-1, 1.0, 10.0, 100.0, 1e3], "beta": [1e-3, 1e-2, 1e-1, 1.0, 10.0, 100.0, 1e3]}
@@ -131,4 +131,5 @@ def rank(X, Y, params: dict, init: dict | None = None) -> tuple[np.ndarray, dict
 
 
 SPEC = MethodSpec(name="GRRO", defaults=DEFAULTS, python=rank, matlab_function="GRRO",
-                  summary="MI relevance/redundancy, Sylvester closed form (Zhang et al. 2020)")
+                  summary="MI relevance/redundancy, Sylvester closed form (Zhang et al. 2020)",
+                  allowed={"num_bins": Allowed(low=2)})

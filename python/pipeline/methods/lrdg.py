@@ -43,7 +43,7 @@ from ..errors import ConfigError, DataError
 from ._common import check_training_data, gram_operand, sparse_if_mostly_zero
 from ..rankings import rank_scores
 from ._divergence import DEFAULT_LIMIT, check_iterates, check_limit
-from .base import MethodSpec
+from .base import AT_LEAST_ONE, NON_NEGATIVE, POSITIVE, MethodSpec
 from .starts import UniformStream
 
 SAMPLE_NEIGHBOURS = 5
@@ -224,4 +224,6 @@ def rank(X, Y, params: dict, init: dict | None = None) -> tuple[np.ndarray, dict
 
 
 SPEC = MethodSpec(name="LRDG", defaults=DEFAULTS, python=rank, matlab_function="LRDG", make_init=make_init,
-                  summary="latent representation + dynamic label graph (Zhang et al. 2024)")
+                  summary="latent representation + dynamic label graph (Zhang et al. 2024)",
+                  allowed={**dict.fromkeys(("alpha", "beta", "gamma"), NON_NEGATIVE), "max_iter": AT_LEAST_ONE,
+                           "divergence_limit": POSITIVE})

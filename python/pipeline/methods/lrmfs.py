@@ -39,7 +39,7 @@ from ..errors import ConfigError, DataError
 from ._common import (MATLAB_EPS, check_training_data, gram_matrix, gram_operand, knn_binary_laplacian,
                       solve_symmetric, sparse_if_mostly_zero)
 from ..rankings import rank_scores
-from .base import MethodSpec
+from .base import AT_LEAST_ONE, FRACTION_BELOW_ONE, NON_NEGATIVE, Allowed, MethodSpec
 from .starts import UniformStream
 
 FEATURE_GRAPH_K = 20
@@ -171,4 +171,6 @@ def rank(X, Y, params: dict, init: dict | None = None) -> tuple[np.ndarray, dict
 
 
 SPEC = MethodSpec(name="LRMFS", defaults=DEFAULTS, python=rank, matlab_function="LRMFS",
-                  make_init=make_init, summary="label relaxation + l2,1 IRLS (Fan et al. 2025)")
+                  make_init=make_init, summary="label relaxation + l2,1 IRLS (Fan et al. 2025)",
+                  allowed={**dict.fromkeys(("alpha", "beta", "gamma", "lambda"), NON_NEGATIVE),
+                           "tol": FRACTION_BELOW_ONE, "max_iter": AT_LEAST_ONE, "mode": Allowed(choices=tuple(MODES))})

@@ -47,7 +47,7 @@ from ._common import (MATLAB_EPS, check_training_data, gram_matrix, gram_operand
                       sparse_if_mostly_zero)
 from ..rankings import rank_scores
 from ._divergence import DEFAULT_LIMIT, check_iterates, check_limit
-from .base import MethodSpec
+from .base import AT_LEAST_ONE, FRACTION_BELOW_ONE, NON_NEGATIVE, POSITIVE, MethodSpec
 from .starts import UniformStream
 
 DEFAULTS = {"alpha": 10.0, "beta": 0.1, "gamma": 1.0, "lambda": 1.0, "max_iter": 20, "tol": 1e-6,
@@ -171,4 +171,6 @@ def rank(X, Y, params: dict, init: dict | None = None) -> tuple[np.ndarray, dict
 
 
 SPEC = MethodSpec(name="LSMFS", defaults=DEFAULTS, python=rank, matlab_function="LSMFS",
-                  make_init=make_init, summary="latent labels + dragged targets, l2,1 IRLS (HQUF code)")
+                  make_init=make_init, summary="latent labels + dragged targets, l2,1 IRLS (HQUF code)",
+                  allowed={**dict.fromkeys(("alpha", "beta", "lambda"), NON_NEGATIVE), "gamma": POSITIVE,
+                           "tol": FRACTION_BELOW_ONE, "max_iter": AT_LEAST_ONE, "divergence_limit": POSITIVE})

@@ -30,7 +30,7 @@ from ..errors import ConfigError
 from ._common import GramProducts, check_training_data, label_cosine_similarity, nonnegative_start
 from ..rankings import rank_scores
 from ._divergence import DEFAULT_LIMIT, check_iterates, check_limit
-from .base import MethodSpec
+from .base import AT_LEAST_ONE, NON_NEGATIVE, POSITIVE, MethodSpec
 from .starts import UniformStream
 
 EPSILON = float(np.finfo(np.float32).eps)
@@ -107,4 +107,6 @@ def rank(X, Y, params: dict, init: dict | None = None) -> tuple[np.ndarray, dict
 
 
 SPEC = MethodSpec(name="RFSFS", defaults=DEFAULTS, python=rank, matlab_function="RFSFS", make_init=make_init,
-                  summary="robust flexible sparse regularisation, multiplicative updates (Li et al. 2023)")
+                  summary="robust flexible sparse regularisation, multiplicative updates (Li et al. 2023)",
+                  allowed={**dict.fromkeys(("alpha", "beta", "gamma"), NON_NEGATIVE), "max_iter": AT_LEAST_ONE,
+                           "divergence_limit": POSITIVE})

@@ -32,7 +32,7 @@ import numpy as np
 from ..errors import ConfigError
 from ._common import check_training_data, gram_matrix, gram_operand, label_cosine_distance
 from ..rankings import rank_scores
-from .base import MethodSpec
+from .base import AT_LEAST_ONE, NON_NEGATIVE, MethodSpec
 
 SCNMF_EPS = 1e-20
 #: The authors' 5×5 sweep (``mainAllParameterSCNMF_2024_01_13.m``).
@@ -116,4 +116,5 @@ def rank(X, Y, params: dict, init: dict | None = None) -> tuple[np.ndarray, dict
 
 
 SPEC = MethodSpec(name="SCNMF", defaults=DEFAULTS, python=rank, matlab_function="SCNMF",
-                  summary="feature-similarity NMF with label cosine constraints (He et al. 2024)")
+                  summary="feature-similarity NMF with label cosine constraints (He et al. 2024)",
+                  allowed={**dict.fromkeys(("lambda1", "lambda2", "tol"), NON_NEGATIVE), "max_iter": AT_LEAST_ONE})

@@ -30,7 +30,7 @@ import numpy as np
 from ..errors import ConfigError
 from ._common import GramProducts, check_training_data, label_cosine_similarity, nonnegative_start
 from ..rankings import rank_scores
-from .base import MethodSpec
+from .base import AT_LEAST_ONE, NON_NEGATIVE, MethodSpec
 from .starts import UniformStream
 
 EPSILON = 2.0 ** -23
@@ -106,4 +106,5 @@ def rank(X, Y, params: dict, init: dict | None = None) -> tuple[np.ndarray, dict
 
 
 SPEC = MethodSpec(name="SRFS", defaults=DEFAULTS, python=rank, matlab_function="SRFS",
-                  make_init=make_init, summary="sparse supplementation, multiplicative updates (Li et al. 2025)")
+                  make_init=make_init, summary="sparse supplementation, multiplicative updates (Li et al. 2025)",
+                  allowed={**dict.fromkeys(("alpha", "beta", "gamma", "tol"), NON_NEGATIVE), "max_iter": AT_LEAST_ONE})

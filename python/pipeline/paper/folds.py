@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict, replace
 from pathlib import Path
 
 from ..data.export import ExportSettings, export_dataset
 from ..data.folds import fold_path, sha256_file
 from ..data.registry import get_spec, load_dataset, require_files
+from ..documents import RESULT_LIMITS, read_document
 from ..errors import ConfigError
 from .suite import Suite
 
@@ -46,10 +46,7 @@ def check_sidecar(path: Path, settings: ExportSettings) -> None:
     sidecar_path = path.with_suffix(".json")
     if not sidecar_path.is_file():
         return  # folds made elsewhere: used as given
-    try:
-        sidecar = json.loads(sidecar_path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise ConfigError(f"unreadable fold sidecar: {exc}", file=sidecar_path) from None
+    sidecar = read_document(sidecar_path, "fold sidecar", limits=RESULT_LIMITS, kind="json")
     recorded = sidecar.get("settings") if isinstance(sidecar, dict) else None
     if recorded != asdict(settings):
         raise ConfigError("fold file was made with other settings than the suite declares; delete the folder "

@@ -10,11 +10,11 @@ SHA-256 of every seed's file it averages, so it is redone exactly when one of th
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
 
+from ..documents import read_result_file
 from ..evaluation.metrics import METRICS
 from ..fileio import atomic_write_json
 from ..runner.freshness import read_json, sha256_or_none
@@ -36,7 +36,7 @@ def average_seeds(results_dir: Path, entry: MethodEntry, dataset: str, fold: int
     existing = read_json(target)
     if existing is not None and existing.get("seed_sources") == digests:
         return "skipped"
-    records = [json.loads(path.read_text(encoding="utf-8")) for path in sources.values()]
+    records = [read_result_file(path, "metrics file") for path in sources.values()]
     atomic_write_json(target, averaged_record(entry, records, digests))
     return "done"
 

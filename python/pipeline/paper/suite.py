@@ -14,23 +14,23 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-import yaml
+from pydantic import ValidationError
 
 from ..data.export import ExportSettings
-from ..engines import ENGINES, EVALUATORS
+from ..documents import CONFIG_LIMITS, read_document, schema_error
+from ..engines import ENGINES
 from ..errors import ConfigError
-from ..fileio import read_config_text
 from ..evaluation.metrics import METRICS
 from ..methods import available_methods, get_method
 from ..names import validate_name
-from ..runner.executors import EXECUTORS
 from ..runner.plugins import activate_plugins, engine_options, plugin_paths
 from ..runner.reference import reference_tasks
 from ..runner.tasks import GridSpec, Task, canonical_params
+from ..tables import read_display_map
+from .schema import MAX_SUITE_JOBS, GridsSection, MethodSection, SuiteFile, TablesSection
 
-SUITE_KEYS = {"name", "description", "datasets", "folds", "methods", "engine", "evaluator", "mlknn", "grids",
-              "run", "tables", "plugins"}
 MAX_SUITE_BYTES = 1 << 20
+SUITE_LIMITS = replace(CONFIG_LIMITS, max_bytes=MAX_SUITE_BYTES)
 
 
 @dataclass(frozen=True)
@@ -120,7 +120,10 @@ class Suite:
 
 
 def load_suite(path: str | Path, *, plugins=(), engine: str | None = None) -> Suite:
-    """Read and validate a suite file (YAML, safe loader).
+    """Read and validate a suite file: the strict YAML reader (:mod:`pipeline.documents`), then the
+    schema (:class:`SuiteFile`), then the checks that need the registry (methods and their
+    parameters, fold settings, grids) and the display map it names. ``status`` and ``run`` both
+    call this, so they accept and refuse the same files.
 
     The suite's ``plugins:`` folders (relative to the suite file) and ``plugins`` (more folders)
     are loaded first, for ``engine`` (default: the suite's), so that their methods can be named.
@@ -128,86 +131,80 @@ def load_suite(path: str | Path, *, plugins=(), engine: str | None = None) -> Su
     Raises
     ------
     ConfigError
-        Naming the file and the field for anything missing, unknown or of the wrong type.
+        One line naming the file, the field, what was expected and what was found.
     """
     path = Path(path)
-    text = read_config_text(path, "suite file", MAX_SUITE_BYTES)
+    data = read_document(path, "suite file", limits=SUITE_LIMITS, kind="yaml")
+    data = {} if data is None else data
     try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"cannot parse suite file: {exc}".splitlines()[0], file=path) from None
-    try:
-        folders = plugin_paths([*_plugin_folders(data, path.resolve().parent), *plugins])
+        model = SuiteFile.model_validate(data)
+        source = path.resolve().parent
+        folders = plugin_paths([*(source / folder for folder in model.plugins), *plugins])
         if folders:  # on the run's engine and session settings (its first tasks reuse that session)
-            suite = _parse({**data, "methods": {}}, methods_required=False)
-            activate_plugins(folders, engine or suite.engine, engine_options(suite.task_timeout, folders))
-        return replace(_parse(data), source_dir=str(path.resolve().parent), plugins=folders)
+            activate_plugins(folders, engine or model.engine, engine_options(model.run.task_timeout, folders))
+        suite = replace(_parse(model), source_dir=str(source), plugins=folders)
+        if suite.tables["display_map"]:
+            read_display_map(source / suite.tables["display_map"])
+        return suite
+    except ValidationError as exc:
+        raise schema_error(exc, data, SuiteFile, file=path) from None
     except ConfigError as exc:
-        raise ConfigError(str(exc), file=path) from None
+        raise exc if exc.file else ConfigError(exc.message, file=path, field=exc.field, expected=exc.expected,
+                                               found=exc.found) from None
 
 
-def _parse(data: Any, methods_required: bool = True) -> Suite:
-    top = _mapping(data, "the suite", required={"name", "datasets", "folds", "methods", "grids"}, allowed=SUITE_KEYS)
-    folds = _mapping(top["folds"], "folds", required={"mode", "count", "seed"},
-                     allowed={"dir", "mode", "count", "seed", "test_size", "scaler", "clip_test"})
-    test_size = folds.get("test_size", "reference")
-    export = ExportSettings(mode=folds["mode"], n_folds=_int(folds["count"], "folds.count"),
-                            seed=_int(folds["seed"], "folds.seed"),
-                            test_size=test_size if isinstance(test_size, float) else None,
-                            scaler=folds.get("scaler", "minmax"), clip_test=bool(folds.get("clip_test", False)))
-    if test_size not in ("reference", None) and not isinstance(test_size, float):
-        raise ConfigError("folds.test_size must be a fraction or 'reference'", field="folds.test_size", found=test_size)
-    mlknn = _mapping(top.get("mlknn", {}), "mlknn", required=set(), allowed={"k", "smooth"})
-    run = _mapping(top.get("run", {}), "run", required=set(),
-                   allowed={"results_dir", "executor", "jobs", "task_timeout"})
+def _parse(suite: "SuiteFile") -> Suite:
+    folds = suite.folds
+    export = ExportSettings(mode=folds.mode, n_folds=folds.count, seed=folds.seed,
+                            test_size=None if folds.test_size in ("reference", None) else folds.test_size,
+                            scaler=folds.scaler, clip_test=folds.clip_test)
+    reference = export.mode == "holdout" and export.test_size is None  # each dataset's own n_test / n
+    _within("folds", replace(export, test_size=0.5).validate if reference else export.validate)
     return Suite(
-        name=validate_name(str(top["name"]), "suite"), description=str(top.get("description", "")),
-        datasets=tuple(_names(top["datasets"], "datasets", "dataset")),
-        folds=export, folds_dir=str(folds.get("dir", "data/paper_matlab_minmax")),
-        methods=_methods(top["methods"]) if methods_required else (), engine=_choice(top.get("engine", "octave"), ENGINES, "engine"),
-        evaluator=_choice(top.get("evaluator", "native"), EVALUATORS, "evaluator"),
-        mlknn_k=_int(mlknn.get("k", 10), "mlknn.k"), mlknn_smooth=_float(mlknn.get("smooth", 1.0), "mlknn.smooth"),
-        grids=_grids(top["grids"]), results_dir=str(run.get("results_dir", f"results/{top['name']}")),
-        executor=_choice(run.get("executor", "process"), EXECUTORS, "run.executor"),
-        jobs=_jobs(run.get("jobs", "auto")), task_timeout=_float(run.get("task_timeout", 3600.0), "run.task_timeout"),
-        tables=_tables(top.get("tables", {}), top["methods"]) if methods_required else {})
+        name=_within("name", validate_name, suite.name, "suite"), description=suite.description,
+        datasets=tuple(_names(suite.datasets, "datasets", "dataset")), folds=export, folds_dir=folds.dir,
+        methods=_methods(suite.methods), engine=suite.engine, evaluator=suite.evaluator,
+        mlknn_k=suite.mlknn.k, mlknn_smooth=suite.mlknn.smooth, grids=_grids(suite.grids),
+        results_dir=suite.run.results_dir or f"results/{suite.name}", executor=suite.run.executor,
+        jobs=_jobs(suite.run.jobs), task_timeout=suite.run.task_timeout,
+        tables=_tables(suite.tables, suite.methods))
 
 
-def _plugin_folders(data: Any, suite_dir: Path) -> list[Path]:
-    """The ``plugins:`` folders of the suite, relative to its folder."""
-    folders = data.get("plugins", []) if isinstance(data, dict) else []
-    if not isinstance(folders, list) or not all(isinstance(f, str) and f for f in folders):
-        raise ConfigError("plugins must be a list of folders (relative to the suite file)", field="plugins",
-                          found=repr(folders))
-    return [suite_dir / folder for folder in folders]
+def _within(section: str, check, *args, **kwargs):
+    """``check(*args, **kwargs)``, with the field of a ConfigError it raises put under ``section``."""
+    try:
+        return check(*args, **kwargs)
+    except ConfigError as exc:
+        field = f"{section}.{exc.field}" if exc.field and exc.field != section else section
+        raise ConfigError(exc.message, field=field, expected=exc.expected, found=exc.found) from None
 
 
-def _methods(data: Any) -> tuple[MethodEntry, ...]:
+def _methods(methods: dict[str, "MethodSection | None"]) -> tuple[MethodEntry, ...]:
     entries = []
-    for name, body in _mapping(data, "methods", required=set(), allowed=None).items():
-        body = _mapping(body or {}, f"methods.{name}", required=set(), allowed={"params", "seeds", "external"})
-        if body.get("external", False) is not False:
-            entries.append(_external_entry(str(name), body))
+    for name, body in methods.items():
+        body = body or MethodSection()
+        where = f"methods.{name}"
+        if body.external:
+            entries.append(_external_entry(name, body))
             continue
-        method_spec = get_method(validate_name(str(name), "method"))
-        params = _mapping(body.get("params", {}), f"methods.{name}.params", required=set(), allowed=None)
-        seeds = tuple(_int(seed, f"methods.{name}.seeds") for seed in body.get("seeds", []))
+        method_spec = get_method(validate_name(name, "method"))
+        seeds = tuple(body.seeds)
         if seeds and method_spec.make_init is None and "seed" not in method_spec.defaults:
-            raise ConfigError(f"{name} has no random start: seeds do not apply", field=f"methods.{name}.seeds")
+            raise ConfigError(f"{name} has no random start: seeds do not apply", field=f"{where}.seeds")
         if len(set(seeds)) != len(seeds):
-            raise ConfigError("a seed is listed twice", field=f"methods.{name}.seeds", found=list(seeds))
-        method_spec.resolve_params(params)
-        entries.append(MethodEntry(method_spec.name, dict(params), seeds))
+            raise ConfigError("a seed is listed twice", field=f"{where}.seeds", found=list(seeds))
+        _within(f"{where}.params", method_spec.resolve_params, body.params)
+        entries.append(MethodEntry(method_spec.name, dict(body.params), seeds))
     if not entries:
         raise ConfigError("the suite declares no method", field="methods")
     return tuple(entries)
 
 
-def _external_entry(name: str, body: dict) -> MethodEntry:
+def _external_entry(name: str, body: "MethodSection") -> MethodEntry:
     """``NAME: {external: true}``: rankings made elsewhere, under RESULTS/NAME/ (no params, no seeds)."""
-    if body["external"] is not True or set(body) != {"external"}:
+    if body.model_fields_set != {"external"}:
         raise ConfigError("an external method takes only 'external: true'", field=f"methods.{name}",
-                          found=repr(body))
+                          found=sorted(body.model_fields_set))
     validate_name(name, "method")
     if name in available_methods():
         raise ConfigError(f"external method {name} is named like a method the suite can run", field=f"methods.{name}",
@@ -215,53 +212,31 @@ def _external_entry(name: str, body: dict) -> MethodEntry:
     return MethodEntry(name, external=True)
 
 
-def _grids(data: Any) -> tuple[GridSpec, ...]:
-    grids = _mapping(data, "grids", required=set(), allowed={"kgrid", "pgrid"})
-    if not grids:
-        raise ConfigError("the suite declares no grid", field="grids", expected="kgrid and/or pgrid")
+def _grids(grids: "GridsSection") -> tuple[GridSpec, ...]:
     specs = []
-    if "kgrid" in grids:
-        k = _mapping(grids["kgrid"] or {}, "grids.kgrid", required=set(), allowed={"k_min", "k_max", "k_step"})
-        specs.append(GridSpec("kgrid", **{key: _int(value, f"grids.kgrid.{key}") for key, value in k.items()}))
-    if "pgrid" in grids:
-        p = _mapping(grids["pgrid"] or {}, "grids.pgrid", required=set(),
-                     allowed={"p_min", "p_max", "p_step", "p_target"})
-        specs.append(GridSpec("pgrid", **{key: _float(value, f"grids.pgrid.{key}") for key, value in p.items()}))
+    for mode in ("kgrid", "pgrid"):
+        section = getattr(grids, mode)
+        if section is not None:
+            specs.append(_within(f"grids.{mode}", GridSpec, mode, **section.model_dump(exclude_unset=True)))
+    if not specs:
+        raise ConfigError("the suite declares no grid", field="grids", expected="kgrid and/or pgrid")
     return tuple(specs)
 
 
-def _tables(data: Any, methods: dict) -> dict:
-    tables = _mapping(data, "tables", required=set(),
-                      allowed={"out_dir", "ref_method", "display_map", "metrics", "figures", "fit_width"})
-    ref = str(tables.get("ref_method", next(iter(methods))))
+def _tables(tables: "TablesSection", methods: dict) -> dict:
+    ref = tables.ref_method or next(iter(methods))
     if ref not in methods:
-        raise ConfigError("tables.ref_method is not one of the suite's methods", field="tables.ref_method", found=ref)
-    metrics = list(tables.get("metrics", METRICS))
-    unknown = sorted(set(metrics) - set(METRICS))
-    if unknown:
-        raise ConfigError("unknown metric", field="tables.metrics", expected=list(METRICS), found=unknown)
-    return {"out_dir": str(tables.get("out_dir", "paper/tables")), "ref_method": ref,
-            "display_map": tables.get("display_map"), "metrics": metrics,
-            "figures": bool(tables.get("figures", True)), "fit_width": bool(tables.get("fit_width", True))}
+        raise ConfigError("not one of the suite's methods", field="tables.ref_method", expected=list(methods),
+                          found=ref)
+    metrics = list(tables.metrics or METRICS)
+    if len(set(metrics)) != len(metrics):
+        raise ConfigError("a metric is listed twice", field="tables.metrics", found=metrics)
+    return {"out_dir": tables.out_dir, "ref_method": ref, "display_map": tables.display_map, "metrics": metrics,
+            "figures": tables.figures, "fit_width": tables.fit_width}
 
 
-def _mapping(data: Any, where: str, *, required: set, allowed: set | None) -> dict:
-    if not isinstance(data, dict):
-        raise ConfigError(f"{where} must be a mapping", field=where, found=type(data).__name__)
-    missing = sorted(required - set(data))
-    if missing:
-        raise ConfigError(f"{where} lacks {missing}", field=where)
-    if allowed is not None:
-        unknown = sorted(set(data) - allowed)
-        if unknown:
-            raise ConfigError(f"unknown key(s) {unknown} in {where}", field=where, expected=sorted(allowed))
-    return data
-
-
-def _names(values: Any, where: str, kind: str) -> list[str]:
-    if not isinstance(values, list) or not values:
-        raise ConfigError(f"{where} must be a non-empty list", field=where)
-    names = [validate_name(str(v), kind) for v in values]
+def _names(values: list[str], where: str, kind: str) -> list[str]:
+    names = [validate_name(v, kind) for v in values]
     if len(set(n.lower() for n in names)) != len(names):
         raise ConfigError(f"a {kind} is listed twice", field=where, found=names)
     return names
@@ -274,18 +249,6 @@ def _subset(wanted, available, kind: str) -> list[str]:
     return [a for a in available if a in wanted]
 
 
-def _int(value: Any, where: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ConfigError("must be an integer", field=where, found=repr(value))
-    return value
-
-
-def _float(value: Any, where: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ConfigError("must be a number", field=where, found=repr(value))
-    return float(value)
-
-
 def _choice(value: Any, choices, where: str) -> str:
     if value not in choices:
         raise ConfigError(f"unknown {where}", field=where, expected=list(choices), found=repr(value))
@@ -293,10 +256,10 @@ def _choice(value: Any, choices, where: str) -> str:
 
 
 def _jobs(value: Any) -> int:
-    """``auto`` (the machine's cores) or a positive integer."""
+    """``auto`` (the machine's cores) or an integer in 1..MAX_SUITE_JOBS."""
     if value == "auto":
         return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
-    jobs = _int(value, "jobs")
-    if jobs < 1:
-        raise ConfigError("jobs must be >= 1 or 'auto'", field="jobs", found=jobs)
-    return jobs
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_SUITE_JOBS:
+        raise ConfigError("must be 'auto' or a whole number of workers", field="jobs",
+                          expected=f"1..{MAX_SUITE_JOBS}", found=value)
+    return value

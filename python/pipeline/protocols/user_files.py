@@ -9,9 +9,10 @@ costs no computation.
 
 from __future__ import annotations
 
-import json
+from dataclasses import replace
 from pathlib import Path
 
+from ..documents import RESULT_LIMITS, read_document
 from ..errors import ConfigError, DataError
 
 
@@ -35,18 +36,12 @@ def checked_file_size(path: str | Path, kind: str, limit: int | None = None, var
 
 
 def read_json_bounded(path: str | Path, limit: int) -> object:
-    """Parse a UTF-8 JSON file of at most ``limit`` bytes (JSON has no references, so memory stays
-    proportional to the file size)."""
+    """Parse a UTF-8 JSON file of at most ``limit`` bytes with the strict reader
+    (:mod:`pipeline.documents`: no repeated keys, bounded depth, digits and text, finite numbers)."""
     path = Path(path)
     checked_file_size(path, "a JSON document", limit)
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except UnicodeDecodeError as exc:
-        raise DataError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", file=path) from exc
-    except json.JSONDecodeError as exc:
-        raise DataError(f"invalid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})", file=path) from exc
-    except RecursionError as exc:
-        raise DataError("JSON nested too deeply", file=path) from exc
+    return read_document(path, "JSON document", limits=replace(RESULT_LIMITS, max_bytes=limit), kind="json",
+                         error=DataError)
 
 
 def output_file(path: str | Path | None, option: str, message: str = "output path is a folder",

@@ -17,6 +17,8 @@ import os
 import time
 from pathlib import Path
 
+from ..documents import read_result_file
+from ..errors import PipelineError
 from ..fileio import (create_temporary, ensure_directory, process_alive, remove_abandoned_temporaries, storage_error,
                       this_host)
 
@@ -72,8 +74,8 @@ class TaskClaim:
     def holder(self) -> dict:
         """The claim's content (empty dict if missing or unreadable)."""
         try:
-            content = json.loads(self.path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            content = read_result_file(self.path, "task claim")
+        except PipelineError:
             return {}
         return content if isinstance(content, dict) else {}
 

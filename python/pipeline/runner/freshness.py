@@ -9,11 +9,11 @@ evaluator code. Each check returns ``None`` (fresh) or a short reason.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from ..data.folds import sha256_file
-from ..errors import ConfigError
+from ..documents import read_result_file
+from ..errors import ConfigError, PipelineError
 from ..evaluation.metrics import LATER_METRICS, METRICS
 from .fingerprint import changed_files
 from .store import ResultStore, TaskFiles
@@ -71,8 +71,8 @@ def metrics_staleness(store: ResultStore, files: TaskFiles, mode: str, expected:
 def read_json(path: Path) -> dict | None:
     """A JSON object from ``path``, or None if it is absent or not a readable object."""
     try:
-        value = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError):
+        value = read_result_file(path, "result file")
+    except PipelineError:
         return None
     return value if isinstance(value, dict) else None
 

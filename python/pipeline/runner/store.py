@@ -17,12 +17,12 @@ lists aligned to its grid.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from ..documents import read_result_file
 from ..errors import DataError, RankingError
 from ..evaluation.metrics import METRICS
 from ..fileio import atomic_write_json, atomic_write_text, ensure_directory, remove_abandoned_temporaries
@@ -107,10 +107,10 @@ class ResultStore:
         return atomic_write_json(files.metrics(mode), record)
 
     def read_metrics(self, path: Path) -> dict:
-        try:
-            return json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise DataError(f"cannot read metrics file: {exc}", file=path) from None
+        record = read_result_file(path, "metrics file")
+        if not isinstance(record, dict):
+            raise DataError("metrics file must hold a JSON object", file=path, found=type(record).__name__)
+        return record
 
     def metrics_status(self, files: TaskFiles, mode: str, expected: dict) -> str:
         """``"missing"``, ``"invalid"`` (partial or unreadable), ``"different"`` (other settings) or ``"ok"``.

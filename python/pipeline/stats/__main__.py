@@ -8,6 +8,7 @@ critical-difference diagram.
 from __future__ import annotations
 
 import argparse
+import csv
 import sys
 from pathlib import Path
 from typing import Sequence
@@ -21,12 +22,16 @@ from ..report.output import prepare_output_folder
 from .compare import compare_methods
 from .ranks import average_ranks, check_score_matrix
 
+#: Longest header row read when looking for repeated method names.
+MAX_HEADER_CHARS = 1 << 20
+
 
 def read_score_csv(path: str | Path) -> pd.DataFrame:
     """Read a blocks x methods score table (first column = block names) or raise DataError."""
     path = Path(path)
     if not path.is_file():
         raise DataError("score file not found", file=path)
+    _check_header(path)
     try:
         table = pd.read_csv(path, index_col=0)
     except (ValueError, pd.errors.ParserError) as exc:
@@ -38,6 +43,21 @@ def read_score_csv(path: str | Path) -> pd.DataFrame:
         raise DataError("block names and method names must be unique", file=path)
     check_score_matrix(table.to_numpy(), min_blocks=2, min_methods=2, source=str(path))
     return table
+
+
+def _check_header(path: Path) -> None:
+    """DataError for a header that names a method twice (pandas would silently rename the second
+    column ``A.1`` and report it as another method)."""
+    try:
+        with open(path, newline="", encoding="utf-8") as handle:
+            header = next(csv.reader([handle.readline(MAX_HEADER_CHARS)]), [])
+    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+        raise DataError(f"cannot read the header row: {exc}", file=path) from None
+    names = [name.strip() for name in header[1:]]
+    repeated = next((name for i, name in enumerate(names) if name in names[:i]), None)
+    if repeated is not None:
+        raise DataError("a method column is named twice", file=path, field=repeated,
+                        expected="one column per method")
 
 
 def build_parser() -> argparse.ArgumentParser:

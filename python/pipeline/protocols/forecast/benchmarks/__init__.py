@@ -11,13 +11,13 @@ is validated against :class:`~..limits.Limits` before any task is built.
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import yaml
 
+from ....documents import CONFIG_LIMITS, read_document
 from ....errors import ConfigError
 from ..data import validate_dataset_name
 from ..limits import DEFAULT_LIMITS, Limits, brief
@@ -25,6 +25,9 @@ from ..metrics import MASE_EDGES
 
 CONFIG_DIR = Path(__file__).with_name("configs")
 ADAPTERS = ("lite", "extended", "chronos_i", "chronos_ii", "gift_eval", "fev_bench")
+# the original framework's task-list files (its configs/ folder) and the shipped lists they hold
+CONFIG_ALIASES = {"lite-benchmark": "lite", "in-domain": "chronos_i", "zero-shot": "chronos_ii",
+                  "extended-benchmark": "extended"}
 CHRONOS_KEYS = {"name", "hf_repo", "offset", "prediction_length", "num_rolls", "seasonality", "step", "mase_edge"}
 
 
@@ -141,15 +144,28 @@ def parse_task_list(entries: object, source: Path, mase_edge: str = "gluonts",
     return tasks
 
 
+def config_path(value: str | Path) -> Path:
+    """A task-list file; else a shipped list named ``lite``, ``lite.yaml``, ``chronos_ii``..., or by the
+    original framework's file name (``configs/lite-benchmark.yaml``, ``zero-shot.yaml``...)."""
+    path = Path(value)
+    if path.is_file():
+        return path
+    stem = path.name.removesuffix(".yaml")
+    shipped = CONFIG_DIR / f"{CONFIG_ALIASES.get(stem, stem)}.yaml"
+    if shipped.is_file():
+        return shipped
+    raise ConfigError("task list not found", file=path,
+                      expected=f"a YAML file, one of {sorted(p.stem for p in CONFIG_DIR.glob('*.yaml'))} "
+                               f"or one of the original framework's {sorted(CONFIG_ALIASES)}")
+
+
 def read_yaml(path: Path, limits: Limits = DEFAULT_LIMITS) -> object:
     """Parse a YAML task list after checking its size."""
     if not path.is_file():
         raise ConfigError("benchmark task list not found", file=path)
     limits.check("max_task_file_bytes", path.stat().st_size, file=path, field="size in bytes")
-    try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (yaml.YAMLError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"invalid YAML: {exc}", file=path) from exc
+    return read_document(path, "benchmark task list", kind="yaml",
+                         limits=replace(CONFIG_LIMITS, max_bytes=limits.max_task_file_bytes))
 
 
 class Benchmark:
@@ -208,5 +224,5 @@ def load_benchmark(benchmark_name: str, limits: Limits = DEFAULT_LIMITS) -> Benc
     if name not in ADAPTERS:
         raise ConfigError("unknown benchmark", field="--benchmarks", expected=list(ADAPTERS), found=brief(name))
     module = importlib.import_module(f"{__name__}.{name}")
-    return module.ADAPTER(Path(file) if file else None, limits)
+    return module.ADAPTER(config_path(file) if file else None, limits)
 

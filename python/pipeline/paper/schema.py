@@ -1,0 +1,126 @@
+"""The schema of a suite file (docs/paper.md): every key, its type and its range, declared once.
+
+Booleans, integers and numbers are strict (``"false"``, ``"no"``, ``3.0`` for an integer and ``1e9``
+for a count are refused, never converted); every mapping refuses keys it does not declare; paths of
+what a run writes are relative and stay under ``--root``. Checks that need the registries (method
+names and parameters, fold and grid consistency) follow in :mod:`pipeline.paper.suite`.
+"""
+
+from __future__ import annotations
+
+from pathlib import PurePosixPath, PureWindowsPath
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+
+from ..data.splits import MAX_FOLDS
+from ..engines import ENGINES, EVALUATORS
+from ..evaluation.metrics import METRICS
+from ..limits import MAX_MLKNN_K, MAX_MLKNN_SMOOTH, MAX_TASK_TIMEOUT
+from ..methods.starts import MAX_SEED
+from ..runner.executors import EXECUTORS
+
+#: Largest grid bound and worker count a suite may declare, and longest written path.
+MAX_GRID_K = 1_000_000
+MAX_SUITE_JOBS = 1024
+MAX_PATH_CHARS = 1024
+
+
+def _relative_path(text: str) -> str:
+    """A path of what a run writes: relative, without ``..``, so it stays under ``--root``."""
+    if not text or len(text) > MAX_PATH_CHARS or "\0" in text:
+        raise ValueError(f"a relative path of 1 to {MAX_PATH_CHARS} characters")
+    posix, windows = PurePosixPath(text), PureWindowsPath(text)
+    if posix.is_absolute() or windows.is_absolute() or windows.drive or text.startswith("~"):
+        raise ValueError("a path relative to --root (an absolute path would write outside it)")
+    if ".." in posix.parts or ".." in windows.parts:
+        raise ValueError("a path relative to --root without '..' (it would write outside it)")
+    return text
+
+
+WrittenPath = Annotated[str, Field(min_length=1, max_length=MAX_PATH_CHARS), AfterValidator(_relative_path)]
+Name = Annotated[str, Field(min_length=1, max_length=128)]
+Seed = Annotated[int, Field(ge=0, le=MAX_SEED)]
+
+
+class Section(BaseModel):
+    """A mapping of declared keys with strict types and no others."""
+
+    model_config = ConfigDict(strict=True, extra="forbid", frozen=True, allow_inf_nan=False)
+
+
+class FoldsSection(Section):
+    dir: WrittenPath = "data/paper_matlab_minmax"
+    mode: Literal["holdout", "kfold"]
+    count: Annotated[int, Field(ge=1, le=MAX_FOLDS)]
+    seed: Seed
+    test_size: Literal["reference"] | Annotated[float, Field(gt=0, lt=1)] | None = "reference"
+    scaler: Literal["minmax", "zscore", "none"] = "minmax"
+    clip_test: bool = False
+
+
+class MethodSection(Section):
+    external: bool = False  # rankings made elsewhere, under RESULTS/NAME/ (then the only key)
+    params: dict[Name, Any] = Field(default_factory=dict)
+    seeds: Annotated[list[Seed], Field(max_length=1000)] = Field(default_factory=list)
+
+
+class MlknnSection(Section):
+    k: Annotated[int, Field(ge=1, le=MAX_MLKNN_K)] = 10
+    smooth: Annotated[float, Field(gt=0, le=MAX_MLKNN_SMOOTH)] = 1.0
+
+
+GridK = Annotated[int, Field(ge=1, le=MAX_GRID_K)]
+GridP = Annotated[float, Field(ge=0, le=1)]
+
+
+class KGridSection(Section):
+    k_min: GridK = 10
+    k_max: GridK = 300
+    k_step: GridK = 10
+
+
+class PGridSection(Section):
+    p_min: GridP = 0.05
+    p_max: GridP = 0.5
+    p_step: Annotated[float, Field(gt=0, le=1)] = 0.05
+    p_target: GridP = 0.2
+
+
+class GridsSection(Section):
+    kgrid: KGridSection | None = None
+    pgrid: PGridSection | None = None
+
+
+class RunSection(Section):
+    results_dir: WrittenPath | None = None
+    executor: Literal[EXECUTORS] = "process"  # type: ignore[valid-type]
+    jobs: Literal["auto"] | Annotated[int, Field(ge=1, le=MAX_SUITE_JOBS)] = "auto"
+    task_timeout: Annotated[float, Field(gt=0, le=MAX_TASK_TIMEOUT)] = 3600.0
+
+
+class TablesSection(Section):
+    out_dir: WrittenPath = "paper/tables"
+    ref_method: Name | None = None
+    display_map: Annotated[str, Field(min_length=1, max_length=MAX_PATH_CHARS)] | None = None
+    metrics: Annotated[list[Literal[METRICS]], Field(min_length=1)] | None = None  # type: ignore[valid-type]
+    figures: bool = True
+    fit_width: bool = True
+
+
+class SuiteFile(Section):
+    """A whole suite file (the top level)."""
+
+    name: Name
+    description: Annotated[str, Field(max_length=10_000)] = ""
+    plugins: Annotated[list[Annotated[str, Field(min_length=1, max_length=MAX_PATH_CHARS)]],
+                       Field(max_length=100)] = Field(default_factory=list)  # read: relative to the suite file
+    datasets: Annotated[list[Name], Field(min_length=1, max_length=1000)]
+    folds: FoldsSection
+    methods: Annotated[dict[Name, MethodSection | None], Field(min_length=1, max_length=100)]
+    engine: Literal[ENGINES] = "octave"  # type: ignore[valid-type]
+    evaluator: Literal[EVALUATORS] = "native"  # type: ignore[valid-type]
+    mlknn: MlknnSection = Field(default_factory=MlknnSection)
+    grids: GridsSection
+    run: RunSection = Field(default_factory=RunSection)
+    tables: TablesSection = Field(default_factory=TablesSection)
