@@ -14,7 +14,7 @@ function result = MLKNN_eval_kgrid(X_train, Y_train, X_test, Y_test, ranking, k_
 %   (distance, training index); a training point never counts itself, exact duplicates do.
 %
 %   result: struct with k_values (1×K) and the metric rows micro_f1, macro_f1, hamming_loss,
-%   micro_pr_auc, macro_pr_auc, avg_precision, one_error (1×K), plus macro_pr_auc_labels_used and
+%   micro_pr_auc, macro_pr_auc, avg_precision, one_error, ranking_loss, coverage (1×K), plus macro_pr_auc_labels_used and
 %   macro_pr_auc_labels_total. Conventions: see mlknn_metrics.
   [Ytr, Yte] = mlknn_check_inputs(X_train, Y_train, X_test, Y_test, Num, Smooth);
   ranking = mlknn_check_ranking(ranking, size(X_train, 2));

@@ -2,7 +2,7 @@ function result = MLKNN_eval_pgrid(X_train, Y_train, X_test, Y_test, ranking, p_
 %MLKNN_EVAL_PGRID  ML-kNN over a p-grid: each share p of the d features maps to
 %   k = min(d, max(1, round_half_even(p*d))) (numpy's rounding, not MATLAB's), the distinct k are
 %   evaluated once with MLKNN_eval_kgrid and every p gets the metrics of its k.
-%   result: p_values and k_values (1×P, k may repeat), the seven metric rows aligned with p, and
+%   result: p_values and k_values (1×P, k may repeat), the metric rows (mlknn_metric_names) aligned with p, and
 %   macro_pr_auc_labels_used / _total. d is numel(ranking).
   p_values = double(p_values(:)).';
   mlfs_require(~isempty(p_values) && all(isfinite(p_values) & p_values > 0 & p_values <= 1), ...

@@ -1,7 +1,7 @@
 function [status, record] = mlfs_metrics_status(path, mode, expected)
 %MLFS_METRICS_STATUS  'missing', 'invalid', 'different' or 'ok', as the Python store decides.
 %   A file is complete when it parses, grid_mode equals mode, the grid axis (k_values or p_values)
-%   is a non-empty list and the seven metric lists have its length. It is 'different' when mlknn or
+%   is a non-empty list and the metric lists (mlknn_metric_names) have its length. It is 'different' when mlknn or
 %   grid differ from expected's, or when a parameter given in expected.params differs from the
 %   file's (the file also holds the method's defaults, which MATLAB/Octave learns only from the
 %   method's info.params). record: the parsed file ([] unless complete).

@@ -30,18 +30,14 @@ import pandas as pd
 from .documents import read_result_file
 from .errors import ConfigError, DataError
 from .evaluation.grids import p_target_index
-from .evaluation.metrics import HIGHER_IS_BETTER, METRICS
+from .evaluation.metrics import HIGHER_IS_BETTER, LATER_METRICS, METRIC_SPECS, METRICS
 from .names import validate_name
 
 GRIDS = ("kgrid", "pgrid")
-#: Every table and figure follows these (a metric added to METRICS is tabulated and drawn as the others).
 LOWER_IS_BETTER = frozenset(m for m in METRICS if not HIGHER_IS_BETTER[m])
-_DISPLAY = {"micro_f1": "Micro-F1", "macro_f1": "Macro-F1", "hamming_loss": "Hamming Loss",
-            "micro_pr_auc": "Micro PR-AUC", "macro_pr_auc": "Macro PR-AUC", "avg_precision": "AvgPrec",
-            "one_error": "One-error", "ranking_loss": "Ranking Loss", "coverage": "Coverage"}
-_STEM = {"micro_f1": "microf1", "macro_f1": "macrof1", "hamming_loss": "hamming"}
-METRIC_DISPLAY = {m: _DISPLAY.get(m, m.replace("_", " ").capitalize()) for m in METRICS}
-METRIC_TABLE_STEM = {m: _STEM.get(m, m) for m in METRICS}
+METRIC_DISPLAY = {metric.key: metric.display for metric in METRIC_SPECS}
+METRIC_TABLE_STEM = {**{m: m for m in METRICS}, "micro_f1": "microf1", "macro_f1": "macrof1",
+                     "hamming_loss": "hamming"}
 MAIN_METRICS = ("micro_f1", "macro_f1", "hamming_loss")
 GRID_TOLERANCE = 1e-9
 TIDY_COLUMNS = ["dataset", "method", "fold", "metric", "value"]
@@ -99,7 +95,10 @@ class SeedSpread:
 
 @dataclass
 class FoldResult:
-    """One metrics file: the grid (k or p values), the seven curves aligned with it and extras."""
+    """One metrics file: the grid (k or p values), the metric curves aligned with it and extras.
+
+    ``absent_metrics``: metrics of :data:`LATER_METRICS` the file predates (their curves are NaN).
+    """
 
     method: str
     dataset: str
@@ -111,6 +110,7 @@ class FoldResult:
     time_rank_seconds: float | None = None
     selection: SelectionCheck | None = None
     seed_spread: SeedSpread | None = None
+    absent_metrics: frozenset = frozenset()
 
     def summary_points(self, p_target: float | None = None) -> slice | list[int]:
         """Grid points a table cell summarises: all (k-grid) or the one nearest ``p_target``."""
@@ -188,12 +188,13 @@ def _read_seed_spread(obj: dict, path: Path, size: int) -> SeedSpread | None:
     grid_mean_std = {}
     for metric in METRICS:
         key = f"{metric}_mean_seed_std"
-        value = obj.get(key, _ABSENT)
+        value = obj.get(key, _ABSENT) if _present(obj, metric) else None
         if value is not None and not _is_real(value):
             raise DataError("seed-averaged file lacks the std over seeds", file=path, field=key,
                             expected="a number or null", found="nothing" if value is _ABSENT else repr(value))
         grid_mean_std[metric] = math.nan if value is None else float(value)
-    curve_std = {m: _as_curve(obj.get(f"{m}_seed_std"), path, f"{m}_seed_std", size) for m in METRICS}
+    curve_std = {m: _as_curve(obj.get(f"{m}_seed_std"), path, f"{m}_seed_std", size)
+                 if _present(obj, m) else np.full(size, np.nan) for m in METRICS}
     return SeedSpread(tuple(seeds), curve_std, grid_mean_std)
 
 
@@ -211,12 +212,31 @@ def read_fold_result(path: str | Path, method: str, dataset: str, fold: int, gri
     if not isinstance(x, list) or not x or not all(_is_real(v) for v in x):
         raise DataError("grid missing, empty or not numeric", file=path, field=x_key,
                         expected="non-empty list of numbers")
-    curves = {m: _as_curve(obj.get(m), path, m, len(x)) for m in METRICS}
+    curves = {m: _as_curve(obj.get(m), path, m, len(x)) if _present(obj, m) else np.full(len(x), np.nan)
+              for m in METRICS}
     p_target_file = obj.get("p_target") if grid == "pgrid" else None
     return FoldResult(method, dataset, fold, np.asarray(x, dtype=float), curves, path, p_target_file,
                       time_rank_seconds=_read_time(obj, path),
                       selection=_read_selection_check(obj, path, len(x)),
-                      seed_spread=_read_seed_spread(obj, path, len(x)))
+                      seed_spread=_read_seed_spread(obj, path, len(x)),
+                      absent_metrics=frozenset(m for m in METRICS if not _present(obj, m)))
+
+
+def _present(obj: dict, metric: str) -> bool:
+    """Whether the file holds ``metric``; only the evaluator's later metrics may be absent (older
+    files): they read as missing values ('--' in the tables, counted in a note)."""
+    return metric in obj or metric not in LATER_METRICS
+
+
+def absent_metric_notes(results: "ResultSet") -> list[str]:
+    """One note per later metric that some files lack (written before the evaluator computed it)."""
+    notes = []
+    for metric in sorted(LATER_METRICS, key=METRICS.index):
+        lacking = sum(metric in r.absent_metrics for r in results.results.values())
+        if lacking:
+            notes.append(f"{METRIC_DISPLAY[metric]}: {lacking} of {len(results.results)} metrics files were "
+                         "written before the evaluator computed it ('--' in its cells); rerun them to fill it in")
+    return notes
 
 
 def discover_files(results_dir: str | Path, methods: Sequence[str], grid: str) -> dict[tuple[str, str, int], Path]:

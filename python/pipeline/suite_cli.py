@@ -32,6 +32,7 @@ from .runner.manifest import remove_partial_reports, write_failures
 from .runner.plugins import activate_plugins, check_runnable, engine_options, plugin_paths
 from .runner.run import RunSettings
 from .runner.store import ensure_results_root
+from .runner.reference import reference_tasks
 from .runner.tasks import GridSpec, Task, canonical_params
 
 _USER_ERRORS = {"ConfigError", "DataError", "RankingError", "StorageError"}
@@ -51,6 +52,10 @@ SCHEDULER_ADDRESS = re.compile(r"(tcp|tls|ucx|ws|wss|inproc)://[A-Za-z0-9._\-\[\
 PARAMS_LIMITS = dataclasses.replace(CONFIG_LIMITS, max_bytes=MAX_PARAMS_FILE_BYTES)
 
 
+REFERENCE_HELP = (" Once per (dataset, fold) it also scores ML-kNN on every feature, the all-features "
+                  "reference, into RESULTS_DIR/_reference/<DATASET>_fold<i>_all_features.json.")
+
+
 def build_parser(prog: str, mode: str | None, rank: bool) -> argparse.ArgumentParser:
     """Arguments common to the three front doors; ``mode=None`` adds ``--grid``."""
     what = ("rank the features on the training part and score the ranking" if rank
@@ -62,7 +67,7 @@ def build_parser(prog: str, mode: str | None, rank: bool) -> argparse.ArgumentPa
         prog=prog,
         description=f"For every (method, dataset, fold): {what} with ML-kNN on the test part "
                     f"{grid_text}. Results go to RESULTS_DIR/<METHOD>/<DATASET>_fold<i>_*; see "
-                    "docs/results-schema.md. Each run adds a record and a log to RESULTS_DIR/runs/. "
+                    f"docs/results-schema.md.{REFERENCE_HELP if rank else ''} Each run adds a record and a log to RESULTS_DIR/runs/. "
                     "Exit codes: 0 ok, 1 a task failed (see failures.json), 2 bad input or an unusable results "
                     "folder, 130 interrupted (Ctrl-C; 143 for SIGTERM); see docs/reliability.md.",
         formatter_class=_DefaultsFormatter)
@@ -314,7 +319,8 @@ def _check_sweep(method: str, overrides: dict, max_tasks: int, path: Path) -> No
 
 
 def _make_tasks(args, datasets: list[str], overrides: dict[str, dict], rank: bool) -> list[Task]:
-    """Every (dataset, method variant, fold) task; ConfigError beyond ``--max-tasks``."""
+    """Every (dataset, method variant, fold) task, then (when ranking) the all-features reference of every
+    (dataset, fold); ConfigError beyond ``--max-tasks`` (which counts the methods' tasks)."""
     methods = [validate_name(m, "method") for m in args.methods]
     if rank:
         for method in methods:
@@ -339,7 +345,7 @@ def _make_tasks(args, datasets: list[str], overrides: dict[str, dict], rank: boo
     if not tasks:
         raise ConfigError("no ranking to score for these methods", file=args.results_dir,
                           expected="<METHOD>/<DATASET>_fold<i>_ranking.csv")
-    return tasks
+    return tasks + reference_tasks(folds) if rank else tasks
 
 
 def _has_ranking(args, method: str, dataset: str, fold: int) -> bool:

@@ -158,7 +158,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-figures", action="store_true", help="skip curves and CD diagrams")
     p.add_argument("--jobs", type=int, default=1, help="processes drawing the figures in parallel")
     p.add_argument("--all-curve-metrics", action="store_true",
-                   help="plot every metric in the curve figures (default: the three main ones)")
+                   help=f"plot all {len(METRICS)} metrics in the curve figures (default: the three main ones)")
     return p
 
 
@@ -217,7 +217,7 @@ class TableJob:
         self.out = prepare_output_folder(args.out_dir, option="--out-dir")
         self.results = agg.load_results(args.results_dir, self.methods, args.grid,
                                         datasets=args.datasets, n_folds=args.folds)
-        self.notes = self.results.check_complete(args.allow_incomplete)
+        self.notes = self.results.check_complete(args.allow_incomplete) + agg.absent_metric_notes(self.results)
         self.p_target = None
         if args.grid == "pgrid":
             self.p_target, p_notes = agg.p_target_used(self.results, args.p_target)

@@ -13,13 +13,12 @@ import pytest
 from engine_test_data import real_fold
 from pipeline.engines.octave import OctaveEvaluator
 from pipeline.evaluation.grids import k_grid
+from pipeline.evaluation.metrics import METRICS
 from pipeline.evaluation.mlknn import evaluate_grid
 from pipeline.methods import get_method
 
 pytestmark = pytest.mark.octave
 
-METRICS = ("micro_f1", "macro_f1", "hamming_loss", "micro_pr_auc", "macro_pr_auc", "avg_precision",
-           "one_error")
 # (dataset, n_train, n_test): subsamples keep the test time down.
 FOLDS = [("emotions", 391, 202), ("yeast", 600, 300), ("scene", 600, 300), ("medical", 500, 300),
          ("Arts", 600, 300), ("Social", 600, 300)]

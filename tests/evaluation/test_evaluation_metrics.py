@@ -36,9 +36,10 @@ def truth_pred_scores(draw, distinct=False, min_l=1):
 
 def test_metric_tables_are_consistent():
     assert M.METRICS == ("micro_f1", "macro_f1", "hamming_loss", "micro_pr_auc", "macro_pr_auc",
-                         "avg_precision", "one_error")
+                         "avg_precision", "one_error", "ranking_loss", "coverage")
     assert set(M.HIGHER_IS_BETTER) == set(M.METRICS) == set(M.METRIC_CONVENTIONS)
-    assert [m for m in M.METRICS if not M.HIGHER_IS_BETTER[m]] == ["hamming_loss", "one_error"]
+    assert [m for m in M.METRICS if not M.HIGHER_IS_BETTER[m]] == ["hamming_loss", "one_error", "ranking_loss",
+                                                                  "coverage"]
 
 
 @SETTINGS
@@ -47,7 +48,10 @@ def test_all_metrics_lie_in_unit_interval(case):
     Y, P, S = case
     values = M.compute_all(Y, P, S)
     for name, value in values.items():
-        assert np.isnan(value) or 0.0 <= value <= 1.0, name
+        top = Y.shape[1] - 1 if name == "coverage" else 1.0  # coverage counts labels: 0 .. L - 1
+        assert np.isnan(value) or 0.0 <= value <= top, name
+    assert np.isnan(values["coverage"]) == (not Y.any())
+    assert np.isnan(values["ranking_loss"]) == (not (Y.any(axis=1) & ~Y.all(axis=1)).any())
     assert np.isnan(values["micro_pr_auc"]) == (not Y.any())
     assert np.isnan(values["macro_pr_auc"]) == (M.macro_pr_auc_labels_used(Y) == 0)
 
@@ -69,6 +73,10 @@ def test_perfect_prediction_values(Y):
         assert values["micro_pr_auc"] == 1.0
     if M.macro_pr_auc_labels_used(Y):
         assert values["macro_pr_auc"] == 1.0
+    if Y.any():  # every relevant label above every irrelevant one: coverage is |Y_i| - 1 on average
+        assert values["coverage"] == pytest.approx(Y[has_pos].sum(axis=1).mean() - 1)
+    if (has_pos & ~Y.all(axis=1)).any():
+        assert values["ranking_loss"] == 0.0
 
 
 @SETTINGS
@@ -96,6 +104,78 @@ def test_ap_variants_match_scikit_learn_without_ties(case):
     if rows.any():
         lrap = skm.label_ranking_average_precision_score(Y[rows], S[rows])
         assert M.avg_precision(Y, S) == pytest.approx(lrap * rows.sum() / Y.shape[0])
+
+
+def zhang_coverage_ranks(Y, S) -> np.ndarray:
+    """Coverage ranks as Zhang & Zhou's coverage.m defines them: a stable ascending sort of each instance's
+    scores, rank = L + 1 - (first position of a relevant label); for the instances with a relevant label."""
+    ranks = []
+    for y, s in zip(Y, S):
+        if y.any():
+            ascending = np.argsort(s, kind="stable")
+            ranks.append(len(s) - int(np.flatnonzero(y[ascending])[0]))
+    return np.array(ranks)
+
+
+def pairs_misordered(Y, S) -> list[float]:
+    """Per instance with both kinds of labels: share of (relevant, irrelevant) pairs with s_rel <= s_irr."""
+    return [np.mean([s[j] <= s[k] for j in np.flatnonzero(y) for k in np.flatnonzero(~y)])
+            for y, s in zip(Y, S) if y.any() and not y.all()]
+
+
+@SETTINGS
+@given(truth_pred_scores(min_l=2))
+def test_ranking_loss_and_coverage_follow_their_definitions_with_ties(case):
+    """Tie-heavy scores: ranking loss counts tied pairs as misordered; coverage breaks ties as coverage.m."""
+    Y, _, S = case
+    shares = pairs_misordered(Y, S)
+    if shares:
+        assert M.ranking_loss(Y, S) == pytest.approx(np.mean(shares), abs=1e-15)
+    ranks = zhang_coverage_ranks(Y, S)
+    if ranks.size:
+        assert M.coverage(Y, S) == ranks.sum() / ranks.size - 1
+
+
+@SETTINGS
+@given(truth_pred_scores(min_l=2))  # scikit-learn reads a single column as binary, not multilabel
+def test_ranking_loss_and_coverage_against_scikit_learn(case):
+    """docs/evaluation.md: scikit-learn averages over all n instances (those left out here count 0
+    there), its coverage is ours + 1 and counts every tied label (maximal rank); ranking loss counts
+    ties as misordered in both."""
+    Y, _, S = case
+    n, yi = Y.shape[0], Y.astype(int)
+    both = Y.any(axis=1) & ~Y.all(axis=1)
+    if both.any():
+        assert M.ranking_loss(Y, S) == pytest.approx(skm.label_ranking_loss(yi, S) * n / both.sum(), abs=1e-12)
+    else:
+        assert np.isnan(M.ranking_loss(Y, S)) and skm.label_ranking_loss(yi, S) == 0
+    some = Y.any(axis=1)
+    if not some.any():
+        assert np.isnan(M.coverage(Y, S)) and skm.coverage_error(yi, S) == 0
+        return
+    sklearn_offset = skm.coverage_error(yi, S) * n / some.sum() - 1
+    ties = any(len(np.unique(s)) < len(s) for s in S[some])
+    if ties:  # scikit-learn gives a tied group its maximal rank, coverage.m orders it
+        assert M.coverage(Y, S) <= sklearn_offset + 1e-12
+    else:
+        assert M.coverage(Y, S) == pytest.approx(sklearn_offset, abs=1e-12)
+    distinct = np.random.default_rng(int(S.sum() * 1e6)).permutation(S.size).reshape(S.shape)
+    assert M.coverage(Y, distinct) == pytest.approx(skm.coverage_error(yi, distinct) * n / some.sum() - 1,
+                                                    abs=1e-12)
+
+
+def test_coverage_and_ranking_loss_by_hand():
+    S = np.array([[0.2, 0.2, 0.9], [0.5, 0.1, 0.4], [0.3, 0.3, 0.3]])
+    Y = np.array([[1, 0, 0], [0, 1, 1], [0, 0, 0]])
+    # instance 0: labels 0 and 1 tie; coverage.m ranks the higher index (1) first, so label 0 has
+    # rank 3; instance 1: label 1 is last (rank 3); instance 2 has no relevant label and is left out
+    assert M.coverage(Y, S) == (3 + 3) / 2 - 1
+    # instance 0: pairs (0,1) tie -> misordered, (0,2) misordered: 2/2; instance 1: (1,0) wrong,
+    # (2,0) wrong: 2/2; instance 2 left out
+    assert M.ranking_loss(Y, S) == 1.0
+    assert M.ranking_loss(np.array([[1, 0, 1]]), np.array([[0.9, 0.1, 0.1]])) == 0.5  # the tie (2, 1) is wrong
+    assert np.isnan(M.ranking_loss(np.ones((2, 3)), S[:2]))
+    assert np.isnan(M.coverage(np.zeros((2, 3)), S[:2]))
 
 
 @SETTINGS

@@ -82,13 +82,20 @@ def ref_metrics(Y, P, S):
     used = [j for j in range(L) if 0 < Y[:, j].sum() < n]
     ex_ap = sum(ref_order_ap(Y[i], S[i]) for i in range(n) if Y[i].any()) / n
     one_err = sum(1 for i in range(n) if not Y[i, int(np.argmax(S[i]))]) / n
+    # Zhang & Zhou: ties count as misordered pairs; coverage ranks from a stable ascending sort
+    pairs = [sum(S[i, j] <= S[i, k] for j in range(L) if Y[i, j] for k in range(L) if not Y[i, k])
+             / (Y[i].sum() * (L - Y[i].sum())) for i in range(n) if 0 < Y[i].sum() < L]
+    ascending = [sorted(range(L), key=lambda j: (S[i, j], j)) for i in range(n)]
+    ranks = [L - min(pos for pos, j in enumerate(ascending[i]) if Y[i, j]) for i in range(n) if Y[i].any()]
     return {"micro_f1": 2 * tp / (2 * tp + fp + fn) if 2 * tp + fp + fn else 0.0,
             "macro_f1": sum(per_label) / L,
             "hamming_loss": float(np.mean(Y != P)),
             "micro_pr_auc": ref_order_ap(flat_y, flat_s),
             "macro_pr_auc": (sum(ref_order_ap(Y[:, j], S[:, j]) for j in used) / len(used)
                              if used else float("nan")),
-            "avg_precision": ex_ap, "one_error": one_err}
+            "avg_precision": ex_ap, "one_error": one_err,
+            "ranking_loss": sum(pairs) / len(pairs) if pairs else float("nan"),
+            "coverage": sum(ranks) / len(ranks) - 1 if ranks else float("nan")}
 
 
 def assert_parity(Xtr, Ytr, Xte, Yte, ranking, ks):

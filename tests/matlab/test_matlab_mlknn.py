@@ -9,11 +9,10 @@ from hypothesis import given, settings, strategies as st
 
 from pipeline.evaluation import metrics as native_metrics
 from pipeline.evaluation.grids import p_grid
+from pipeline.evaluation.metrics import METRICS
 
 pytestmark = pytest.mark.octave
 
-METRICS = ("micro_f1", "macro_f1", "hamming_loss", "micro_pr_auc", "macro_pr_auc", "avg_precision",
-           "one_error")
 
 # docs/evaluation.md, "Golden values" (reference output; compare to 1e-9).
 E1_RANKING = [7, 29, 1, 17, 13, 4, 23, 3, 6, 30, 22, 21, 15, 27, 14, 18, 2, 10, 24, 9, 5, 12, 28, 16,
@@ -184,6 +183,8 @@ def test_metrics_match_native_on_tie_heavy_scores(octave, seed, n, L, levels):
             assert np.isnan(float(got[key])), key
         else:
             assert float(got[key]) == pytest.approx(expected[key], abs=1e-12), key
+    for key in ("ranking_loss", "coverage"):  # integer counts, then the same divisions and pairwise sum
+        assert np.array_equal(float(got[key]), expected[key], equal_nan=True), key
     assert int(used) == native_metrics.macro_pr_auc_labels_used(truth)
 
 
@@ -195,6 +196,7 @@ def test_metric_conventions_on_empty_labels(oc):
     assert np.isnan(m["micro_pr_auc"]) and np.isnan(m["macro_pr_auc"]) and used == 0
     assert m["avg_precision"] == 0 and m["one_error"] == 1  # instances without labels: 0 AP, errors
     assert m["hamming_loss"] == pytest.approx(1 / 6)
+    assert np.isnan(m["ranking_loss"]) and np.isnan(m["coverage"])  # no instance qualifies
 
 
 def test_bad_inputs_raise_identified_errors(octave):

@@ -67,7 +67,9 @@ def test_run_resume_and_code_staleness(workspace):
     results = home / "root" / "results" / "small"
     first = paper(workspace, "run")
     assert first.returncode == 0, first.stderr
-    assert "16 done, 0 skipped" in first.stderr
+    assert "20 done, 0 skipped" in first.stderr      # 16 method tasks + the all-features reference of 4 folds
+    reference = json.loads((results / "_reference" / "yeast_fold1_all_features.json").read_text())
+    assert reference["n_features"] == 103 and reference["mlknn"] == {"k": 10, "smooth": 1.0}
     for mode in ("kgrid", "pgrid"):
         assert "kgrid tables: made" in first.stderr and f"{mode} tables: made" in first.stderr
         assert (home / "root" / "paper" / "tables" / mode / "report.md").is_file()
@@ -86,7 +88,7 @@ def test_run_resume_and_code_staleness(workspace):
 
     second = paper(workspace, "run")
     assert second.returncode == 0, second.stderr
-    assert "0 done, 16 skipped" in second.stderr and "kgrid tables: up to date" in second.stderr
+    assert "0 done, 20 skipped" in second.stderr and "kgrid tables: up to date" in second.stderr
     assert "pgrid tables: up to date" in second.stderr
 
     source = home / "code" / "matlab" / "baselines" / "SRFS.m"
@@ -96,11 +98,11 @@ def test_run_resume_and_code_staleness(workspace):
     stale = [line for line in status.stdout.splitlines() if line.startswith("stale")]
     assert len(stale) == 8 and all("SRFS__seed_" in line and "method code changed (baselines/SRFS.m)" in line
                                    for line in stale)
-    assert "8 done, 0 missing, 8 stale, 0 failed of 16 tasks" in status.stdout
+    assert "12 done, 0 missing, 8 stale, 0 failed of 20 tasks" in status.stdout
 
     third = paper(workspace, "run")
     assert third.returncode == 0, third.stderr
-    assert "8 done, 8 skipped" in third.stderr
+    assert "8 done, 12 skipped" in third.stderr
     assert "recomputed 8 stale task(s): method code changed (baselines/SRFS.m)" in third.stderr
     records = sorted((results / "runs").glob("*.json"))
     assert len(records) == 3 and json.loads(records[-1].read_text())["summary"]["done"] == 8

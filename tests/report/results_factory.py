@@ -19,6 +19,8 @@ def synthetic_curves(rng: np.random.Generator, n_points: int, skill: float) -> d
     curves = dict(zip(METRICS, base))
     curves["hamming_loss"] = 0.3 - 0.5 * (curves["hamming_loss"] - 0.3) / 2
     curves["one_error"] = 1.0 - curves["one_error"]
+    curves["ranking_loss"] = 1.0 - curves["ranking_loss"]
+    curves["coverage"] = 6.0 * (1.0 - curves["coverage"])  # in labels, out of L - 1
     return curves
 
 

@@ -12,6 +12,7 @@ from report_helpers import DATASETS, METHODS, NASTY, compile_tables
 
 from pipeline.cli import run_main
 from pipeline.evaluation.grids import p_target_index
+from pipeline.evaluation.metrics import METRICS
 from pipeline.report.latex import latex_escape
 from pipeline.tables import main, read_display_map
 
@@ -49,7 +50,7 @@ def kgrid_out(kgrid_results, tmp_path_factory):
 def test_kgrid_csv_is_tidy_with_sample_std(kgrid_results, kgrid_out):
     table = pd.read_csv(kgrid_out / "benchmark_means_kgrid.csv")
     assert list(table.columns) == ["dataset", "method", "metric", "mean", "std", "n_folds"]
-    assert len(table) == len(DATASETS) * len(METHODS) * 7 and (table["n_folds"] == 3).all()
+    assert len(table) == len(DATASETS) * len(METHODS) * len(METRICS) and (table["n_folds"] == 3).all()
     row = table[(table.dataset == "yeast") & (table.method == "MIFS") & (table.metric == "hamming_loss")].iloc[0]
     values = fold_values(kgrid_results, "MIFS", "yeast", "hamming_loss", "kgrid")
     assert row["mean"] == pytest.approx(values.mean(), rel=1e-9)
@@ -72,7 +73,7 @@ def test_kgrid_tables_stats_and_report(kgrid_out):
     assert micro_stats["reference"] == "DAGFS" and set(micro_stats["holm_p"]) == {"LRMFS", "MIFS", "SCLS"}
     assert micro_stats["datasets"] == DATASETS and micro_stats["excluded_datasets"] == []
     report = (kgrid_out / "report.md").read_text()
-    assert report.count("### ") == 10 and "(figures/curves_kgrid_mean.png)" in report
+    assert report.count("### ") == len(METRICS) + 3 and "(figures/curves_kgrid_mean.png)" in report
     assert "P(DAGFS (ours) better)" in report and "Degenerate" not in report
     # Every image in report.md is one of the figures written, linked relatively.
     pngs = sorted(p.relative_to(kgrid_out).as_posix() for p in (kgrid_out / "figures").glob("*.png"))
@@ -159,7 +160,7 @@ def test_regeneration_is_byte_identical(kgrid_results, tmp_path):
         assert run_tables(kgrid_results, tmp_path / name, "--no-figures")[0] == 0
         outputs.append({p.relative_to(tmp_path / name): p.read_bytes()
                         for p in sorted((tmp_path / name).rglob("*")) if p.is_file()})
-    assert outputs[0].keys() == outputs[1].keys() and len(outputs[0]) == 14  # main.tex included
+    assert outputs[0].keys() == outputs[1].keys() and len(outputs[0]) == len(METRICS) + 7  # main.tex included
     for key in outputs[0]:
         assert outputs[0][key] == outputs[1][key], key
 
@@ -168,6 +169,29 @@ def test_shipped_paper_display_map_is_valid():
     repo = Path(__file__).resolve().parents[2]
     mapping = read_display_map(repo / "paper" / "tables" / "display_map_paper.json")
     assert mapping["DAGFS"] == "DAGFS" and mapping["Corel5k"] == "Corel5k"
+
+
+def test_metrics_files_older_than_ranking_loss_and_coverage_still_make_tables(kgrid_results, tmp_path, capsys):
+    """Files written before the evaluator computed ranking loss and coverage (seed-averaged ones too)
+    lack their keys: those cells read '--', a note counts the files, the other metrics are untouched."""
+    from pipeline.fileio import atomic_write_json
+
+    results = tmp_path / "res"
+    shutil.copytree(kgrid_results, results)
+    for path in results.glob("*/*_kgrid_metrics.json"):
+        obj = json.loads(path.read_text())
+        atomic_write_json(path, {k: v for k, v in obj.items()
+                                 if not k.startswith(("ranking_loss", "coverage"))})
+    assert run_tables(results, tmp_path / "out", "--no-figures", capsys=capsys)[0] == 0
+    n_files = len(list(results.glob("*/*_kgrid_metrics.json")))
+    report = (tmp_path / "out" / "report.md").read_text()
+    for name in ("Ranking Loss", "Coverage"):
+        assert f"{name}: {n_files} of {n_files} metrics files were written before the evaluator computed it" in report
+        assert f"{name}: no dataset has a value for every method" in report
+    table = (tmp_path / "out" / "table_coverage.tex").read_text()
+    assert "Avg.\\ rank" not in table and "left out: CAL500, emotions, yeast" in table
+    stats = json.loads((tmp_path / "out" / "stats_kgrid.json").read_text())
+    assert "coverage" not in stats["metrics"] and stats["metrics"]["micro_f1"]["n_blocks"] == 3
 
 
 def test_metric_without_any_complete_dataset_keeps_the_other_tables(kgrid_results, tmp_path, capsys):

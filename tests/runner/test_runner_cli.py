@@ -43,11 +43,11 @@ def test_kgrid_writes_schema_files(fold_dir, tmp_path):
     (record_path,) = (results / "runs").glob("*.json")
     manifest = json.loads(record_path.read_text())
     assert manifest["finished"] and manifest["summary"] == {
-        "done": 6, "skipped": 0, "done_elsewhere": 0, "failed": 0, "interrupted": 0,
-        "computed_because": {"no ranking yet": 6}, "degenerate_tasks": 0}
+        "done": 8, "skipped": 0, "done_elsewhere": 0, "failed": 0, "interrupted": 0,   # 2 folds: 3 methods + reference
+        "computed_because": {"no ranking yet": 6, "no metrics yet": 2}, "degenerate_tasks": 0}
     assert manifest["versions"]["numpy"] == np.__version__ and manifest["git"]["commit"]
     log = (results / "runs" / manifest["log"]).read_text()
-    assert log.count(" done ") == 6 and "DAGFS/toy/fold0 (no ranking yet)" in log
+    assert log.count(" done ") == 8 and "DAGFS/toy/fold0 (no ranking yet)" in log
     assert json.loads((results / "DAGFS" / "toy_fold0_kgrid_metrics.json").read_text())["params"]["alpha"] == 0.1
 
 
@@ -58,13 +58,13 @@ def test_skip_existing_keeps_files_and_overwrite_recomputes(fold_dir, tmp_path, 
     metrics = results / "DAGFS" / "toy_fold0_kgrid_metrics.json"
     stamp = metrics.stat().st_mtime_ns
     assert _kgrid(fold_dir, results, "--skip-existing") == 0
-    assert "0 done, 6 skipped" in capsys.readouterr().err
+    assert "0 done, 8 skipped" in capsys.readouterr().err
     assert metrics.stat().st_mtime_ns == stamp
     metrics.write_text(metrics.read_text()[:100])  # a truncated file is not complete: recomputed
     assert _kgrid(fold_dir, results, "--skip-existing") == 0
-    assert "1 done, 5 skipped" in capsys.readouterr().err
+    assert "1 done, 7 skipped" in capsys.readouterr().err
     assert _kgrid(fold_dir, results, "--overwrite") == 0
-    assert "6 done" in capsys.readouterr().err
+    assert "8 done" in capsys.readouterr().err
     assert result_contents(results) == first
 
 
@@ -159,7 +159,7 @@ def test_params_file_overrides_and_sweeps(fold_dir, tmp_path, capsys):
                                  "--methods", "DAGFS", "RANDOM", "--folds", "1", "--params", str(params)])
     assert code == 0
     assert sorted(p.name for p in results.iterdir() if p.is_dir() and p.name != "runs") == [
-        "DAGFS__alpha_0.05", "DAGFS__alpha_0.2", "RANDOM"]
+        "DAGFS__alpha_0.05", "DAGFS__alpha_0.2", "RANDOM", "_reference"]
     record = json.loads((results / "DAGFS__alpha_0.2" / "toy_fold0_kgrid_metrics.json").read_text())
     assert record["params"]["alpha"] == 0.2 and record["params"]["max_iter"] == 5
     assert record["method"] == "DAGFS__alpha_0.2"
@@ -211,7 +211,7 @@ def test_pgrid_into_the_kgrid_folder_reuses_its_rankings(fold_dir, tmp_path, cap
     capsys.readouterr()
     assert run_main(pgrid.main, [*BASE, "--data-dir", str(fold_dir), "--results-dir", str(results), "--skip-existing",
                                  "--methods", "DAGFS", "VARIANCE", "RANDOM"]) == 0
-    assert "6 done, 0 skipped" in capsys.readouterr().err
+    assert "6 done, 2 skipped" in capsys.readouterr().err  # the all-features reference is kept
     assert {path: path.read_bytes() for path in made} == made  # rankings, scores, records and times untouched
     assert {path: path.stat().st_mtime_ns for path in made} == stamps
     assert len(list(results.glob("*/toy_fold*_pgrid_metrics.json"))) == 6

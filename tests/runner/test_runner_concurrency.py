@@ -59,9 +59,9 @@ def _hold(folds: Path, results: Path, finish: str, method: str = "VARIANCE", fol
 
 
 @pytest.mark.parametrize("finish,extra,expected", [
-    ("gives up", [], {"done": 12, "done elsewhere": 0}),
-    ("computes", [], {"done": 11, "done elsewhere": 1}),
-    ("computes", ["--skip-existing"], {"done": 11, "done elsewhere": 1}),
+    ("gives up", [], {"done": 16, "done elsewhere": 0}),  # 4 folds x (3 methods + the all-features reference)
+    ("computes", [], {"done": 15, "done elsewhere": 1}),
+    ("computes", ["--skip-existing"], {"done": 15, "done elsewhere": 1}),
 ])
 def test_task_held_by_another_run_is_waited_for(folds, reference, tmp_path, finish, extra, expected):
     results = tmp_path / "res"
@@ -103,7 +103,7 @@ def test_without_skip_existing_a_result_finished_elsewhere_meanwhile_is_not_reco
     _, err = run.communicate(timeout=300)
     assert run.returncode == 0, err
     assert "waiting for" not in err  # the task was complete when the run reached it, not held
-    assert summary_counts(err) == {"done": 5, "skipped": 0, "done elsewhere": 1, "failed": 0, "interrupted": 0}
+    assert summary_counts(err) == {"done": 11, "skipped": 0, "done elsewhere": 1, "failed": 0, "interrupted": 0}
     assert (results / "DAGFS" / "toy_fold1_kgrid_metrics.json").stat().st_mtime_ns > before
     assert result_contents(results) == result_contents(reference)
 
@@ -119,8 +119,8 @@ def test_concurrent_runs_with_skip_existing_compute_each_task_once(folds, refere
     runs = _run_together(folds, results, 2, "--skip-existing")
     assert [run.returncode for run in runs] == [0, 0], [run.stderr for run in runs]
     counts = [summary_counts(run.stderr) for run in runs]
-    assert sum(c["done"] for c in counts) == 12
-    assert all(c["done"] + c["done elsewhere"] + c["skipped"] == 12 for c in counts)
+    assert sum(c["done"] for c in counts) == 16
+    assert all(c["done"] + c["done elsewhere"] + c["skipped"] == 16 for c in counts)
     assert result_contents(results) == reference
 
 
@@ -138,5 +138,5 @@ def test_empty_claim_left_by_a_crash_does_not_block(folds, tmp_path, capsys):
     (results / "VARIANCE").mkdir(parents=True)
     (results / "VARIANCE" / ".toy_fold0.claim").write_text("")
     assert run_main(kgrid.main, [*ARGS, "--no-progress", "--data-dir", str(folds), "--results-dir", str(results)]) == 0
-    assert summary_counts(capsys.readouterr().err)["done"] == 12
+    assert summary_counts(capsys.readouterr().err)["done"] == 16
     assert json.loads((results / "VARIANCE" / "toy_fold0_kgrid_metrics.json").read_text())["fold"] == 0

@@ -124,7 +124,7 @@ def test_max_tasks_caps_the_run_and_lifts_the_cap(fold_dir, tmp_path, capsys):
     code, err = _run(kgrid.main, fold_dir, tmp_path, capsys, "--params", params, "--max-tasks", "6")
     assert code == 0, err
     assert sorted(p.name for p in (tmp_path / "res").iterdir() if p.is_dir() and p.name != "runs") == [
-        "RANDOM__seed_0", "RANDOM__seed_1", "RANDOM__seed_2"]
+        "RANDOM__seed_0", "RANDOM__seed_1", "RANDOM__seed_2", "_reference"]
 
 
 def test_sweep_expansion_is_refused_before_building_combinations():

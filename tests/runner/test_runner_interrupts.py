@@ -67,7 +67,7 @@ def test_ctrl_c_stops_the_run_at_once(slow_folds, tmp_path, executor, target):
     assert _files(results) == written  # nothing is written after the run ended
 
     counts = summary_counts(err)
-    assert counts["interrupted"] > 0 and counts["done"] + counts["interrupted"] == N_FOLDS
+    assert counts["interrupted"] > 0 and counts["done"] + counts["interrupted"] == 2 * N_FOLDS  # + references
     (record,) = (results / "runs").glob("*.json")
     manifest = json.loads(record.read_text())
     assert manifest["finished"] and manifest["summary"]["interrupted"] == counts["interrupted"]
@@ -112,7 +112,7 @@ def test_killed_pool_worker_fails_its_task_and_the_run_carries_on(slow_folds, tm
     os.kill(claim["pid"], signal.SIGKILL)  # the worker that holds this claim
     _, err = proc.communicate(timeout=600)
     assert proc.returncode == 1, err
-    assert summary_counts(err) == {"done": N_FOLDS - 1, "skipped": 0, "done elsewhere": 0, "failed": 1,
+    assert summary_counts(err) == {"done": 2 * N_FOLDS - 1, "skipped": 0, "done elsewhere": 0, "failed": 1,  # + references
                                    "interrupted": 0}
     (failure,) = json.loads((results / "failures.json").read_text())["failed"]
     assert failure["error_type"] == "WorkerCrashed"
@@ -138,7 +138,7 @@ def test_killed_dask_worker_is_replaced(slow_folds, tmp_path, monkeypatch, allow
     os.kill(claim["pid"], signal.SIGKILL)  # the worker that holds this claim
     _, err = proc.communicate(timeout=600)
     counts = summary_counts(err)
-    assert counts["done"] + counts["failed"] == N_FOLDS and counts["interrupted"] == 0
+    assert counts["done"] + counts["failed"] == 2 * N_FOLDS and counts["interrupted"] == 0  # + references
     assert not psutil.pid_exists(claim["pid"]) and not list(results.glob("*/.*.claim"))
     if allowed_failures is None:
         assert proc.returncode == 0 and counts["failed"] == 0, err

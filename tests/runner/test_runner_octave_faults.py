@@ -129,8 +129,9 @@ def test_two_octave_runs_on_one_folder_compute_each_task_once(octave_folds, octa
     assert [run.returncode for run in runs] == [0, 0], errs
     assert not any("Traceback" in err for err in errs)
     counts = [summary_counts(err) for err in errs]
-    assert sum(c["done"] for c in counts) == 12  # 2 methods x 2 datasets x 3 folds, each computed once
-    assert all(c["done"] + c["done elsewhere"] + c["skipped"] == 12 for c in counts)
+    # (2 methods + the all-features reference) x 2 datasets x 3 folds, each computed once
+    assert sum(c["done"] for c in counts) == 18
+    assert all(c["done"] + c["done elsewhere"] + c["skipped"] == 18 for c in counts)
     assert result_contents(results) == octave_reference
     assert len(list((results / "runs").glob("*.json"))) == 2
 
@@ -152,7 +153,7 @@ def test_ctrl_c_during_an_octave_call_stops_the_run(octave_folds, tmp_path, exec
     assert survivors(tree) == []
     assert scratch_dirs_of([proc.pid, *(p.pid for p in tree)]) == []
     assert not list(results.glob("*/.*.claim"))
-    assert summary_counts(err)["interrupted"] == 6
+    assert summary_counts(err)["interrupted"] == 12  # 6 HANG tasks + 6 all-features references
 
 
 @pytest.mark.parametrize("executor", ["serial", "process", "dask"])
@@ -203,7 +204,7 @@ def test_octave_killed_from_outside_fails_one_task_then_resume_completes(octave_
     assert proc.returncode == 1, err
     (failure,) = json.loads((results / "failures.json").read_text())["failed"]
     assert failure["error_type"] == "EngineError" and "crashed in Octave" in failure["message"]
-    assert summary_counts(err) == {"done": 11, "skipped": 0, "done elsewhere": 0, "failed": 1, "interrupted": 0}
+    assert summary_counts(err) == {"done": 17, "skipped": 0, "done elsewhere": 0, "failed": 1, "interrupted": 0}  # 12 + 6 references
     resumed = subprocess.run(kgrid_command(octave_folds, results, *OCTAVE_ARGS, "--skip-existing"),
                              capture_output=True, text=True)
     assert resumed.returncode == 0, resumed.stderr

@@ -4,5 +4,6 @@
 - :mod:`.mlknn` — :func:`~.mlknn.evaluate_grid` (one fold, whole grid, incremental) and the
   scikit-learn-style :class:`~.mlknn.MLkNN`;
 - :mod:`.neighbours` — the exact (canonical distance, index) neighbour rule and its fast path;
-- :mod:`.metrics` — the seven metrics, ``METRICS``, ``HIGHER_IS_BETTER``, ``METRIC_CONVENTIONS``.
+- :mod:`.metrics` — the metrics, their one definition ``METRIC_SPECS`` and ``METRICS``,
+  ``HIGHER_IS_BETTER``, ``METRIC_CONVENTIONS`` derived from it.
 """

@@ -8,38 +8,71 @@ Tie handling is part of the definition: ML-kNN outputs take only Num + 1 distinc
 so ties are everywhere. The average-precision variants are **order based**: scores are sorted with
 a stable descending sort, tied scores keep their original order, and ``AP = (1/P) Σ_k k / r_k``
 over the 1-based positions ``r_1 < ... < r_P`` of the P positives. This is not scikit-learn's
-``average_precision_score`` (which groups ties).
+``average_precision_score`` (which groups ties). Ranking loss counts tied (relevant, irrelevant)
+pairs as misordered; coverage breaks ties as Zhang & Zhou's ``coverage.m`` does (docs/evaluation.md
+gives both's relation to scikit-learn's ``label_ranking_loss`` and ``coverage_error``).
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numba
 import numpy as np
 
 from ..errors import DataError
 
-METRICS = ("micro_f1", "macro_f1", "hamming_loss", "micro_pr_auc", "macro_pr_auc",
-           "avg_precision", "one_error")
+@dataclass(frozen=True)
+class MetricSpec:
+    """What the project knows about one metric: its key, direction, name in tables, and convention.
 
-HIGHER_IS_BETTER = {"micro_f1": True, "macro_f1": True, "hamming_loss": False,
-                    "micro_pr_auc": True, "macro_pr_auc": True, "avg_precision": True,
-                    "one_error": False}
+    ``added_later``: the evaluator computed it only from a later version on, so metrics files written
+    before lack it (readers treat it as missing there, not as a damaged file).
+    """
 
-METRIC_CONVENTIONS = {
-    "micro_f1": "2TP/(2TP+FP+FN) over all label-instance cells; 0 when the denominator is 0",
-    "macro_f1": "per-label 2TP/(2TP+FP+FN) averaged over all L labels; a label with a zero "
-                "denominator contributes 0",
-    "hamming_loss": "share of the L*n_test cells where prediction != truth",
-    "micro_pr_auc": "order-based AP (stable descending sort, ties keep flattened order) of scores "
-                    "flattened label-major (index = label*n_test + instance); NaN if no positive",
-    "macro_pr_auc": "order-based AP per label (ties keep instance order), mean over labels with "
-                    "both classes in the test part; NaN if no label qualifies",
-    "avg_precision": "example-based AP: labels by stable descending score (ties to the lower "
-                     "label index), sum over instances with >= 1 positive, divided by n_test "
-                     "(instances without positives add 0)",
-    "one_error": "top label = first argmax (ties to the lowest label index); error if not "
-                 "relevant; instances without positives always count as errors; divided by n_test",
-}
+    key: str
+    higher_is_better: bool
+    display: str
+    convention: str
+    added_later: bool = False
+
+
+#: The one definition of the metrics, in the order used everywhere (files, tables, figures).
+METRIC_SPECS = (
+    MetricSpec("micro_f1", True, "Micro-F1",
+               "2TP/(2TP+FP+FN) over all label-instance cells; 0 when the denominator is 0"),
+    MetricSpec("macro_f1", True, "Macro-F1",
+               "per-label 2TP/(2TP+FP+FN) averaged over all L labels; a label with a zero "
+               "denominator contributes 0"),
+    MetricSpec("hamming_loss", False, "Hamming Loss", "share of the L*n_test cells where prediction != truth"),
+    MetricSpec("micro_pr_auc", True, "Micro PR-AUC",
+               "order-based AP (stable descending sort, ties keep flattened order) of scores "
+               "flattened label-major (index = label*n_test + instance); NaN if no positive"),
+    MetricSpec("macro_pr_auc", True, "Macro PR-AUC",
+               "order-based AP per label (ties keep instance order), mean over labels with "
+               "both classes in the test part; NaN if no label qualifies"),
+    MetricSpec("avg_precision", True, "AvgPrec",
+               "example-based AP: labels by stable descending score (ties to the lower "
+               "label index), sum over instances with >= 1 positive, divided by n_test "
+               "(instances without positives add 0)"),
+    MetricSpec("one_error", False, "One-error",
+               "top label = first argmax (ties to the lowest label index); error if not "
+               "relevant; instances without positives always count as errors; divided by n_test"),
+    MetricSpec("ranking_loss", False, "Ranking Loss",
+               "per instance: share of (relevant, irrelevant) label pairs with score(relevant) <= "
+               "score(irrelevant) (ties count as misordered); mean over the instances with at "
+               "least one relevant and one irrelevant label; NaN if none", added_later=True),
+    MetricSpec("coverage", False, "Coverage",
+               "per instance: largest rank of a relevant label minus 1, ranks from Zhang & Zhou's "
+               "stable ascending sort (among tied labels the higher label index ranks first); "
+               "mean of the ranks over the instances with a relevant label, minus 1; NaN if none",
+               added_later=True),
+)
+
+METRICS = tuple(metric.key for metric in METRIC_SPECS)
+HIGHER_IS_BETTER = {metric.key: metric.higher_is_better for metric in METRIC_SPECS}
+METRIC_CONVENTIONS = {metric.key: metric.convention for metric in METRIC_SPECS}
+LATER_METRICS = frozenset(metric.key for metric in METRIC_SPECS if metric.added_later)
 
 
 def as_binary_labels(Y, name: str = "Y") -> np.ndarray:
@@ -245,10 +278,58 @@ def one_error(Y_true, scores) -> float:
     return float(np.mean(~y[np.arange(y.shape[0]), top]))
 
 
+def ranking_loss(Y_true, scores) -> float:
+    """Zhang & Zhou's ranking loss: the share of (relevant, irrelevant) label pairs ordered wrongly.
+
+    A pair is wrong when the relevant label's score is not above the irrelevant one's (ties count as
+    wrong). Instances with no relevant or no irrelevant label are left out of the mean; NaN if no
+    instance is left. The per-instance shares are summed in NumPy's pairwise order (twin:
+    ``metric_ranking_loss.m``).
+    """
+    y = as_binary_labels(Y_true, "Y_true")
+    s = _scores(scores, y.shape)
+    n_pos = y.sum(axis=1)
+    kept = (n_pos > 0) & (n_pos < y.shape[1])
+    if not kept.any():
+        return float("nan")
+    yk, n_pos = y[kept], n_pos[kept]
+    # Descending score; among tied scores the irrelevant labels first, so each relevant label has
+    # every irrelevant label scored >= its own before it.
+    order = np.lexsort((yk, -s[kept]), axis=-1)
+    relevant = np.take_along_axis(yk, order, axis=1)
+    misordered = np.sum(np.cumsum(~relevant, axis=1) * relevant, axis=1)
+    per_instance = misordered / (n_pos * (y.shape[1] - n_pos))
+    return float(np.sum(per_instance) / per_instance.size)
+
+
+def coverage(Y_true, scores) -> float:
+    """Zhang & Zhou's coverage: how far down the label ranking one must go to cover every relevant label.
+
+    An instance's value is the largest rank of a relevant label, ranks taken from a stable ascending
+    sort of its scores read from the end (rank = L + 1 - position), so among tied labels the higher
+    label index ranks first, as in their ``coverage.m``. The result is ``sum(ranks) / n - 1`` over
+    the n instances with a relevant label (the others are left out); NaN if there is none. The ranks
+    are integers, so every summation order gives the same bits (twin: ``metric_coverage.m``).
+    """
+    y = as_binary_labels(Y_true, "Y_true")
+    s = _scores(scores, y.shape)
+    kept = y.any(axis=1)
+    if not kept.any():
+        return float("nan")
+    yk, sk = y[kept], s[kept]
+    # The deepest relevant label is the lowest-scored one, and among those the lowest label index.
+    lowest = np.min(np.where(yk, sk, np.inf), axis=1, keepdims=True)
+    deepest = np.argmax(yk & (sk == lowest), axis=1)[:, None]
+    after = np.arange(y.shape[1])[None, :] > deepest
+    ranks = 1 + np.sum(sk > lowest, axis=1) + np.sum((sk == lowest) & after, axis=1)
+    return float(np.sum(ranks) / ranks.size - 1)
+
+
 def compute_all(Y_true, Y_pred, scores) -> dict[str, float]:
-    """All seven metrics (keys of :data:`METRICS`) for one prediction."""
+    """Every metric (keys of :data:`METRICS`) for one prediction."""
     return {"micro_f1": micro_f1(Y_true, Y_pred), "macro_f1": macro_f1(Y_true, Y_pred),
             "hamming_loss": hamming_loss(Y_true, Y_pred),
             "micro_pr_auc": micro_pr_auc(Y_true, scores),
             "macro_pr_auc": macro_pr_auc(Y_true, scores),
-            "avg_precision": avg_precision(Y_true, scores), "one_error": one_error(Y_true, scores)}
+            "avg_precision": avg_precision(Y_true, scores), "one_error": one_error(Y_true, scores),
+            "ranking_loss": ranking_loss(Y_true, scores), "coverage": coverage(Y_true, scores)}

@@ -49,6 +49,8 @@ def averaged_record(entry: MethodEntry, records: list[dict], digests: dict) -> d
     averaged.update(method=entry.name, params={k: v for k, v in template["params"].items() if k != "seed"},
                     seeds=list(entry.seeds), seed_sources=digests)
     for metric in METRICS:
+        if any(metric not in r for r in records):  # a seed's file predates this metric: left out, as there
+            continue
         curves = np.array([_floats(r[metric]) for r in records])
         averaged[metric] = np.mean(curves, axis=0)
         averaged[f"{metric}_seed_std"] = _std(curves)

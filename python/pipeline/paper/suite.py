@@ -25,6 +25,7 @@ from ..evaluation.metrics import METRICS
 from ..methods import available_methods, get_method
 from ..names import validate_name
 from ..runner.plugins import activate_plugins, engine_options, plugin_paths
+from ..runner.reference import reference_tasks
 from ..runner.tasks import GridSpec, Task, canonical_params
 from ..runner.inner import TuningSpec
 from ..tables import read_display_map
@@ -101,7 +102,8 @@ class Suite:
         return list(range(self.fold_count or self.folds.n_folds))
 
     def tasks(self) -> list[Task]:
-        """Every (method variant, dataset, fold) task, datasets outermost (as the tables read them).
+        """Every (method variant, dataset, fold) task, datasets outermost (as the tables read them), then
+        the all-features reference of every (dataset, fold).
 
         A tuned method's tasks have stage ``"tuned"`` and its fixed parameters only: the parameters
         inner validation chooses are added once its candidates are scored (:mod:`pipeline.paper.tuning`).
@@ -113,7 +115,7 @@ class Suite:
                     for label, params in entry.variants():
                         tasks.append(Task(entry.name, dataset, fold, canonical_params(params), label,
                                           "tuned" if entry.tune else ""))
-        return tasks
+        return tasks + reference_tasks({dataset: list(self.fold_indices) for dataset in self.datasets})
 
     def candidate_tasks(self) -> list[Task]:
         """Every tuning candidate: (dataset, fold, method variant, candidate), candidates in declared order."""

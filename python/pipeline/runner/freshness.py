@@ -14,6 +14,7 @@ from pathlib import Path
 from ..data.folds import sha256_file
 from ..documents import read_result_file
 from ..errors import ConfigError, PipelineError
+from ..evaluation.metrics import LATER_METRICS, METRICS
 from .fingerprint import changed_files
 from .store import ResultStore, TaskFiles
 
@@ -57,7 +58,10 @@ def metrics_staleness(store: ResultStore, files: TaskFiles, mode: str, expected:
     if status == "missing":
         return "no metrics yet"
     if status == "invalid":
-        return "the metrics file is partial or unreadable"
+        record = read_json(files.metrics(mode)) or {}
+        absent = [key for key in METRICS if key in LATER_METRICS and record and key not in record]
+        return (f"made before the evaluator computed {', '.join(absent)}" if absent
+                else "the metrics file is partial or unreadable")
     if status == "different":
         if replaced_by is not None:
             return replaced_by

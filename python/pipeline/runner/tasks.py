@@ -22,6 +22,10 @@ from ..names import validate_name
 #: The kinds of task (see :attr:`Task.stage`).
 TASK_STAGES = ("", "candidate", "tuned")
 
+#: The pseudo-method of the all-features reference task (:mod:`pipeline.runner.reference`) and its
+#: results folder: no method name can start with ``_``, so it never clashes with a method's.
+REFERENCE_METHOD = "_reference"
+
 
 @dataclass(frozen=True)
 class Task:
@@ -30,7 +34,7 @@ class Task:
     Attributes
     ----------
     method : str
-        Registry name of the method.
+        Registry name of the method, or :data:`REFERENCE_METHOD` for the all-features reference.
     dataset : str
         Dataset folder name under the data directory.
     fold : int
@@ -53,9 +57,10 @@ class Task:
     stage: str = ""
 
     def __post_init__(self):
-        validate_name(self.method, "method")
+        if self.method != REFERENCE_METHOD or self.label:
+            validate_name(self.method, "method")
+            validate_name(self.label or self.method, "method label")
         validate_name(self.dataset, "dataset")
-        validate_name(self.label or self.method, "method label")
         if not _is_integer(self.fold) or self.fold < 0:
             raise ConfigError("fold index must be an integer >= 0", field="fold", found=repr(self.fold))
         try:

@@ -1,0 +1,119 @@
+"""The all-features reference: ML-kNN on every feature of a fold, once per (dataset, fold).
+
+Every MLFS table compares the selections with ML-kNN given all d features. The runner computes it
+as one more task per (dataset, fold) (:func:`reference_task`), claimed, resumed and checked for
+freshness like a method's task, and writes ``<RESULTS_DIR>/_reference/<DATASET>_fold<i>_all_features.json``
+(docs/results-schema.md). The folder name starts with ``_``, which no method name can, so it never
+clashes with a method's folder and the loaders that list method folders never take it for one.
+The evaluator scores the identity ranking at k = d: the canonical distances over all columns in
+their order, exactly what ``MLKNN_train``/``MLkNN.fit`` use.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import numpy as np
+
+from ..data.folds import fold_path, load_fold, sha256_file
+from ..errors import ConfigError
+from ..evaluation.metrics import LATER_METRICS, METRICS
+from ..fileio import atomic_write_json, remove_abandoned_temporaries
+from .fingerprint import changed_files, evaluator_fingerprint
+from .freshness import read_json, sha256_or_none
+from .records import runtime_versions
+from .tasks import REFERENCE_METHOD, Task
+
+SCHEMA = "all_features/1"
+
+
+def reference_task(dataset: str, fold: int) -> Task:
+    """The task that writes the all-features reference of one fold."""
+    return Task(REFERENCE_METHOD, dataset, fold)
+
+
+def reference_tasks(folds: dict[str, list[int]]) -> list[Task]:
+    """One reference task per (dataset, fold), datasets in the given order."""
+    return [reference_task(dataset, fold) for dataset, indices in folds.items() for fold in indices]
+
+
+def reference_path(results_dir: str | Path, dataset: str, fold: int) -> Path:
+    return Path(results_dir) / REFERENCE_METHOD / f"{dataset}_fold{int(fold)}_all_features.json"
+
+
+def reference_staleness(path: Path, fold_file: Path, mlknn: dict, evaluator: str, evaluator_code: dict,
+                        *, overwrite: bool) -> str | None:
+    """Why the reference must be (re)computed, or None if the file can be kept.
+
+    Raises
+    ------
+    ConfigError
+        If the file was made with other ML-kNN settings and ``overwrite`` is off (as for metrics files).
+    """
+    if not path.is_file():
+        return "no metrics yet"
+    record = read_json(path)
+    metrics = (record or {}).get("metrics")
+    if record is None or record.get("schema") != SCHEMA or not isinstance(metrics, dict):
+        return "the reference file is partial or unreadable"
+    absent = [key for key in METRICS if key not in metrics]
+    if absent:
+        later = all(key in LATER_METRICS for key in absent)
+        return f"made before the evaluator computed {', '.join(absent)}" if later else \
+            "the reference file is partial or unreadable"
+    if record.get("mlknn") != mlknn:
+        if not overwrite:
+            raise ConfigError("result exists with other settings (ML-kNN); use --overwrite or another results "
+                              "folder", file=path)
+        return "other settings (--overwrite)"
+    provenance = record.get("provenance") or {}
+    if provenance.get("fold_sha256") != sha256_or_none(fold_file):
+        return "the fold file changed"
+    if provenance.get("evaluator") != evaluator:
+        return f"scored by the {provenance.get('evaluator')} evaluator, this run uses {evaluator}"
+    changed = changed_files((provenance.get("code") or {}).get("evaluator"), evaluator_code)
+    return f"evaluator code changed ({', '.join(changed[:3])})" if changed else None
+
+
+def reference_reason(task: Task, settings) -> str | None:
+    """:func:`reference_staleness` of ``task`` under the run's settings (``--overwrite`` recomputes)."""
+    path = reference_path(settings.results_dir, task.dataset, task.fold)
+    stale = reference_staleness(path, fold_path(settings.data_dir, task.dataset, task.fold), mlknn_settings(settings),
+                                settings.evaluator, evaluator_fingerprint(settings.evaluator),
+                                overwrite=settings.overwrite)
+    return "--overwrite" if settings.overwrite and stale is None else stale
+
+
+def run_reference(task: Task, settings, bench, reason: str | None) -> dict:
+    """Score ML-kNN on every feature of the fold and write the reference file; return its record.
+
+    ``bench`` is the worker's :class:`~pipeline.runner.run.Workbench` (its evaluator and git state).
+    """
+    path = reference_path(settings.results_dir, task.dataset, task.fold)
+    remove_abandoned_temporaries(path, unnamed_after=0.0)
+    fold_file = fold_path(settings.data_dir, task.dataset, task.fold)
+    fold = load_fold(fold_file, dataset=task.dataset, index=task.fold)
+    d = fold.n_features
+    started = time.perf_counter()
+    curves = bench.evaluator.evaluate(fold.X_train, fold.Y_train, fold.X_test, fold.Y_test, np.arange(1, d + 1),
+                                      [d], num=settings.mlknn_k, smooth=settings.mlknn_smooth,
+                                      context=f"{task.key} ({reason})")
+    seconds = time.perf_counter() - started
+    record = {
+        "schema": SCHEMA, "dataset": task.dataset, "fold": int(task.fold), "n_features": int(d),
+        "n_train": int(fold.X_train.shape[0]), "n_test": int(fold.X_test.shape[0]), "n_labels": int(fold.n_labels),
+        "mlknn": mlknn_settings(settings), "metrics": {key: float(curves[key][0]) for key in METRICS},
+        "time_eval_seconds": seconds,
+        "provenance": {"fold_sha256": sha256_file(fold_file), "ranking_sha256": None, "engine": None,
+                       "evaluator": settings.evaluator,
+                       "code": {"method": None, "evaluator": evaluator_fingerprint(settings.evaluator)},
+                       "git": bench.git, "versions": runtime_versions()},
+    }
+    atomic_write_json(path, record)
+    return record
+
+
+def mlknn_settings(settings) -> dict:
+    """The reference file's ``mlknn`` entry."""
+    return {"k": int(settings.mlknn_k), "smooth": float(settings.mlknn_smooth)}
