@@ -33,6 +33,7 @@ from .cli import run_main
 from .errors import ConfigError
 from .evaluation.metrics import METRICS
 from .fileio import atomic_write_json, atomic_write_text
+from .limits import worker_count
 from .names import validate_name
 from .report.output import prepare_output_folder
 from .report.tables import (CellNote, RankTable, ScoreTable, StatsBlock, StatsRow, StatsTable, ValueTable,
@@ -431,8 +432,9 @@ class TableJob:
                 self.out / "figures" / f"cd_{self.args.grid}_{metric}"), {
                 "alpha": SIG_ALPHA, "cliques": [[self.name(m) for m in g] for g in c.cliques[SIG_ALPHA]],
                 "title": f"{agg.METRIC_DISPLAY[metric]} ({len(c.blocks)} datasets)"}))
-        if self.args.jobs > 1:
-            with ProcessPoolExecutor(self.args.jobs) as pool:
+        workers = worker_count(self.args.jobs, len(tasks))
+        if workers > 1:
+            with ProcessPoolExecutor(workers) as pool:
                 done = [pool.submit(func, *a, **kw) for func, a, kw in tasks]
                 return [path for future in done for path in future.result()]
         return [path for func, a, kw in tasks for path in func(*a, **kw)]

@@ -60,10 +60,11 @@ def run_paper(suite: Suite, suite_file: Path, paths: PaperPaths, *, raw_root: Pa
     history = RunHistory(paths.results, arguments)
     settings = run_settings(suite, paths, log_file=str(history.log_path), run_started=time.time())
     with RunStop(ends_process=True) as stop:
-        with make_executor(suite.executor, settings, suite.jobs) as executor:
+        tasks = suite.tasks()
+        with make_executor(suite.executor, settings, suite.jobs, n_tasks=len(tasks)) as executor:
             history.start(settings, suite_file=str(suite_file),
                           suite_sha256=sha256_file(suite_file))
-            result = execute(executor, suite.tasks(), progress=progress, stop=stop,
+            result = execute(executor, tasks, progress=progress, stop=stop,
                              on_outcome=lambda o: history.log(describe_outcome(o)))
         complete = not stop.requested and all(o.status != "failed" for o in result.outcomes)
         extra = _after_tasks(suite, paths, say) if complete else {"tables": "not made"}
