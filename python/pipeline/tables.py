@@ -107,6 +107,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--p-target", type=float, default=0.2, help="operating point of the p-grid tables")
     p.add_argument("--folds", type=int, default=None,
                    help="expected folds 0..N-1 per dataset (default: union of folds found)")
+    p.add_argument("--separate-settings", action="store_true",
+                   help="results made with different grid or ML-kNN settings get one set of tables each, in "
+                        "OUT_DIR/settings<i>/ (without it they are refused)")
     p.add_argument("--allow-incomplete", action="store_true",
                    help="average cells over the folds they have (flagged) instead of failing")
     p.add_argument("--label-suffix", default="", help="appended as _SUFFIX to every LaTeX label")
@@ -153,11 +156,12 @@ def figure_links(figures: list[Path], out: Path) -> list[str]:
 class TableJob:
     """One regeneration: loaded results plus the naming and captions chosen on the command line."""
 
-    def __init__(self, args: argparse.Namespace):
+    def __init__(self, args: argparse.Namespace, results: agg.ResultSet | None = None):
         check_arguments(args)
         self.args = args
         self.metrics = tuple(args.metrics or METRICS)
-        self.methods = args.methods or agg.list_methods(args.results_dir, args.grid)
+        self.methods = (results.methods if results is not None
+                        else args.methods or agg.list_methods(args.results_dir, args.grid))
         for m in self.methods:
             validate_name(m, "method")
         if len(set(self.methods)) != len(self.methods):
@@ -170,8 +174,9 @@ class TableJob:
         if len(set(shown)) != len(shown):
             raise ConfigError("two methods get the same display name", file=args.display_map, found=shown)
         self.out = prepare_output_folder(args.out_dir, option="--out-dir")
-        self.results = agg.load_results(args.results_dir, self.methods, args.grid,
-                                        datasets=args.datasets, n_folds=args.folds)
+        self.results = results or agg.load_results(args.results_dir, self.methods, args.grid,
+                                                   datasets=args.datasets, n_folds=args.folds)
+        self.settings = self.results.settings()
         self.notes = self.results.check_complete(args.allow_incomplete)
         self.p_target = None
         if args.grid == "pgrid":
@@ -195,9 +200,22 @@ class TableJob:
         return f"tab:{stem}_{self.args.grid}{suffix}"
 
     def operating_point(self) -> str:
-        if self.args.grid == "kgrid":
-            return "Each fold is averaged over the feature-count grid k = 10, 20, ..., min(300, d)."
-        return f"At {100 * self.p_target:g}% selected features (p = {self.p_target:g})."
+        """Where the cells were read on the grid, and with which ML-kNN: from the files' settings."""
+        mlknn = self.settings.get("mlknn")
+        scorer = (f" ML-kNN with {mlknn['num']:g} neighbours and smoothing {mlknn['smooth']:g}."
+                  if mlknn and {"num", "smooth"} <= mlknn.keys() else "")
+        if self.args.grid == "pgrid":
+            return f"At {100 * self.p_target:g}% selected features (p = {self.p_target:g}).{scorer}"
+        grid = self.settings.get("grid")
+        if grid and {"k_min", "k_max", "k_step"} <= grid.keys():
+            first, step, last = grid["k_min"], grid["k_step"], grid["k_max"]
+            points = f"k = {first:g}, {first + step:g}, ..., min({last:g}, d)"
+        else:  # files without their settings: what their grids hold
+            xs = [r.x for r in self.results.results.values()]
+            first, last = min(x[0] for x in xs), max(x[-1] for x in xs)
+            step = min((x[1] - x[0] for x in xs if x.size > 1), default=0)
+            points = f"k = {first:g}, {first + step:g}, ..., up to {last:g}" if step else f"k = {first:g}"
+        return f"Each fold is averaged over the feature-count grid {points}.{scorer}"
 
     def seed_sentence(self) -> str:
         """Which methods are averaged over which seeds (empty when none is)."""
@@ -484,8 +502,20 @@ class TableJob:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    written = TableJob(args).write()
-    print(f"wrote {len(written)} files to {args.out_dir}")
+    if not args.separate_settings:
+        written = TableJob(args).write()
+        print(f"wrote {len(written)} files to {args.out_dir}")
+        return 0
+    check_arguments(args)
+    methods = args.methods or agg.list_methods(args.results_dir, args.grid)
+    loaded = agg.load_results(args.results_dir, methods, args.grid, datasets=args.datasets,
+                              n_folds=args.folds, separate_settings=True)
+    groups = loaded.settings_groups()
+    for i, settings in enumerate(groups, start=1):
+        out_dir = args.out_dir if len(groups) == 1 else str(Path(args.out_dir) / f"settings{i}")
+        written = TableJob(argparse.Namespace(**{**vars(args), "out_dir": out_dir}),
+                           loaded.restricted_to(settings)).write()
+        print(f"wrote {len(written)} files to {out_dir} ({settings})")
     return 0
 
 
