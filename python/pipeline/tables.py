@@ -32,7 +32,7 @@ from . import aggregate as agg
 from .cli import run_main
 from .errors import ConfigError
 from .evaluation.metrics import METRICS
-from .fileio import atomic_write_json, atomic_write_text
+from .fileio import atomic_write_json, atomic_write_text, csv_safe_frame
 from .limits import worker_count
 from .names import validate_name
 from .report.output import prepare_output_folder
@@ -361,8 +361,8 @@ class TableJob:
         written = []
         means = self.means.sort_values(["dataset", "method", "metric"], kind="mergesort")
         csv_path = self.out / f"benchmark_means_{self.args.grid}.csv"
-        written.append(atomic_write_text(csv_path, means[["dataset", "method", "metric", "mean", "std", "n_folds"]]
-                                         .to_csv(index=False, lineterminator="\n")))
+        columns = means[["dataset", "method", "metric", "mean", "std", "n_folds"]]
+        written.append(atomic_write_text(csv_path, csv_safe_frame(columns).to_csv(index=False, lineterminator="\n")))
         tables = {m: self.metric_table(m) for m in self.metrics}
         tables["time"] = self.time_table()
         for key, table in tables.items():

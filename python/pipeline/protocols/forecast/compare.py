@@ -14,6 +14,7 @@ from typing import Sequence
 import pandas as pd
 
 from ...errors import ConfigError, DataError
+from ...fileio import csv_safe_frame
 from ...report.latex import latex_escape
 from ...report.tables import markdown_escape
 from ..user_files import read_json_bounded
@@ -98,7 +99,7 @@ def format_table(frame: pd.DataFrame, fmt: str) -> str:
     if fmt == "markdown":
         return markdown_table(frame) + "\n"
     if fmt == "csv":
-        return frame.to_csv(index=False, float_format="%.10g")
+        return csv_safe_frame(frame).to_csv(index=False, float_format="%.10g")
     if fmt == "latex":
         header = " & ".join(latex_escape(str(c)) for c in frame.columns) + r" \\"
         rows = [" & ".join(latex_escape(str(v)) if not isinstance(v, float) else format_value(v) for v in row) + r" \\"
