@@ -17,11 +17,13 @@ from ...errors import ConfigError, DataError
 from ...fileio import csv_safe_frame
 from ...report.latex import latex_escape
 from ...report.tables import markdown_escape
-from ..user_files import read_json_bounded
+from ..user_files import checked_file_size, read_json_bounded
 from .metrics import NUMERIC_METRICS
 from .reference import is_reference, reference_scores
 
 MAX_CONFIG_BYTES = 8 * 2**20
+#: Largest benchmark table read back (a full GIFT-Eval table is about 100 KB).
+MAX_TABLE_BYTES = 64 * 2**20
 """Size limit of an experiment's ``config.json``, checked before it is read."""
 
 
@@ -38,7 +40,11 @@ def load_results(results_dir: str | Path) -> dict[str, pd.DataFrame]:
         csv = folder / f"{files.get(name, name)}.csv"
         if not csv.is_file():
             raise DataError("benchmark table missing", file=csv)
-        tables[name] = pd.read_csv(csv)
+        checked_file_size(csv, "a benchmark table (CSV)", MAX_TABLE_BYTES)
+        try:
+            tables[name] = pd.read_csv(csv)
+        except (ValueError, UnicodeDecodeError, pd.errors.ParserError) as exc:
+            raise DataError(f"cannot parse CSV: {' '.join(str(exc).split())[:200]}", file=csv) from None
     return tables
 
 
