@@ -8,6 +8,7 @@ critical-difference diagram.
 from __future__ import annotations
 
 import argparse
+import csv
 import sys
 from pathlib import Path
 from typing import Sequence
@@ -21,12 +22,20 @@ from ..report.output import prepare_output_folder
 from .compare import compare_methods
 from .ranks import average_ranks, check_score_matrix
 
+#: Largest score table read (one row per data set: a few KB).
+MAX_SCORE_BYTES = 16 * 2**20
+
 
 def read_score_csv(path: str | Path) -> pd.DataFrame:
     """Read a blocks x methods score table (first column = block names) or raise DataError."""
     path = Path(path)
     if not path.is_file():
         raise DataError("score file not found", file=path)
+    size = path.stat().st_size
+    if size > MAX_SCORE_BYTES:
+        raise DataError("score file too large", file=path, expected=f"at most {MAX_SCORE_BYTES} bytes",
+                        found=f"{size} bytes")
+    _check_header(path)
     try:
         table = pd.read_csv(path, index_col=0)
     except (ValueError, pd.errors.ParserError) as exc:
@@ -38,6 +47,20 @@ def read_score_csv(path: str | Path) -> pd.DataFrame:
         raise DataError("block names and method names must be unique", file=path)
     check_score_matrix(table.to_numpy(), min_blocks=2, min_methods=2, source=str(path))
     return table
+
+
+def _check_header(path: Path) -> None:
+    """Method names read as written: pandas would rename a repeated ``A`` to ``A.1``."""
+    try:
+        with open(path, encoding="utf-8", newline="") as handle:
+            header = next(csv.reader(handle), [])
+    except (UnicodeDecodeError, csv.Error) as exc:
+        raise DataError(f"cannot parse CSV: {exc}", file=path) from None
+    names = header[1:]
+    repeated = sorted({name for name in names if names.count(name) > 1})
+    if repeated:
+        raise DataError("a method column is named twice", file=path, field=repeated[0][:80],
+                        expected="distinct method names")
 
 
 def build_parser() -> argparse.ArgumentParser:
