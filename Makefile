@@ -9,14 +9,14 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # The core (k-grid/p-grid benchmark, tables, Octave bridge) and, for the tests, everything else:
 # the sibling protocols' stack (torch, librosa, ...) and the test tools.
-$(VENV)/.core-installed: pyproject.toml
+$(VENV)/.core-installed: pyproject.toml requirements.lock
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --upgrade pip
-	$(PY) -m pip install -e .
+	$(PY) -m pip install -c requirements.lock -e .
 	touch $@
 
-$(VENV)/.dev-installed: pyproject.toml $(VENV)/.core-installed
-	$(PY) -m pip install -e ".[dev]"
+$(VENV)/.dev-installed: pyproject.toml requirements.lock $(VENV)/.core-installed
+	$(PY) -m pip install -c requirements.lock -e ".[dev]"
 	touch $@
 
 setup-core: $(VENV)/.core-installed

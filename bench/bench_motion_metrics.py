@@ -117,7 +117,7 @@ def evaluate(path: Path, settings: EvalSettings) -> tuple[Stages, dict]:
     stage("kinematic beats + BeatAlign scores", lambda: [
         score_motion_beats(j[:n], m, settings) for j, n, m in zip(gen, lengths, music)])
     stage("SkatingRatio", ground.skating_ratio, gen)
-    stage("FootSliding", ground.foot_sliding_mm, gen, lengths)
+    stage("FootSliding", ground.foot_sliding_total_mm, gen, lengths)
     stage("Penetration + Floating", lambda: (ground.penetration_mm(gen, lengths), ground.floating_mm(gen, lengths)))
     stage("PFC", ground.physical_foot_contact, gen, lengths)
     return stage, {"audio": results.audio, "music": music, "prepared": prepared[0]}

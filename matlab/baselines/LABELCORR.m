@@ -1,7 +1,7 @@
 function [ranking, info] = LABELCORR(X, Y, params, init) %#ok<INUSD>
 %LABELCORR  Supervised sanity anchor: rank features by mean absolute label correlation.
 %   [ranking, info] = LABELCORR(X, Y, params, init)
-%   X: n×d training features; Y: n×L {0,1} labels; params, init: unused.
+%   X: n×d training features; Y: n×L {0,1} labels; params: no parameters (a given one is refused); init: unused.
 %   Score of feature j: mean over labels l of |Pearson correlation(x_j, y_l)|, with 0 where either
 %   column is constant. ranking: 1×d, 1-based, by mlfs_rank_scores.
 %   info.scores: the 1×d scores. Twin of pipeline.methods.anchors.rank_label_correlation.
@@ -9,6 +9,9 @@ function [ranking, info] = LABELCORR(X, Y, params, init) %#ok<INUSD>
                'LABELCORR: X must be a finite numeric n×d matrix');
   mlfs_require((isnumeric(Y) || islogical(Y)) && size(Y, 1) == size(X, 1), 'mlfs:LABELCORR:badInput', ...
                'LABELCORR: Y must have one row per row of X (%d), found %d', size(X, 1), size(Y, 1));
+  if nargin >= 3
+    mlfs_method_params('LABELCORR', struct(), params);   % no parameters: refuse any
+  end
   X = double(X);
   Y = double(Y);
   Xc = X - repmat(mean(X, 1), size(X, 1), 1);

@@ -1,4 +1,4 @@
-function fingerprint = mlfs_code_fingerprint(fname)
+function fingerprint = mlfs_code_fingerprint(fname, plugin_dirs)
 %MLFS_CODE_FINGERPRINT  Fingerprint of a function's .m file and every .m file it uses, transitively.
 %   fingerprint = mlfs_code_fingerprint('LRMFS') returns struct('sha256', hex, 'files', {{path, hex}, ...})
 %   where the files are fname.m and, transitively, every .m file under matlab/ whose function name
@@ -6,20 +6,39 @@ function fingerprint = mlfs_code_fingerprint(fname)
 %   sha256 is the SHA-256 of the lines "<path>\0<file sha256>\n". Twin of
 %   pipeline.runner.fingerprint.matlab_fingerprint: both front doors record the same value, so
 %   either can tell whether a result was made by the current code (docs/results-schema.md).
+%
+%   mlfs_code_fingerprint(fname, plugin_dirs) also looks in the plug-in folders (cell of paths):
+%   their files are 'plugin/<file>'. A function in neither is fingerprinted by the file Octave or
+%   MATLAB resolves on the user's path (with the other functions of its folder, as a plug-in
+%   folder). A function with no readable file is an error (mlfs:fingerprint:noCode): a
+%   fingerprint never covers nothing.
+  if nargin < 2
+    plugin_dirs = {};
+  end
   matlab_dir = fileparts(fileparts(mfilename('fullpath')));
-  [names, paths] = function_files(matlab_dir);
+  [names, files, labels] = function_files(matlab_dir);
+  [in_plugins, where] = plugin_file(fname, plugin_dirs);
+  if ~any(strcmp(names, fname)) && ~in_plugins
+    resolved = which(fname);
+    mlfs_require(~isempty(resolved) && exist(resolved, 'file') == 2, 'mlfs:fingerprint:noCode', ...
+      'no code to fingerprint: %s.m is not under %s, in the plug-in folders or on the path', fname, matlab_dir);
+    where = fileparts(resolved);
+  end
+  if ~isempty(where)
+    [names, files, labels] = add_plugin_folder(names, files, labels, where);
+  end
   found = {};
   digests = {};
   pending = {fname};
   while ~isempty(pending)
     name = pending{end};
     pending(end) = [];
-    index = find(strcmp(names, name), 1);
-    if isempty(index) || any(strcmp(found, paths{index}))
+    index = find(strcmp(names, name), 1, 'last');   % a plug-in folder's file is the one Octave calls
+    if isempty(index) || any(strcmp(found, labels{index}))
       continue
     end
-    bytes = mlfs_read_bytes(fullfile(matlab_dir, paths{index}));
-    found{end + 1} = paths{index}; %#ok<AGROW>
+    bytes = mlfs_read_bytes(files{index});
+    found{end + 1} = labels{index}; %#ok<AGROW>
     digests{end + 1} = mlfs_sha256_bytes(bytes); %#ok<AGROW>
     words = unique(regexp(char(bytes(:).'), '[A-Za-z][A-Za-z0-9_]*', 'match'));
     pending = [pending, words(ismember(words, names))]; %#ok<AGROW>
@@ -27,15 +46,38 @@ function fingerprint = mlfs_code_fingerprint(fname)
   [found, order] = sort(found);
   digests = digests(order);
   lines = cellfun(@(p, h) [p char(0) h char(10)], found, digests, 'UniformOutput', false);
-  files = cellfun(@(p, h) {p, h}, found, digests, 'UniformOutput', false);
-  fingerprint = struct('sha256', mlfs_sha256_bytes(uint8([lines{:}])), 'files', {files});
+  entries = cellfun(@(p, h) {p, h}, found, digests, 'UniformOutput', false);
+  fingerprint = struct('sha256', mlfs_sha256_bytes(uint8([lines{:}])), 'files', {entries});
 end
 
-function [names, paths] = function_files(matlab_dir)
-%FUNCTION_FILES  Function names and paths (relative to matlab_dir, '/') of every .m file below it.
+function [found, folder] = plugin_file(fname, plugin_dirs)
+%PLUGIN_FILE  Whether fname.m is in one of the plug-in folders, and which.
+  found = false;
+  folder = '';
+  for i = 1:numel(plugin_dirs)
+    if exist(fullfile(plugin_dirs{i}, [fname '.m']), 'file') == 2
+      found = true;
+      folder = plugin_dirs{i};
+      return
+    end
+  end
+end
+
+function [names, files, labels] = add_plugin_folder(names, files, labels, folder)
+  listing = dir(fullfile(folder, '*.m'));
+  for i = 1:numel(listing)
+    names{end + 1} = listing(i).name(1:end - 2); %#ok<AGROW>
+    files{end + 1} = fullfile(folder, listing(i).name); %#ok<AGROW>
+    labels{end + 1} = ['plugin/' listing(i).name]; %#ok<AGROW>
+  end
+end
+
+function [names, files, labels] = function_files(matlab_dir)
+%FUNCTION_FILES  Function names, files and labels (paths relative to matlab_dir, '/') of every .m below it.
   folders = strsplit(genpath(matlab_dir), pathsep);
   names = {};
-  paths = {};
+  files = {};
+  labels = {};
   for f = 1:numel(folders)
     if isempty(folders{f})
       continue
@@ -44,7 +86,8 @@ function [names, paths] = function_files(matlab_dir)
     relative = strrep(folders{f}(numel(matlab_dir) + 2:end), filesep, '/');
     for i = 1:numel(listing)
       names{end + 1} = listing(i).name(1:end - 2); %#ok<AGROW>
-      paths{end + 1} = strjoin([{relative}, {listing(i).name}](~cellfun(@isempty, {relative, listing(i).name})), '/'); %#ok<AGROW>
+      files{end + 1} = fullfile(folders{f}, listing(i).name); %#ok<AGROW>
+      labels{end + 1} = strjoin([{relative}, {listing(i).name}](~cellfun(@isempty, {relative, listing(i).name})), '/'); %#ok<AGROW>
     end
   end
 end

@@ -8,6 +8,7 @@ function summary = mlfs_run_many(caller, results_dir, data_dir, datasets, method
   methods = mlfs_cellstr_arg(methods, 'method', caller);
   opts = mlfs_parse_options(caller, mlfs_suite_options(rank), args);
   mlfs_check_grid_options(caller, opts);
+  opts.plugins = plugin_folders(caller, opts.plugins);
   if ~rank
     for m = 1:numel(methods)
       mlfs_require(exist(fullfile(results_dir, methods{m}), 'dir') == 7, sprintf('mlfs:%s:missingFolder', caller), ...
@@ -26,7 +27,7 @@ function summary = mlfs_run_many(caller, results_dir, data_dir, datasets, method
   history = mlfs_run_history(results_dir, caller, arguments);
 
   git = mlfs_git_state();
-  contexts = cellfun(@(method) mlfs_task_context(method, rank, git), methods, 'UniformOutput', false);
+  contexts = cellfun(@(method) mlfs_task_context(method, rank, git, opts.plugins), methods, 'UniformOutput', false);
   counts = struct('done', int64(0), 'skipped', int64(0), 'failed', int64(0));
   failures = {};
   degenerate = {};
@@ -73,6 +74,28 @@ function summary = mlfs_run_many(caller, results_dir, data_dir, datasets, method
   summary = counts;
   summary.failures = failures;
   summary.degenerate = degenerate;
+end
+
+function folders = plugin_folders(caller, folders)
+%PLUGIN_FOLDERS  The plug-in folders as absolute paths, added to the path; a NAME.m there named
+%   like a function under matlab/ is an error (mlfs:plugins:nameClash), before any task.
+  folders = cellstr(folders);
+  matlab_dir = fileparts(fileparts(mfilename('fullpath')));
+  for i = 1:numel(folders)
+    mlfs_require(exist(folders{i}, 'dir') == 7, sprintf('mlfs:%s:missingFolder', caller), ...
+      '%s: plug-in folder not found: %s', caller, folders{i});
+    here = cd(folders{i});               % the absolute path, in MATLAB and Octave alike
+    folders{i} = pwd();
+    cd(here);
+    listing = dir(fullfile(folders{i}, '*.m'));
+    for j = 1:numel(listing)
+      name = listing(j).name(1:end - 2);
+      shipped = which(name);
+      mlfs_require(isempty(shipped) || ~strncmp(shipped, matlab_dir, numel(matlab_dir)), 'mlfs:plugins:nameClash', ...
+        '%s: the plug-in %s is named like the shipped %s', caller, fullfile(folders{i}, listing(j).name), shipped);
+    end
+    addpath(folders{i});
+  end
 end
 
 function opts = to_json_options(opts)

@@ -17,7 +17,9 @@ function [status, degenerate_points] = mlfs_run_task(results_dir, data_dir, meth
   if rank && isfield(opts.params, method)
     params = opts.params.(method);
   end
-  if rank
+  if rank && ~isempty(context.defaults)
+    params = mlfs_method_params(method, context.defaults, params);   % a plug-in: its no-argument call
+  elseif rank
     params = mlfs_resolved_params(method, params);   % compare with what earlier runs recorded
   end
   code = context.code;

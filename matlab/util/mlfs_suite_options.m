@@ -8,6 +8,8 @@ function spec = mlfs_suite_options(rank)
 %   skip_existing false  keep tasks whose complete, valid metrics file exists with the same settings
 %   overwrite     false  recompute rankings and metrics (and replace files made with other settings)
 %   verbose       true   print one line per task
+%   plugins       {}     plug-in folders (cell of paths): added to the path; their NAME.m methods are
+%                        fingerprinted there, with their defaults from their no-argument call
 %   params        struct() (rank only) per-method parameter structs, e.g. struct('LRMFS', struct('alpha', 0.1))
 %   init          struct() (rank only) per-method initial-matrix structs passed as the 4th argument
   real_scalar = @(v) isnumeric(v) && isscalar(v) && isfinite(v);
@@ -26,6 +28,7 @@ function spec = mlfs_suite_options(rank)
     'skip_existing', false, @mlfs_is_flag
     'overwrite', false, @mlfs_is_flag
     'verbose', true, @mlfs_is_flag
+    'plugins', {}, @(v) iscellstr(v) || ischar(v)
   };
   if rank
     spec = [spec; {'params', struct(), @(v) isstruct(v) && isscalar(v); ...

@@ -1,21 +1,31 @@
 """Shared plumbing for the command-line front doors.
 
 User errors (:class:`~pipeline.errors.PipelineError`) become one line on stderr and exit code 2;
-anything else is a bug and keeps its traceback.
+a reader that closes standard output early (``... | head``) ends the command quietly with exit
+code 141, as ``yes | head`` does; anything else is a bug and keeps its traceback.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import Callable, Sequence
 
 from .errors import PipelineError
 
+BROKEN_PIPE_EXIT = 128 + 13  # killed by SIGPIPE, the status shells report for `yes | head`
+
 
 def run_main(main: Callable[[Sequence[str] | None], int | None], argv: Sequence[str] | None = None) -> int:
     """Call ``main(argv)`` and map a :class:`PipelineError` to exit code 2 with a one-line message."""
     try:
-        code = main(argv)
+        try:
+            code = main(argv)
+        finally:  # buffered output reaches a closed pipe here, inside the handler, not at exit
+            sys.stdout.flush()
+    except BrokenPipeError:
+        _discard_stdout()
+        return BROKEN_PIPE_EXIT
     except PipelineError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -23,3 +33,12 @@ def run_main(main: Callable[[Sequence[str] | None], int | None], argv: Sequence[
         print("interrupted", file=sys.stderr)
         return 130
     return int(code or 0)
+
+
+def _discard_stdout() -> None:
+    """Point standard output at the null device so the interpreter's final flush cannot fail again."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, sys.stdout.fileno())
+    finally:
+        os.close(devnull)

@@ -6,6 +6,7 @@ import argparse
 import itertools
 import json
 import math
+import os
 import sys
 import time
 from numbers import Real
@@ -18,6 +19,7 @@ from .data.folds import discover_datasets, list_fold_indices
 from .engines import ENGINES, EVALUATORS
 from .errors import ConfigError, StorageError
 from .fileio import read_config_text
+from .locations import MATLAB_DIR_VARIABLE, matlab_dir
 from .methods import available_methods, get_method
 from .names import validate_name
 from .runner.claims import DEFAULT_STALE_AFTER
@@ -25,6 +27,7 @@ from .runner.executors import EXECUTORS, RunResult, execute, make_executor
 from .runner.history import RunHistory
 from .runner.lifecycle import RunStop
 from .runner.manifest import remove_partial_reports, write_failures
+from .runner.plugins import activate_plugins, check_runnable, engine_options, plugin_paths
 from .runner.run import RunSettings
 from .runner.store import ensure_results_root
 from .runner.tasks import GridSpec, Task, canonical_params
@@ -55,7 +58,7 @@ def build_parser(prog: str, mode: str | None, rank: bool) -> argparse.ArgumentPa
         formatter_class=_DefaultsFormatter)
     if rank:
         parser.add_argument("--methods", nargs="+", required=True,
-                            help=f"methods to run, among {available_methods()}")
+                            help=f"methods to run, among {available_methods()} and the --plugins methods")
         parser.add_argument("--engine", choices=ENGINES, default="octave",
                             help="where baselines run; Python-only methods (DAGFS, RANDOM) always run in Python")
         parser.add_argument("--params", type=Path, default=None,
@@ -64,6 +67,7 @@ def build_parser(prog: str, mode: str | None, rank: bool) -> argparse.ArgumentPa
     else:
         parser.add_argument("--methods", nargs="+", required=True,
                             help="method folders under --results-dir holding <DATASET>_fold<i>_ranking.csv files")
+    add_code_options(parser)
     parser.add_argument("--evaluator", choices=EVALUATORS, default="native", help="where ML-kNN runs")
     parser.add_argument("--datasets", nargs="+", default=None,
                         help="dataset folders under --data-dir (default: every folder with fold0.mat" +
@@ -114,9 +118,40 @@ def build_parser(prog: str, mode: str | None, rank: bool) -> argparse.ArgumentPa
     return parser
 
 
+def add_code_options(parser: argparse.ArgumentParser) -> None:
+    """``--plugins`` and ``--matlab-dir``, shared with ``pipeline.paper`` and ``pipeline.methods``."""
+    parser.add_argument("--plugins", nargs="+", default=[], metavar="DIR",
+                        help="plug-in folders: every *.py MethodSpec and every NAME.m with the method signature "
+                             "in them is a method (docs/plugins.md)")
+    parser.add_argument("--matlab-dir", type=Path, default=None,
+                        help=f"the MATLAB/Octave code folder to use (default: ${MATLAB_DIR_VARIABLE}, else the "
+                             "installed package's copy, else the checkout's matlab/)")
+
+
+def use_matlab_dir(args: argparse.Namespace) -> None:
+    """``--matlab-dir``: the code folder of this process and of the workers it starts."""
+    if args.matlab_dir is not None:
+        os.environ[MATLAB_DIR_VARIABLE] = str(args.matlab_dir.resolve())
+        matlab_dir()  # a folder without the code is said now, before any work
+
+
+def use_code_options(args: argparse.Namespace, engine: str, timeout: float) -> tuple[tuple[str, ...], dict]:
+    """Apply ``--matlab-dir`` (for this process and its workers) and load the ``--plugins`` folders
+    for ``engine``; return the folders and the engine options of the run."""
+    use_matlab_dir(args)
+    plugins = plugin_paths(args.plugins)
+    options = engine_options(timeout, plugins)
+    activate_plugins(plugins, engine, options)
+    return plugins, options
+
+
 def main(argv: Sequence[str] | None, *, prog: str, mode: str | None, rank: bool) -> int:
     args = build_parser(prog, mode, rank).parse_args(argv)
     _check_arguments(args)
+    engine = getattr(args, "engine", "python")
+    plugins, options = use_code_options(args, engine, args.task_timeout)
+    if rank:
+        check_runnable([validate_name(m, "method") for m in args.methods], engine)
     grid = _grid_from_args(args, mode or args.grid)
     if not args.data_dir.is_dir():
         raise ConfigError("data directory not found", file=args.data_dir)
@@ -130,10 +165,10 @@ def main(argv: Sequence[str] | None, *, prog: str, mode: str | None, rank: bool)
     history = RunHistory(root, arguments)
     settings = RunSettings(
         data_dir=str(args.data_dir), results_dir=str(root), grids=(grid,),
-        engine=getattr(args, "engine", "python"), evaluator=args.evaluator, mlknn_k=args.mlknn_k,
+        engine=engine, evaluator=args.evaluator, mlknn_k=args.mlknn_k,
         mlknn_smooth=args.mlknn_smooth, skip_existing=args.skip_existing, overwrite=args.overwrite,
-        rank=rank, claim_stale_after=args.claim_stale_after, engine_options={"timeout": args.task_timeout},
-        log_file=str(history.log_path), run_started=time.time())
+        rank=rank, claim_stale_after=args.claim_stale_after, engine_options=options,
+        log_file=str(history.log_path), run_started=time.time(), plugins=plugins)
     remove_partial_reports(root, args.claim_stale_after)
     with RunStop(ends_process=True) as stop, history.closed_on_error():  # a signal, even while workers
         # start or close, ends with reports and 128 + n

@@ -82,7 +82,7 @@ def test_cuda_request_falls_back_to_cpu_with_a_warning(monkeypatch):
             assert resolve_device(device) == "cpu"
     assert resolve_device("cpu") == "cpu"
     for bad in ("tpu", "cuda:", "cuda:x", "CUDA"):
-        with pytest.raises(ConfigError, match="cpu, cuda or cuda:N"):
+        with pytest.raises(ConfigError, match="cpu, cuda, cuda:N or a GPU index N"):
             resolve_device(bad)
 
 

@@ -63,7 +63,9 @@ def test_sequence_baselines_gru_and_transformer(basic_motions):
         metrics = evaluate_model(basic_motions, model, RawSequenceEmbedder(), config)["metrics"]
         if kind == "gru":          # 6 pure sub-windows of 20 steps per window
             assert [metrics[k]["n_samples"] for k in SUPERVISED] == [48, 48, 8]
-            assert metrics["supervised_10pct"]["n_train_samples"] == 4 * int(0.1 * 96)
+            # the subsample is drawn over windows (as for every baseline), then cut: counts in windows
+            assert [metrics[k]["n_train_samples"] for k in SUPERVISED] == [4, 4, 64]
+            assert [metrics[k].get("n_train_subwindows") for k in SUPERVISED] == [24, 24, None]
         else:
             _check_supervised_counts(metrics)
         assert max(metrics["supervised_1pct"]["accuracy"], metrics["supervised_10pct"]["accuracy"]) > 25.0, model
@@ -162,3 +164,25 @@ def test_cli_rejects_mixed_embedding_sources(tmp_path, capsys):
     assert run_main(main, args) == 2
     assert "--label-embeddings goes with --embeddings" in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
+
+
+def test_every_classifier_trains_on_the_same_subsampled_windows(basic_motions, monkeypatch):
+    """The GRU's 1 %/10 % subsample is drawn over windows like the others', then cut into sub-windows."""
+    import pipeline.protocols.har.evaluate as evaluate_module
+
+    drawn = {}
+    original = evaluate_module.balanced_subsample
+
+    def recording(train_x, *args, **kwargs):
+        chosen = original(train_x, *args, **kwargs)
+        drawn.setdefault(current, []).append(np.sort(chosen[0]))
+        return chosen
+
+    monkeypatch.setattr(evaluate_module, "balanced_subsample", recording)
+    for current in ("gru", "linear"):
+        config = EvaluationConfig(classifier=current, training=TrainingConfig(epochs=1))
+        evaluate_model(basic_motions, "m", RawSequenceEmbedder(), config)
+    assert len(drawn["gru"]) == len(drawn["linear"]) == 2
+    for gru, linear in zip(drawn["gru"], drawn["linear"]):
+        np.testing.assert_array_equal(gru, linear)
+        assert gru.max() < basic_motions.n_windows  # window indices, not sub-window rows

@@ -197,7 +197,7 @@ def test_python_front_door_survives_a_hanging_octave_method(tmp_path, monkeypatc
     """With --engine octave a hanging method times out, fails its task only, and the run goes on."""
     import pipeline.runner.run as run_module
 
-    hang = MethodSpec(name="HANG", matlab_function="MLFS_TEST_HANG")
+    hang = MethodSpec(name="HANG", matlab_function="MLFS_TEST_HANG", plugin_dir=str(FIXTURES))
     real_get_method = run_module.get_method
     monkeypatch.setattr(run_module, "get_method", lambda name: hang if name == "HANG" else real_get_method(name))
     settings = RunSettings(data_dir=str(DATA), results_dir=str(tmp_path), grids=(GridSpec("kgrid", k_max=30),),

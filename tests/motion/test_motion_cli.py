@@ -53,7 +53,7 @@ def test_cli_writes_every_metric_and_the_console_block(results_file, tmp_path, c
     assert "clamped" in printed.err
     metrics = json.loads(out.read_text())
     for key in ("num_samples", "FID", "FID_k", "FID_g", "Diversity", "Div_k", "Div_g", "BeatAlign",
-                "SkatingRatio", "FootSliding_mm", "FootSliding_mm_per_step", "Penetration_mm",
+                "SkatingRatio", "FootSliding_mm", "FootSliding_total_mm", "Penetration_mm",
                 "Floating_mm", "PFC", "excluded_dims", "settings"):
         assert key in metrics
     assert metrics["num_samples"] == N
@@ -70,7 +70,12 @@ def test_cli_writes_every_metric_and_the_console_block(results_file, tmp_path, c
     assert metrics["excluded_dims"]["k"] == [1] and len(metrics["excluded_dims"]["g"]) > 0
     assert "FID_k: " in printed.out and "(1 constant dims excluded)" in printed.out
     assert 0 < metrics["FID_g"] < 1e6
-    assert "FootSliding(mm/step):" in printed.out
+    # the original's label carries the original's quantity (mean per counted step); the total
+    # per motion has its own name
+    lines = printed.out.splitlines()
+    assert f"FootSliding(mm): {metrics['FootSliding_mm']:.4f}" in lines
+    assert f"FootSlidingTotal(mm/motion): {metrics['FootSliding_total_mm']:.4f}" in lines
+    assert "Device: cpu (no --evaluator-ckpt: every metric runs in NumPy)" in lines
     assert metrics["Floating_mm"] > 50  # the lowest joint is ~0.1 m above the floor
 
 

@@ -63,13 +63,22 @@ def test_embeddings_have_512_dims_and_ignore_steps_past_the_length(evaluator_fil
     assert not np.allclose(embedder.transform(changed, np.array([T, 16, T]))[2], first[2])
 
 
-def test_cli_reports_learned_fid_and_diversity(evaluator_files, tmp_path):
+def test_cli_reports_learned_fid_and_diversity(evaluator_files, tmp_path, capsys, monkeypatch):
+    # the original script's --device 0 means cuda:0; without CUDA the run says it used the CPU
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     out = tmp_path / "m.json"
-    assert run_main(main, _args(evaluator_files, "--out", str(out), "--diversity_times", "5")) == 0
+    assert run_main(main, _args(evaluator_files, "--out", str(out), "--diversity_times", "5",
+                                "--device", "0")) == 0
     metrics = json.loads(out.read_text())
     assert metrics["FID"] > 0 and metrics["Diversity"] > 0
     assert "FID" not in metrics["null_reasons"]
     assert metrics["settings"]["evaluator_ckpt"].endswith("finest.tar")
+    printed = capsys.readouterr()
+    assert "Device: cpu (--device 0 requested, CUDA is not available)" in printed.out.splitlines()
+    assert "device 'cuda:0' requested but CUDA is not available; falling back to CPU" in printed.err
+    assert metrics["settings"]["device"] == "cpu" and metrics["settings"]["device_requested"] == "0"
+    assert run_main(main, _args(evaluator_files, "--out", str(out), "--device", "gpu0")) == 2
+    assert "cpu, cuda, cuda:N or a GPU index N" in capsys.readouterr().err
 
 
 def test_bad_checkpoints_are_refused_without_running_code(evaluator_files, tmp_path):
@@ -90,3 +99,4 @@ def test_bad_checkpoints_are_refused_without_running_code(evaluator_files, tmp_p
         T2MEmbedder(partial, np.zeros(263), np.ones(263))
     with pytest.raises(DataError, match="not found"):
         T2MEmbedder(tmp_path / "none.tar", np.zeros(263), np.ones(263))
+

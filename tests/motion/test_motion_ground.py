@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pipeline.protocols.motion import (floating_mm, foot_sliding_mm, foot_sliding_per_step_mm,
+from pipeline.protocols.motion import (floating_mm, foot_sliding_per_step_mm, foot_sliding_total_mm,
                                        penetration_mm, physical_foot_contact, skating_ratio)
 
 
@@ -28,7 +28,7 @@ def test_sliding_body_skates_and_static_body_does_not():
     assert penetration_mm(sliding, np.array([40])) == 0.0
     assert floating_mm(sliding, np.array([40])) == 0.0
     # the original script clamps lengths to T − 1: a 40-frame motion counts 38 steps of 50 mm
-    assert foot_sliding_mm(sliding, np.array([40])) == pytest.approx(38 * 50.0)
+    assert foot_sliding_total_mm(sliding, np.array([40])) == pytest.approx(38 * 50.0)
     assert foot_sliding_per_step_mm(sliding, np.array([40])) == pytest.approx(50.0)
 
 
@@ -54,7 +54,7 @@ def test_pooling_uses_only_valid_frames():
     assert floating_mm(joints, np.array([40, 10])) == pytest.approx(95.0)
     sliding = standing_body(slide_per_frame=0.05)
     sliding[0, 20:, :, 0] += 7.0  # a jump in the padding
-    assert foot_sliding_mm(sliding, np.array([20])) == pytest.approx(19 * 50.0)
+    assert foot_sliding_total_mm(sliding, np.array([20])) == pytest.approx(19 * 50.0)
     assert foot_sliding_per_step_mm(sliding, np.array([20])) == pytest.approx(50.0)
 
 
@@ -62,7 +62,7 @@ def test_sliding_counts_only_steps_where_the_lowest_joint_stays_down():
     joints = standing_body(n_frames=11, slide_per_frame=0.01)
     joints[0, 5:, :, 1] += 0.1  # the body leaves the floor at frame 5
     # steps 0..3 slide 10 mm each; steps 4..8 are airborne; step 9 is cut by the T − 1 clamp
-    assert foot_sliding_mm(joints, np.array([11])) == pytest.approx(40.0)
+    assert foot_sliding_total_mm(joints, np.array([11])) == pytest.approx(40.0)
     assert foot_sliding_per_step_mm(joints, np.array([11])) == pytest.approx(40.0 / 9)
 
 
@@ -70,7 +70,7 @@ def test_total_sliding_is_the_mean_over_motions_of_each_motions_sum():
     joints = np.concatenate([standing_body(n_frames=21, slide_per_frame=0.01),
                              standing_body(n_frames=21, slide_per_frame=0.03)])
     lengths = np.array([21, 11])  # 19 and 10 counted steps
-    assert foot_sliding_mm(joints, lengths) == pytest.approx((19 * 10 + 10 * 30) / 2)
+    assert foot_sliding_total_mm(joints, lengths) == pytest.approx((19 * 10 + 10 * 30) / 2)
     assert foot_sliding_per_step_mm(joints, lengths) == pytest.approx((19 * 10 + 10 * 30) / 29)
 
 

@@ -34,10 +34,10 @@ OCTAVE_ARGS = ["--engine", "octave", "--evaluator", "octave", "--methods", "VARI
 FIXTURES = Path(__file__).resolve().parents[1] / "matlab" / "fixtures"
 # Registers HANG, a method calling MLFS_TEST_HANG, which never returns (only a signal ends it), in
 # every Python process of a run: as sitecustomize, also in the Dask workers, which are not forks.
-HANG_SITE = """
+HANG_SITE = f"""
 import pipeline.methods as methods
 from pipeline.methods.base import MethodSpec
-methods._REGISTRY["HANG"] = MethodSpec(name="HANG", matlab_function="MLFS_TEST_HANG")
+methods._REGISTRY["HANG"] = MethodSpec(name="HANG", matlab_function="MLFS_TEST_HANG", plugin_dir={str(FIXTURES)!r})
 """
 
 

@@ -12,6 +12,7 @@ from typing import Sequence
 
 import numpy as np
 
+from ..errors import EngineError
 from ..methods.base import MethodSpec
 
 
@@ -34,6 +35,11 @@ class Engine(ABC):
         it runs (no start-up, no data transfer). ``context`` ("method/dataset/fold") is used in
         error messages. Failures raise :class:`~pipeline.errors.EngineError`.
         """
+
+    def default_params(self, function: str) -> dict:
+        """What ``function()`` returns when called with no argument: a MATLAB/Octave method's
+        default parameters (its plug-in contract). EngineError when the call fails."""
+        raise EngineError(f"engine {self.name} runs no MATLAB/Octave function ({function})")
 
     def versions(self) -> dict:
         """What the method ran on beyond Python and NumPy (e.g. Octave, its BLAS), for the ranking's record."""

@@ -27,7 +27,8 @@ import numpy as np
 from ..errors import EngineError
 from ..methods.base import MethodSpec
 from .base import Engine
-from .octave import (DEFAULT_TIMEOUT, MATLAB_DIR, failure_message, from_engine_value, ranking_from_engine,
+from ..locations import matlab_dir as default_matlab_dir
+from .octave import (DEFAULT_TIMEOUT, failure_message, from_engine_value, ranking_from_engine,
                      to_engine_value)
 
 INSTALL_HINT = ("the MATLAB engine for Python is not available: install MATLAB R2021a+ and the matching "
@@ -83,7 +84,7 @@ class MatlabEngine(Engine):
         if not (isinstance(timeout, Real) and timeout > 0 and math.isfinite(timeout)):
             raise EngineError("the MATLAB timeout must be a positive number of seconds", found=repr(timeout))
         self.timeout = float(timeout)
-        self.matlab_dir = Path(matlab_dir) if matlab_dir is not None else MATLAB_DIR
+        self.matlab_dir = Path(matlab_dir) if matlab_dir is not None else default_matlab_dir()
         self.extra_paths = [Path(p) for p in extra_paths]
         self._matlab = None
         self._session = None
@@ -108,13 +109,28 @@ class MatlabEngine(Engine):
              context: str = "") -> tuple[np.ndarray, dict]:
         if method_spec.matlab_function is None:
             raise EngineError(f"method {method_spec.name} has no MATLAB implementation", field=context or None)
-        session = self._start()
-        m = self._matlab
+        m = self._matlab_module()
         args = (to_matlab_array(m, X_train), to_matlab_array(m, Y_train),
                 to_matlab_value(m, to_engine_value(dict(params))),
                 to_matlab_value(m, to_engine_value(dict(init or {}), "init")))
+        (ranking, info), seconds = self._call(method_spec.matlab_function, 2, args, context)
+        info = from_engine_value(info) if isinstance(info, dict) else {}
+        return ranking_from_engine(ranking), {**info, "compute_seconds": float(seconds)}
+
+    def default_params(self, function: str) -> dict:
+        (defaults,), _ = self._call(function, 1, (), "")
+        return from_engine_value(defaults) if isinstance(defaults, dict) else defaults
+
+    def _matlab_module(self):
+        self._start()
+        return self._matlab
+
+    def _call(self, function: str, nout: int, args: tuple, context: str) -> tuple[list, float]:
+        """``function(*args)`` through mlfs_engine_call: (its ``nout`` outputs, its seconds inside MATLAB)."""
+        session = self._start()
+        m = self._matlab
         where = f"{context}: " if context else ""
-        future = session.mlfs_engine_call(method_spec.matlab_function, 2.0, *args, nargout=3, background=True)
+        future = session.mlfs_engine_call(function, float(nout), *args, nargout=3, background=True)
         timeout_errors = (TimeoutError, getattr(m.engine, "TimeoutError", TimeoutError))
         try:
             outputs, failure, seconds = future.result(timeout=self.timeout)
@@ -125,18 +141,16 @@ class MatlabEngine(Engine):
         except timeout_errors:
             future.cancel()
             self.close()
-            raise EngineError(f"{where}{method_spec.matlab_function} timed out in MATLAB after {self.timeout:g} s; "
+            raise EngineError(f"{where}{function} timed out in MATLAB after {self.timeout:g} s; "
                               "the MATLAB session was stopped") from None
         except Exception as exc:  # the session died or the call could not be marshalled
             self.close()
-            raise EngineError(f"{where}{method_spec.matlab_function} crashed in MATLAB ({type(exc).__name__}: "
+            raise EngineError(f"{where}{function} crashed in MATLAB ({type(exc).__name__}: "
                               f"{exc})") from None
         message = failure_message(failure)
         if message is not None:
-            raise EngineError(f"{where}{method_spec.matlab_function} failed in MATLAB: {message}")
-        ranking, info = outputs
-        info = from_engine_value(info) if isinstance(info, dict) else {}
-        return ranking_from_engine(ranking), {**info, "compute_seconds": float(seconds)}
+            raise EngineError(f"{where}{function} failed in MATLAB: {message}")
+        return list(outputs), seconds
 
     def close(self) -> None:
         session, self._session = self._session, None

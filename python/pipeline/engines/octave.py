@@ -46,11 +46,11 @@ import numpy as np
 
 from ..errors import EngineError
 from ..fileio import process_scratch_dir
+from ..locations import matlab_dir as default_matlab_dir
 from ..methods.base import MethodSpec
 from ..evaluation.metrics import METRICS
 from .base import Engine, Evaluator
 
-MATLAB_DIR = Path(__file__).resolve().parents[3] / "matlab"
 DEFAULT_TIMEOUT = 3600.0
 BLAS_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 STARTUP_FILE = "engine_octaverc"  # in matlab/: the site start-up file of the Octave the engine starts
@@ -187,7 +187,7 @@ class OctaveSession:
         if not (isinstance(timeout, Real) and timeout > 0 and math.isfinite(timeout)):
             raise EngineError("the Octave timeout must be a positive number of seconds", found=repr(timeout))
         self.timeout = float(timeout)
-        self.matlab_dir = Path(matlab_dir) if matlab_dir is not None else MATLAB_DIR
+        self.matlab_dir = Path(matlab_dir) if matlab_dir is not None else default_matlab_dir()
         self.extra_paths = [Path(p) for p in extra_paths]
         self._octave = None
         self._exchange: Path | None = None
@@ -221,7 +221,7 @@ class OctaveSession:
             return self._octave
         session_class = _session_class()
         if not all((self.matlab_dir / name).is_file() for name in ("util/mlfs_engine_call.m", STARTUP_FILE)):
-            raise EngineError("the repository's matlab/ folder was not found", file=self.matlab_dir)
+            raise EngineError("the MATLAB/Octave code folder was not found", file=self.matlab_dir)
         self._aborted = self._expired = False
         self._exchange = Path(tempfile.mkdtemp(prefix="octave.", dir=process_scratch_dir()))
         guard = _SignalsAbort(self)
@@ -542,7 +542,7 @@ def shared_session(timeout: float = DEFAULT_TIMEOUT, matlab_dir: str | Path | No
                    extra_paths: Sequence[str | Path] = ()) -> OctaveSession:
     """The process-wide session for these settings, so a worker's engine and evaluator share one
     Octave process (created lazily; a closed session starts again at its next call)."""
-    key = (float(timeout), str(Path(matlab_dir) if matlab_dir is not None else MATLAB_DIR),
+    key = (float(timeout), str(Path(matlab_dir) if matlab_dir is not None else default_matlab_dir()),
            tuple(str(Path(p)) for p in extra_paths))
     if key not in _SHARED:
         _SHARED[key] = OctaveSession(timeout, matlab_dir, extra_paths)
@@ -627,6 +627,10 @@ class OctaveEngine(Engine):
             to_engine_value(dict(params)), to_engine_value(dict(init or {}), "init"), nout=2, context=context)
         info = from_engine_value(info) if isinstance(info, dict) else {}
         return ranking_from_engine(ranking), {**info, "compute_seconds": self.session.last_call_seconds}
+
+    def default_params(self, function: str) -> dict:
+        (defaults,) = self.session.call(function, nout=1)
+        return from_engine_value(defaults) if isinstance(defaults, dict) else defaults
 
     def close(self) -> None:
         self.session.close()

@@ -14,21 +14,22 @@ from .base import Engine, Evaluator
 
 
 class PythonEngine(Engine):
-    """Runs a method's NumPy implementation in the calling process."""
+    """Runs a method's NumPy implementation in the calling process, through the harness
+    (:meth:`~pipeline.methods.base.MethodSpec.run`: input checks, parameters, ranking rule)."""
 
     name = "python"
 
     def supports(self, method_spec: MethodSpec) -> bool:
-        return method_spec.python is not None
+        return method_spec.has_python
 
     def rank(self, method_spec: MethodSpec, X_train, Y_train, params: dict, init: dict | None, *,
              context: str = "") -> tuple[np.ndarray, dict]:
-        if method_spec.python is None:
+        if not method_spec.has_python:
             raise EngineError(f"method {method_spec.name} has no Python implementation", field=context or None)
         try:
             with threadpool_limits(limits=1, user_api="blas"):  # results must not depend on the core count
                 started = time.perf_counter()
-                ranking, info = method_spec.python(X_train, Y_train, params, init)
+                ranking, info = method_spec.run(X_train, Y_train, params, init)
                 seconds = time.perf_counter() - started
         except PipelineError:
             raise

@@ -23,7 +23,7 @@ SPARSE_DENSITY = 0.3
 SPARSE_GRAM_DENSITY = 0.05
 
 
-def check_training_data(X, Y, method: str) -> tuple[np.ndarray, np.ndarray]:
+def check_training_data(X, Y, method: str, nonnegative: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """Validate a training fold and return it as float64 arrays.
 
     Parameters
@@ -34,6 +34,8 @@ def check_training_data(X, Y, method: str) -> tuple[np.ndarray, np.ndarray]:
         Labels in {0, 1}.
     method : str
         Named in the error messages.
+    nonnegative : bool
+        Whether negative features are refused (the factorisation baselines need X >= 0).
 
     Raises
     ------
@@ -51,7 +53,7 @@ def check_training_data(X, Y, method: str) -> tuple[np.ndarray, np.ndarray]:
     if not np.all(np.isfinite(X)):
         raise DataError(f"{method} needs finite training features", field="X_train",
                         found=f"{int(np.sum(~np.isfinite(X)))} non-finite values")
-    if X.size and X.min() < 0:
+    if nonnegative and X.size and X.min() < 0:
         raise DataError(f"{method} needs non-negative (min-max scaled) features", field="X_train",
                         found=f"minimum {X.min():g}")
     if not np.isin(Y, (0, 1)).all():

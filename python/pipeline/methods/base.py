@@ -14,9 +14,19 @@ A method ranks the d features of a training set from most to least important::
 - ``info``: a dict whose ``"scores"`` entry holds those scores (d,) (written to
   ``<DATASET>_fold<i>_scores.csv``); every other entry is JSON-serialisable.
 
-A :class:`MethodSpec` describes where a method can run: a NumPy implementation (``python``) and/or
-a MATLAB/Octave function of the same signature under ``matlab/baselines/`` (``matlab_function``).
-The contract, the ranking rule and the random starts are described in docs/methods/README.md.
+A :class:`MethodSpec` describes where a method can run: a NumPy implementation and/or a
+MATLAB/Octave function of the same signature (``matlab_function``, under ``matlab/baselines/`` or
+in a plug-in folder). The NumPy implementation comes in one of two forms:
+
+- full: ``python=rank`` with the signature above;
+- minimal: ``scores=f`` with ``f(X_train, Y_train, params) -> (d,)`` finite scores, higher = more
+  important (``f(X_train, Y_train, params, init)`` when the method has ``make_init``).
+
+Either way :meth:`MethodSpec.run` is the harness every caller goes through: it validates the
+inputs, merges and type-checks the parameters, draws the random starts, applies the project's
+ranking rule to the scores of the minimal form and checks the ``scores`` of the full form. The
+contract, the ranking rule and the random starts are described in docs/methods/README.md; plug-in
+methods in docs/plugins.md.
 """
 
 from __future__ import annotations
@@ -29,6 +39,9 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from ..errors import ConfigError
+from ..names import validate_name
+from ..rankings import rank_scores, validate_scores
+from ._common import check_training_data
 from .starts import MAX_SEED, UniformStream
 
 #: Integer parameters must survive the round trip through a MATLAB/Octave double exactly.
@@ -36,6 +49,7 @@ MAX_EXACT_INTEGER = 2**53
 
 RankFunction = Callable[[np.ndarray, np.ndarray, dict, "dict | None"], "tuple[np.ndarray, dict]"]
 InitFunction = Callable[[int, int, int, UniformStream, dict], dict]
+ScoresFunction = Callable[..., np.ndarray]
 
 
 @dataclass(frozen=True)
@@ -49,7 +63,10 @@ class MethodSpec:
     defaults : Mapping[str, Any]
         Default parameters; user parameters may only override these keys.
     python : callable or None
-        NumPy implementation with the signature in the module docstring.
+        NumPy implementation, full form (module docstring).
+    scores : callable or None
+        NumPy implementation, minimal form: ``scores(X_train, Y_train, params) -> (d,)`` (with
+        ``init`` as a fourth argument when ``make_init`` is set). At most one of the two forms.
     matlab_function : str or None
         Name of the MATLAB/Octave function with the same signature.
     make_init : callable or None
@@ -58,6 +75,9 @@ class MethodSpec:
         the stream with ``params["seed"]``.
     summary : str
         One line for ``--help`` listings.
+    plugin_dir : str or None
+        The plug-in folder the method was loaded from (set by the loader; None for the shipped
+        methods): MATLAB/Octave plug-ins are looked up, and fingerprinted, there.
     """
 
     name: str
@@ -66,6 +86,51 @@ class MethodSpec:
     matlab_function: str | None = None
     make_init: InitFunction | None = None
     summary: str = ""
+    scores: ScoresFunction | None = None
+    plugin_dir: str | None = None
+
+    def __post_init__(self):
+        validate_name(self.name, "method")
+        if self.python is not None and self.scores is not None:
+            raise ConfigError(f"method {self.name} gives both python= and scores=", expected="one of the two forms")
+        if not isinstance(self.defaults, Mapping):
+            raise ConfigError(f"method {self.name}: defaults must be a mapping", found=type(self.defaults).__name__)
+
+    @property
+    def has_python(self) -> bool:
+        """Whether the method has a NumPy implementation (either form)."""
+        return self.python is not None or self.scores is not None
+
+    @property
+    def python_function(self) -> Callable | None:
+        """The user's NumPy function (either form): its file is what the fingerprint covers."""
+        return self.python if self.python is not None else self.scores
+
+    def run(self, X_train, Y_train, params: Mapping[str, Any] | None, init: dict | None = None
+            ) -> tuple[np.ndarray, dict]:
+        """The harness: rank the features of a training fold with the NumPy implementation.
+
+        Validates the fold (2-D, same rows, finite features, labels in {0, 1}), merges and checks
+        the parameters (:meth:`resolve_params`), draws the random starts when ``init`` is None,
+        and returns the 1-based ranking and the info dict with the ``scores`` (d,).
+
+        Raises
+        ------
+        DataError, ConfigError, RankingError
+            For a bad fold, bad parameters, or scores that are not d finite numbers.
+        """
+        if not self.has_python:
+            raise ConfigError(f"method {self.name} has no Python implementation")
+        X, Y = check_training_data(X_train, Y_train, self.name, nonnegative=False)
+        params = self.resolve_params(params)
+        n, d = X.shape
+        if init is None:
+            init = self.initial_matrices(n, d, Y.shape[1], params)
+        if self.python is not None:
+            return self.python(X, Y, params, init)
+        arguments = (X, Y, params) if self.make_init is None else (X, Y, params, init)
+        scores = validate_scores(self.scores(*arguments), d, source=f"{self.name} scores")
+        return rank_scores(scores, self.name), {"scores": scores}
 
     def resolve_params(self, overrides: Mapping[str, Any] | None) -> dict:
         """Return the defaults updated with ``overrides``, each checked against its default's type.

@@ -15,6 +15,8 @@ from typing import Sequence
 from ..cli import run_main
 from ..data.registry import default_data_root
 from ..engines import ENGINES
+from ..runner.plugins import check_runnable
+from ..suite_cli import add_code_options, use_matlab_dir
 from .run import PaperPaths, run_paper
 from .status import format_status, suite_status
 from .suite import load_suite
@@ -39,6 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
         sub.add_argument("--methods", nargs="+", default=None, help="only these of the suite's methods")
         sub.add_argument("--folds", type=int, default=None, help="only the first N of the suite's folds")
         sub.add_argument("--engine", choices=ENGINES, default=None, help="override the suite's engine")
+        add_code_options(sub)
         if name == "run":
             sub.add_argument("--jobs", type=int, default=None, help="override the suite's worker count")
             sub.add_argument("--data-root", type=Path, default=None,
@@ -50,8 +53,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    suite = load_suite(args.suite).restricted(datasets=args.datasets, methods=args.methods, folds=args.folds,
-                                              engine=args.engine, jobs=getattr(args, "jobs", None))
+    use_matlab_dir(args)
+    suite = load_suite(args.suite, plugins=args.plugins, engine=args.engine).restricted(
+        datasets=args.datasets, methods=args.methods, folds=args.folds, engine=args.engine,
+        jobs=getattr(args, "jobs", None))
+    check_runnable([m.name for m in suite.methods if not m.external], suite.engine)
     paths = PaperPaths.of(suite, args.root)
     if args.command == "status":
         print(format_status(*suite_status(suite, paths)))

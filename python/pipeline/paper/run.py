@@ -18,6 +18,7 @@ from ..runner.executors import execute, make_executor
 from ..runner.history import RunHistory
 from ..runner.lifecycle import RunStop
 from ..runner.manifest import remove_partial_reports
+from ..runner.plugins import engine_options
 from ..runner.run import RunSettings
 from ..runner.store import ensure_results_root
 from ..suite_cli import describe_outcome, finish_run
@@ -46,7 +47,8 @@ def run_settings(suite: Suite, paths: PaperPaths, *, log_file: str | None = None
     return RunSettings(data_dir=str(paths.folds), results_dir=str(paths.results), grids=suite.grids,
                        engine=suite.engine, evaluator=suite.evaluator, mlknn_k=suite.mlknn_k,
                        mlknn_smooth=suite.mlknn_smooth, skip_existing=True, overwrite=False, rank=True,
-                       engine_options={"timeout": suite.task_timeout}, log_file=log_file, run_started=run_started)
+                       engine_options=engine_options(suite.task_timeout, suite.plugins), log_file=log_file,
+                       run_started=run_started, plugins=suite.plugins, external=suite.external_methods)
 
 
 def run_paper(suite: Suite, suite_file: Path, paths: PaperPaths, *, raw_root: Path, progress: bool,

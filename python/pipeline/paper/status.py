@@ -33,7 +33,9 @@ def suite_status(suite: Suite, paths: PaperPaths) -> tuple[list[TaskStatus], dic
             states.append(TaskStatus(task.key, "missing", "no fold file yet"))
             continue
         plan = plan_task(task, settings)
-        if not plan.grid_reasons:
+        if task.method in settings.external and not plan.files.ranking.is_file():
+            states.append(TaskStatus(task.key, "missing", "no ranking file (external ranking)"))
+        elif not plan.grid_reasons:
             states.append(TaskStatus(task.key, "done"))
         elif task.key in failed:
             states.append(TaskStatus(task.key, "failed", failed[task.key]))

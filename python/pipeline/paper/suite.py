@@ -21,13 +21,14 @@ from ..engines import ENGINES, EVALUATORS
 from ..errors import ConfigError
 from ..fileio import read_config_text
 from ..evaluation.metrics import METRICS
-from ..methods import get_method
+from ..methods import available_methods, get_method
 from ..names import validate_name
 from ..runner.executors import EXECUTORS
+from ..runner.plugins import activate_plugins, engine_options, plugin_paths
 from ..runner.tasks import GridSpec, Task, canonical_params
 
 SUITE_KEYS = {"name", "description", "datasets", "folds", "methods", "engine", "evaluator", "mlknn", "grids",
-              "run", "tables"}
+              "run", "tables", "plugins"}
 MAX_SUITE_BYTES = 1 << 20
 
 
@@ -38,6 +39,7 @@ class MethodEntry:
     name: str
     params: dict = field(default_factory=dict)
     seeds: tuple[int, ...] = ()
+    external: bool = False
 
     def variants(self) -> list[tuple[str, dict]]:
         """(results folder, parameters) per seed; one variant under the method's own name without seeds."""
@@ -73,6 +75,12 @@ class Suite:
     description: str = ""
     fold_count: int | None = None
     source_dir: str = "."
+    plugins: tuple[str, ...] = ()
+
+    @property
+    def external_methods(self) -> tuple[str, ...]:
+        """Methods whose rankings are given (``external: true``): scored, never computed."""
+        return tuple(m.name for m in self.methods if m.external)
 
     @property
     def fold_indices(self) -> list[int]:
@@ -109,8 +117,11 @@ class Suite:
         return replace(self, **changes)
 
 
-def load_suite(path: str | Path) -> Suite:
+def load_suite(path: str | Path, *, plugins=(), engine: str | None = None) -> Suite:
     """Read and validate a suite file (YAML, safe loader).
+
+    The suite's ``plugins:`` folders (relative to the suite file) and ``plugins`` (more folders)
+    are loaded first, for ``engine`` (default: the suite's), so that their methods can be named.
 
     Raises
     ------
@@ -124,12 +135,16 @@ def load_suite(path: str | Path) -> Suite:
     except yaml.YAMLError as exc:
         raise ConfigError(f"cannot parse suite file: {exc}".splitlines()[0], file=path) from None
     try:
-        return replace(_parse(data), source_dir=str(path.resolve().parent))
+        folders = plugin_paths([*_plugin_folders(data, path.resolve().parent), *plugins])
+        if folders:  # on the run's engine and session settings (its first tasks reuse that session)
+            suite = _parse({**data, "methods": {}}, methods_required=False)
+            activate_plugins(folders, engine or suite.engine, engine_options(suite.task_timeout, folders))
+        return replace(_parse(data), source_dir=str(path.resolve().parent), plugins=folders)
     except ConfigError as exc:
         raise ConfigError(str(exc), file=path) from None
 
 
-def _parse(data: Any) -> Suite:
+def _parse(data: Any, methods_required: bool = True) -> Suite:
     top = _mapping(data, "the suite", required={"name", "datasets", "folds", "methods", "grids"}, allowed=SUITE_KEYS)
     folds = _mapping(top["folds"], "folds", required={"mode", "count", "seed"},
                      allowed={"dir", "mode", "count", "seed", "test_size", "scaler", "clip_test"})
@@ -147,19 +162,31 @@ def _parse(data: Any) -> Suite:
         name=validate_name(str(top["name"]), "suite"), description=str(top.get("description", "")),
         datasets=tuple(_names(top["datasets"], "datasets", "dataset")),
         folds=export, folds_dir=str(folds.get("dir", "data/paper_matlab_minmax")),
-        methods=_methods(top["methods"]), engine=_choice(top.get("engine", "octave"), ENGINES, "engine"),
+        methods=_methods(top["methods"]) if methods_required else (), engine=_choice(top.get("engine", "octave"), ENGINES, "engine"),
         evaluator=_choice(top.get("evaluator", "native"), EVALUATORS, "evaluator"),
         mlknn_k=_int(mlknn.get("k", 10), "mlknn.k"), mlknn_smooth=_float(mlknn.get("smooth", 1.0), "mlknn.smooth"),
         grids=_grids(top["grids"]), results_dir=str(run.get("results_dir", f"results/{top['name']}")),
         executor=_choice(run.get("executor", "process"), EXECUTORS, "run.executor"),
         jobs=_jobs(run.get("jobs", "auto")), task_timeout=_float(run.get("task_timeout", 3600.0), "run.task_timeout"),
-        tables=_tables(top.get("tables", {}), top["methods"]))
+        tables=_tables(top.get("tables", {}), top["methods"]) if methods_required else {})
+
+
+def _plugin_folders(data: Any, suite_dir: Path) -> list[Path]:
+    """The ``plugins:`` folders of the suite, relative to its folder."""
+    folders = data.get("plugins", []) if isinstance(data, dict) else []
+    if not isinstance(folders, list) or not all(isinstance(f, str) and f for f in folders):
+        raise ConfigError("plugins must be a list of folders (relative to the suite file)", field="plugins",
+                          found=repr(folders))
+    return [suite_dir / folder for folder in folders]
 
 
 def _methods(data: Any) -> tuple[MethodEntry, ...]:
     entries = []
     for name, body in _mapping(data, "methods", required=set(), allowed=None).items():
-        body = _mapping(body or {}, f"methods.{name}", required=set(), allowed={"params", "seeds"})
+        body = _mapping(body or {}, f"methods.{name}", required=set(), allowed={"params", "seeds", "external"})
+        if body.get("external", False) is not False:
+            entries.append(_external_entry(str(name), body))
+            continue
         method_spec = get_method(validate_name(str(name), "method"))
         params = _mapping(body.get("params", {}), f"methods.{name}.params", required=set(), allowed=None)
         seeds = tuple(_int(seed, f"methods.{name}.seeds") for seed in body.get("seeds", []))
@@ -172,6 +199,18 @@ def _methods(data: Any) -> tuple[MethodEntry, ...]:
     if not entries:
         raise ConfigError("the suite declares no method", field="methods")
     return tuple(entries)
+
+
+def _external_entry(name: str, body: dict) -> MethodEntry:
+    """``NAME: {external: true}``: rankings made elsewhere, under RESULTS/NAME/ (no params, no seeds)."""
+    if body["external"] is not True or set(body) != {"external"}:
+        raise ConfigError("an external method takes only 'external: true'", field=f"methods.{name}",
+                          found=repr(body))
+    validate_name(name, "method")
+    if name in available_methods():
+        raise ConfigError(f"external method {name} is named like a method the suite can run", field=f"methods.{name}",
+                          expected="another name for the given rankings")
+    return MethodEntry(name, external=True)
 
 
 def _grids(data: Any) -> tuple[GridSpec, ...]:

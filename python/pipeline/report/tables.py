@@ -50,9 +50,13 @@ def cell_marks(values, *, lower_is_better: bool, tol: float = TIE_TOLERANCE) -> 
     return marks
 
 
-def format_number(value: float, digits: int = 4) -> str:
-    """Fixed-point text for a finite value, ``--`` otherwise."""
-    return f"{value:.{digits}f}" if value is not None and math.isfinite(value) else MISSING
+def format_number(value: float, digits: int = 4, missing: str = MISSING) -> str:
+    """Fixed-point text for a finite value, ``missing`` otherwise; a value that rounds to zero
+    prints unsigned (``0.0000``, never ``-0.0000``)."""
+    if value is None or not math.isfinite(value):
+        return missing
+    text = f"{value:.{digits}f}"
+    return text[1:] if text.startswith("-") and float(text) == 0 else text
 
 
 def significant_decimals(value: float, digits: int = 3) -> int:

@@ -5,12 +5,18 @@ A fingerprint covers the source files one piece of code runs, closed over what t
 - a NumPy method or the native evaluator: its module and every ``pipeline`` module it imports
   (relative imports, followed transitively);
 - a MATLAB/Octave method or the Octave evaluator: its ``.m`` file and every ``.m`` file under
-  ``matlab/`` whose function name appears in it as a word, followed transitively (the twin,
-  ``matlab/util/mlfs_code_fingerprint.m``, computes the same value for ``run_suite``).
+  ``matlab/`` (and the method's plug-in folder) whose function name appears in it as a word,
+  followed transitively (the twin, ``matlab/util/mlfs_code_fingerprint.m``, computes the same
+  value for ``run_suite``);
+- a Python plug-in: its file and the modules of its folder it imports (by name), transitively;
+- external rankings: the ranking file.
 
 The fingerprint is the SHA-256 of the lines ``<path>\\0<sha256 of the file>\\n`` in path order
-(paths relative to ``python/pipeline`` or ``matlab/``, with ``/``). A result whose recorded
-fingerprint differs from the current one is stale; :func:`changed_files` says which files differ.
+(paths relative to ``python/pipeline`` or ``matlab/``, with ``/``; a plug-in folder's files are
+``plugin/<file>``). It never covers nothing: code that cannot be found or read is a ConfigError.
+A result whose recorded fingerprint differs from the current one is stale; :func:`changed_files`
+says which files differ. The MATLAB/Octave code is found where the package is installed
+(:func:`~pipeline.locations.matlab_dir`).
 """
 
 from __future__ import annotations
@@ -22,9 +28,13 @@ import re
 import subprocess
 from pathlib import Path
 
-PACKAGE_DIR = Path(__file__).resolve().parents[1]
+from ..errors import ConfigError
+from ..locations import PACKAGE_DIR, matlab_dir
+
 REPO_DIR = PACKAGE_DIR.parents[1]
-MATLAB_DIR = REPO_DIR / "matlab"
+PLUGIN_PREFIX = "plugin/"
+#: The module of MethodSpec.run, which checks a plug-in's inputs and ranks its scores.
+HARNESS_MODULE = "methods/base.py"
 NATIVE_EVALUATOR_MODULE = "evaluation/mlknn.py"
 OCTAVE_EVALUATOR_FUNCTION = "MLKNN_eval_kgrid"
 _WORD = re.compile(rb"[A-Za-z][A-Za-z0-9_]*")
@@ -52,22 +62,69 @@ def python_fingerprint(module_path: str) -> dict:
     return code_fingerprint(_python_closure(module_path))
 
 
-def matlab_fingerprint(function: str) -> dict:
-    """Fingerprint of ``matlab/**/<function>.m`` and the ``.m`` functions it uses, transitively."""
-    return code_fingerprint(_matlab_closure(function, MATLAB_DIR))
+def matlab_fingerprint(function: str, plugin_dir: str | Path | None = None) -> dict:
+    """Fingerprint of ``<function>.m`` (under ``matlab/`` or in ``plugin_dir``) and the ``.m``
+    functions of both it uses, transitively; ConfigError when ``<function>.m`` is in neither."""
+    files = _matlab_closure(function, matlab_dir(), None if plugin_dir is None else Path(plugin_dir))
+    if not files:
+        where = f"{matlab_dir()}" + (f" or {plugin_dir}" if plugin_dir else "")
+        raise ConfigError(f"no code to fingerprint: {function}.m is not in {where}")
+    return code_fingerprint(files)
 
 
 def method_fingerprint(method_spec, engine: str) -> dict:
     """Fingerprint of the code that ranks with ``method_spec`` on ``engine`` (``python``, ``octave``, ``matlab``).
 
-    A NumPy method defined outside the package (a user's plug-in) is fingerprinted by its own file.
+    A NumPy method defined outside the package (a plug-in, an installed method package) is
+    fingerprinted by its file and the modules of its folder it imports.
     """
     if engine != "python":
-        return matlab_fingerprint(method_spec.matlab_function)
-    path = Path(method_spec.python.__code__.co_filename).resolve()
-    if PACKAGE_DIR not in path.parents:
-        return code_fingerprint({f"external:{path.as_posix()}": hashlib.sha256(path.read_bytes()).hexdigest()})
+        return matlab_fingerprint(method_spec.matlab_function, method_spec.plugin_dir)
+    function = method_spec.python_function
+    try:
+        path = Path(function.__code__.co_filename).resolve()
+    except AttributeError:
+        raise ConfigError(f"method {method_spec.name}: its Python function has no source file to fingerprint",
+                          found=repr(function)) from None
+    if PACKAGE_DIR not in path.parents:  # the plug-in's code and the harness that runs it
+        return code_fingerprint({**_python_closure(HARNESS_MODULE), **plugin_closure(path)})
     return python_fingerprint(path.relative_to(PACKAGE_DIR).as_posix())
+
+
+def ranking_fingerprint(path: Path) -> dict | None:
+    """Fingerprint of an external ranking: the hash of its file (None while there is none)."""
+    try:
+        digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise ConfigError(f"cannot read the ranking file: {exc.strerror}", file=path) from None
+    return code_fingerprint({f"external/{Path(path).name}": digest})
+
+
+def plugin_closure(path: Path) -> dict[str, str]:
+    """``plugin/<file>`` -> sha256 of a Python plug-in file and of the modules of its folder it
+    imports by name (``import helper``, ``from helper import x``), transitively.
+
+    Raises
+    ------
+    ConfigError
+        When a file cannot be read or parsed: a fingerprint never covers nothing.
+    """
+    folder = path.parent
+    seen: dict[str, str] = {}
+    pending = [path]
+    while pending:
+        current = pending.pop()
+        label = PLUGIN_PREFIX + current.relative_to(folder).as_posix()
+        if label in seen:
+            continue
+        try:
+            seen[label], imports = _read_once(current, _folder_imports, folder)
+        except (OSError, SyntaxError, ValueError) as exc:
+            raise ConfigError(f"cannot read the plug-in's code to fingerprint it: {exc}", file=current) from None
+        pending.extend(imports)
+    return seen
 
 
 def evaluator_fingerprint(evaluator: str) -> dict:
@@ -128,16 +185,39 @@ def _relative_imports(module_path: str, source: bytes) -> list[str]:
     return found
 
 
-def _matlab_closure(function: str, matlab_dir: Path) -> dict[str, str]:
-    files = _matlab_functions(matlab_dir)
+def _folder_imports(source: bytes, folder: Path) -> tuple[Path, ...]:
+    """Files of ``folder`` that ``source`` imports by module name (absolute, top-level imports)."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names = [node.module]
+        else:
+            continue
+        for name in names:
+            candidate = folder / f"{name.split('.')[0]}.py"
+            if candidate.is_file():
+                found.append(candidate)
+    return tuple(found)
+
+
+def _matlab_closure(function: str, code_dir: Path, plugin_dir: Path | None = None) -> dict[str, str]:
+    """Label -> sha256 of ``function``'s file and the files it uses (``plugin/`` for the plug-in folder's)."""
+    files = {name: (code_dir / path, path) for name, path in _matlab_functions(code_dir).items()}
+    if plugin_dir is not None:
+        files.update({path.stem: (path, PLUGIN_PREFIX + path.name) for path in sorted(plugin_dir.glob("*.m"))})
     seen: dict[str, str] = {}
     pending = [function]
     while pending:
         name = pending.pop()
-        path = files.get(name)
-        if path is None or path in seen:
+        if name not in files or files[name][1] in seen:
             continue
-        seen[path], words = _read_once(matlab_dir / path, _matlab_words)
+        path, label = files[name]
+        try:
+            seen[label], words = _read_once(path, _matlab_words)
+        except OSError as exc:
+            raise ConfigError(f"cannot read the code to fingerprint it: {exc.strerror}", file=path) from None
         pending.extend(word for word in words if word in files)
     return seen
 
@@ -159,6 +239,6 @@ def _analysed(path: Path, _mtime_ns: int, _size: int, analyse, args: tuple) -> t
     return hashlib.sha256(source).hexdigest(), analyse(source, *args)
 
 
-def _matlab_functions(matlab_dir: Path) -> dict[str, str]:
+def _matlab_functions(code_dir: Path) -> dict[str, str]:
     """Function name -> path (relative to ``matlab/``) of every ``.m`` file below it."""
-    return {path.stem: path.relative_to(matlab_dir).as_posix() for path in sorted(matlab_dir.rglob("*.m"))}
+    return {path.stem: path.relative_to(code_dir).as_posix() for path in sorted(code_dir.rglob("*.m"))}

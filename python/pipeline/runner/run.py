@@ -21,7 +21,8 @@ from ..errors import ConfigError, EngineError, PipelineError
 from ..methods import get_method
 from ..rankings import validate_ranking, validate_scores
 from .claims import DEFAULT_STALE_AFTER, TaskClaim, claim_path
-from .fingerprint import evaluator_fingerprint, git_state, method_fingerprint
+from .fingerprint import evaluator_fingerprint, git_state, method_fingerprint, ranking_fingerprint
+from .plugins import activate_plugins
 from .freshness import metrics_staleness, ranking_staleness, sha256_or_none
 from .records import metrics_record, ranking_record, runtime_versions, union_of_k
 from .store import ResultStore, TaskFiles
@@ -36,6 +37,8 @@ class RunSettings:
     ``skip_existing``: keep fresh results; ``overwrite``: recompute everything; neither: reuse fresh
     rankings but score them again, except those another run completed after ``run_started`` (epoch
     seconds; None: no such check). ``log_file``: the run's log, which worker processes append to.
+    ``plugins``: the plug-in folders every worker loads (docs/plugins.md); ``external``: methods
+    whose rankings are given (scored, never computed; their code fingerprint is their ranking file's).
     """
 
     data_dir: str
@@ -52,6 +55,8 @@ class RunSettings:
     engine_options: dict = field(default_factory=dict, compare=False)
     log_file: str | None = None
     run_started: float | None = None
+    plugins: tuple[str, ...] = ()
+    external: tuple[str, ...] = ()
 
     def __post_init__(self):
         if not self.grids or len({grid.mode for grid in self.grids}) != len(self.grids):
@@ -87,6 +92,7 @@ class Workbench:
     """The engines and evaluator a worker reuses across tasks (created lazily, closed once)."""
 
     def __init__(self, settings: RunSettings):
+        activate_plugins(settings.plugins, settings.engine, settings.engine_options)  # a worker's own registry
         self.settings = settings
         self._engines: dict[str, object] = {}
         self._evaluator = None
@@ -175,14 +181,16 @@ class TaskPlan:
 
 def plan_task(task: Task, settings: RunSettings) -> TaskPlan:
     """Decide, from the files on disk and the current code, what ``task`` needs (no side effects)."""
-    method_spec = get_method(task.method) if settings.rank else None
+    method_spec = get_method(task.method) if ranks(task, settings) else None
     params = method_spec.resolve_params(task.overrides) if method_spec else task.overrides
     store = ResultStore(settings.results_dir)
     files = store.files(task.folder, task.dataset, task.fold)
     fold_file = fold_path(settings.data_dir, task.dataset, task.fold)
-    code = {"method": method_fingerprint(method_spec, settings.engine_for(method_spec)) if method_spec else None,
+    code = {"method": (method_fingerprint(method_spec, settings.engine_for(method_spec)) if method_spec
+                       else ranking_fingerprint(files.ranking)),
             "evaluator": evaluator_fingerprint(settings.evaluator)}
-    rank_reason = _ranking_reason(store, files, fold_feature_count(fold_file), params, code["method"], settings)
+    rank_reason = (_ranking_reason(store, files, fold_feature_count(fold_file), params, code["method"], settings)
+                   if method_spec is not None else None)
     grid_reasons = _grid_reasons(store, files, params, code["evaluator"], settings, rank_reason)
     return TaskPlan(method_spec, params, files, fold_file, code, rank_reason, grid_reasons)
 
@@ -223,10 +231,13 @@ def _run(task: Task, settings: RunSettings, bench: Workbench) -> tuple[str, str,
     return "done", plan.reason, max(sum(r["degenerate"]) for r in records)
 
 
+def ranks(task: Task, settings: RunSettings) -> bool:
+    """Whether the run computes the task's ranking (not for given, external rankings)."""
+    return settings.rank and task.method not in settings.external
+
+
 def _ranking_reason(store, files, d, params, method_code, settings) -> str | None:
-    """Why the ranking must be computed (None: reuse it). External rankings are never recomputed."""
-    if not settings.rank:
-        return None
+    """Why the ranking a run computes must be computed now (None: reuse it)."""
     if settings.overwrite:
         return "--overwrite"
     return ranking_staleness(store, files, d, params, method_code)

@@ -14,18 +14,21 @@ import time
 from pathlib import Path
 from typing import Callable, Sequence
 
+import pandas as pd
+
 from ...cli import run_main
 from ...errors import ConfigError, PipelineError
 from ...fileio import atomic_write_text
+from ..devices import DEVICE_CHOICES
 from .aggregate import MISSING_POLICIES
-from .benchmarks import ADAPTERS, CONFIG_DIR, Benchmark, load_benchmark, parse_task_list, read_yaml
-from .compare import compare_tables, format_table
+from .benchmarks import ADAPTERS, CONFIG_ALIASES, Benchmark, config_path, load_benchmark, parse_task_list, read_yaml
+from .compare import compare_tables, format_comparison, leaderboard_table
 from .data import data_files, dataset_location
 from .download import convert_staged_tasks, download_datasets, fetch_from_hub, mirror_fetcher, plan_lines
 from .environment import dry_run_lines, environment
 from .limits import DEFAULT_LIMITS, Limits
 from .metrics import DEFAULT_QUANTILES, NUMERIC_METRICS
-from .models import ModelFactory, detect_model_type
+from .models import BUILTIN_MODELS, ModelFactory, detect_model_type
 from .outputs import experiment_dir, run_config, write_benchmark, write_config, write_experiment
 from .reference import reference_names
 from .runner import BenchmarkRun, require_datasets, run_benchmark
@@ -56,35 +59,55 @@ def _parser() -> argparse.ArgumentParser:
                      help=f"NAME or NAME=TASK_FILE; names: {', '.join(ADAPTERS)}")
     run.add_argument("--datasets-root", required=True, help="folder holding <name>/data-*.arrow")
     run.add_argument("--dry-run", action="store_true", help="only check that the model and data are available")
-    run.add_argument("--output-dir", default="results/experiments/")
-    run.add_argument("--experiment-name", help="default: exp_YYYYMMDD_HHMMSS (UTC)")
-    run.add_argument("--device", default="cuda", help="cuda, cuda:N or cpu (default cuda; CPU when CUDA is absent)")
-    run.add_argument("--torch-dtype", default="float32", choices=["float32", "bfloat16"])
-    run.add_argument("--batch-size", type=int, default=32)
+    run.add_argument("--output-dir", default="results/experiments/",
+                     help="folder of the experiment folders (default %(default)s)")
+    run.add_argument("--experiment-name", help="the experiment folder's name, which must be new "
+                                               "(default: exp_YYYYMMDD_HHMMSS, UTC)")
+    run.add_argument("--device", default="cuda",
+                     help=f"{DEVICE_CHOICES} (default %(default)s; the CPU when CUDA is absent)")
+    run.add_argument("--torch-dtype", default="float32", choices=["float32", "bfloat16"],
+                     help="weights' precision of a Chronos model (default %(default)s)")
+    run.add_argument("--batch-size", type=int, default=32,
+                     help="series per forward call of a Chronos model (default %(default)s)")
     run.add_argument("--compare-with", nargs="*", default=[],
-                     help=f"earlier experiment directories or published results ({', '.join(reference_names())})")
-    run.add_argument("--on-missing", default="error", choices=MISSING_POLICIES)
+                     help="earlier experiment directories or published results "
+                          f"({', '.join(reference_names())}) put beside this run in comparison.md "
+                          "(default: none)")
+    run.add_argument("--on-missing", default="error", choices=MISSING_POLICIES,
+                     help="a missing or failed task: error stops, drop leaves it out of the summary, "
+                          "impute scores it as the baseline (default %(default)s)")
     run.add_argument("--no-progress", action="store_true", help="print only the final summary")
     _limit_options(run)
 
     compare = commands.add_parser("compare_models", help="merge experiment directories into one table")
     compare.add_argument("--results-dirs", nargs="+", required=True,
                          help="experiment directories or published result names")
-    compare.add_argument("--model-names", nargs="+", required=True)
-    compare.add_argument("--format", default="markdown", choices=["markdown", "csv", "latex"])
-    compare.add_argument("--metrics", nargs="+", default=["MASE", "WQL"], choices=NUMERIC_METRICS)
-    compare.add_argument("--output", help="write here instead of standard output")
+    compare.add_argument("--model-names", nargs="+", required=True,
+                         help="one column name per results directory, in the same order")
+    compare.add_argument("--format", default="markdown", choices=["markdown", "csv", "latex"],
+                         help="output format; markdown and latex end with the leaderboard and its "
+                              "CIs, csv writes it to OUTPUT_leaderboard.csv (default %(default)s)")
+    compare.add_argument("--metrics", nargs="+", default=["MASE", "WQL"], choices=NUMERIC_METRICS,
+                         help="metrics compared (default: %(default)s)")
+    compare.add_argument("--baseline",
+                         help="the model the leaderboard's skill scores are relative to "
+                              "(default: the first of --model-names)")
+    compare.add_argument("--output", help="write here instead of standard output (default: standard output)")
 
     download = commands.add_parser("download_eval_datasets", help="fetch datasets into the local Arrow layout")
     which = download.add_mutually_exclusive_group(required=True)
-    which.add_argument("--config", nargs="+", help="task lists (YAML files, or shipped names such as lite)")
+    which.add_argument("--config", nargs="+",
+                       help="task lists: YAML files, shipped names such as lite, or the original "
+                            f"framework's config names ({', '.join(sorted(CONFIG_ALIASES))})")
     which.add_argument("--benchmarks", nargs="+", help=f"NAME or NAME=TASK_FILE; names: {', '.join(ADAPTERS)}")
-    download.add_argument("--datasets", nargs="*", help="restrict to these dataset names")
+    download.add_argument("--datasets", nargs="*", help="restrict to these dataset names (default: all)")
     download.add_argument("--output-dir", required=True, help="the datasets root to fill")
     source = download.add_mutually_exclusive_group()
-    source.add_argument("--source-dir", help="local mirror with <name>/*.parquet or *.arrow instead of the Hub")
-    source.add_argument("--staged-dir", help="convert the staged raw M4 hourly / exchange_rate / NN5 files")
-    download.add_argument("--overwrite", action="store_true")
+    source.add_argument("--source-dir", help="local mirror with <name>/*.parquet or *.arrow "
+                                             "(default: the Hugging Face Hub)")
+    source.add_argument("--staged-dir", help="convert the staged raw M4 hourly / exchange_rate / NN5 "
+                                             "files (default: none)")
+    download.add_argument("--overwrite", action="store_true", help="replace datasets already present")
     download.add_argument("--dry-run", action="store_true", help="list what would be downloaded, download nothing")
     _limit_options(download)
     return parser
@@ -153,9 +176,27 @@ def _distinct(names: Sequence[str]) -> list[str]:
 
 
 def _device_text(factory: ModelFactory, args) -> str:
-    if factory.describe()["device"] == "cpu" and args.device != "cpu":
-        return f"cpu (built-in model in NumPy; --device {args.device} not used)"
-    return f"{args.device} ({args.torch_dtype})"
+    """The device the run uses, and why when it is not the one asked for."""
+    if factory.model_type in BUILTIN_MODELS:
+        return "cpu (built-in model in NumPy" + ("" if args.device == "cpu" else f"; --device {args.device} not used") + ")"
+    used = f"{factory.device} ({args.torch_dtype})"
+    return used if factory.device == factory.options["device"] else \
+        f"{used}; --device {args.device} requested, CUDA is not available"
+
+
+def rerun_command(argv: Sequence[str]) -> str:
+    """The command line without ``--experiment-name`` (or an abbreviation of it), so that it runs
+    again as printed, into a new timestamped folder beside the first."""
+    kept, skip = [], False
+    for token in argv:
+        option = token.partition("=")[0]
+        if skip:
+            skip = False
+        elif len(option) >= 3 and "--experiment-name".startswith(option):
+            skip = "=" not in token
+        else:
+            kept.append(token)
+    return f"{PROG} {shlex.join(kept)}"
 
 
 def cmd_run(args, argv: Sequence[str]) -> int:
@@ -190,12 +231,12 @@ def cmd_run(args, argv: Sequence[str]) -> int:
     command = f"{PROG} {shlex.join(argv)}"
     config = run_config(factory.describe(), benchmarks, str(root), DEFAULT_QUANTILES, args.on_missing, command)
     write_config(folder, config)
-    comparison = None
+    compared = None
     if args.compare_with:
         names = _distinct([factory.model_name, *(Path(s).name for s in args.compare_with)])
-        comparison = format_table(compare_tables([folder, *args.compare_with], names), "markdown")
-        atomic_write_text(folder / "comparison.md", comparison)
-    report = write_experiment(folder, config, runs, total, command, comparison)
+        compared = comparison([folder, *args.compare_with], names, ("MASE", "WQL"), "markdown")[0]
+        atomic_write_text(folder / "comparison.md", compared)
+    report = write_experiment(folder, config, runs, total, rerun_command(argv), compared)
     failed = [run for run in runs if not run.passed]
     for line in ["", RULE, "  EVALUATION COMPLETE",
                  f"  Benchmarks : {len(runs) - len(failed)} passed, {len(failed)} failed",
@@ -207,32 +248,36 @@ def cmd_run(args, argv: Sequence[str]) -> int:
 
 
 # ---------------------------------------------------------------- compare_models
+def comparison(sources: Sequence, names: Sequence[str], metrics: Sequence[str], fmt: str,
+               baseline: str | None = None) -> tuple[str, pd.DataFrame]:
+    """The comparison in ``fmt`` and its leaderboard (skill scores and win rates with CIs)."""
+    frame = compare_tables(sources, names, metrics)
+    baseline = baseline or names[0]
+    board = leaderboard_table(frame, names, metrics, baseline)
+    return format_comparison(frame, board, fmt, baseline), board
+
+
 def cmd_compare(args) -> int:
-    text = format_table(compare_tables(args.results_dirs, args.model_names, args.metrics), args.format)
+    text, board = comparison(args.results_dirs, args.model_names, args.metrics, args.format, args.baseline)
     if args.output:
         atomic_write_text(args.output, text)
+        if args.format == "csv":
+            board_file = Path(args.output).with_name(f"{Path(args.output).stem}_leaderboard.csv")
+            atomic_write_text(board_file, board.to_csv(index=False, float_format="%.10g"))
+            print(f"leaderboard with 95 % CIs written to {board_file}", file=sys.stderr)
     else:
         sys.stdout.write(text)
+        if args.format == "csv":
+            print("note: the leaderboard with its CIs goes to OUTPUT_leaderboard.csv with --output, "
+                  "or use --format markdown", file=sys.stderr)
     return 0
 
 
 # ---------------------------------------------------------------- download_eval_datasets
-def _config_path(value: str) -> Path:
-    """A task-list file, or the name of a shipped one (``lite``, ``lite.yaml``, ``chronos_ii``...)."""
-    path = Path(value)
-    if path.is_file():
-        return path
-    shipped = CONFIG_DIR / (path.name if path.suffix == ".yaml" else f"{path.name}.yaml")
-    if shipped.is_file():
-        return shipped
-    raise ConfigError("task list not found", file=path,
-                      expected=f"a YAML file or one of {sorted(p.stem for p in CONFIG_DIR.glob('*.yaml'))}")
-
-
 def cmd_download(args) -> int:
     limits = _limits(args)
     if args.config:
-        paths = [_config_path(value) for value in args.config]
+        paths = [config_path(value) for value in args.config]
         tasks = [task for path in paths for task in parse_task_list(read_yaml(path, limits), path, limits=limits)]
     else:
         tasks = [task for benchmark_name in args.benchmarks for task in load_benchmark(benchmark_name, limits).tasks]

@@ -118,3 +118,19 @@ def leaderboard(errors: pd.DataFrame, baseline: str, *, policy: str = "error", n
         "n_tasks": n_tasks,
     })
     return frame.sort_values(["skill_score", "model"], ascending=[False, True], kind="stable").reset_index(drop=True)
+
+
+BOOTSTRAP = {"level": 0.95, "n_resamples": 1000, "seed": 123,
+             "method": "percentile bootstrap over tasks, as fev.analysis.leaderboard"}
+
+
+def baseline_skill(relative: pd.Series) -> dict:
+    """Skill score against the baseline, ``1 - gmean(clip(relative error))``, with its bootstrap 95 % CI
+    and the win rate over the baseline (with CI), from per-task relative errors (task-indexed)."""
+    errors = pd.DataFrame({"model": relative.to_numpy(dtype=float), "baseline": 1.0}, index=relative.index)
+    row = leaderboard(errors, "baseline", n_resamples=BOOTSTRAP["n_resamples"],
+                      seed=BOOTSTRAP["seed"]).set_index("model").loc["model"]
+    return {"skill_score": float(row["skill_score"]), "skill_score_lower": float(row["skill_score_lower"]),
+            "skill_score_upper": float(row["skill_score_upper"]), "win_rate": float(row["win_rate"]),
+            "win_rate_lower": float(row["win_rate_lower"]), "win_rate_upper": float(row["win_rate_upper"]),
+            "n_tasks": int(row["n_tasks"])}

@@ -9,14 +9,12 @@ from __future__ import annotations
 
 import json
 import os
-import re
-import warnings
 from pathlib import Path
 
 import numpy as np
 
 from ...errors import ConfigError, PipelineError
-
+from ..devices import check_device, resolve_device
 from .forecasters import BaseForecaster, assert_quantile_shape
 
 WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin", "model.safetensors.index.json",
@@ -24,7 +22,6 @@ WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin", "model.safetensors.ind
 PIPELINE_KINDS = {"Chronos2Pipeline": "chronos2", "ChronosBoltPipeline": "chronos_bolt",
                   "ChronosPipeline": "chronos_t5"}
 CHRONOS_PACKAGE_HINT = "pip install chronos-forecasting==2.3.2"
-DEVICE_PATTERN = re.compile(r"^(cpu|cuda(:[0-9]+)?)$")
 
 
 class ModelNotAvailableError(PipelineError, FileNotFoundError):
@@ -68,30 +65,6 @@ def chronos_kind(path: str | Path) -> str:
         raise ConfigError("config.json does not describe a Chronos checkpoint", file=Path(path) / "config.json",
                           field="chronos_pipeline_class", expected=sorted(PIPELINE_KINDS), found=pipeline_class)
     return PIPELINE_KINDS[pipeline_class]
-
-
-def check_device(requested: str) -> str:
-    """``cpu``, ``cuda`` or ``cuda:N`` (as the original framework accepts), else ConfigError."""
-    if not isinstance(requested, str) or not DEVICE_PATTERN.match(requested):
-        raise ConfigError("unknown device", field="--device", expected="cpu, cuda or cuda:N", found=requested)
-    return requested
-
-
-def resolve_device(requested: str) -> str:
-    """Return ``requested``, or ``cpu`` with a warning when CUDA is requested but unavailable."""
-    if check_device(requested) == "cpu":
-        return requested
-    import torch
-
-    if not torch.cuda.is_available():
-        warnings.warn(f"device {requested!r} requested but CUDA is not available; falling back to CPU",
-                      stacklevel=2)
-        return "cpu"
-    index = int(requested.partition(":")[2] or 0)
-    if index >= torch.cuda.device_count():
-        raise ConfigError("no such CUDA device", field="--device",
-                          expected=f"cuda:0 .. cuda:{torch.cuda.device_count() - 1}", found=requested)
-    return requested
 
 
 def _import_chronos():

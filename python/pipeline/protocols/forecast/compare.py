@@ -16,8 +16,9 @@ import pandas as pd
 from ...errors import ConfigError, DataError
 from ...fileio import csv_safe_frame
 from ...report.latex import latex_escape
-from ...report.tables import markdown_escape
+from ...report.tables import format_number, markdown_escape
 from ..user_files import checked_file_size, read_json_bounded
+from .aggregate import BOOTSTRAP, leaderboard
 from .metrics import NUMERIC_METRICS
 from .reference import is_reference, reference_scores
 
@@ -85,9 +86,46 @@ def compare_tables(sources: Sequence[str | Path], model_names: Sequence[str],
     return wide.reindex(columns=ordered).reset_index().sort_values(["benchmark", "dataset"], kind="stable")
 
 
-def format_value(value: object) -> str:
+MISSING = "—"
+"""What a table shows for a value that is not there (a missing or failed task, a count not taken)."""
+
+
+LEADERBOARD_COLUMNS = ["metric", "model", "skill_score", "skill_score_lower", "skill_score_upper",
+                       "win_rate", "win_rate_lower", "win_rate_upper", "n_tasks"]
+
+
+def leaderboard_table(frame: pd.DataFrame, model_names: Sequence[str], metrics: Sequence[str],
+                      baseline: str) -> pd.DataFrame:
+    """fev's leaderboard of a comparison table, per metric: skill score against ``baseline`` and
+    win rate with their bootstrap 95 % CIs, over the (benchmark, dataset) rows every model has
+    (empty when no row has them all)."""
+    if baseline not in model_names:
+        raise ConfigError("the baseline must be one of the compared models", field="--baseline",
+                          expected=list(model_names), found=baseline)
+    boards = []
+    for metric in metrics:
+        errors = frame.set_index(["benchmark", "dataset"])[[f"{metric}[{m}]" for m in model_names]]
+        errors = errors.set_axis(list(model_names), axis=1).dropna().astype(float)
+        if len(errors):
+            board = leaderboard(errors, baseline, n_resamples=BOOTSTRAP["n_resamples"], seed=BOOTSTRAP["seed"])
+            boards.append(board.assign(metric=metric))
+    if not boards:
+        return pd.DataFrame(columns=LEADERBOARD_COLUMNS)
+    return pd.concat(boards, ignore_index=True)[LEADERBOARD_COLUMNS]
+
+
+def leaderboard_caption(baseline: str) -> str:
+    return (f"Skill score (1 - gmean of errors relative to {baseline}, clipped to [0.01, 100]) and win "
+            f"rate with 95 % percentile-bootstrap CIs over tasks ({BOOTSTRAP['n_resamples']} resamples, "
+            f"seed {BOOTSTRAP['seed']}; fev's leaderboard), over the rows every model has.")
+
+
+def format_value(value: object, missing: str = MISSING) -> str:
+    """4 decimals for floats (never ``-0.0000``), ``missing`` for NaN/NA/None, text otherwise."""
+    if value is None or value is pd.NA or value is pd.NaT:
+        return missing
     if isinstance(value, float):
-        return "nan" if value != value else f"{value:.4f}"
+        return format_number(value, 4, missing)
     return str(value)
 
 
@@ -100,6 +138,21 @@ def markdown_table(frame: pd.DataFrame) -> str:
     return "\n".join([header, rule, *rows])
 
 
+def format_comparison(frame: pd.DataFrame, board: pd.DataFrame, fmt: str, baseline: str) -> str:
+    """The per-dataset table followed by the leaderboard with its CIs (``markdown``, ``latex``);
+    ``csv`` holds the per-dataset table only (one table per CSV file)."""
+    text = format_table(frame, fmt)
+    if fmt == "csv":
+        return text
+    if board.empty:
+        note = "No (benchmark, dataset) row has a score of every model: no leaderboard."
+        return text + (f"\n{note}\n" if fmt == "markdown" else f"% {note}\n")
+    caption = leaderboard_caption(baseline)
+    if fmt == "markdown":
+        return f"{text}\n{markdown_escape(caption)}\n\n{format_table(board, fmt)}"
+    return f"{text}% {caption}\n{format_table(board, fmt)}"
+
+
 def format_table(frame: pd.DataFrame, fmt: str) -> str:
     """Render a comparison table as ``markdown``, ``csv`` or ``latex`` (names escaped)."""
     if fmt == "markdown":
@@ -108,7 +161,7 @@ def format_table(frame: pd.DataFrame, fmt: str) -> str:
         return csv_safe_frame(frame).to_csv(index=False, float_format="%.10g")
     if fmt == "latex":
         header = " & ".join(latex_escape(str(c)) for c in frame.columns) + r" \\"
-        rows = [" & ".join(latex_escape(str(v)) if not isinstance(v, float) else format_value(v) for v in row) + r" \\"
+        rows = [" & ".join(latex_escape(format_value(v, "--")) for v in row) + r" \\"
                 for row in frame.itertuples(index=False)]
         alignment = "l" * 2 + "r" * (len(frame.columns) - 2)
         return "\n".join([rf"\begin{{tabular}}{{{alignment}}}", r"\hline", header, r"\hline", *rows, r"\hline",

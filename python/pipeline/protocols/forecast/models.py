@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .chronos_models import Chronos2Forecaster, ChronosBoltForecaster, check_device, chronos_kind
+from ..devices import check_device, resolve_device
+from .chronos_models import Chronos2Forecaster, ChronosBoltForecaster, chronos_kind
 from .forecasters import AutoETSForecaster, BaseForecaster, SeasonalNaiveForecaster
 
 BUILTIN_MODELS = {
@@ -43,6 +44,8 @@ class ModelFactory:
         self.model_path = str(model_path)
         self.model_type = detect_model_type(model_path)
         self.options = {"device": check_device(device), "torch_dtype": torch_dtype, "batch_size": batch_size}
+        # resolved before any work, so the banner can name the device the run will use
+        self.device = "cpu" if self.model_type in BUILTIN_MODELS else resolve_device(self.options["device"])
         self._chronos: BaseForecaster | None = None
 
     @property
@@ -53,16 +56,15 @@ class ModelFactory:
         if self.model_type in BUILTIN_MODELS:
             return BUILTIN_MODELS[self.model_type](seasonality)
         if self._chronos is None:
-            self._chronos = CHRONOS_ADAPTERS[self.model_type](self.model_path, **self.options)
+            self._chronos = CHRONOS_ADAPTERS[self.model_type](self.model_path,
+                                                              **{**self.options, "device": self.device})
         return self._chronos
 
     def describe(self) -> dict:
         """Model settings for ``config.json``: ``device`` is the one used, ``device_requested`` the option.
 
-        Built-in baselines run in NumPy on the CPU whatever the option; a Chronos model reports the
-        device it was loaded on (CPU after a CUDA fallback), or ``not loaded`` when no task ran.
+        Built-in baselines run in NumPy on the CPU whatever the option; a Chronos model runs on the
+        requested device, or on the CPU after a CUDA fallback.
         """
-        used = self._chronos.device if self._chronos is not None else \
-            "cpu" if self.model_type in BUILTIN_MODELS else "not loaded"
         return {"model_path": self.model_path, "model_type": self.model_type, **self.options,
-                "device_requested": self.options["device"], "device": used}
+                "device_requested": self.options["device"], "device": self.device}

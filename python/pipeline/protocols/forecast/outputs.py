@@ -45,25 +45,43 @@ def write_config(folder: Path, config: dict) -> Path:
 
 
 def write_experiment(folder: Path, config: dict, runs: Sequence[BenchmarkRun], total_seconds: float,
-                     command: str, comparison: str | None = None) -> Path:
-    """``summary.json`` and ``report.md``; ``config.json`` comes first from :func:`write_config`."""
+                     rerun: str, comparison: str | None = None) -> Path:
+    """``summary.json`` and ``report.md``; ``config.json`` comes first from :func:`write_config`.
+
+    ``rerun`` is the command that runs the experiment again as printed (into a new folder).
+    """
     summary = {"total_seconds": total_seconds,
                "benchmarks": {run.name: {"status": run.summary["status"], "timings": run.timings,
-                                         "seconds": run.seconds} for run in runs}}
+                                         "seconds": run.seconds,
+                                         **({"skill_scores": run.summary["skill_scores"]}
+                                            if "skill_scores" in run.summary else {})} for run in runs}}
     atomic_write_json(folder / "summary.json", summary)
-    return atomic_write_text(folder / "report.md", render_report(config, runs, total_seconds, command, comparison))
+    return atomic_write_text(folder / "report.md", render_report(config, runs, total_seconds, rerun, comparison))
+
+
+def plural(count: int, noun: str) -> str:
+    return f"{count} {noun}" + ("" if count == 1 else "s")
+
+
+def _skill_text(skill: dict, metric: str) -> str:
+    score = skill[metric]
+    return (f"skill score ({metric}) {format_value(score['skill_score'])} "
+            f"[{format_value(score['skill_score_lower'])}, {format_value(score['skill_score_upper'])}]")
 
 
 def _executive_line(run: BenchmarkRun, baseline: str) -> str:
     s, name = run.summary, markdown_escape(run.name)
     if s["status"] != "ok":
         return f"- **{name}**: FAILED ({markdown_escape(s.get('error', ''))})"
-    return (f"- **{name}**: {s['n_datasets']} datasets, mean MASE {format_value(s['avg_mase'])}, "
+    skill = s["skill_scores"]
+    return (f"- **{name}**: {plural(s['n_datasets'], 'dataset')}, mean MASE {format_value(s['avg_mase'])}, "
             f"mean WQL {format_value(s['avg_wql'])}, gmean relative MASE {format_value(s['gmean_relative_mase'])} "
-            f"and WQL {format_value(s['gmean_relative_wql'])} vs {markdown_escape(baseline)} (< 1 beats it)")
+            f"and WQL {format_value(s['gmean_relative_wql'])} vs {markdown_escape(baseline)} (< 1 beats it); "
+            f"{_skill_text(skill, 'MASE')}, {_skill_text(skill, 'WQL')} "
+            f"(95 % bootstrap CI over {plural(skill['MASE']['n_tasks'], 'task')}; > 0 beats it)")
 
 
-def render_report(config: dict, runs: Sequence[BenchmarkRun], total_seconds: float, command: str,
+def render_report(config: dict, runs: Sequence[BenchmarkRun], total_seconds: float, rerun: str,
                   comparison: str | None = None) -> str:
     """The six sections: executive summary, per-benchmark, per-dataset, environment, timings, reproduction."""
     lines = [f"# Forecasting benchmark report: {markdown_escape(config['model']['model_path'])}", "",
@@ -91,7 +109,10 @@ def render_report(config: dict, runs: Sequence[BenchmarkRun], total_seconds: flo
                    for run in runs for label, times in sorted(run.timings.items())]
     if timing_rows:
         lines += [markdown_table(pd.DataFrame(timing_rows)), ""]
-    lines += ["## Reproduction command", "", "```", command, "```", ""]
+    lines += ["## Reproduction command", "",
+              "From the folder the run started in; it writes a new timestamped experiment folder "
+              "beside this one (the original command line is `command` in config.json).", "",
+              "```", rerun, "```", ""]
     return "\n".join(lines)
 
 

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from ...errors import ConfigError, DataError, PipelineError
-from .aggregate import MISSING_POLICIES
+from .aggregate import BOOTSTRAP, MISSING_POLICIES, baseline_skill
 from .benchmarks import Benchmark, TaskSpec
 from .data import DatasetNotAvailableError, dataset_location, load_dataset
 from .forecasters import BaseForecaster, assert_quantile_shape
@@ -260,4 +260,7 @@ def summarize_run(benchmark: Benchmark, table: pd.DataFrame, on_missing: str) ->
         extra["dropped_tasks"] = sorted(bad["dataset"])
     if used.empty:
         return {"status": "failed", **extra, "error": "no task could be scored"}
-    return {"status": "ok", **extra, **benchmark.summarize(used)}
+    relative = used.set_index("dataset")
+    skill = {metric: baseline_skill(relative[f"relative_{metric}"]) for metric in HEADLINE_METRICS}
+    return {"status": "ok", **extra, **benchmark.summarize(used),
+            "skill_scores": {"baseline": benchmark.baseline_model, "bootstrap": BOOTSTRAP, **skill}}

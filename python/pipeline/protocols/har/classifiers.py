@@ -108,6 +108,11 @@ _NETWORKS = {"linear": (LinearProbe, "pooled"), "gru": (GRUClassifier, "subwindo
              "transformer_ft": (TransformerFT, "sequence")}
 
 
+def input_kind(kind: str) -> str:
+    """What rows classifier ``kind`` eats: ``pooled``, ``sequence`` or ``subwindows``."""
+    return _NETWORKS[kind][1] if kind in _NETWORKS else "pooled"
+
+
 class NeuralClassifier:
     """Train one of the torch networks with the common best-by-validation-accuracy loop."""
 

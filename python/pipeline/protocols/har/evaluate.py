@@ -123,12 +123,20 @@ def recut_subwindows(sequences: np.ndarray, step_labels: np.ndarray,
     return cut[pure], labels[pure, 0]
 
 
-def _rows(embeddings: np.ndarray, dataset: HarDataset, index: np.ndarray, input_kind: str):
+def sequence_needed(kind: str, found: object) -> ConfigError:
+    """The error for a sequence classifier given pooled embeddings, with what works instead."""
+    return ConfigError(f"the {kind} classifier needs sequence embeddings (N, T, D): use --embedder raw_sequence, "
+                       "or save the model's sequence output for --embeddings, or pass --classifier linear or "
+                       "svm_rbf for pooled (N, D) embeddings", field="embeddings", expected="(N, T, D)", found=found)
+
+
+def _rows(embeddings: np.ndarray, dataset: HarDataset, index: np.ndarray, classifier):
+    """The classifier's rows of windows ``index`` and their labels (sub-windows for the GRU)."""
+    input_kind = classifier.input_kind
     if input_kind == "pooled":
         return pooled(embeddings)[index], dataset.labels[index]
     if embeddings.ndim != 3:
-        raise DataError(f"this classifier needs sequence embeddings (N, T, D) ({input_kind} input)",
-                        field="embeddings", expected="(N, T, D)", found=embeddings.shape)
+        raise sequence_needed(classifier.kind, embeddings.shape)
     if input_kind == "sequence":
         return embeddings[index], dataset.labels[index]
     return recut_subwindows(embeddings[index], dataset.per_step_labels()[index])
@@ -136,16 +144,24 @@ def _rows(embeddings: np.ndarray, dataset: HarDataset, index: np.ndarray, input_
 
 def _supervised(embeddings: np.ndarray, dataset: HarDataset, split: WindowSplit, kind: str,
                 config: EvaluationConfig, rate: float | None, rng: np.random.RandomState) -> tuple[dict, dict]:
-    """Train ``kind`` on the (subsampled) train split, select on val, score on test."""
+    """Train ``kind`` on the (subsampled) train split, select on val, score on test.
+
+    The label-rate subsample is drawn over training windows, whatever the classifier, so every
+    model trains on the same windows; the GRU then cuts those windows into sub-windows.
+    ``n_train_samples`` counts windows (``n_train_subwindows`` the GRU's training rows).
+    """
     classifier = make_classifier(kind, dataset.n_classes, config.training)
-    x_train, y_train = _rows(embeddings, dataset, split.train, classifier.input_kind)
+    train = split.train
     if rate is not None:
-        x_train, y_train = balanced_subsample(x_train, y_train, rate, rng, config.strategy)
-    x_val, y_val = _rows(embeddings, dataset, split.val, classifier.input_kind)
-    x_test, y_test = _rows(embeddings, dataset, split.test, classifier.input_kind)
+        train, _ = balanced_subsample(train, dataset.labels[train], rate, rng, config.strategy)
+    x_train, y_train = _rows(embeddings, dataset, train, classifier)
+    x_val, y_val = _rows(embeddings, dataset, split.val, classifier)
+    x_test, y_test = _rows(embeddings, dataset, split.test, classifier)
     classifier.fit(x_train, y_train, x_val, y_val)
     scores = classification_scores(y_test, classifier.predict(x_test), range(dataset.n_classes),
-                                   len(y_train), dataset.n_classes)
+                                   len(train), dataset.n_classes)
+    if classifier.input_kind == "subwindows":
+        scores["n_train_subwindows"] = int(len(y_train))
     scores.update(classifier.fit_details())
     return scores, classifier.describe()
 

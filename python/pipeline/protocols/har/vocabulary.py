@@ -26,6 +26,8 @@ from ...errors import ConfigError
 from .files import read_json
 
 DEFAULT_TABLE = "label_groups.json"
+# tables shipped with the package, by the name --label-table accepts
+SHIPPED_TABLES = {"default": DEFAULT_TABLE, "basicmotions": "label_groups_basicmotions.json"}
 REQUIRED_KEYS = ("training_labels", "groups")
 OPTIONAL_KEYS = ("groups_simple", "description")
 MAX_NAME_LENGTH = 200
@@ -71,17 +73,19 @@ class LabelVocabulary:
 
 
 def load_label_vocabulary(path: str | Path | None = None, coarse: bool = False) -> LabelVocabulary:
-    """Read and validate a label table; ``path=None`` reads the project's ``label_groups.json``.
+    """Read and validate a label table: a JSON file, or a shipped table by name (:data:`SHIPPED_TABLES`;
+    ``path=None`` is ``default``, the project's ``label_groups.json``).
 
     ``coarse=True`` takes ``groups_simple`` (all stairs together, postural transitions together)
     instead of ``groups``; a table without ``groups_simple`` is then an error.
     """
-    if path is None:
-        text = resources.files(__package__).joinpath(DEFAULT_TABLE).read_text(encoding="utf-8")
-        document, source = json.loads(text), "default"
+    name = "default" if path is None else str(path)
+    if name in SHIPPED_TABLES and not Path(name).is_file():
+        text = resources.files(__package__).joinpath(SHIPPED_TABLES[name]).read_text(encoding="utf-8")
+        document, source, file = json.loads(text), name, SHIPPED_TABLES[name]
     else:
-        document, source = read_json(path), Path(path).name
-    return parse_label_table(document, str(path or DEFAULT_TABLE), coarse, source)
+        document, source, file = read_json(path), Path(path).name, str(path)
+    return parse_label_table(document, file, coarse, source)
 
 
 def parse_label_table(document: object, file: str, coarse: bool = False, source: str = "<memory>") -> LabelVocabulary:

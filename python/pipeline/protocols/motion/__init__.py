@@ -8,7 +8,7 @@ from .evaluate import EvalSettings, MotionEvaluator, MotionSet
 from .features import (CONVENTIONS, FeatureConvention, geometric_features, kinetic_features,
                        prepare_joints)
 from .geometry import FeatureDenormalizer, motion_to_joints, recover_from_ric
-from .ground import (floating_mm, foot_sliding_mm, foot_sliding_per_step_mm, penetration_mm,
+from .ground import (floating_mm, foot_sliding_per_step_mm, foot_sliding_total_mm, penetration_mm,
                      physical_foot_contact, skating_ratio)
 from .limits import LoadLimits
 from .loading import MotionDataWarning, MotionResults, load_motion_results, save_npz
@@ -21,7 +21,7 @@ __all__ = [
     "EvalSettings", "MotionEvaluator", "MotionSet",
     "CONVENTIONS", "FeatureConvention", "geometric_features", "kinetic_features", "prepare_joints",
     "FeatureDenormalizer", "motion_to_joints", "recover_from_ric",
-    "floating_mm", "foot_sliding_mm", "foot_sliding_per_step_mm", "penetration_mm",
+    "floating_mm", "foot_sliding_per_step_mm", "foot_sliding_total_mm", "penetration_mm",
     "physical_foot_contact", "skating_ratio",
     "LoadLimits", "MotionDataWarning", "MotionResults", "load_motion_results", "save_npz",
     "RestrictedUnpickler", "restricted_loads",

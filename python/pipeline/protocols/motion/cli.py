@@ -10,17 +10,23 @@ import argparse
 import math
 import sys
 import warnings
+from dataclasses import replace
 from pathlib import Path
 from typing import Sequence
 
+import numpy as np
+
 from ...errors import ConfigError
 from ...fileio import atomic_write_json
+from ...report.tables import format_number
+from ..devices import DEVICE_CHOICES, check_device, resolve_device
 from ..user_files import output_file
 from . import beats, features
 from .evaluate import EvalSettings, MotionEvaluator, MotionSet
 from .geometry import FeatureDenormalizer, motion_to_joints
-from .limits import add_limit_arguments, limits_from_arguments
+from .limits import LoadLimits, add_limit_arguments, limits_from_arguments
 from .loading import MotionResults, load_motion_results
+from .sources import FrameWindow, audio_from_folder, reference_from_file
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -28,33 +34,64 @@ def build_parser() -> argparse.ArgumentParser:
                                      description="AIST++ motion-generation metrics.")
     parser.add_argument("--external_results_file", required=True, type=Path,
                         help=".npy dict, .pkl (CLoSD) or .npz with motion (N, T, 263) and lengths")
+    parser.add_argument("--gt_file", type=Path,
+                        help="ground truth for results without gt_motion (CLoSD .pkl): a .npy/.npz/.pkl "
+                             "whose gt_motion, or else motion, holds at least N motions of the same "
+                             "layout; the first N are used (default: the results' own gt_motion)")
+    parser.add_argument("--audio_dir", type=Path,
+                        help="folder of N .wav files, the music of motion i being the i-th in name "
+                             "order, for results without audio_waveforms (default: the results' own)")
+    parser.add_argument("--context_len", type=int, default=0,
+                        help="leading frames of every motion (the prefix of prefix-mode generation) "
+                             "left out of every metric; the audio is cut at the same instant (default "
+                             "%(default)s; the original script's 20 reaches only its data loader)")
+    parser.add_argument("--pred_len", type=int, default=0,
+                        help="frames evaluated after the context, 0 = all (default %(default)s; the "
+                             "original script's 40 is overridden there by the full window)")
+    parser.add_argument("--fixed_len", type=int, default=60,
+                        help="--gt_file motions are cut to max(T, fixed_len) frames, as the original "
+                             "sizes the ground-truth windows it draws (default %(default)s)")
     parser.add_argument("--eval_gt", action="store_true",
-                        help="evaluate gt_motion instead of motion (.npy/.npz only)")
-    parser.add_argument("--device", default="cpu", help="torch device of the learned evaluator (the other metrics use NumPy)")
-    parser.add_argument("--seed", type=int, default=10, help="seed of the sampled Diversity")
-    parser.add_argument("--fps", type=float, default=60.0, help="motion frame rate")
+                        help="evaluate the ground truth (gt_motion or --gt_file) instead of motion")
+    parser.add_argument("--device", default="cpu",
+                        help=f"torch device of the learned evaluator: {DEVICE_CHOICES} (the original's "
+                             "--device 0 is cuda:0; the CPU when CUDA is absent; the other metrics use "
+                             "NumPy; default %(default)s)")
+    parser.add_argument("--seed", type=int, default=10,
+                        help="seed of the sampled Diversity (default %(default)s)")
+    parser.add_argument("--fps", type=float, default=60.0, help="motion frame rate (default %(default)s)")
     parser.add_argument("--beat_sigma", type=float, default=beats.DEFAULT_BEAT_SIGMA,
-                        help="beat tolerance σ (s); Bailando/FACT use 0.05")
+                        help="beat tolerance σ in seconds (default %(default)s; Bailando/FACT use 0.05)")
     parser.add_argument("--smooth_kinematic", action="store_true",
                         help="Savitzky-Golay smoothing of the speed (closd variant)")
-    parser.add_argument("--kinematic", choices=beats.KINEMATIC_VARIANTS, default="closd")
+    parser.add_argument("--kinematic", choices=beats.KINEMATIC_VARIANTS, default="closd",
+                        help="kinematic-beat variant: closd (the original script), bailando or fact "
+                             "(default %(default)s)")
     parser.add_argument("--skating-fps", "--skating_fps", dest="skating_fps", type=float,
-                        default=20.0, help="rate used for skating speeds (reference: 20)")
-    parser.add_argument("--diversity_times", type=int, default=300)
+                        default=20.0, help="rate turning foot steps into speeds for SkatingRatio "
+                                           "(default %(default)s, as the original hard-codes)")
+    parser.add_argument("--diversity_times", type=int, default=300,
+                        help="random pairs of the sampled learned Diversity (default %(default)s)")
     parser.add_argument("--max-frames", "--max_frames", dest="max_frames", type=int, default=1200,
-                        help="frames used by kinetic/geometric features (Bailando: 1200; 0 = all)")
+                        help="frames used by kinetic/geometric features, 0 = all (default %(default)s, "
+                             "as Bailando)")
     parser.add_argument("--feature-convention", "--feature_convention", dest="feature_convention",
                         choices=tuple(features.CONVENTIONS), default="corrected",
                         help="kinetic/geometric feature formulas: corrected, or bailando to "
-                             "reproduce the code behind published FID_k/FID_g tables")
-    parser.add_argument("--mean", type=Path, help="263-d mean (.npy) to de-normalise features")
-    parser.add_argument("--std", type=Path, help="263-d std (.npy) to de-normalise features")
+                             "reproduce the code behind published FID_k/FID_g tables (default %(default)s)")
+    parser.add_argument("--mean", type=Path, help="263-d mean (.npy) to de-normalise features "
+                                                  "(default: features taken as de-normalised)")
+    parser.add_argument("--std", type=Path, help="263-d std (.npy) to de-normalise features "
+                                                 "(default: features taken as de-normalised)")
     parser.add_argument("--evaluator-ckpt", "--evaluator_ckpt", dest="evaluator_ckpt", type=Path,
-                        help="HumanML3D T2M evaluator checkpoint (finest.tar) for learned FID")
+                        help="HumanML3D T2M evaluator checkpoint (finest.tar) for learned FID "
+                             "(default: none; FID and Diversity are null)")
     parser.add_argument("--evaluator-mean", dest="evaluator_mean", type=Path,
-                        help="the evaluator's 263-d mean (.npy), required with --evaluator-ckpt")
+                        help="the evaluator's 263-d mean (.npy), required with --evaluator-ckpt "
+                             "(default: none)")
     parser.add_argument("--evaluator-std", dest="evaluator_std", type=Path,
-                        help="the evaluator's 263-d std (.npy), required with --evaluator-ckpt")
+                        help="the evaluator's 263-d std (.npy), required with --evaluator-ckpt "
+                             "(default: none)")
     parser.add_argument("--out", type=Path,
                         help="metrics JSON (default: <input>_metrics.json or <input>_gt_metrics.json)")
     add_limit_arguments(parser)
@@ -76,22 +113,45 @@ def _settings(args: argparse.Namespace) -> EvalSettings:
                         feature_convention=args.feature_convention)
 
 
-def _motion_sets(results: MotionResults, eval_gt: bool,
-                 denormalizer: FeatureDenormalizer) -> tuple[MotionSet, MotionSet | None]:
-    """The evaluated set and the reference (ground-truth) set, as joints."""
-    reference = None
-    if results.gt_motion is not None:
-        reference = MotionSet(motion_to_joints(results.gt_motion, denormalizer), results.lengths)
-    if eval_gt and reference is None:
-        warnings.warn("--eval_gt: the file has no gt_motion; evaluating 'motion' instead",
-                      UserWarning, stacklevel=2)
-    evaluated = (reference.joints if eval_gt and reference is not None
-                 else motion_to_joints(results.motion, denormalizer))
-    return MotionSet(evaluated, results.lengths, results.audio), reference
+def _with_sources(results: MotionResults, args: argparse.Namespace,
+                  limits: LoadLimits) -> tuple[MotionResults, np.ndarray | None, np.ndarray | None]:
+    """The results with ``--audio_dir``'s music, and the reference motions and their lengths
+    (the file's ``gt_motion`` or ``--gt_file``'s; None without either)."""
+    for option, own in (("--gt_file", results.gt_motion is not None),
+                        ("--audio_dir", any(clip is not None for clip in results.audio))):
+        if getattr(args, option[2:]) is not None and own:
+            raise ConfigError(f"the results file has its own {'gt_motion' if option == '--gt_file' else 'audio'}; "
+                              f"drop {option} or the file's copy", field=option,
+                              found=str(args.external_results_file))
+    if args.audio_dir is not None:
+        results = replace(results, audio=audio_from_folder(args.audio_dir, len(results.lengths), limits))
+    if args.gt_file is not None:
+        return results, *reference_from_file(args.gt_file, results, args.fixed_len, limits)
+    return results, results.gt_motion, None if results.gt_motion is None else results.lengths
 
 
-def _learned_embeddings(args: argparse.Namespace, results: MotionResults,
-                        denormalizer: FeatureDenormalizer | None):
+def _motion_sets(results: MotionResults, reference: np.ndarray | None, reference_lengths,
+                 eval_gt: bool, denormalizer: FeatureDenormalizer, window: FrameWindow,
+                 fps: float) -> tuple[MotionSet, MotionSet | None]:
+    """The evaluated set and the reference (ground-truth) set, as joints, cut to ``window``."""
+    reference_set = None
+    if reference is not None:
+        reference_set = MotionSet(*window.cut(motion_to_joints(reference, denormalizer),
+                                              reference_lengths, "ground-truth motions"))
+    if eval_gt and reference_set is None:
+        warnings.warn("--eval_gt: the file has no gt_motion and no --gt_file was given; "
+                      "evaluating 'motion' instead", UserWarning, stacklevel=2)
+    audio = window.cut_audio(results.audio, fps)
+    if eval_gt and reference_set is not None:
+        evaluated = reference_set
+    else:
+        evaluated = MotionSet(*window.cut(motion_to_joints(results.motion, denormalizer),
+                                          results.lengths, "motions"))
+    return replace(evaluated, audio=audio), reference_set
+
+
+def _learned_embeddings(args: argparse.Namespace, results: MotionResults, reference, reference_lengths,
+                        denormalizer: FeatureDenormalizer | None, window: FrameWindow, device: str):
     """(generated, reference or None) T2M embeddings, or None without --evaluator-ckpt."""
     if args.evaluator_ckpt is None:
         return None
@@ -104,19 +164,20 @@ def _learned_embeddings(args: argparse.Namespace, results: MotionResults,
     from .evaluator import T2MEmbedder
 
     stats = FeatureDenormalizer(args.evaluator_mean, args.evaluator_std)
-    embedder = T2MEmbedder(args.evaluator_ckpt, stats.mean, stats.std, device=args.device)
+    embedder = T2MEmbedder(args.evaluator_ckpt, stats.mean, stats.std, device=device)
 
-    def embed(motion):
-        return embedder.transform(denormalizer.transform(motion), results.lengths)
+    def embed(motion, lengths, what):
+        return embedder.transform(*window.cut(denormalizer.transform(motion), lengths, what))
 
-    reference = None if results.gt_motion is None else embed(results.gt_motion)
-    if args.eval_gt and reference is not None:
-        return reference, reference
-    return embed(results.motion), reference
+    embedded = None if reference is None else embed(reference, reference_lengths, "ground-truth motions")
+    if args.eval_gt and embedded is not None:
+        return embedded, embedded
+    return embed(results.motion, results.lengths, "motions"), embedded
 
 
 def _fmt(value) -> str:
-    return "null" if value is None else f"{value:.4f}"
+    """4 decimals (``0.0000``, never ``-0.0000``), ``null`` for None."""
+    return format_number(value, 4, "null")
 
 
 def _excluded(metrics: dict, suffix: str) -> str:
@@ -130,6 +191,7 @@ def console_block(metrics: dict, label: str) -> str:
     lines = [
         "=== AIST++ external eval ===",
         f"Evaluated: {label} ({metrics['num_samples']} samples)",
+        f"Device: {_device_text(metrics['settings'])}",
         f"FID: {_fmt(metrics['FID'])}",
         f"Diversity: {_fmt(metrics['Diversity'])}",
         f"FID_k: {_fmt(metrics['FID_k'])}{_excluded(metrics, 'k')}",
@@ -139,8 +201,8 @@ def console_block(metrics: dict, label: str) -> str:
         f"BeatAlign: {_fmt(beat['mean'])} (recall {_fmt(beat['recall'])}, f1 {_fmt(beat['f1'])}; "
         f"{beat['n_with_audio']} with audio, sigma {beat['sigma']} s, {beat['variant']})",
         f"SkatingRatio: {_fmt(metrics['SkatingRatio'])}",
-        f"FootSliding(mm): {_fmt(metrics['FootSliding_mm'])} (total per motion)",
-        f"FootSliding(mm/step): {_fmt(metrics['FootSliding_mm_per_step'])}",
+        f"FootSliding(mm): {_fmt(metrics['FootSliding_mm'])}",
+        f"FootSlidingTotal(mm/motion): {_fmt(metrics['FootSliding_total_mm'])}",
         f"Penetration(mm): {_fmt(metrics['Penetration_mm'])}",
         f"Floating(mm): {_fmt(metrics['Floating_mm'])}",
         f"PFC: {_fmt(metrics['PFC'])}",
@@ -149,24 +211,43 @@ def console_block(metrics: dict, label: str) -> str:
     return "\n".join(lines)
 
 
+def _device_text(settings: dict) -> str:
+    """The device the learned evaluator ran on, and why when it is not the one asked for."""
+    used, requested = settings["device"], settings["device_requested"]
+    if settings["evaluator_ckpt"] is None:
+        return "cpu (no --evaluator-ckpt: every metric runs in NumPy)"
+    return used if used == check_device(requested) else \
+        f"{used} (--device {requested} requested, CUDA is not available)"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     settings = _settings(args)
     limits = limits_from_arguments(args)
+    window = FrameWindow(args.context_len, args.pred_len, args.fixed_len)
     output_file(args.out, "--out")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
+        device = resolve_device(args.device) if args.evaluator_ckpt is not None else check_device(args.device) and "cpu"
         results = load_motion_results(args.external_results_file, limits)
+        results, reference, reference_lengths = _with_sources(results, args, limits)
         denormalizer = FeatureDenormalizer(args.mean, args.std) if results.kind == "features" else None
-        evaluated, reference = _motion_sets(results, args.eval_gt, denormalizer)
-        embeddings = _learned_embeddings(args, results, denormalizer)
-        metrics = MotionEvaluator(settings).evaluate(evaluated, reference, embeddings)
+        evaluated, reference_set = _motion_sets(results, reference, reference_lengths, args.eval_gt,
+                                                denormalizer, window, args.fps)
+        embeddings = _learned_embeddings(args, results, reference, reference_lengths, denormalizer,
+                                         window, device)
+        metrics = MotionEvaluator(settings).evaluate(evaluated, reference_set, embeddings)
     notes = sorted({str(w.message) for w in caught})
-    label = "ground truth" if args.eval_gt and reference is not None else "generated"
+    label = "ground truth" if args.eval_gt and reference_set is not None else "generated"
     suffix = "_gt_metrics.json" if label == "ground truth" else "_metrics.json"
     out = args.out or args.external_results_file.with_name(args.external_results_file.stem + suffix)
     metrics["settings"].update(input_file=str(args.external_results_file), evaluated=label,
-                               device=args.device, input_kind=results.kind,
+                               device=device, device_requested=str(args.device),
+                               input_kind=results.kind,
+                               gt_file=None if args.gt_file is None else str(args.gt_file),
+                               audio_dir=None if args.audio_dir is None else str(args.audio_dir),
+                               context_len=window.context_len, pred_len=window.pred_len,
+                               fixed_len=window.fixed_len,
                                evaluator_ckpt=None if args.evaluator_ckpt is None
                                else str(args.evaluator_ckpt),
                                mean=None if args.mean is None else str(args.mean),

@@ -163,7 +163,7 @@ class MotionEvaluator:
                 "mean": precision, "std": float(table[:, 0].std())}
 
     def _ground(self, motions: MotionSet) -> dict:
-        keys = ("SkatingRatio", "FootSliding_mm", "FootSliding_mm_per_step", "Penetration_mm",
+        keys = ("SkatingRatio", "FootSliding_mm", "FootSliding_total_mm", "Penetration_mm",
                 "Floating_mm", "PFC")
         if not motions.has_skeleton:
             for key in keys:
@@ -172,8 +172,8 @@ class MotionEvaluator:
         joints, lengths = motions.joints, motions.lengths
         return {
             "SkatingRatio": float(ground.skating_ratio(joints, self.settings.skating_fps).mean()),
-            "FootSliding_mm": ground.foot_sliding_mm(joints, lengths),
-            "FootSliding_mm_per_step": ground.foot_sliding_per_step_mm(joints, lengths),
+            "FootSliding_mm": ground.foot_sliding_per_step_mm(joints, lengths),
+            "FootSliding_total_mm": ground.foot_sliding_total_mm(joints, lengths),
             "Penetration_mm": ground.penetration_mm(joints, lengths),
             "Floating_mm": ground.floating_mm(joints, lengths),
             "PFC": ground.physical_foot_contact(joints, lengths),

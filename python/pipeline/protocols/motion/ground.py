@@ -73,15 +73,16 @@ def _counted_steps(lengths: np.ndarray, n_frames: int) -> np.ndarray:
     return np.minimum(lengths, n_frames - 1) - 1
 
 
-def foot_sliding_mm(joints: np.ndarray, lengths: np.ndarray) -> float:
+def foot_sliding_total_mm(joints: np.ndarray, lengths: np.ndarray) -> float:
     """Total slide (mm) of the grounded lowest joint per motion, mean over motions (see
-    :func:`_slides_mm` for the steps counted)."""
+    :func:`_slides_mm` for the steps counted); the "total foot sliding distance" of the original's
+    README, printed as ``FootSlidingTotal(mm/motion)``."""
     return float(_slides_mm(joints, lengths).sum(axis=1).mean())
 
 
 def foot_sliding_per_step_mm(joints: np.ndarray, lengths: np.ndarray) -> float:
     """Mean slide (mm per frame step) pooled over all counted steps of all motions: the number the
-    original script prints as ``FootSliding(mm)``."""
+    original script computes and prints as ``FootSliding(mm)``."""
     steps = int(_counted_steps(lengths, joints.shape[1]).sum())
     return float(_slides_mm(joints, lengths).sum() / max(steps, 1))
 

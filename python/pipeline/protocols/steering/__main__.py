@@ -23,13 +23,19 @@ from .tables import write_outputs
 
 
 def _add_stats_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--permutations", type=int, default=10000, help="sign-flip permutations B")
-    parser.add_argument("--bootstrap", type=int, default=1000, help="cluster bootstrap resamples")
+    parser.add_argument("--permutations", type=int, default=10000,
+                        help="sign-flip permutations B of the paired test (default %(default)s)")
+    parser.add_argument("--bootstrap", type=int, default=1000,
+                        help="cluster (sequence) bootstrap resamples of the CIs (default %(default)s)")
     parser.add_argument("--effect-bootstrap", type=int, default=5000,
-                        help="bootstrap resamples for the CI of d and g")
-    parser.add_argument("--stats-seed", type=int, default=42)
-    parser.add_argument("--alpha", type=float, default=0.05)
-    parser.add_argument("--eps", type=float, default=0.05, help="accuracy tolerance |err| <= eps")
+                        help="bootstrap resamples for the CI of d and g (default %(default)s)")
+    parser.add_argument("--stats-seed", type=int, default=42,
+                        help="seed of the permutations and bootstraps (default %(default)s)")
+    parser.add_argument("--alpha", type=float, default=0.05,
+                        help="family-wise error rate of the Holm-corrected tests and 1 - CI level "
+                             "(default %(default)s)")
+    parser.add_argument("--eps", type=float, default=0.05,
+                        help="accuracy tolerance: a sample is accurate when |err| <= eps (default %(default)s)")
 
 
 def _settings(args: argparse.Namespace, allow_missing: bool = False) -> AnalysisSettings:
@@ -50,13 +56,16 @@ def build_parser() -> argparse.ArgumentParser:
     split.add_argument("--samples", required=True, type=Path,
                        help="CSV or Parquet with a sequence_id column, one row per sample")
     split.add_argument("--out", required=True, type=Path, help="folder for split_{seed}.json")
-    split.add_argument("--split-seed", type=int, default=0)
+    split.add_argument("--split-seed", type=int, default=0,
+                       help="seed of the sequence-level split, part of its file name (default %(default)s)")
 
     analyze = sub.add_parser("analyze", help="statistics and tables from prediction files")
     analyze.add_argument("--results", required=True, type=Path,
                          help="results folder holding {variant}/{model}/seed_{seed}/")
-    analyze.add_argument("--variant", default="paper")
-    analyze.add_argument("--seeds", type=int, nargs="+", default=list(TRAINING_SEEDS))
+    analyze.add_argument("--variant", default="paper",
+                         help="data variant, the sub-folder of --results (default %(default)s)")
+    analyze.add_argument("--seeds", type=int, nargs="+", default=list(TRAINING_SEEDS),
+                         help="training seeds averaged over (default: %(default)s)")
     analyze.add_argument("--comparisons", nargs="+", default=None,
                          help="pairs A:B (default: the family of ten in docs/steering.md)")
     analyze.add_argument("--out", type=Path, default=None,
@@ -67,29 +76,41 @@ def build_parser() -> argparse.ArgumentParser:
     _add_stats_options(analyze)
 
     demo = sub.add_parser("demo", help="end to end on synthetic driving-like sequences")
-    demo.add_argument("--out", required=True, type=Path)
-    demo.add_argument("--sequences", type=int, default=100)
-    demo.add_argument("--length", type=int, default=150, help="mean samples per sequence")
-    demo.add_argument("--data-seed", type=int, default=0)
-    demo.add_argument("--split-seed", type=int, default=0)
-    demo.add_argument("--models", nargs="+", default=["M1", "M2", "M3", "M4"])
-    demo.add_argument("--seeds", type=int, nargs="+", default=[42, 94, 123])
-    demo.add_argument("--epochs", type=int, default=2)
+    demo.add_argument("--out", required=True, type=Path, help="folder for the data, split, results and tables")
+    demo.add_argument("--sequences", type=int, default=100,
+                      help="synthetic sequences generated (default %(default)s)")
+    demo.add_argument("--length", type=int, default=150, help="mean samples per sequence (default %(default)s)")
+    demo.add_argument("--data-seed", type=int, default=0, help="seed of the synthetic data (default %(default)s)")
+    demo.add_argument("--split-seed", type=int, default=0,
+                      help="seed of the sequence-level split (default %(default)s)")
+    demo.add_argument("--models", nargs="+", default=["M1", "M2", "M3", "M4"],
+                      help="models trained, from the zoo of the models command (default: %(default)s)")
+    demo.add_argument("--seeds", type=int, nargs="+", default=[42, 94, 123],
+                      help="training seeds, one run per model and seed (default: %(default)s)")
+    demo.add_argument("--epochs", type=int, default=2, help="training epochs (default %(default)s)")
     demo.add_argument("--train-stride", type=int, default=4,
-                      help="keep every k-th training window (speed)")
-    demo.add_argument("--latency-calls", type=int, default=1000)
-    demo.add_argument("--format", choices=("csv", "parquet"), default="csv")
-    demo.add_argument("--threads", type=int, default=1, help="torch CPU threads for training")
+                      help="keep every k-th training window, for speed (default %(default)s)")
+    demo.add_argument("--latency-calls", type=int, default=1000,
+                      help="single-sample CPU calls timed per model for its latency (default %(default)s)")
+    demo.add_argument("--format", choices=("csv", "parquet"), default="csv",
+                      help="file format of the data and predictions (default %(default)s)")
+    demo.add_argument("--threads", type=int, default=1,
+                      help="torch CPU threads for training (default %(default)s)")
     _add_stats_options(demo)
 
     calibrate = sub.add_parser("calibrate", help="null experiment with AR(1) errors")
-    calibrate.add_argument("--phi", type=float, nargs="+", default=[0.0, 0.9, 0.95])
-    calibrate.add_argument("--sequences", type=int, default=40)
-    calibrate.add_argument("--length", type=int, default=150)
-    calibrate.add_argument("--repeats", type=int, default=300)
-    calibrate.add_argument("--permutations", type=int, default=999)
-    calibrate.add_argument("--seed", type=int, default=0)
-    calibrate.add_argument("--out", type=Path, default=None, help="optional JSON output file")
+    calibrate.add_argument("--phi", type=float, nargs="+", default=[0.0, 0.9, 0.95],
+                           help="AR(1) coefficients of the errors, each in (-1, 1) (default: %(default)s)")
+    calibrate.add_argument("--sequences", type=int, default=40,
+                           help="sequences per simulated data set (default %(default)s)")
+    calibrate.add_argument("--length", type=int, default=150, help="samples per sequence (default %(default)s)")
+    calibrate.add_argument("--repeats", type=int, default=300,
+                           help="simulated data sets per phi (default %(default)s)")
+    calibrate.add_argument("--permutations", type=int, default=999,
+                           help="sign-flip permutations per test (default %(default)s)")
+    calibrate.add_argument("--seed", type=int, default=0, help="seed of the simulation (default %(default)s)")
+    calibrate.add_argument("--out", type=Path, default=None,
+                           help="JSON output file (default: print only)")
 
     sub.add_parser("models", help="print the model zoo with parameter counts")
     return parser

@@ -25,6 +25,9 @@ from ..metrics import MASE_EDGES
 
 CONFIG_DIR = Path(__file__).with_name("configs")
 ADAPTERS = ("lite", "extended", "chronos_i", "chronos_ii", "gift_eval", "fev_bench")
+# the original framework's task-list files (its configs/ folder) and the shipped lists they hold
+CONFIG_ALIASES = {"lite-benchmark": "lite", "in-domain": "chronos_i", "zero-shot": "chronos_ii",
+                  "extended-benchmark": "extended"}
 CHRONOS_KEYS = {"name", "hf_repo", "offset", "prediction_length", "num_rolls", "seasonality", "step", "mase_edge"}
 
 
@@ -141,6 +144,21 @@ def parse_task_list(entries: object, source: Path, mase_edge: str = "gluonts",
     return tasks
 
 
+def config_path(value: str | Path) -> Path:
+    """A task-list file; else a shipped list named ``lite``, ``lite.yaml``, ``chronos_ii``..., or by the
+    original framework's file name (``configs/lite-benchmark.yaml``, ``zero-shot.yaml``...)."""
+    path = Path(value)
+    if path.is_file():
+        return path
+    stem = path.name.removesuffix(".yaml")
+    shipped = CONFIG_DIR / f"{CONFIG_ALIASES.get(stem, stem)}.yaml"
+    if shipped.is_file():
+        return shipped
+    raise ConfigError("task list not found", file=path,
+                      expected=f"a YAML file, one of {sorted(p.stem for p in CONFIG_DIR.glob('*.yaml'))} "
+                               f"or one of the original framework's {sorted(CONFIG_ALIASES)}")
+
+
 def read_yaml(path: Path, limits: Limits = DEFAULT_LIMITS) -> object:
     """Parse a YAML task list after checking its size."""
     if not path.is_file():
@@ -208,5 +226,5 @@ def load_benchmark(benchmark_name: str, limits: Limits = DEFAULT_LIMITS) -> Benc
     if name not in ADAPTERS:
         raise ConfigError("unknown benchmark", field="--benchmarks", expected=list(ADAPTERS), found=brief(name))
     module = importlib.import_module(f"{__name__}.{name}")
-    return module.ADAPTER(Path(file) if file else None, limits)
+    return module.ADAPTER(config_path(file) if file else None, limits)
 

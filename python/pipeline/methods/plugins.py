@@ -1,0 +1,152 @@
+"""Plug-in folders: a user's methods, in Python or MATLAB/Octave, used like the shipped ones.
+
+- Every ``*.py`` file of a folder is imported (the folder goes on ``sys.path``, so a plug-in can
+  import its helper modules by name) and every module-level :class:`MethodSpec` in it is a method.
+- Every ``NAME.m`` of a folder whose function has the baselines' signature
+  ``function [ranking, info] = NAME(X_train, Y_train, params, init)`` is a method named NAME for
+  the MATLAB/Octave engines; its call with no argument returns its default parameters (asked
+  through ``matlab_defaults``). A ``.m`` named by a Python plug-in's ``matlab_function`` is that
+  method's twin, not another method; other ``.m`` files are helpers.
+
+A name clash, a file that fails to import, or a ``.m`` whose no-argument call fails is a
+ConfigError naming the file; nothing is registered from a folder that fails (docs/plugins.md).
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+import sys
+from dataclasses import replace
+from pathlib import Path
+from typing import Callable, Iterable
+
+from ..errors import ConfigError
+from . import available_methods, get_method, register
+from .base import MethodSpec
+
+#: ``matlab_defaults(function, file) -> dict``: the no-argument call of a ``.m`` method.
+DefaultsReader = Callable[[str, Path], dict]
+_SIGNATURE = re.compile(r"^\s*function\s*\[\s*\w+\s*,\s*\w+\s*\]\s*=\s*(\w+)\s*\(([^)]*)\)", re.MULTILINE)
+#: Folders loaded so far (resolved) -> whether their .m methods got their defaults.
+_LOADED: dict[Path, bool] = {}
+
+
+def load_plugin_folders(folders: Iterable[str | Path], matlab_defaults: DefaultsReader | None = None
+                        ) -> list[str]:
+    """Register the methods of each plug-in folder; return their names (loading order).
+
+    ``matlab_defaults`` reads a ``.m`` method's defaults (None: ``.m`` methods are registered
+    without defaults, for engines that cannot run them). A folder loaded already is not loaded
+    again (a worker and its driver load the same folders).
+    """
+    names: list[str] = []
+    for folder in folders:
+        names += _load_folder(plugin_folder(folder), matlab_defaults)
+    return names
+
+
+def plugin_folder(folder: str | Path) -> Path:
+    """The resolved folder, or ConfigError when it is not one."""
+    path = Path(folder).expanduser().resolve()
+    if not path.is_dir():
+        raise ConfigError("plug-in folder not found", file=path)
+    return path
+
+
+def matlab_methods(folder: Path) -> dict[str, Path]:
+    """Function name -> file of every ``.m`` of ``folder`` with the method signature (4 in, 2 out)."""
+    found = {}
+    for path in sorted(folder.glob("*.m")):
+        match = _SIGNATURE.search(_read_text(path))
+        if match and match.group(1) == path.stem and len([a for a in match.group(2).split(",") if a.strip()]) == 4:
+            found[path.stem] = path
+    return found
+
+
+def _load_folder(folder: Path, matlab_defaults: DefaultsReader | None) -> list[str]:
+    with_defaults = matlab_defaults is not None
+    if folder in _LOADED and (_LOADED[folder] or not with_defaults):
+        return [name for name in available_methods() if get_method(name).plugin_dir == str(folder)]
+    specs = _python_specs(folder)
+    twins = {method_spec.matlab_function for method_spec, _ in specs}
+    for name, path in matlab_methods(folder).items():
+        if name in twins:
+            continue
+        if folder in _LOADED:  # registered before without defaults: read them now
+            _set_defaults(name, path, matlab_defaults)
+            continue
+        defaults = _read_defaults(name, path, matlab_defaults) if with_defaults else {}
+        specs.append((MethodSpec(name=_method_name(name, path), defaults=defaults, matlab_function=name,
+                                 summary=f"MATLAB/Octave plug-in {path.name}"), path))
+    if folder not in _LOADED:
+        for method_spec, path in specs:
+            register(replace(method_spec, plugin_dir=str(folder)), str(path))
+    _LOADED[folder] = with_defaults
+    return [method_spec.name for method_spec, _ in specs]
+
+
+def _python_specs(folder: Path) -> list[tuple[MethodSpec, Path]]:
+    """Every module-level MethodSpec of the folder's ``*.py`` files, each once, with its file."""
+    if str(folder) not in sys.path:
+        sys.path.insert(0, str(folder))
+    found: list[tuple[MethodSpec, Path]] = []
+    seen: set[int] = set()
+    for path in sorted(folder.glob("*.py")):
+        module = _import(path)
+        for value in vars(module).values():
+            if isinstance(value, MethodSpec) and id(value) not in seen:
+                seen.add(id(value))
+                found.append((value, path))
+    return found
+
+
+def _import(path: Path):
+    """Import the plug-in file ``path`` as the module of its stem (ConfigError on any failure)."""
+    loaded = sys.modules.get(path.stem)
+    if loaded is not None:
+        if Path(getattr(loaded, "__file__", "") or "").resolve() == path:
+            return loaded
+        raise ConfigError(f"the plug-in file's name is taken by the module {loaded.__name__} "
+                          f"({getattr(loaded, '__file__', None) or 'built in'})", file=path,
+                          expected="another file name")
+    try:
+        return importlib.import_module(path.stem)
+    except Exception as exc:  # the user's code: any failure is reported as one line naming the file
+        sys.modules.pop(path.stem, None)
+        detail = " ".join(f"{type(exc).__name__}: {exc}".split())
+        raise ConfigError(f"cannot import the plug-in: {detail}", file=path) from None
+
+
+def _method_name(name: str, path: Path) -> str:
+    try:
+        return MethodSpec(name=name).name
+    except ConfigError as exc:
+        raise ConfigError(str(exc), file=path) from None
+
+
+def _read_defaults(name: str, path: Path, matlab_defaults: DefaultsReader) -> dict:
+    try:
+        defaults = matlab_defaults(name, path)
+    except ConfigError:
+        raise
+    except Exception as exc:  # EngineError from the engine, or a bridge failure
+        raise ConfigError(f"calling {name}() with no argument must return its default parameters: "
+                          f"{' '.join(str(exc).split())}", file=path) from None
+    if not isinstance(defaults, dict):
+        raise ConfigError(f"calling {name}() with no argument must return its default parameters as a struct",
+                          file=path, found=type(defaults).__name__)
+    return defaults
+
+
+def _set_defaults(name: str, path: Path, matlab_defaults: DefaultsReader) -> None:
+    from . import _REGISTRY
+
+    _REGISTRY[name] = replace(_REGISTRY[name], defaults=_read_defaults(name, path, matlab_defaults))
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        raise ConfigError(f"cannot read the plug-in: {exc.strerror}", file=path) from None

@@ -1,0 +1,80 @@
+"""The contract checker (``python -m pipeline.methods check``) on every shipped method in every
+engine here (Python, Octave; MATLAB: the missing-MATLAB path), and on plug-ins that break the
+contract, one way each: each fails with one clear line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pipeline import methods
+from pipeline.cli import run_main
+from pipeline.engines.octave import OctaveEngine, OctaveSession
+from pipeline.methods import available_methods, get_method
+from pipeline.methods.__main__ import check_method, main as methods_main
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+SHIPPED = [name for name in available_methods() if methods.origin_of(name) == methods.SHIPPED]
+MATLAB_TWINS = [name for name in SHIPPED if get_method(name).matlab_function]
+
+
+@pytest.fixture(autouse=True)
+def own_registry(registry):
+    """Every test loads its plug-ins into a registry of its own."""
+
+
+@pytest.fixture(scope="module")
+def octave_engine():
+    session = OctaveSession(timeout=600)
+    yield OctaveEngine(session=session)
+    session.close()
+
+
+def lines_of(capsys) -> list[str]:
+    return capsys.readouterr().out.strip().splitlines()
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_every_shipped_method_passes_the_checker_on_python(name, capsys):
+    assert run_main(methods_main, ["check", name, "--engine", "python"]) == 0
+    lines = lines_of(capsys)
+    assert len(lines) == 7 and all(line.startswith("PASS ") for line in lines[1:]), lines
+
+
+@pytest.mark.octave
+@pytest.mark.parametrize("name", MATLAB_TWINS)
+def test_every_shipped_method_passes_the_checker_on_octave(name, octave_engine):
+    results = check_method(get_method(name), octave_engine)
+    assert [r.check for r in results] == ["output", "deterministic", "inputs unchanged", "unknown parameter refused",
+                                         "constant features, all-zero labels", "time"]
+    assert all(r.passed for r in results), [r.line() for r in results if not r.passed]
+
+
+def test_the_matlab_engine_without_matlab_is_one_line_and_exit_2(capsys):
+    assert run_main(methods_main, ["check", "VARIANCE", "--engine", "matlab"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "MATLAB engine for Python is not available" in err[0]
+
+
+@pytest.mark.parametrize("name, check, found", [
+    ("WRONGLEN", "output", "feature scores have the wrong length (expected 12; found 11)"),
+    ("NANSCORES", "output", "feature scores are not finite"),
+    ("ZEROBASED", "output", "ranking looks 0-based"),
+    ("UNSEEDED", "deterministic", "gave different rankings"),
+    ("MODIFIES", "inputs unchanged", "the method modified X_train"),
+])
+def test_the_checker_fails_a_broken_python_plugin_with_one_line(name, check, found, capsys):
+    assert run_main(methods_main, ["check", name, "--plugins", str(FIXTURES / "broken_python")]) == 1
+    failed = [line for line in lines_of(capsys) if line.startswith("FAIL")]
+    assert len(failed) == 1 and failed[0].startswith(f"FAIL {check}: ") and found in failed[0], failed
+
+
+@pytest.mark.octave
+def test_the_checker_fails_a_matlab_plugin_that_accepts_an_unknown_parameter(capsys):
+    assert run_main(methods_main, ["check", str(FIXTURES / "broken_matlab" / "ACCEPTSALL.m")]) == 1
+    lines = lines_of(capsys)
+    failed = [line for line in lines if line.startswith("FAIL")]
+    assert lines[0].startswith("ACCEPTSALL on octave")
+    assert len(failed) == 1 and failed[0].startswith("FAIL unknown parameter refused: a run with the unknown "
+                                                     "parameter 'mlfs_check_unknown_parameter' succeeded"), failed

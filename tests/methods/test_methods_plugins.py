@@ -1,0 +1,237 @@
+"""Plug-in methods: folders of Python and MATLAB/Octave methods used like the shipped ones
+(docs/plugins.md), their errors, their fingerprints, and the entry-point group."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import shutil
+from importlib import metadata
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from pipeline import methods
+from pipeline.kgrid import main as kgrid_main
+from pipeline.cli import run_main
+from pipeline.methods import get_method
+from pipeline.methods.base import MethodSpec
+from pipeline.paper.__main__ import main as paper_main
+from pipeline.runner.fingerprint import method_fingerprint
+
+REPO = Path(__file__).resolve().parents[2]
+EXAMPLE = REPO / "docs" / "plugin_example"
+DEMO = REPO / "data" / "paper_matlab_minmax"
+
+
+def write(folder: Path, name: str, text: str) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
+    path.write_text(text)
+    return path
+
+
+def minimal_plugin(folder: Path, name: str = "SPREADX", helper: bool = True) -> Path:
+    if helper:
+        write(folder, f"{name.lower()}_helper.py", "def spread(X):\n    return X.max(axis=0) - X.min(axis=0)\n")
+        body = f"from {name.lower()}_helper import spread\n"
+    else:
+        body = "def spread(X):\n    return X.max(axis=0) - X.min(axis=0)\n"
+    return write(folder, f"{name.lower()}.py",
+                 "from pipeline.methods.base import MethodSpec\n" + body +
+                 "def scores(X, Y, params):\n    return spread(X) * params['scale']\n"
+                 f"SPEC = MethodSpec(name='{name}', defaults={{'scale': 1.0}}, scores=scores)\n")
+
+
+def kgrid(tmp_path: Path, *args: str) -> int:
+    return run_main(kgrid_main, ["--engine", "python", "--datasets", "demo", "--folds", "1", "--data-dir", str(DEMO),
+                                 "--results-dir", str(tmp_path / "results"), "--k-max", "30", "--no-progress",
+                                 "--skip-existing", *args])
+
+
+def test_a_minimal_python_plugin_runs_like_a_shipped_method_and_its_helper_is_fingerprinted(tmp_path, registry, capsys):
+    plugin = minimal_plugin(tmp_path / "plugins")
+    assert kgrid(tmp_path, "--methods", "SPREADX", "VARIANCE", "--plugins", str(plugin.parent)) == 0
+    folder = tmp_path / "results" / "SPREADX"
+    ranking = np.loadtxt(folder / "demo_fold0_ranking.csv", dtype=int)
+    scores = np.loadtxt(folder / "demo_fold0_scores.csv", delimiter=",", skiprows=1)[:, 1]
+    assert sorted(ranking) == list(range(1, 121)) and scores.shape == (120,)
+    assert list(ranking) == list(np.argsort(-scores, kind="stable") + 1) or np.all(np.diff(scores[ranking - 1]) <= 0)
+    record = json.loads((folder / "demo_fold0_ranking.json").read_text())
+    files = [path for path, _ in record["code"]["files"]]
+    assert {"plugin/spreadx.py", "plugin/spreadx_helper.py", "methods/base.py"} <= set(files)
+    capsys.readouterr()
+    # editing the helper makes exactly the plug-in's task stale, with the file named
+    (plugin.parent / "spreadx_helper.py").write_text("def spread(X):\n    return X.std(axis=0)\n")
+    assert kgrid(tmp_path, "--methods", "SPREADX", "VARIANCE", "--plugins", str(plugin.parent)) == 0
+    summary = capsys.readouterr().err
+    assert "1 done, 1 skipped" in summary and "plugin/spreadx_helper.py" in summary
+
+
+def test_the_harness_checks_inputs_parameters_and_scores_of_the_minimal_form(registry):
+    method_spec = MethodSpec(name="HARNESSED", defaults={"scale": 1.0}, scores=lambda X, Y, p: X.sum(axis=0) * p["scale"])
+    X = np.array([[0.0, 1.0, 0.5], [1.0, 0.0, 0.5]])
+    Y = np.array([[1], [0]])
+    ranking, info = method_spec.run(X, Y, {"scale": 2})
+    assert list(ranking) == [1, 2, 3] and list(info["scores"]) == [2.0, 2.0, 2.0]
+    with pytest.raises(Exception, match="unknown parameter"):
+        method_spec.run(X, Y, {"scael": 2})
+    with pytest.raises(Exception, match="invalid value for parameter 'scale'"):
+        method_spec.run(X, Y, {"scale": "2"})
+    with pytest.raises(Exception, match=r"labels in \{0,1\}"):
+        method_spec.run(X, Y + 1, {})
+    with pytest.raises(Exception, match="both python= and scores="):
+        MethodSpec(name="BOTH", python=lambda *a: None, scores=lambda *a: None)
+
+
+@pytest.mark.parametrize("case", ["shipped name", "twice", "import error", "no MethodSpec file syntax"])
+def test_a_broken_plugin_folder_is_one_line_naming_the_file_exit_2_and_nothing_runs(tmp_path, registry, capsys, case):
+    folder = tmp_path / "plugins"
+    if case == "shipped name":
+        bad = write(folder, "clash.py", "from pipeline.methods.base import MethodSpec\n"
+                                         "SPEC = MethodSpec(name='SRFS', scores=lambda X, Y, p: X.sum(0))\n")
+    elif case == "twice":
+        minimal_plugin(folder, "TWICE", helper=False)
+        bad = minimal_plugin(tmp_path / "other", "TWICE", helper=False)
+        folder = f"{folder} {bad.parent}"
+    elif case == "import error":
+        bad = write(folder, "broken.py", "import numpy as np\nraise RuntimeError('cannot work today')\n")
+    else:
+        bad = write(folder, "typo.py", "def f(:\n")
+    code = kgrid(tmp_path, "--methods", "VARIANCE", "--plugins", *str(folder).split())
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and str(bad.name) in err[0], err
+    assert not (tmp_path / "results").exists()
+
+
+def test_a_matlab_only_method_on_the_python_engine_is_refused_before_any_work(tmp_path, registry, capsys):
+    shutil.copy(EXAMPLE / "MADEV.m", tmp_path / "MADEV.m")
+    code = kgrid(tmp_path, "--methods", "MADEV", "--plugins", str(tmp_path))
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and "MADEV exists only as MATLAB/Octave code" in err[0]
+    assert "--engine octave" in err[0] and not (tmp_path / "results").exists()
+
+
+def test_helper_m_files_are_not_methods_and_a_failing_no_argument_call_is_refused(tmp_path, registry, capsys):
+    from pipeline.methods.plugins import matlab_methods
+
+    write(tmp_path, "helper_fn.m", "function y = helper_fn(x)\n  y = x;\nend\n")
+    write(tmp_path, "NODEF.m", "function [ranking, info] = NODEF(X, Y, params, init)\n"
+                               "  ranking = mlfs_rank_scores(helper_fn(var(X)), 'NODEF');\n  info = struct();\nend\n")
+    assert list(matlab_methods(tmp_path)) == ["NODEF"]
+    code = kgrid(tmp_path, "--methods", "NODEF", "--plugins", str(tmp_path), "--engine", "octave")
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and "NODEF.m" in err[0] and "no argument must return its default" in err[0]
+
+
+def test_matlab_plugin_fingerprint_covers_its_folder_helpers_and_is_never_empty(tmp_path, registry):
+    write(tmp_path, "HELPED.m", "function [ranking, info] = HELPED(X, Y, params, init)\n"
+                                "  scores = helped_part(X);\n  ranking = mlfs_rank_scores(scores, 'HELPED');\n"
+                                "  info = struct('scores', scores);\nend\n")
+    write(tmp_path, "helped_part.m", "function s = helped_part(X)\n  s = var(X, 1, 1);\nend\n")
+    write(tmp_path, "unused.m", "function s = unused(X)\n  s = X;\nend\n")
+    helped = MethodSpec(name="HELPED", matlab_function="HELPED", plugin_dir=str(tmp_path))
+    files = [path for path, _ in method_fingerprint(helped, "octave")["files"]]
+    assert {"plugin/HELPED.m", "plugin/helped_part.m", "util/mlfs_rank_scores.m"} <= set(files)
+    assert "plugin/unused.m" not in files
+    with pytest.raises(Exception, match="no code to fingerprint"):
+        method_fingerprint(MethodSpec(name="GONE", matlab_function="GONE", plugin_dir=str(tmp_path)), "octave")
+
+
+def test_installed_method_packages_register_through_the_entry_point_group(tmp_path, registry, monkeypatch):
+    minimal_plugin(tmp_path, "ENTRYX", helper=False)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    entry = metadata.EntryPoint(name="entryx", value="entryx:SPEC", group=methods.ENTRY_POINT_GROUP)
+    monkeypatch.setattr(metadata, "entry_points", lambda group: [entry] if group == methods.ENTRY_POINT_GROUP else [])
+    monkeypatch.setattr(methods, "_entry_points_loaded", False)
+    assert get_method("ENTRYX").defaults == {"scale": 1.0}
+    assert "entry point entryx" in methods.origin_of("ENTRYX")
+
+
+def test_a_suite_declares_plugin_folders_relative_to_itself_and_external_rankings(tmp_path, registry, capsys):
+    minimal_plugin(tmp_path / "suite" / "mine", "SUITEX", helper=False)
+    given = tmp_path / "root" / "results" / "given" / "GIVEN"
+    given.mkdir(parents=True)
+    for fold in range(2):
+        (given / f"demo_fold{fold}_ranking.csv").write_text("\n".join(map(str, range(120, 0, -1))) + "\n")
+    suite = write(tmp_path / "suite", "suite.yaml", f"""
+name: given
+datasets: [demo]
+folds: {{dir: {DEMO}, mode: kfold, count: 5, seed: 0}}
+plugins: [mine]
+engine: python
+methods:
+  VARIANCE: {{}}
+  SUITEX: {{params: {{scale: 2.0}}}}
+  GIVEN: {{external: true}}
+grids: {{kgrid: {{k_max: 30}}}}
+run: {{executor: serial}}
+tables: {{ref_method: VARIANCE, figures: false}}
+""")
+    (given / "demo_fold1_ranking.csv").unlink()
+    root = ["--root", str(tmp_path / "root"), "--folds", "2"]
+    assert run_main(paper_main, ["status", str(suite), *root]) == 0
+    status = capsys.readouterr().out
+    assert "missing  GIVEN/demo/fold1: no ranking file (external ranking)" in status, status
+    (given / "demo_fold1_ranking.csv").write_text("\n".join(map(str, range(1, 121))) + "\n")
+    assert run_main(paper_main, ["run", str(suite), *root, "--no-progress"]) == 0
+    capsys.readouterr()
+    metrics = json.loads((given / "demo_fold0_kgrid_metrics.json").read_text())
+    assert metrics["provenance"]["engine"] == "external"
+    assert metrics["provenance"]["code"]["method"]["files"][0][0] == "external/demo_fold0_ranking.csv"
+    (given / "demo_fold0_ranking.csv").write_text("\n".join(map(str, range(1, 121))) + "\n")
+    assert run_main(paper_main, ["status", str(suite), *root]) == 0
+    lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith(("stale", "missing"))]
+    assert len(lines) == 1 and lines[0].startswith("stale    GIVEN/demo/fold0"), lines
+
+
+@pytest.mark.octave
+def test_run_suite_fingerprints_a_function_on_the_users_path_by_the_file_octave_resolves(tmp_path, registry):
+    write(tmp_path, "ONPATH.m", "function [ranking, info] = ONPATH(X, Y, params, init)\n"
+                                "  scores = onpath_part(X);\n  ranking = mlfs_rank_scores(scores, 'ONPATH');\n"
+                                "  info = struct('scores', scores);\nend\n")
+    write(tmp_path, "onpath_part.m", "function s = onpath_part(X)\n  s = var(X, 1, 1);\nend\n")
+    script = (f"addpath(genpath('{REPO / 'matlab'}')); addpath('{tmp_path}'); f = mlfs_code_fingerprint('ONPATH');"
+              "printf('%s\\n', f.sha256); printf('%s\\n', f.files{1}{1}); "
+              "try, mlfs_code_fingerprint('NOWHERE_AT_ALL'); catch err, printf('%s\\n', err.identifier); end")
+    done = subprocess.run(["octave-cli", "--no-gui", "--quiet", "--eval", script], capture_output=True, text=True,
+                          timeout=300)
+    sha, first, error = done.stdout.split()[:3]
+    python_side = method_fingerprint(MethodSpec(name="ONPATH", matlab_function="ONPATH", plugin_dir=str(tmp_path)),
+                                     "octave")
+    assert sha == python_side["sha256"] and first == "plugin/ONPATH.m"
+    assert error == "mlfs:fingerprint:noCode"
+
+
+def test_the_matlab_code_folder_can_be_overridden_and_a_wrong_one_is_one_line(tmp_path, monkeypatch, capsys):
+    from pipeline.locations import MATLAB_DIR_VARIABLE, matlab_dir
+
+    copy = tmp_path / "code"
+    shutil.copytree(REPO / "matlab", copy)
+    monkeypatch.setenv(MATLAB_DIR_VARIABLE, str(copy))
+    assert matlab_dir() == copy.resolve()
+    monkeypatch.delenv(MATLAB_DIR_VARIABLE)
+    code = kgrid(tmp_path, "--methods", "VARIANCE", "--matlab-dir", str(tmp_path / "nowhere"))
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and "not a MATLAB/Octave code folder" in err[0]
+    monkeypatch.delenv(MATLAB_DIR_VARIABLE, raising=False)
+
+
+def test_a_worker_that_is_not_a_fork_loads_the_plugin_folders_of_the_run(tmp_path, registry):
+    """What a Dask worker on another machine does: a fresh interpreter gets the run's settings and
+    loads its plug-in folders itself (the driver's registry does not travel)."""
+    import multiprocessing
+
+    from pipeline.runner.executors import _run_on_dask_worker
+    from pipeline.runner.run import RunSettings
+    from pipeline.runner.tasks import GridSpec, Task
+
+    plugin = minimal_plugin(tmp_path / "plugins", "SPAWNX")
+    settings = RunSettings(data_dir=str(DEMO), results_dir=str(tmp_path / "results"),
+                           grids=(GridSpec("kgrid", k_max=30),), engine="python", plugins=(str(plugin.parent),))
+    with multiprocessing.get_context("spawn").Pool(1) as pool:
+        outcome = pool.apply(_run_on_dask_worker, (Task("SPAWNX", "demo", 0), settings))
+    assert outcome.status == "done", outcome.message
+    record = json.loads((tmp_path / "results" / "SPAWNX" / "demo_fold0_ranking.json").read_text())
+    assert "plugin/spawnx_helper.py" in [path for path, _ in record["code"]["files"]]

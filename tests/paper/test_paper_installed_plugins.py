@@ -1,0 +1,114 @@
+"""Done-when test of plug-in methods (docs/plugins.md): from a non-editable install in a fresh
+virtual environment and a plug-in folder outside the repository, a small suite (2 datasets x 2
+folds; a Python plug-in in the minimal form, a MATLAB plug-in, an external ranking, two baselines;
+both grids; tables) runs on the Octave engine from another working folder; a second run does
+nothing; editing each plug-in file makes exactly its tasks stale, in both front doors."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import site
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+EXAMPLE = REPO / "docs" / "plugin_example"
+FOLDS = 2
+
+
+def run(command: list[str], cwd: Path, timeout: float = 600) -> subprocess.CompletedProcess:
+    env = {key: value for key, value in os.environ.items() if key not in ("PYTHONPATH", "MLFS_MATLAB_DIR")}
+    done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+    assert done.returncode == 0, f"{command}\n{done.stdout}\n{done.stderr}"
+    return done
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory) -> Path:
+    """A fresh virtual environment with the wheel built from this checkout (not editable); the
+    dependencies come from the test environment through a path file (nothing is downloaded)."""
+    tmp = tmp_path_factory.mktemp("installed")
+    source = tmp / "source"
+    for name in ("python", "matlab"):
+        shutil.copytree(REPO / name, source / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    for name in ("pyproject.toml", "setup.py", "README.md"):
+        shutil.copy(REPO / name, source / name)
+    run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", str(source),
+         "-w", str(tmp / "wheel")], cwd=tmp)
+    venv = tmp / "venv"
+    run([sys.executable, "-m", "venv", "--without-pip", str(venv)], cwd=tmp)
+    python = venv / "bin" / "python"
+    run([sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "--no-index", "-q",
+         *map(str, (tmp / "wheel").glob("*.whl"))], cwd=tmp)
+    own = Path(run([str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"], cwd=tmp).stdout.strip())
+    (own / "test_dependencies.pth").write_text("\n".join(site.getsitepackages()) + "\n")
+    where = run([str(python), "-c", "import pipeline; print(pipeline.__file__)"], cwd=tmp).stdout.strip()
+    assert where.startswith(str(own)), where  # the installed copy, not the checkout
+    return python
+
+
+@pytest.mark.slow
+@pytest.mark.octave
+def test_an_installed_package_runs_plugins_and_reruns_exactly_what_changed(installed, tmp_path, mlc_dir):
+    plugins = tmp_path / "my_methods"
+    plugins.mkdir()
+    shutil.copy(EXAMPLE / "fisher.py", plugins / "fisher.py")
+    shutil.copy(EXAMPLE / "MADEV.m", plugins / "MADEV.m")
+    work = tmp_path / "work"
+    given = work / "results" / "GIVEN"
+    given.mkdir(parents=True)
+    for dataset, d in (("demo", 120), ("emotions", 72)):
+        for fold in range(FOLDS):
+            (given / f"{dataset}_fold{fold}_ranking.csv").write_text("\n".join(map(str, range(d, 0, -1))) + "\n")
+    suite = work / "suite.yaml"
+    suite.write_text(textwrap.dedent(f"""\
+        name: mine
+        datasets: [demo, emotions]
+        folds: {{dir: folds, mode: holdout, count: {FOLDS}, seed: 0}}
+        plugins: [../my_methods]
+        engine: octave
+        evaluator: octave
+        methods:
+          FISHER: {{}}
+          MADEV: {{params: {{power: 2}}}}
+          GIVEN: {{external: true}}
+          SRFS: {{}}
+          VARIANCE: {{}}
+        grids:
+          kgrid: {{k_min: 10, k_max: 40, k_step: 10}}
+          pgrid: {{p_min: 0.1, p_max: 0.3, p_step: 0.1, p_target: 0.2}}
+        run: {{results_dir: results, executor: serial}}
+        tables: {{out_dir: tables, ref_method: FISHER, figures: false}}
+        """))
+    paper = [str(installed), "-m", "pipeline.paper"]
+    first = run([*paper, "run", "suite.yaml", "--data-root", str(mlc_dir), "--no-progress"], cwd=work)
+    assert "20 done, 0 skipped" in first.stderr, first.stderr
+    for grid in ("kgrid", "pgrid"):
+        table = (work / "tables" / grid / "table_microf1.tex").read_text()
+        assert all(name in table for name in ("FISHER", "MADEV", "GIVEN", "SRFS", "VARIANCE")), table
+    again = run([*paper, "run", "suite.yaml", "--no-progress"], cwd=work)
+    assert "0 done, 20 skipped" in again.stderr and "up to date" in again.stderr, again.stderr
+
+    for name, comment in (("fisher.py", "\n# edited\n"), ("MADEV.m", "\n% edited\n")):
+        with open(plugins / name, "a") as handle:
+            handle.write(comment)
+    status = run([*paper, "status", "suite.yaml"], cwd=work).stdout
+    lines = [line for line in status.splitlines() if line.startswith(("stale", "missing", "failed"))]
+    assert len(lines) == 4 * FOLDS, status
+    for method, file in (("FISHER", "plugin/fisher.py"), ("MADEV", "plugin/MADEV.m")):
+        mine = [line for line in lines if line.startswith(f"stale    {method}/")]
+        assert len(mine) == 2 * FOLDS and all(file in line for line in mine), status
+
+    # The same edit through run_suite, with the MATLAB/Octave code of the installed package.
+    matlab = next(installed.parents[1].glob("lib/python*/site-packages/pipeline/matlab"))
+    script = (f"addpath(genpath('{matlab}')); s = run_suite('results', 'folds', {{'demo', 'emotions'}}, "
+              f"{{'MADEV', 'SRFS'}}, 'folds', {FOLDS}, 'k_min', 10, 'k_max', 40, 'k_step', 10, "
+              f"'params', struct('MADEV', struct('power', 2)), 'skip_existing', true, 'verbose', false, "
+              f"'plugins', {{'{plugins}'}}); printf('%d done, %d skipped, %d failed\\n', s.done, s.skipped, s.failed);")
+    octave = run(["octave-cli", "--no-gui", "--quiet", "--eval", script], cwd=work)
+    assert "4 done, 4 skipped, 0 failed" in octave.stdout, octave.stdout + octave.stderr
