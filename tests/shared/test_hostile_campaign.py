@@ -17,10 +17,10 @@ SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "hostile_campaign.py"
 
 @pytest.fixture(scope="module")
 def campaign():
-    spec = importlib.util.spec_from_file_location("hostile_campaign", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up there
-    spec.loader.exec_module(module)
+    definition = importlib.util.spec_from_file_location("hostile_campaign", SCRIPT)
+    module = importlib.util.module_from_spec(definition)
+    sys.modules[definition.name] = module  # its dataclasses look their module up there
+    definition.loader.exec_module(module)
     return module
 
 
