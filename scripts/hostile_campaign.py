@@ -380,7 +380,7 @@ def har_cases(data: Path) -> list[Case]:
     windows = np.zeros((40, 120, 6))
     windows[0, 0, 0] = 1e300
     np.savez(huge_windows, windows=windows, labels=np.arange(40) % 2, activity_names=np.array(["a", "b"]))
-    cases.append(Case("har/dataset/windows_near_realmax", [*evaluate[:5], str(huge_windows), *evaluate[6:],
+    cases.append(Case("har/dataset/windows_near_realmax", [*evaluate[:6], str(huge_windows), *evaluate[7:],
                                                            "--embedder", "summary_stats"], 2))
     entry = {"applicable": True, "accuracy": 50.0, "f1_macro": 40.0, "f1_weighted": 45.0, "n_samples": 10,
              "n_train_samples": 2, "n_classes": 2}
