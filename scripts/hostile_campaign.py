@@ -426,7 +426,7 @@ def steering_cases(data: Path) -> list[Case]:
         with np.errstate(invalid="ignore", over="ignore"):
             error = np.abs(truth - pred)
         path.write_text("sample_idx,sequence_id,y_true,y_pred,abs_error\n" + "".join(
-            f"{i},{s},{t!r},{p!r},{e!r}\n" for i, (s, t, p, e) in enumerate(zip(ids, truth, pred, error))))
+            f"{i},{s},{float(t)!r},{float(p)!r},{float(e)!r}\n" for i, (s, t, p, e) in enumerate(zip(ids, truth, pred, error))))
         cases.append(Case(f"steering/predictions/{name}", ["-c", reader, str(path)], code))
     return cases
 
