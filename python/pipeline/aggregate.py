@@ -43,6 +43,8 @@ GRID_TOLERANCE = 1e-9
 TIDY_COLUMNS = ["dataset", "method", "fold", "metric", "value"]
 TIME_FIELD = "time_rank_seconds"
 SELECTION_FIELDS = ("n_constant_selected", "degenerate", "n_constant_features")
+#: The settings every metrics file of one table must share (written by the runner).
+SETTINGS_FIELDS = ("grid", "mlknn")
 _ABSENT = object()
 
 
@@ -111,6 +113,8 @@ class FoldResult:
     selection: SelectionCheck | None = None
     seed_spread: SeedSpread | None = None
     absent_metrics: frozenset = frozenset()
+    settings: str = "{}"
+    fold_sha256: str | None = None
 
     def summary_points(self, p_target: float | None = None) -> slice | list[int]:
         """Grid points a table cell summarises: all (k-grid) or the one nearest ``p_target``."""
@@ -215,11 +219,13 @@ def read_fold_result(path: str | Path, method: str, dataset: str, fold: int, gri
     curves = {m: _as_curve(obj.get(m), path, m, len(x)) if _present(obj, m) else np.full(len(x), np.nan)
               for m in METRICS}
     p_target_file = obj.get("p_target") if grid == "pgrid" else None
+    _check_own_names(obj, path, {"method": method, "dataset": dataset, "fold": fold})
     return FoldResult(method, dataset, fold, np.asarray(x, dtype=float), curves, path, p_target_file,
                       time_rank_seconds=_read_time(obj, path),
                       selection=_read_selection_check(obj, path, len(x)),
                       seed_spread=_read_seed_spread(obj, path, len(x)),
-                      absent_metrics=frozenset(m for m in METRICS if not _present(obj, m)))
+                      absent_metrics=frozenset(m for m in METRICS if not _present(obj, m)),
+                      settings=_read_settings(obj, path), fold_sha256=_read_fold_digest(obj, path))
 
 
 def _present(obj: dict, metric: str) -> bool:
@@ -237,6 +243,40 @@ def absent_metric_notes(results: "ResultSet") -> list[str]:
             notes.append(f"{METRIC_DISPLAY[metric]}: {lacking} of {len(results.results)} metrics files were "
                          "written before the evaluator computed it ('--' in its cells); rerun them to fill it in")
     return notes
+
+
+
+
+def _check_own_names(obj: dict, path: Path, names: dict) -> None:
+    """The method, dataset and fold a metrics file names inside must be those of its path: a file
+    copied or renamed from another dataset would otherwise be tabulated as this one."""
+    for key, expected in names.items():
+        if key in obj and obj[key] != expected:
+            raise DataError(f"the file names another {key} than its path", file=path, field=key,
+                            expected=repr(expected), found=repr(obj[key])[:80])
+
+
+def _read_settings(obj: dict, path: Path) -> str:
+    """The settings results must share to be compared (the grid's and ML-kNN's), as canonical JSON."""
+    settings = {}
+    for key in SETTINGS_FIELDS:
+        value = obj.get(key)
+        if value is None:
+            continue
+        if not isinstance(value, dict) or not all(v is None or _is_real(v) for v in value.values()):
+            raise DataError("settings must be an object of numbers", file=path, field=key, found=repr(value)[:80])
+        # p_target only picks the *_at_p_target fields, not the curves the tables read
+        settings[key] = {name: v for name, v in value.items() if name != "p_target"}
+    return json.dumps(settings, sort_keys=True)
+
+
+def _read_fold_digest(obj: dict, path: Path) -> str | None:
+    provenance = obj.get("provenance")
+    digest = provenance.get("fold_sha256") if isinstance(provenance, dict) else None
+    if digest is not None and not (isinstance(digest, str) and re.fullmatch(r"[0-9a-f]{64}", digest)):
+        raise DataError("fold digest must be 64 hexadecimal digits", file=path, field="provenance.fold_sha256",
+                        found=repr(digest)[:80])
+    return digest
 
 
 def discover_files(results_dir: str | Path, methods: Sequence[str], grid: str) -> dict[tuple[str, str, int], Path]:
@@ -302,10 +342,58 @@ class ResultSet:
                             "over the folds it has (flagged in the tables)", file=self.results_dir)
         return [f"missing: {n}" for n in names]
 
+    def settings_groups(self) -> dict[str, list[tuple[str, str, int]]]:
+        """The distinct settings (canonical JSON of the grid and ML-kNN settings) and their files."""
+        groups: dict[str, list[tuple[str, str, int]]] = {}
+        for key, result in sorted(self.results.items()):
+            groups.setdefault(result.settings, []).append(key)
+        return groups
+
+    def settings(self) -> dict:
+        """The grid and ML-kNN settings all files share (after :meth:`check_consistent`)."""
+        groups = self.settings_groups()
+        return json.loads(next(iter(groups))) if len(groups) == 1 else {}
+
+    def check_consistent(self, separate_settings: bool = False) -> None:
+        """Refuse results that cannot be compared: made with different grid or ML-kNN settings
+        (unless they are to be tabulated separately), or scored on different files of the same
+        fold (DataError naming files that disagree)."""
+        groups = {} if separate_settings else self.settings_groups()
+        if len(groups) > 1:
+            described = [f"{settings} in {len(keys)} file(s), e.g. {self._name(keys[0])}"
+                         for settings, keys in sorted(groups.items(), key=lambda item: -len(item[1]))]
+            raise DataError(f"results made with different settings: {'; '.join(described[:3])}"
+                            f"{' ...' if len(described) > 3 else ''}; rerun them alike, restrict "
+                            "--methods/--datasets, or pass --separate-settings for one set of tables per "
+                            "setting", file=self.results_dir)
+        digests: dict[tuple[str, int], tuple[str, tuple]] = {}
+        for key, result in sorted(self.results.items()):
+            if result.fold_sha256 is None:
+                continue
+            first = digests.setdefault((key[1], key[2]), (result.fold_sha256, key))
+            if first[0] != result.fold_sha256:
+                raise DataError(f"methods were scored on different files of one fold: {self._name(first[1])} "
+                                f"and {self._name(key)} name different fold digests (provenance.fold_sha256)",
+                                file=self.results_dir)
+
+    def restricted_to(self, settings: str) -> "ResultSet":
+        """The results made with ``settings`` (one of :meth:`settings_groups`)."""
+        results = {key: r for key, r in self.results.items() if r.settings == settings}
+        datasets = [d for d in self.datasets if any(key[1] == d for key in results)]
+        methods = [m for m in self.methods if any(key[0] == m for key in results)]
+        return ResultSet(self.grid, methods, datasets, results, self.results_dir,
+                         {d: self.expected_folds[d] for d in datasets})
+
+    def _name(self, key: tuple[str, str, int]) -> str:
+        method, dataset, fold = key
+        return f"{method}/{dataset}_fold{fold}_{self.grid}_metrics.json"
+
 
 def load_results(results_dir: str | Path, methods: Sequence[str], grid: str = "kgrid", *,
-                 datasets: Sequence[str] | None = None, n_folds: int | None = None) -> ResultSet:
-    """Load every metrics file of ``methods`` (and ``datasets``, if given) for ``grid``.
+                 datasets: Sequence[str] | None = None, n_folds: int | None = None,
+                 separate_settings: bool = False) -> ResultSet:
+    """Load every metrics file of ``methods`` (and ``datasets``, if given) for ``grid``, and check
+    that they can be compared (:meth:`ResultSet.check_consistent`).
 
     Parameters
     ----------
@@ -315,6 +403,9 @@ def load_results(results_dir: str | Path, methods: Sequence[str], grid: str = "k
     n_folds : int, optional
         Expected folds 0..n_folds-1 for every dataset. By default the folds expected for a dataset
         are the union of the folds any method has for it.
+    separate_settings : bool
+        Accept files made with different grid or ML-kNN settings (to be split with
+        :meth:`ResultSet.settings_groups` and :meth:`ResultSet.restricted_to`).
     """
     if grid not in GRIDS:
         raise ConfigError("unknown grid", field="grid", expected=" or ".join(GRIDS), found=grid)
@@ -327,7 +418,9 @@ def load_results(results_dir: str | Path, methods: Sequence[str], grid: str = "k
     results = {key: read_fold_result(path, *key, grid) for key, path in sorted(files.items())}
     expected = {d: list(range(n_folds)) if n_folds else sorted({f for _, dd, f in results if dd == d})
                 for d in names}
-    return ResultSet(grid, list(methods), names, results, Path(results_dir), expected)
+    loaded = ResultSet(grid, list(methods), names, results, Path(results_dir), expected)
+    loaded.check_consistent(separate_settings)
+    return loaded
 
 
 def _chosen_datasets(datasets: Sequence[str], found: set[str], grid: str, results_dir) -> list[str]:

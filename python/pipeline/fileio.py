@@ -293,3 +293,28 @@ def dumps_json(obj: Any) -> str:
 def atomic_write_json(path: str | Path, obj: Any) -> Path:
     """Write ``obj`` as strict JSON (see :func:`dumps_json`) to ``path`` atomically."""
     return atomic_write_text(path, dumps_json(obj))
+
+
+#: First characters that make a spreadsheet read a cell as a formula (CSV injection).
+FORMULA_LEADERS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value: Any) -> Any:
+    """A cell of a CSV file meant for people and their spreadsheets: text that starts like a
+    formula (``=HYPERLINK(...)``, ``@SUM``, ``+``, ``-``, tab, carriage return) gets a leading
+    apostrophe, so it shows as text; numbers, and text that reads as one (``-0.25``), are kept."""
+    if not isinstance(value, str) or not value.startswith(FORMULA_LEADERS):
+        return value
+    try:
+        float(value)
+        return value
+    except ValueError:
+        return "'" + value
+
+
+def csv_safe_frame(frame):
+    """A copy of a pandas DataFrame with :func:`csv_cell` applied to its column names and its text cells."""
+    safe = frame.rename(columns=csv_cell)
+    for column in safe.columns[safe.dtypes == object]:
+        safe[column] = safe[column].map(csv_cell)
+    return safe

@@ -185,8 +185,9 @@ def main(argv: Sequence[str] | None, *, prog: str, mode: str | None, rank: bool)
         rank=rank, claim_stale_after=args.claim_stale_after, engine_options=options,
         log_file=str(history.log_path), run_started=time.time(), plugins=plugins)
     remove_partial_reports(root, args.claim_stale_after)
-    with RunStop(ends_process=True) as stop:  # a signal, even while workers start or close, ends with reports and 128 + n
-        with make_executor(args.executor, settings, args.jobs, args.scheduler) as executor:
+    with RunStop(ends_process=True) as stop, history.closed_on_error():  # a signal, even while workers
+        # start or close, ends with reports and 128 + n
+        with make_executor(args.executor, settings, args.jobs, args.scheduler, len(tasks)) as executor:
             history.start(settings)
             result = execute(executor, tasks, progress=not args.no_progress, stop=stop,
                              on_outcome=lambda o: history.log(describe_outcome(o)))

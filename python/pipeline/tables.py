@@ -40,7 +40,8 @@ from .documents import CONFIG_LIMITS, read_document
 from .errors import ConfigError
 from .data.summary import summarise_dataset
 from .evaluation.metrics import METRICS
-from .fileio import atomic_write_json, atomic_write_text
+from .fileio import atomic_write_json, atomic_write_text, csv_safe_frame
+from .limits import worker_count
 from .names import validate_name
 from .report.document import FIGURES, DocumentFigure, compile_pdf, figures_tex, write_main_tex
 from .report.layout import DEFAULT_WIDTH_PT, LAYOUTS
@@ -131,6 +132,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--p-target", type=float, default=0.2, help="operating point of the p-grid tables")
     p.add_argument("--folds", type=int, default=None,
                    help="expected folds 0..N-1 per dataset (default: union of folds found)")
+    p.add_argument("--separate-settings", action="store_true",
+                   help="results made with different grid or ML-kNN settings get one set of tables each, in "
+                        "OUT_DIR/settings<i>/ (without it they are refused)")
     p.add_argument("--allow-incomplete", action="store_true",
                    help="average cells over the folds they have (flagged) instead of failing")
     p.add_argument("--label-suffix", default="", help="appended as _SUFFIX to every LaTeX label")
@@ -198,11 +202,12 @@ def figure_links(figures: list[Path], out: Path) -> list[str]:
 class TableJob:
     """One regeneration: loaded results plus the naming and captions chosen on the command line."""
 
-    def __init__(self, args: argparse.Namespace):
+    def __init__(self, args: argparse.Namespace, results: agg.ResultSet | None = None):
         check_arguments(args)
         self.args = args
         self.metrics = tuple(args.metrics or METRICS)
-        self.methods = args.methods or agg.list_methods(args.results_dir, args.grid)
+        self.methods = (results.methods if results is not None
+                        else args.methods or agg.list_methods(args.results_dir, args.grid))
         for m in self.methods:
             validate_name(m, "method")
         if len(set(self.methods)) != len(self.methods):
@@ -215,8 +220,9 @@ class TableJob:
         if len(set(shown)) != len(shown):
             raise ConfigError("two methods get the same display name", file=args.display_map, found=shown)
         self.out = prepare_output_folder(args.out_dir, option="--out-dir")
-        self.results = agg.load_results(args.results_dir, self.methods, args.grid,
-                                        datasets=args.datasets, n_folds=args.folds)
+        self.results = results or agg.load_results(args.results_dir, self.methods, args.grid,
+                                                   datasets=args.datasets, n_folds=args.folds)
+        self.settings = self.results.settings()
         self.notes = self.results.check_complete(args.allow_incomplete) + agg.absent_metric_notes(self.results)
         self.p_target = None
         if args.grid == "pgrid":
@@ -246,9 +252,22 @@ class TableJob:
         return f"tab:{stem}_{self.args.grid}{suffix}"
 
     def operating_point(self) -> str:
-        if self.args.grid == "kgrid":
-            return "Each fold is averaged over the feature-count grid k = 10, 20, ..., min(300, d)."
-        return f"At {100 * self.p_target:g}% selected features (p = {self.p_target:g})."
+        """Where the cells were read on the grid, and with which ML-kNN: from the files' settings."""
+        mlknn = self.settings.get("mlknn")
+        scorer = (f" ML-kNN with {mlknn['num']:g} neighbours and smoothing {mlknn['smooth']:g}."
+                  if mlknn and {"num", "smooth"} <= mlknn.keys() else "")
+        if self.args.grid == "pgrid":
+            return f"At {100 * self.p_target:g}% selected features (p = {self.p_target:g}).{scorer}"
+        grid = self.settings.get("grid")
+        if grid and {"k_min", "k_max", "k_step"} <= grid.keys():
+            first, step, last = grid["k_min"], grid["k_step"], grid["k_max"]
+            points = f"k = {first:g}, {first + step:g}, ..., min({last:g}, d)"
+        else:  # files without their settings: what their grids hold
+            xs = [r.x for r in self.results.results.values()]
+            first, last = min(x[0] for x in xs), max(x[-1] for x in xs)
+            step = min((x[1] - x[0] for x in xs if x.size > 1), default=0)
+            points = f"k = {first:g}, {first + step:g}, ..., up to {last:g}" if step else f"k = {first:g}"
+        return f"Each fold is averaged over the feature-count grid {points}.{scorer}"
 
     def seed_sentence(self) -> str:
         """Which methods are averaged over which seeds (empty when none is)."""
@@ -503,8 +522,8 @@ class TableJob:
         written = []
         means = self.means.sort_values(["dataset", "method", "metric"], kind="mergesort")
         csv_path = self.out / f"benchmark_means_{self.args.grid}.csv"
-        written.append(atomic_write_text(csv_path, means[["dataset", "method", "metric", "mean", "std", "n_folds"]]
-                                         .to_csv(index=False, lineterminator="\n")))
+        columns = means[["dataset", "method", "metric", "mean", "std", "n_folds"]]
+        written.append(atomic_write_text(csv_path, csv_safe_frame(columns).to_csv(index=False, lineterminator="\n")))
         datasets = self.dataset_table()
         if datasets is not None:
             written.append(atomic_write_text(self.out / "table_datasets.tex", render_text_table_latex(datasets)))
@@ -651,8 +670,9 @@ class TableJob:
                                                  self.out / "figures" / f"cd_bd_{self.args.grid}_{metric}"), {
                 "alpha": SIG_ALPHA, "control": self.name(self.args.ref_method),
                 "title": f"Bonferroni-Dunn vs {self.name(self.args.ref_method)}: {title}"}))
-        if self.args.jobs > 1:
-            with ProcessPoolExecutor(self.args.jobs) as pool:
+        workers = worker_count(self.args.jobs, len(tasks))
+        if workers > 1:
+            with ProcessPoolExecutor(workers) as pool:
                 done = [pool.submit(func, *a, **kw) for func, a, kw in tasks]
                 return [path for future in done for path in future.result()]
         return [path for func, a, kw in tasks for path in func(*a, **kw)]
@@ -716,8 +736,20 @@ def _span(sizes: tuple[int, int]) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    written = TableJob(args).write()
-    print(f"wrote {len(written)} files to {args.out_dir}")
+    if not args.separate_settings:
+        written = TableJob(args).write()
+        print(f"wrote {len(written)} files to {args.out_dir}")
+        return 0
+    check_arguments(args)
+    methods = args.methods or agg.list_methods(args.results_dir, args.grid)
+    loaded = agg.load_results(args.results_dir, methods, args.grid, datasets=args.datasets,
+                              n_folds=args.folds, separate_settings=True)
+    groups = loaded.settings_groups()
+    for i, settings in enumerate(groups, start=1):
+        out_dir = args.out_dir if len(groups) == 1 else str(Path(args.out_dir) / f"settings{i}")
+        written = TableJob(argparse.Namespace(**{**vars(args), "out_dir": out_dir}),
+                           loaded.restricted_to(settings)).write()
+        print(f"wrote {len(written)} files to {out_dir} ({settings})")
     return 0
 
 

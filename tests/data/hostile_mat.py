@@ -12,7 +12,7 @@ import zlib
 
 import numpy as np
 
-MI_INT8, MI_UINT32, MI_INT32, MI_DOUBLE, MI_MATRIX, MI_COMPRESSED = 1, 6, 5, 9, 14, 15
+MI_INT8, MI_UINT8, MI_UINT32, MI_INT32, MI_DOUBLE, MI_MATRIX, MI_COMPRESSED = 1, 2, 6, 5, 9, 14, 15
 DOUBLE_CLASS, SPARSE_CLASS = 6, 5
 
 
@@ -58,9 +58,19 @@ def compressed(element: bytes) -> bytes:
     return _tag(MI_COMPRESSED, len(stream)) + stream
 
 
-def zero_bomb(name: str, dims: tuple[int, int]) -> bytes:
-    """A compressed double matrix of zeros whose data really is there (inflates to 8·n·d bytes)."""
-    head, n_data = matrix_head(name, dims)
+def stored_as_uint8(name: str, array: np.ndarray) -> bytes:
+    """An uncompressed double matrix whose data is stored as uint8, as MATLAB stores a double
+    array of small integers (values 0..255)."""
+    data = np.asarray(array).astype("<u1").tobytes(order="F")
+    head, _ = matrix_head(name, np.shape(array), data_bytes=len(data), storage=MI_UINT8)
+    return head + _padded(data)
+
+
+def zero_bomb(name: str, dims: tuple[int, int], storage: int = MI_DOUBLE) -> bytes:
+    """A compressed double matrix of zeros whose data really is there (inflates to n·d elements of
+    the ``storage`` type: 8 bytes each for double, 1 for uint8)."""
+    item = {MI_DOUBLE: 8, MI_UINT8: 1}[storage]
+    head, n_data = matrix_head(name, dims, data_bytes=item * int(np.prod(dims)), storage=storage)
     packer = zlib.compressobj(9)
     parts = [packer.compress(head)]
     block = bytes(1 << 22)

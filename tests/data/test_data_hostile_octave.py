@@ -13,7 +13,7 @@ import pytest
 import scipy.io
 from hypothesis import given, settings, strategies as st
 
-from hostile_mat import compressed, file_bytes, lying_bomb, matrix, matrix_head
+from hostile_mat import compressed, file_bytes, lying_bomb, matrix, matrix_head, stored_as_uint8
 from pipeline.data.folds import load_fold, max_feature_magnitude
 from pipeline.engines.octave import OctaveSession
 from pipeline.errors import ConfigError, DataError, EngineError, RankingError
@@ -104,7 +104,41 @@ def _cases(tmp_path) -> dict:
     raw("junk_variable_bomb", _crafted(rng, {}, (lying_bomb("junk", (20000, 21250), 3_400_000),)), False)
     raw("lying_data_tag", _crafted(rng, {"Y_test": compressed(matrix_head("Y_test", (10, 2), data_bytes=80_000_000)[0])}),
         False)
+    _add_shared_verdict_cases(rng, raw)
     return cases
+
+
+def _add_shared_verdict_cases(rng, raw) -> None:
+    """Files that run_suite used to take differently from the Python loader (issue 26)."""
+    labels = (rng.random((30, 2)) > 0.5).astype(np.int8)
+    raw("double_stored_as_uint8", _crafted(rng, {"X_train": compressed(stored_as_uint8("X_train", rng.integers(0, 9, (30, 4))))}),
+        True)
+    raw("duplicate_x_train", _crafted(rng, {}, (compressed(matrix("X_train", rng.random((30, 4)))),)), False)
+    raw("duplicate_y_test_plain", _crafted(rng, {}, (matrix("Y_test", labels[:10]),)), False)
+    raw("empty_test_part", _crafted(rng, {"X_test": matrix("X_test", np.zeros((0, 4))),
+                                          "Y_test": matrix("Y_test", np.zeros((0, 2)))}), False)
+    raw("empty_train_part", _crafted(rng, {"X_train": matrix("X_train", np.zeros((0, 4))),
+                                           "Y_train": matrix("Y_train", np.zeros((0, 2)))}), False)
+    raw("no_labels", _crafted(rng, {"Y_train": matrix("Y_train", np.zeros((30, 0))),
+                                    "Y_test": matrix("Y_test", np.zeros((10, 0)))}), False)
+    raw("nul_in_extra_name", _crafted(rng, {}, (matrix("X_train\0evil", rng.random((3, 4))),)), False)
+    raw("nul_cut_y_test", _crafted(rng, {"Y_test": matrix("Y_test\0", labels[:10])}), False)
+    for key, value, where in (("X_train", np.nan, (3, 1)), ("X_test", -np.inf, (0, 0)), ("Y_train", 2.0, (5, 1)),
+                              ("Y_test", -1.0, (2, 0)), ("Y_train", np.nan, (0, 0)), ("Y_test", 0.5, (1, 1))):
+        arrays = _arrays(rng)
+        arrays[key] = arrays[key].astype(float)
+        arrays[key][where] = value
+        raw(f"{key}_{value}", file_bytes(*(compressed(matrix(k, v)) for k, v in arrays.items())), False)
+
+
+_FOUND_IN_MESSAGES = {  # case -> what both loaders' messages show (field and value found)
+    "duplicate_x_train": "field 'X_train': variable stored twice",
+    "empty_test_part": "field 'X_test': no instances (expected >= 1 row; found",
+    "no_labels": "field 'Y_train': no labels (expected >= 1 column; found",
+    "nul_in_extra_name": "field 'X_train\\0evil': variable name holds a NUL byte",
+    "X_train_nan": "field 'X_train': non-finite feature values (expected finite values; found 1 NaN/Inf, first at row 3, column 1)",
+    "Y_train_2.0": "field 'Y_train': labels must be 0 or 1 (expected values in {0, 1}; found 1 other values, e.g.",
+}
 
 
 def test_both_loaders_refuse_the_same_fold_files_without_inflating_them(octave, tmp_path):
@@ -119,6 +153,17 @@ def test_both_loaders_refuse_the_same_fold_files_without_inflating_them(octave, 
         assert message is None or "mlfs:fold:" in message, message
         verdicts[name] = (python_ok, message is None, accepted)
     assert all(python_ok == octave_ok == accepted for python_ok, octave_ok, accepted in verdicts.values()), verdicts
+
+
+def test_both_loaders_name_the_file_field_and_value_alike(octave, tmp_path):
+    cases = _cases(tmp_path)
+    for name, shown in _FOUND_IN_MESSAGES.items():
+        path = str(cases[name][0])
+        with pytest.raises(DataError) as info:
+            load_fold(path)
+        message = _octave_error(octave, "mlfs_load_fold", path)
+        for text in (str(info.value), message):
+            assert f"{path}, {shown}" in text, (name, text)
 
 
 def test_octave_messages_name_file_field_limit_and_value(octave, tmp_path):

@@ -167,7 +167,7 @@ def test_compare_models_formats(lite_run, tmp_path, fmt, marker):
         nn5 = frame[(frame["benchmark"] == "lite") & (frame["dataset"] == "nn5")].iloc[0]
         assert nn5["MASE[naive_a]"] == nn5["MASE[naive_b]"] == pytest.approx(1.2917285866431214, rel=1e-6)
     if fmt == "latex":
-        assert r"MASE[naive\_a]" in text
+        assert r"MASE{[}naive\_a{]}" in text  # brackets braced: safe at a row start
     assert cli("compare_models", "--results-dirs", lite_run[1], "--model-names", "a", "b") == 2
 
 

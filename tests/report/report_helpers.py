@@ -26,7 +26,8 @@ def compile_tables(tex_files, workdir: Path) -> Path:
     doc.write_text("\\documentclass{article}\n\\usepackage{booktabs}\n\\usepackage{amssymb}\n\\usepackage{graphicx}\n"
                    "\\begin{document}\n" + body + "\n\\end{document}\n")
     proc = subprocess.run([pdflatex, "-interaction=nonstopmode", "-halt-on-error", "-no-shell-escape",
-                           "doc.tex"], cwd=workdir, capture_output=True, text=True, timeout=180)
+                           "doc.tex"], cwd=workdir, capture_output=True, text=True, errors="replace",
+                          timeout=180)
     if proc.returncode != 0:
         pytest.fail("pdflatex failed:\n" + proc.stdout[-3000:])
     return workdir / "doc.pdf"

@@ -57,6 +57,7 @@ def test_cli_direction_and_default_reference(tmp_path, capsys):
 @pytest.mark.parametrize("content, message", [
     ("dataset,A,B,C\nx,0.1,0.2,oops\ny,0.3,0.1,0.2\n", "numeric"),
     ("dataset,A,B,C\nx,0.1,0.2,\ny,0.3,0.1,0.2\n", "non-finite"),
+    ("dataset,A,B,A\nx,0.1,0.2,0.3\ny,0.3,0.1,0.2\n", "field 'A': a method column is named twice"),
 ])
 def test_cli_rejects_bad_tables_with_exit_code_2(tmp_path, capsys, content, message):
     path = tmp_path / "bad.csv"

@@ -45,6 +45,9 @@ def test_results_layout():
     (lambda f: f.assign(sequence_id="only"), "too few sequences"),
     (lambda f: pd.concat([f, f.iloc[:1]]), "duplicated"),
     (lambda f: f.assign(abs_error=f["abs_error"] + 0.1), "abs_error differs"),
+    (lambda f: f.assign(y_pred=f["y_pred"].where(f.index != 7, np.inf)), r"field 'y_pred': 1 infinite or too large "
+     r"values \(first at data row 8\) \(expected finite values, \|x\| <= .*; found inf\)"),
+    (lambda f: f.assign(y_true=1e300, y_pred=1e300, abs_error=0.0), "field 'y_true': 100 infinite or too large"),
 ])
 def test_bad_prediction_files_name_the_file_and_problem(tmp_path, mutate, message):
     path = tmp_path / "bad_predictions.csv"

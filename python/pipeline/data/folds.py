@@ -207,16 +207,19 @@ def load_fold(path: str | Path, *, dataset: str | None = None, index: int | None
         the arrays are larger than the limit.
     """
     path = Path(path)
-    arrays = _validated(path, _read_mat(path, byte_limit(max_bytes)))
     if index is None:
         match = _FOLD_FILE.fullmatch(path.name)
         index = int(match.group(1)) if match else -1
-    return Fold(
-        X_train=np.ascontiguousarray(arrays["X_train"], dtype=np.float64),
-        Y_train=np.ascontiguousarray(arrays["Y_train"], dtype=np.uint8),
-        X_test=np.ascontiguousarray(arrays["X_test"], dtype=np.float64),
-        Y_test=np.ascontiguousarray(arrays["Y_test"], dtype=np.uint8),
-        path=path, dataset=dataset if dataset is not None else path.parent.name, index=int(index))
+    try:
+        arrays = _validated(path, _read_mat(path, byte_limit(max_bytes)))
+        return Fold(
+            X_train=np.ascontiguousarray(arrays["X_train"], dtype=np.float64),
+            Y_train=np.ascontiguousarray(arrays["Y_train"], dtype=np.uint8),
+            X_test=np.ascontiguousarray(arrays["X_test"], dtype=np.float64),
+            Y_test=np.ascontiguousarray(arrays["Y_test"], dtype=np.uint8),
+            path=path, dataset=dataset if dataset is not None else path.parent.name, index=int(index))
+    except MemoryError:  # the estimate from the headers fell short of what the machine could give
+        raise DataError("not enough memory to load the fold", file=path) from None
 
 
 def save_fold(path: str | Path, X_train: np.ndarray, Y_train: np.ndarray,

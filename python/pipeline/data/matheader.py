@@ -21,11 +21,17 @@ from pathlib import Path
 from typing import BinaryIO
 
 from ..errors import ConfigError, DataError
-from ..limits import env_limit
+from ..limits import available_memory, env_limit
 
 MI_MATRIX, MI_COMPRESSED = 14, 15
 #: Bytes per element of the numeric MAT v5 storage types (miINT8 ... miUINT64).
 STORAGE_ITEM_BYTES = {1: 1, 2: 1, 3: 2, 4: 2, 5: 4, 6: 4, 7: 4, 9: 8, 12: 8, 13: 8}
+#: Names of the storage types (a double array of small integers may be stored as miUINT8 etc.).
+STORAGE_NAMES = {1: "int8", 2: "uint8", 3: "int16", 4: "uint16", 5: "int32", 6: "uint32",
+                 7: "single", 9: "double", 12: "int64", 13: "uint64"}
+MI_DOUBLE = 9
+#: Bytes per element of the numeric classes once loaded.
+CLASS_ITEM_BYTES = {6: 8, 7: 4, 8: 1, 9: 1, 10: 2, 11: 2, 12: 4, 13: 4, 14: 8, 15: 8}
 #: MATLAB array classes, by class number.
 CLASS_NAMES = {1: "cell", 2: "struct", 3: "object", 4: "char", 5: "sparse", 6: "double",
                7: "single", 8: "int8", 9: "uint8", 10: "int16", 11: "uint16", 12: "int32",
@@ -59,6 +65,10 @@ class MatVariable:
     element_bytes : int
         Size of the variable's matrix element as stored, once inflated: what a reader that loads
         it allocates, whatever its class.
+    storage : int or None
+        MAT storage type of a numeric variable's data (:data:`STORAGE_NAMES`); it may be narrower
+        than the class (MATLAB stores a double array of small integers as uint8), and the reader
+        then allocates the inflated data and its converted copy.
     """
 
     name: str
@@ -67,6 +77,7 @@ class MatVariable:
     is_complex: bool
     is_logical: bool
     element_bytes: int
+    storage: int | None = None
 
     @property
     def class_name(self) -> str:
@@ -76,6 +87,27 @@ class MatVariable:
     @property
     def n_elements(self) -> int:
         return math.prod(self.dims)
+
+    @property
+    def stored_narrower(self) -> bool:
+        """Whether the data is stored in another type than its class (converted on loading)."""
+        return self.storage is not None and STORAGE_NAMES.get(self.storage) != CLASS_NAMES.get(self.class_id)
+
+    @property
+    def loading_bytes(self) -> int:
+        """What loading it allocates at most, counted as float64 (8 bytes per element) or, when the
+        data is stored in a narrower type than its class, the inflated element plus its converted
+        copy, if that is more."""
+        as_float64 = 8 * self.n_elements
+        if not self.stored_narrower:
+            return as_float64
+        return max(as_float64, self.element_bytes + CLASS_ITEM_BYTES.get(self.class_id, 8) * self.n_elements)
+
+    def describe(self) -> str:
+        """``name RxC`` and, when the data is stored in a narrower type than its class, which."""
+        shape = "x".join(str(v) for v in self.dims)
+        narrower = f" {self.class_name} stored as {STORAGE_NAMES.get(self.storage)}" if self.stored_narrower else ""
+        return f"{self.name} {shape}{narrower}"
 
 
 def read_mat_headers(path: str | Path) -> list[MatVariable]:
@@ -135,16 +167,20 @@ def check_declared_matrices(path: Path, headers: list[MatVariable], keys: tuple[
     Raises
     ------
     DataError
-        A key is missing, stored twice, not a real 2-D numeric matrix (sparse, complex, char,
+        A variable's name holds a NUL byte; a key is missing, stored twice, not a real 2-D numeric matrix (sparse, complex, char,
         cell, struct...), or all of them together would take more than ``max_bytes`` as float64;
         or another variable takes more than ``max_bytes`` once inflated (SciPy skips it, but
         MATLAB's and Octave's ``load`` inflate every variable, and both sides refuse alike).
     """
+    for var in headers:
+        if "\0" in var.name:
+            raise DataError("variable name holds a NUL byte", file=path, field=var.name.replace("\0", "\\0")[:80],
+                            expected="names without NUL (load would cut the name there)")
     present = sorted({var.name for var in headers})
     missing = [key for key in keys if key not in present]
     if missing:
         raise DataError("missing variable", file=path, field=missing[0],
-                        expected=f"keys {list(keys)}", found=f"keys {present}")
+                        expected=f"keys {list(keys)}", found=f"keys {_cut(present)}")
     declared: dict[str, MatVariable] = {}
     for var in headers:
         if var.name not in keys:
@@ -165,11 +201,13 @@ def check_declared_matrices(path: Path, headers: list[MatVariable], keys: tuple[
 
 def _check_sizes(path: Path, headers: list[MatVariable], declared: dict[str, MatVariable],
                  max_bytes: int) -> None:
-    """The ``declared`` variables together as float64, and every other variable once inflated."""
-    total = 8 * sum(var.n_elements for var in declared.values())
+    """The ``declared`` variables together as float64 (plus the inflated data of those stored in a
+    narrower type, which the reader holds while it converts them), and every other variable once
+    inflated; then all of it against the memory this process can still get."""
+    total = sum(var.loading_bytes for var in declared.values())
+    largest = max(declared.values(), key=lambda var: var.loading_bytes)
+    shapes = ", ".join(var.describe() for var in declared.values())
     if total > max_bytes:
-        largest = max(declared.values(), key=lambda var: var.n_elements)
-        shapes = ", ".join(f"{var.name} {var.dims[0]}x{var.dims[1]}" for var in declared.values())
         raise DataError("arrays larger than the size limit", file=path, field=largest.name,
                         expected=f"at most {max_bytes} bytes as float64 (set {MAX_BYTES_VARIABLE} "
                                  "to raise the limit)",
@@ -179,6 +217,14 @@ def _check_sizes(path: Path, headers: list[MatVariable], declared: dict[str, Mat
             raise DataError("variable larger than the size limit", file=path, field=var.name,
                             expected=f"at most {max_bytes} bytes (set {MAX_BYTES_VARIABLE} to raise "
                                      "the limit)", found=f"{var.element_bytes} bytes")
+    # and the reader's boolean masks of the largest array while it checks the values
+    needed = (total + 2 * largest.n_elements
+              + sum(var.element_bytes for var in headers if var.name not in declared))
+    available, what = available_memory()
+    if needed > available:
+        raise DataError("not enough memory to load the fold", file=path, field=largest.name,
+                        expected=f"at most {available} bytes ({what})",
+                        found=f"{needed} bytes needed to load it ({shapes})")
 
 
 def _file_endian(path: Path, header: bytes) -> str:
@@ -265,6 +311,7 @@ def _matrix_header(path: Path, endian: str, reader, offset: int) -> MatVariable:
     name = _element(path, endian, reader, _MAX_NAME_BYTES).decode("latin1")
     if any(v < 0 for v in dims):
         raise _format_error(path, f"variable {name!r} has negative dimensions {dims}")
+    storage = None
     if class_id in NUMERIC_CLASSES:
         storage, data_bytes, _ = _next_tag(endian, reader)
         item = STORAGE_ITEM_BYTES.get(storage)
@@ -272,7 +319,8 @@ def _matrix_header(path: Path, endian: str, reader, offset: int) -> MatVariable:
             raise _format_error(path, f"variable {name!r}: data of storage type {storage} holds "
                                       f"{data_bytes} bytes, which does not fit shape {dims}")
     return MatVariable(name=name, class_id=class_id, dims=dims, is_complex=bool(word & 0x0800),
-                       is_logical=bool(word & 0x0200), element_bytes=n_bytes)
+                       is_logical=bool(word & 0x0200), element_bytes=n_bytes,
+                       storage=storage if class_id in NUMERIC_CLASSES else None)
 
 
 def _next_tag(endian: str, reader) -> tuple[int, int, bytes | None]:
@@ -302,3 +350,9 @@ def _element(path: Path, endian: str, reader, max_bytes: int) -> bytes:
 def _format_error(path: Path, found: str) -> DataError:
     return DataError("not a readable MATLAB .mat file (truncated or wrong format)", file=path,
                      found=found)
+
+
+def _cut(names: list[str], shown: int = 8) -> str:
+    """A list of variable names for a message: the first few, each cut, then how many more."""
+    head = [name if len(name) <= 40 else name[:40] + "..." for name in names[:shown]]
+    return f"{head}" + (f" and {len(names) - shown} more" if len(names) > shown else "")

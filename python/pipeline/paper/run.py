@@ -65,8 +65,9 @@ def run_paper(suite: Suite, suite_file: Path, paths: PaperPaths, *, raw_root: Pa
     remove_partial_reports(paths.results, DEFAULT_STALE_AFTER)
     history = RunHistory(paths.results, arguments)
     settings = run_settings(suite, paths, log_file=str(history.log_path), run_started=time.time())
-    with RunStop(ends_process=True) as stop:
-        with make_executor(suite.executor, settings, suite.jobs) as executor:
+    with RunStop(ends_process=True) as stop, history.closed_on_error():
+        n_tasks = len(suite.candidate_tasks()) + len(suite.tasks())
+        with make_executor(suite.executor, settings, suite.jobs, n_tasks=n_tasks) as executor:
             history.start(settings, suite_file=str(suite_file),
                           suite_sha256=sha256_file(suite_file))
             result = _execute_phases(suite, executor, settings, progress, stop,

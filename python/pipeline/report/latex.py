@@ -26,18 +26,54 @@ _LATEX_SPECIALS = {
     "<": r"\textless{}",
     ">": r"\textgreater{}",
     "|": r"\textbar{}",
+    # a cell that starts with [ or * right after a row's \\ would be read as its optional
+    # argument (vertical space) or its star; braces keep them text everywhere
+    "[": "{[}",
+    "]": "{]}",
+    "*": "{*}",
 }
+#: Pairs of characters TeX fonts join into another glyph (-- en dash, `` '' quotes, !` ?` inverted
+#: marks, ,, low quotes): an empty group between them keeps both characters.
+_LIGATURE_PAIRS = frozenset({"--", "``", "''", "!`", "?`", ",,"})
+#: Latin-1 letters the default OT1 font encoding has no glyph for (T1 has): eth and thorn.
+_NOT_IN_OT1 = frozenset("\u00d0\u00f0\u00de\u00fe")
 
 TEMPLATE_DIR = Path(__file__).parent / "templates"
 
 
 def latex_escape(text: object) -> str:
-    """Escape every LaTeX special character in ``str(text)`` so it prints literally.
+    """Escape ``str(text)`` so that pdflatex prints it literally, whatever it holds.
 
-    Control characters (line breaks included) become spaces: a blank line would end the paragraph
-    inside a table cell or a caption.
+    LaTeX specials are escaped, brackets and stars braced, ligatures broken. Control characters
+    and every line, paragraph or other separator (U+2028, U+2029, ...) become spaces: a blank line
+    would end the paragraph inside a table cell or a caption. Format characters (zero-width, bidi
+    controls, soft hyphen) and combining marks are dropped. Other characters beyond Latin-1, which pdflatex's default
+    UTF-8 input cannot typeset, are written as their ASCII compatibility decomposition (``ﬁ`` as
+    ``fi``, ``ő`` as ``o``) or else as ``?``.
     """
-    return "".join(_LATEX_SPECIALS.get(ch, " " if unicodedata.category(ch) == "Cc" else ch) for ch in str(text))
+    out = []
+    previous = ""
+    for ch in str(text):
+        if previous + ch in _LIGATURE_PAIRS:
+            out.append("{}")
+        out.append(_LATEX_SPECIALS.get(ch) or _typeset_character(ch))
+        previous = ch
+    return "".join(out)
+
+
+def _typeset_character(ch: str) -> str:
+    """``ch`` as pdflatex can typeset it with its default (OT1/T1, UTF-8) set-up."""
+    if " " <= ch <= "~":
+        return ch
+    category = unicodedata.category(ch)
+    if category == "Cc" or category[0] == "Z":
+        return " "
+    if category == "Cf" or category[0] == "M":  # format characters; combining marks (accents)
+        return ""
+    if "\u00a1" <= ch <= "\u00ff" and category[0] in "LN" and ch not in _NOT_IN_OT1:
+        return ch
+    ascii_form = unicodedata.normalize("NFKD", ch).encode("ascii", "ignore").decode("ascii")
+    return latex_escape(ascii_form) if ascii_form.strip() else "?"
 
 
 def latex_environment(*template_dirs: str | Path) -> jinja2.Environment:

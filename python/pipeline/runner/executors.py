@@ -24,6 +24,7 @@ from tqdm import tqdm
 
 from ..errors import ConfigError
 from ..fileio import remove_abandoned_scratch_dirs
+from ..limits import worker_count
 from .lifecycle import RunStop
 from .pool import WorkerPool, configure_worker
 from .run import Outcome, RunSettings, Workbench, fresh_outcome, run_task, task_claim
@@ -160,8 +161,12 @@ def _dask_outcome(future, task: Task) -> Outcome:
         return Outcome(task, "failed", f"the Dask worker failed: {' '.join(str(exc).split())}", kind)
 
 
-def make_executor(kind: str, settings: RunSettings, jobs: int = 1, scheduler: str | None = None):
+def make_executor(kind: str, settings: RunSettings, jobs: int = 1, scheduler: str | None = None,
+                  n_tasks: int | None = None):
     """The executor ``kind`` (``serial``, ``process`` or ``dask``), to be entered with ``with``.
+
+    Local workers (the pool, a LocalCluster) are capped by ``n_tasks`` (when given) and by the
+    usable cores (:func:`~pipeline.limits.worker_count`, which says so above the cores).
 
     Raises
     ------
@@ -174,6 +179,8 @@ def make_executor(kind: str, settings: RunSettings, jobs: int = 1, scheduler: st
         raise ConfigError(f"--jobs must be >= 1, got {jobs}")
     if scheduler and kind != "dask":
         raise ConfigError("--scheduler needs --executor dask")
+    if kind != "serial" and not scheduler:
+        jobs = worker_count(jobs, jobs if n_tasks is None else n_tasks)
     if kind == "dask":
         return DaskExecutor(settings, jobs, scheduler)
     if kind == "serial" or jobs == 1:
@@ -263,5 +270,5 @@ def run_all(tasks: list[Task], settings: RunSettings, executor: str = "serial", 
             progress: bool = True, scheduler: str | None = None,
             on_outcome: Callable[[Outcome], None] | None = None) -> list[Outcome]:
     """Run every task with a progress bar; return the outcomes in completion order."""
-    with make_executor(executor, settings, jobs, scheduler) as runner:
+    with make_executor(executor, settings, jobs, scheduler, len(tasks)) as runner:
         return execute(runner, tasks, progress, on_outcome=on_outcome).outcomes

@@ -11,6 +11,7 @@ The MATLAB/Octave front door writes the same records (``mlfs_run_many.m``).
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import logging
 import os
@@ -102,6 +103,19 @@ class RunHistory:
             self._handler.close()
             self._handler = None
         return atomic_write_json(self.record_path, self.record)
+
+
+    @contextlib.contextmanager
+    def closed_on_error(self):
+        """Close the record (``finished`` set, ``summary.aborted`` saying why) if the block ends
+        with an exception before :meth:`finish` ran; the exception goes on."""
+        try:
+            yield self
+        except BaseException as exc:
+            if self.record["finished"] is None and self.record_path.exists():
+                with contextlib.suppress(Exception):
+                    self.finish({"aborted": f"{type(exc).__name__}: {' '.join(str(exc).split())[:300]}"})
+            raise
 
 
 def attach_log(path: str | Path) -> logging.Handler:

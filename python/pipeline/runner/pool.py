@@ -170,6 +170,7 @@ class WorkerPool:
         self.settings = settings
         self.jobs = jobs
         self._workers: list[_Worker] = []
+        self._wanted = jobs  # workers to keep for the current batch: no more than its tasks
         self._failed_starts = 0
 
     def __enter__(self) -> "WorkerPool":
@@ -182,6 +183,7 @@ class WorkerPool:
         """Yield each task's outcome as it finishes; on a stop request, stop every worker and yield
         only the outcomes that still arrive (the caller reports the others as interrupted)."""
         queue = deque(tasks)
+        self._wanted = max(1, min(self.jobs, len(queue) + sum(w.task is not None for w in self._workers)))
         while not stop.requested and (queue or self._busy()):
             self._replace_dead_workers()
             for worker in self._workers:
@@ -215,7 +217,7 @@ class WorkerPool:
             self._failed_starts = 0 if worker.used else self._failed_starts + 1
         if self._failed_starts > 2 * self.jobs:
             raise RuntimeError("worker processes keep dying before their first task")
-        self._workers = kept + [_Worker(self.settings) for _ in range(self.jobs - len(kept))]
+        self._workers = kept + [_Worker(self.settings) for _ in range(self._wanted - len(kept))]
 
     def _stop_workers(self) -> Iterator[Outcome]:
         for worker in self._workers:

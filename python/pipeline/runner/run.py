@@ -160,6 +160,9 @@ def run_task(task: Task, settings: RunSettings, bench: Workbench) -> Outcome:
                 status, reason, degenerate_points = _run(task, settings, bench)
     except PipelineError as exc:
         return Outcome(task, "failed", str(exc), type(exc).__name__, time.perf_counter() - start)
+    except Exception as exc:  # noqa: BLE001 - any other failure (MemoryError in ML-kNN, a bug) fails
+        # this task alone: it is recorded in failures.json and the run goes on
+        return Outcome(task, "failed", unexpected_failure(exc), type(exc).__name__, time.perf_counter() - start)
     return Outcome(task, status, seconds=time.perf_counter() - start, degenerate_points=degenerate_points,
                    reason=reason)
 
@@ -169,6 +172,14 @@ def task_claim(task: Task, settings: RunSettings) -> TaskClaim:
     suffix = f"_c{task.candidate_id}" if task.stage == "candidate" else ""
     return TaskClaim(claim_path(settings.results_dir, task.folder, task.dataset, task.fold, suffix),
                      settings.claim_stale_after)
+
+
+def unexpected_failure(exc: BaseException, limit: int = 300) -> str:
+    """One line for an exception that is not a user error: its type and its message, cut."""
+    text = " ".join(str(exc).split())
+    text = text if len(text) <= limit else text[:limit] + f"... ({len(text)} characters)"
+    kind = "out of memory" if isinstance(exc, MemoryError) else "unexpected error"
+    return f"{kind} in this task: {type(exc).__name__}" + (f": {text}" if text else "")
 
 
 @dataclass(frozen=True)
@@ -222,7 +233,7 @@ def fresh_outcome(task: Task, settings: RunSettings) -> Outcome | None:
         if task.stage == "candidate":
             return Outcome(task, "skipped") if plan_candidate(task, settings).reason is None else None
         return Outcome(task, "skipped") if not plan_task(task, settings).grid_reasons else None
-    except PipelineError:
+    except Exception:  # noqa: BLE001 - whatever it is, running the task says it in its outcome
         return None
 
 

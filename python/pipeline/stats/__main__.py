@@ -24,6 +24,8 @@ from .ranks import average_ranks, check_score_matrix
 
 #: Longest header row read when looking for repeated method names.
 MAX_HEADER_CHARS = 1 << 20
+#: Largest score table read (one row per data set: a few KB).
+MAX_SCORE_BYTES = 16 * 2**20
 
 
 def read_score_csv(path: str | Path) -> pd.DataFrame:
@@ -31,6 +33,10 @@ def read_score_csv(path: str | Path) -> pd.DataFrame:
     path = Path(path)
     if not path.is_file():
         raise DataError("score file not found", file=path)
+    size = path.stat().st_size
+    if size > MAX_SCORE_BYTES:
+        raise DataError("score file too large", file=path, expected=f"at most {MAX_SCORE_BYTES} bytes",
+                        found=f"{size} bytes")
     _check_header(path)
     try:
         table = pd.read_csv(path, index_col=0)

@@ -14,14 +14,17 @@ from typing import Sequence
 import pandas as pd
 
 from ...errors import ConfigError, DataError
+from ...fileio import csv_safe_frame
 from ...report.latex import latex_escape
 from ...report.tables import format_number, markdown_escape
-from ..user_files import read_json_bounded
+from ..user_files import checked_file_size, read_json_bounded
 from .aggregate import BOOTSTRAP, leaderboard
 from .metrics import NUMERIC_METRICS
 from .reference import is_reference, reference_scores
 
 MAX_CONFIG_BYTES = 8 * 2**20
+#: Largest benchmark table read back (a full GIFT-Eval table is about 100 KB).
+MAX_TABLE_BYTES = 64 * 2**20
 """Size limit of an experiment's ``config.json``, checked before it is read."""
 
 
@@ -38,7 +41,11 @@ def load_results(results_dir: str | Path) -> dict[str, pd.DataFrame]:
         csv = folder / f"{files.get(name, name)}.csv"
         if not csv.is_file():
             raise DataError("benchmark table missing", file=csv)
-        tables[name] = pd.read_csv(csv)
+        checked_file_size(csv, "a benchmark table (CSV)", MAX_TABLE_BYTES)
+        try:
+            tables[name] = pd.read_csv(csv)
+        except (ValueError, UnicodeDecodeError, pd.errors.ParserError) as exc:
+            raise DataError(f"cannot parse CSV: {' '.join(str(exc).split())[:200]}", file=csv) from None
     return tables
 
 
@@ -151,7 +158,7 @@ def format_table(frame: pd.DataFrame, fmt: str) -> str:
     if fmt == "markdown":
         return markdown_table(frame) + "\n"
     if fmt == "csv":
-        return frame.to_csv(index=False, float_format="%.10g")
+        return csv_safe_frame(frame).to_csv(index=False, float_format="%.10g")
     if fmt == "latex":
         header = " & ".join(latex_escape(str(c)) for c in frame.columns) + r" \\"
         rows = [" & ".join(latex_escape(format_value(v, "--")) for v in row) + r" \\"

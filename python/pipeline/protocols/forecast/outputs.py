@@ -15,7 +15,7 @@ from typing import Sequence
 import pandas as pd
 
 from ...errors import ConfigError
-from ...fileio import atomic_write_json, atomic_write_text
+from ...fileio import atomic_write_json, atomic_write_text, csv_safe_frame
 from ...names import validate_name
 from ...report.tables import markdown_escape
 from .compare import format_value, markdown_table
@@ -35,7 +35,7 @@ def experiment_dir(output_dir: str | Path, name: str | None, now: dt.datetime | 
 
 def write_benchmark(folder: Path, run: BenchmarkRun) -> tuple[Path, Path]:
     """``<result>.csv`` (the full per-dataset table, sorted by dataset) and ``<result>_summary.json``."""
-    csv = atomic_write_text(folder / f"{run.result_name}.csv", run.table.to_csv(index=False, float_format="%.10g"))
+    csv = atomic_write_text(folder / f"{run.result_name}.csv", csv_safe_frame(run.table).to_csv(index=False, float_format="%.10g"))
     return csv, atomic_write_json(folder / f"{run.result_name}_summary.json", run.summary)
 
 

@@ -14,6 +14,7 @@ from typing import Sequence
 
 import numpy as np
 
+from ...data.folds import max_feature_magnitude
 from ...errors import DataError
 from ...names import validate_name
 from .files import read_npz
@@ -99,6 +100,11 @@ def _check_windows(windows: object, source: str) -> np.ndarray:
         raise DataError("windows contain NaN or infinite values", file=source, field="windows",
                         expected="finite values", found=f"{int(bad.sum())} bad windows, first at index "
                                                         f"{int(np.flatnonzero(bad)[0])}")
+    limit = max_feature_magnitude(WINDOW_LENGTH * N_CHANNELS)
+    if np.abs(array).max() > limit:  # the embedders' distances and products over a window would overflow
+        raise DataError("window values too large", file=source, field="windows",
+                        expected=f"|x| <= {limit:.6g} = sqrt(realmax / (8 D)) for D = {WINDOW_LENGTH * N_CHANNELS}",
+                        found=f"{float(np.abs(array).max())!r}")
     return array
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ...data.folds import max_feature_magnitude
 from ...errors import ConfigError, DataError
 from ...fileio import atomic_write_json
 from ...names import validate_name
@@ -72,9 +73,7 @@ def check_embeddings(embeddings: np.ndarray, dataset: HarDataset, source: str) -
     if array.shape[0] != dataset.n_windows:
         raise DataError("embeddings and windows have different row counts", file=source, field="embeddings",
                         expected=f"{dataset.n_windows} rows (dataset {dataset.name})", found=array.shape[0])
-    if not np.isfinite(array).all():
-        raise DataError("embeddings contain NaN or infinite values", file=source, field="embeddings")
-    return array.astype(np.float64)
+    return _checked_values(array, source, "embeddings")
 
 
 def check_label_embeddings(embeddings: np.ndarray, n_texts: int, source: str) -> np.ndarray:
@@ -83,9 +82,26 @@ def check_label_embeddings(embeddings: np.ndarray, n_texts: int, source: str) ->
     if array.ndim != 2 or array.shape[0] != n_texts or not np.issubdtype(array.dtype, np.number):
         raise DataError("one label embedding row per label text is required", file=source,
                         field="label_embeddings", expected=f"({n_texts}, D)", found=f"{array.dtype} {array.shape}")
-    if not np.isfinite(array).all():
-        raise DataError("label embeddings contain NaN or infinite values", file=source, field="label_embeddings")
-    return array.astype(np.float64)
+    return _checked_values(array, source, "label_embeddings")
+
+
+def _checked_values(array: np.ndarray, source: str, field: str) -> np.ndarray:
+    """``array`` as float64 once it has at least one value per vector, only finite values, and none
+    so large that a squared distance, a dot product or a softmax input over a vector could overflow
+    (the classifiers' numbers would be meaningless): |x| <= sqrt(realmax / (8 D))."""
+    if 0 in array.shape[1:]:
+        raise DataError("embeddings without values", file=source, field=field,
+                        expected="at least one dimension per vector", found=f"shape {array.shape}")
+    values = array.astype(np.float64)
+    if not np.isfinite(values).all():
+        raise DataError(f"{field.replace('_', ' ')} contain NaN or infinite values", file=source, field=field)
+    limit = max_feature_magnitude(values.shape[-1])
+    largest = float(np.abs(values).max()) if values.size else 0.0
+    if largest > limit:
+        raise DataError("value too large: distances and dot products over a vector could overflow", file=source,
+                        field=field, expected=f"|x| <= {limit:.6g} = sqrt(realmax / (8 D)) for D = {values.shape[-1]}",
+                        found=f"{largest!r}")
+    return values
 
 
 def pooled(embeddings: np.ndarray) -> np.ndarray:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ...errors import DataError
-from ...fileio import atomic_write_text
+from ...fileio import atomic_write_text, csv_cell
 from ...report.latex import latex_environment
 from ...report.tables import markdown_escape
 from .evaluate import METRIC_KEYS
@@ -118,8 +118,7 @@ def to_markdown(table: ResultTable) -> str:
 def to_csv(table: ResultTable) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(table.columns)
-    writer.writerows(table.rows + table.mean_rows)
+    writer.writerows([csv_cell(cell) for cell in row] for row in [table.columns, *table.rows, *table.mean_rows])
     return buffer.getvalue()
 
 

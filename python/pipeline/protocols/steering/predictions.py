@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 from sklearn.metrics import r2_score
 
+from ...data.folds import max_feature_magnitude
 from ...errors import DataError
 from ...fileio import atomic_write_bytes, atomic_write_text
 from ...names import validate_name
@@ -112,9 +113,17 @@ def _check_values(frame: pd.DataFrame, path: Path) -> None:
             first = int(np.flatnonzero(frame[column].isna().to_numpy())[0])
             raise DataError(f"{n_missing} missing/NaN values (first at data row {first + 1})",
                             file=path, field=column)
+    limit = max_feature_magnitude(max(len(frame), 1))  # no sum of squared errors can overflow
     for column in ("y_true", "y_pred", "abs_error"):
-        if not pd.api.types.is_numeric_dtype(frame[column]):
+        if not pd.api.types.is_numeric_dtype(frame[column]) or pd.api.types.is_bool_dtype(frame[column]):
             raise DataError("non-numeric values", file=path, field=column, found=frame[column].dtype)
+        values = frame[column].to_numpy(dtype=float)
+        bad = ~np.isfinite(values) | (np.abs(values) > limit)
+        if bad.any():
+            first = int(np.flatnonzero(bad)[0])
+            raise DataError(f"{int(bad.sum())} infinite or too large values (first at data row {first + 1})",
+                            file=path, field=column, expected=f"finite values, |x| <= {limit:.6g}",
+                            found=repr(float(values[first])))
     index = frame["sample_idx"]
     if not pd.api.types.is_integer_dtype(index):
         if not pd.api.types.is_numeric_dtype(index) or (index % 1 != 0).any():
