@@ -76,6 +76,8 @@ def test_run_resume_and_code_staleness(workspace):
         datasets = (home / "root" / "paper" / "tables" / mode / "table_datasets.tex").read_text()
         assert "emotions & music & 593 & 72 & 6 & " in datasets and "yeast & biology (genes) & 2417 & 103 & 14 & " in datasets
         assert "\\input{table_datasets.tex}" in (home / "root" / "paper" / "tables" / mode / "main.tex").read_text()
+        scores = (home / "root" / "paper" / "tables" / mode / "table_microf1.tex").read_text()
+        assert "All features" in scores  # the reference column, from the _reference files of this run
     # one ranking per task scored on both grids, the union of their k values in one pass
     record = json.loads((results / "LRMFS" / "yeast_fold1_pgrid_metrics.json").read_text())
     assert record["k_values"] == [5, 10, 15, 21, 26, 31, 36, 41, 46, 52]
