@@ -224,6 +224,8 @@ def test_names_refused_by_both_sides_alike(octave, name):
     (b"1\n2\n1e30\n", "mlfs:ranking:outOfRange", "found '1e30' (entry 3)"),
     (b"1\n2\n-3\n", "mlfs:ranking:outOfRange", "found '-3' (entry 3)"),
     (b"1\n2.5\n3\n", "mlfs:ranking:notInteger", "found '2.5' (entry 2)"),
+    (b"1\n2\n2.9999999999999999999\n", "mlfs:ranking:notInteger", "(entry 3)"),
+    (b"1\n2\n" + b"0" * 40 + b"3\n", "mlfs:ranking:tooLong", "(entry 3, 41 characters)"),
     (b"1\n1_0\n3\n", "mlfs:ranking:notNumeric", "found '1_0'"),
     (b"1\n2+0i\n3\n", "mlfs:ranking:notNumeric", "found '2+0i'"),
     (b"1\nInf\n3\n", "mlfs:ranking:notNumeric", "found 'Inf'"),
@@ -241,6 +243,10 @@ def test_ranking_files_refused_by_both_readers_alike(octave, tmp_path, content, 
 def test_ranking_files_accepted_by_both_readers_alike(octave, tmp_path):
     path = tmp_path / "r.csv"
     path.write_bytes(b"\xef\xbb\xbf" + b"3.000000000000000000e+00\r\n1\r\n2.0\r\n")
+    assert read_ranking_file(path, 3).tolist() == [3, 1, 2]
+    (ranking,) = octave.call("mlfs_read_ranking", str(path), 3.0, nout=1)
+    assert np.asarray(ranking).reshape(-1).tolist() == [3.0, 1.0, 2.0]
+    path.write_bytes(b"0.3e1\n1\n20e-1\n")  # integers written with a fraction and an exponent
     assert read_ranking_file(path, 3).tolist() == [3, 1, 2]
     (ranking,) = octave.call("mlfs_read_ranking", str(path), 3.0, nout=1)
     assert np.asarray(ranking).reshape(-1).tolist() == [3.0, 1.0, 2.0]
