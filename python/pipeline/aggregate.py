@@ -17,6 +17,7 @@ summarises) and, for seed-averaged runs, the std over seeds (``seeds``, ``<metri
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections import Counter

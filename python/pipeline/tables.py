@@ -23,7 +23,6 @@ From one results directory (k-grid or p-grid metrics files) it writes into ``--o
 from __future__ import annotations
 
 import argparse
-import json
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, replace
@@ -157,6 +156,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="folder of the fold files the results were made from (<DIR>/<DATASET>/fold<i>.mat): adds "
                         "table_datasets.tex (default: no dataset table)")
     p.add_argument("--pdf", action="store_true", help="compile main.tex into main.pdf with pdflatex")
+    p.add_argument("--include-tables", nargs="+", default=[], metavar="DIR",
+                   help="folders whose .tex tables main.tex also inputs, e.g. the parameter report of "
+                        "pipeline.paper (default: none)")
     p.add_argument("--seed-spread", action="store_true",
                    help="add table_seed_spread.tex: std over seeds of the seed-averaged methods")
     p.add_argument("--no-figures", action="store_true", help="skip curves and CD diagrams")
@@ -565,7 +567,8 @@ class TableJob:
             (self.out / FIGURES).unlink(missing_ok=True)
         grid = "k-grid" if self.args.grid == "kgrid" else f"p-grid at p = {self.p_target:g}"
         written.append(write_main_tex(self.out, title=f"Benchmark tables and figures ({grid})",
-                                      columns=self.args.columns, table_order=self.table_files()))
+                                      columns=self.args.columns, table_order=self.table_files(),
+                                      include=self.args.include_tables))
         if self.args.pdf:
             written.append(compile_pdf(self.out / "main.tex"))
         return written
@@ -641,7 +644,7 @@ class TableJob:
 
     def _point_run(self, run: list[tuple[int, float, int, int]]) -> str:
         """``k = 10: 8 constant`` for one point, ``k = 10–300: 30 points, 8–298 constant`` for a run."""
-        (_, x0, k0, c0), (_, x1, k1, c1) = run[0], run[-1]
+        (_, x0, k0, c0), (_, x1, k1, _) = run[0], run[-1]
         if self.args.grid == "kgrid":
             where = f"k = {k0}" if len(run) == 1 else f"k = {k0}–{k1}"
         else:

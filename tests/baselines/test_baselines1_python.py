@@ -12,7 +12,7 @@ from scipy.spatial.distance import pdist
 from sklearn.metrics import mutual_info_score
 
 from baselines1_data import PLANTED, RECIPE_SETTINGS, real_training_fold, recipe
-from pipeline.errors import ConfigError, DataError, RankingError
+from pipeline.errors import ConfigError, DataError
 from pipeline.methods import available_methods, get_method
 from pipeline.methods import grro, lrmfs, scnmf, srfs
 from pipeline.methods._common import knn_binary_laplacian, label_cosine_distance

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 
 import numpy as np
-import pytest
 
 from pipeline.cli import run_main
 from pipeline.protocols.har.cli import main

@@ -106,6 +106,8 @@ def test_the_chosen_candidate_is_the_best_inner_criterion(tuned_run):
     assert "| GRRO | inner-split tuning | hamming\\_loss (mean over the kgrid) on inner holdout x1, 0.25 validation; " \
            "4 candidates: alpha in {1, 100}; beta in {0.1, 10} |" in (report / "parameter_selection.md").read_text()
     chosen = (report / "chosen_parameters.md").read_text()
+    main_tex = (home / "root" / "paper" / "tables" / "kgrid" / "main.tex").read_text()
+    assert "\\input{../parameters/parameter_selection.tex}" in main_tex  # how parameters were chosen, in the paper
     for dataset in ("emotions", "yeast"):
         picks = [r["chosen"]["overrides"]["beta"] for r in records if r["dataset"] == dataset and r["method"] == "GRRO"]
         count = max(picks.count(v) for v in picks)

@@ -14,7 +14,8 @@ from pipeline.cli import run_main
 from pipeline.errors import ConfigError
 from pipeline.methods import available_methods, get_method
 from pipeline.methods.base import MAX_SEED
-from pipeline.runner.tasks import MAX_GRID_POINTS, GridSpec, Task
+from pipeline.evaluation.grids import MAX_GRID_POINTS
+from pipeline.runner.tasks import GridSpec, Task
 from pipeline.suite_cli import parameter_variants
 
 

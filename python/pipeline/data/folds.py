@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import hashlib
 import math
-import os
 import re
 import sys
 from dataclasses import dataclass

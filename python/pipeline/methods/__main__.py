@@ -12,7 +12,6 @@ failed, 2 bad input (an unknown method, a plug-in that does not load, an engine 
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path

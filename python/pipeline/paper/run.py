@@ -99,11 +99,11 @@ def _after_tasks(suite: Suite, paths: PaperPaths, say) -> dict:
     if averages.get("missing"):
         say("tables not made: a seed's results are missing; rerun the same command to resume")
         return {"seed_averages": averages, "tables": "not made"}
+    parameters = make_parameter_report(suite, paths.results, paths.root)  # first: each grid's main.tex inputs it
+    say(f"parameter report: {parameters} -> {parameter_report_dir(suite, paths.root)}")
     tables = {grid.mode: make_tables(suite, paths.results, paths.root, grid) for grid in suite.grids}
     for mode, state in tables.items():
         say(f"{mode} tables: {state} -> {paths.root / suite.tables['out_dir'] / mode}")
-    parameters = make_parameter_report(suite, paths.results, paths.root)
-    say(f"parameter report: {parameters} -> {parameter_report_dir(suite, paths.root)}")
     return {"seed_averages": averages, "tables": {**tables, "parameters": parameters}}
 
 

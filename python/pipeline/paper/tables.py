@@ -19,6 +19,7 @@ from ..runner.fingerprint import python_fingerprint
 from ..runner.freshness import read_json, sha256_or_none
 from ..runner.store import ResultStore
 from ..runner.tasks import GridSpec
+from .parameters import parameter_report_dir
 from .suite import Suite
 
 STAMP = ".made_from.json"
@@ -88,4 +89,5 @@ def table_arguments(suite: Suite, results_dir: Path, root: Path, grid: GridSpec)
         args.append("--no-fit-width")
     if any(entry.seeds for entry in suite.methods):
         args.append("--seed-spread")
+    args += ["--include-tables", str(parameter_report_dir(suite, root))]
     return args

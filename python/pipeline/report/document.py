@@ -8,6 +8,7 @@ when present, each figure in a float with a caption. It compiles with pdflatex a
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from dataclasses import dataclass
@@ -49,14 +50,19 @@ def figures_tex(figures: Sequence[DocumentFigure]) -> str:
     return "".join(out)
 
 
-def write_main_tex(folder: str | Path, *, title: str, columns: int = 1, table_order: Sequence[str] = ()) -> Path:
+def write_main_tex(folder: str | Path, *, title: str, columns: int = 1, table_order: Sequence[str] = (),
+                   include: Sequence[str | Path] = ()) -> Path:
     """Write ``folder/main.tex`` inputting every ``table_*.tex`` there and ``figures.tex`` if present.
 
-    ``table_order`` lists file names that come first, in that order (those absent are skipped).
+    ``table_order`` lists file names that come first, in that order (those absent are skipped);
+    every ``*.tex`` of each ``include`` folder follows (e.g. the tables of the paper's parameter
+    report), by its path relative to ``folder``.
     """
     folder = Path(folder)
     present = sorted(p.name for p in folder.glob("table_*.tex"))
     tables = [t for t in table_order if t in present] + [t for t in present if t not in table_order]
+    for extra in include:
+        tables += [Path(os.path.relpath(p, folder)).as_posix() for p in sorted(Path(extra).glob("*.tex"))]
     body = "".join(f"\\input{{{t}}}\n\\clearpage\n" for t in tables)
     if (folder / FIGURES).is_file():
         body += f"\\input{{{FIGURES}}}\n"

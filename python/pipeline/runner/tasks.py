@@ -15,7 +15,7 @@ from numbers import Integral, Real
 from typing import Any
 
 from ..errors import ConfigError
-from ..evaluation.grids import MAX_GRID_POINTS, p_grid
+from ..evaluation.grids import p_grid
 from ..names import validate_name
 
 

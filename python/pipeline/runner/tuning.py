@@ -26,7 +26,7 @@ from ..methods import get_method
 from ..rankings import validate_ranking
 from .fingerprint import changed_files, evaluator_fingerprint, method_fingerprint
 from .freshness import read_json
-from .inner import best_candidate, criterion_scores, fold_training_sha256, make_inner_splits
+from .inner import best_candidate, criterion_scores, fold_training_sha256
 from .records import union_of_k
 from .tasks import Task
 

@@ -14,7 +14,7 @@ import numpy as np
 
 from ...documents import read_document
 from ...errors import ConfigError, PipelineError
-from ..devices import check_device, resolve_device
+from ..devices import resolve_device
 from .forecasters import BaseForecaster, assert_quantile_shape
 
 WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin", "model.safetensors.index.json",
