@@ -12,6 +12,7 @@ from pipeline.engines.matlab import MatlabEngine, import_matlab_engine, to_matla
 from pipeline.engines.octave import (curves_from_engine, evaluation_inputs, failure_message,
                                      from_engine_value, to_engine_value)
 from pipeline.errors import EngineError
+from pipeline.evaluation.metrics import METRICS
 from pipeline.methods import get_method
 
 
@@ -45,7 +46,7 @@ def test_from_engine_value_gives_plain_python():
 
 def test_curves_from_engine_casts_counts_to_int():
     result = {"k_values": np.array([[10.0, 20.0]]), "macro_pr_auc_labels_used": 5.0, "macro_pr_auc_labels_total": 6.0}
-    for key in ("micro_f1", "macro_f1", "hamming_loss", "micro_pr_auc", "macro_pr_auc", "avg_precision", "one_error"):
+    for key in METRICS:
         result[key] = np.array([[0.25, np.nan]])
     curves = curves_from_engine(result)
     assert curves["k_values"] == [10, 20] and curves["macro_pr_auc_labels_used"] == 5

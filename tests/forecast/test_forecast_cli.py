@@ -96,7 +96,8 @@ def test_missing_data_under_error_policy_stops_before_any_work(arrow_root, tmp_p
                "--datasets-root", arrow_root, "--output-dir", tmp_path, "--no-progress") == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "never downloaded" in err
-    assert "lite/m4_monthly, lite/monash_weather" in err and "chronos_i/taxi_30min" in err
+    # every missing dataset is counted; the list itself is cut to the error class's readable length
+    assert "16 dataset(s) not available locally" in err and "chronos_i/" in err
     assert not any(tmp_path.iterdir())
 
 

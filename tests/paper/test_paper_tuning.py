@@ -82,7 +82,7 @@ def _without_times(value):
 def test_the_chosen_candidate_is_the_best_inner_criterion(tuned_run):
     home, _, first = tuned_run
     assert first.returncode == 0, first.stderr
-    assert "32 done, 0 skipped" in first.stderr  # 24 candidates and 8 final tasks
+    assert "36 done, 0 skipped" in first.stderr  # 24 candidates, 8 final tasks, 4 all-features references
     records = _records(home)
     assert len(records) == 8
     for record in records:
@@ -161,7 +161,7 @@ def test_a_second_run_does_nothing_and_a_code_edit_makes_exactly_its_tasks_stale
     suite.write_text(suite.read_text().replace("run: {executor: dask, jobs: 2}", "run: {executor: serial}"))
     second = _paper(home, env, "run")
     assert second.returncode == 0, second.stderr
-    assert "0 done, 32 skipped" in second.stderr and "kgrid tables: up to date" in second.stderr
+    assert "0 done, 36 skipped" in second.stderr and "kgrid tables: up to date" in second.stderr
     assert [p.read_bytes() for p in sorted((home / "root" / "results" / "tuned").glob("*/*_tuning.json"))] == before
 
     source = home / "code" / "python" / "pipeline" / "methods" / "grro.py"

@@ -20,7 +20,7 @@ CORPUS = [
     "~", "^^M", "^^5c", "``a''--b", "a---b", "!`", "?`", ",,x", "<<x>>", "'quoted'", '"x"',
     "a\u2028b", "a\u2029b", "a\u0085b", "a\nb", "a\n\nb", "a\r\nb", "\tTab", "\x00nul", "\x1b[31mred", "\x7f",
     "zero\u200bwidth", "bom\ufeff", "\u202eevil", "soft\u00adhyphen", "nb\u00a0sp", "em\u2003space",
-    "\u2014dash\u2013", "\ufb01", "e\u0301", "\u00e9", "\u0151", "\u0142", "\u03b1\u03b2", "\u4e2d\u6587",
+    "\u2014dash\u2013", "\u00b1\u00d7\u2212\u2026\u2020\u2021\u2022\u2264\u2265", "\ufb01", "e\u0301", "\u00e9", "\u0151", "\u0142", "\u03b1\u03b2", "\u4e2d\u6587",
     "\U0001f600", "\ud800", "\uffff", "\ue000private", "\\input{/etc/passwd}", "\\def\\x{}", "\\end{tabular}",
     *("".join(chr(c) for c in range(start, min(start + 24, 0x100))) for start in range(0xA1, 0x100, 24)),
 ]
@@ -52,7 +52,8 @@ def test_every_label_compiles_and_prints(tmp_path):
 @pytest.mark.parametrize("label, escaped", [
     ("[2cm]", "{[}2cm{]}"), ("*x", "{*}x"), ("``a''--b", "`{}`a'{}'-{}-b"), ("!`?`", "!{}`?{}`"),
     ("a\u2028b\u2029c", "a b c"), ("x\u200b\u202ey", "xy"), ("\ufb01", "fi"), ("\u0151", "o"), ("\u03b1", "?"),
-    ("Micro-F1", "Micro-F1"), ("caf\u00e9", "caf\u00e9"),
+    ("Micro-F1", "Micro-F1"), ("caf\u00e9", "caf\u00e9"), ("seeds 0\u20134", "seeds 0\u20134"),
+    ("\u00b1 \u2264", r"\ensuremath{\pm} \ensuremath{\le}"),
 ])
 def test_escaped_forms(label, escaped):
     assert latex_escape(label) == escaped

@@ -65,7 +65,7 @@ def test_files_without_a_time_give_dashes_and_are_counted(kgrid_results, tmp_pat
     tex = (tmp_path / "out" / "table_time.tex").read_text()
     assert [row[1] for row in (table_row(tex, d) for d in DATASETS)] == ["--"] * 3
     assert table_row(tex, "emotions")[2].endswith("\\,$\\dagger$")  # two of three folds
-    assert "10 of 36 results record no ranking time: '--' where no fold" in tex and "older runs" not in tex
+    assert "10 of 36 results record no ranking time: '-{}-' where no fold" in tex and "older runs" not in tex
     compile_tables([tmp_path / "out" / "table_time.tex"], tmp_path)
 
 

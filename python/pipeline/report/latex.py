@@ -35,6 +35,14 @@ _LATEX_SPECIALS = {
 #: Pairs of characters TeX fonts join into another glyph (-- en dash, `` '' quotes, !` ?` inverted
 #: marks, ,, low quotes): an empty group between them keeps both characters.
 _LIGATURE_PAIRS = frozenset({"--", "``", "''", "!`", "?`", ",,"})
+#: Typographic characters beyond Latin-1 that pdflatex sets: dashes and curly quotes as written
+#: (its UTF-8 input maps them to \textendash and its kin), the others as commands.
+_TYPOGRAPHY = {
+    "\u2013": "\u2013", "\u2014": "\u2014", "\u2018": "\u2018", "\u2019": "\u2019", "\u201c": "\u201c", "\u201d": "\u201d",
+    "\u2026": r"\dots{}", "\u2020": r"\dag{}", "\u2021": r"\ddag{}", "\u2022": r"\ensuremath{\bullet}",
+    "\u2212": r"\ensuremath{-}", "\u00b1": r"\ensuremath{\pm}", "\u00d7": r"\ensuremath{\times}",
+    "\u2264": r"\ensuremath{\le}", "\u2265": r"\ensuremath{\ge}",
+}
 #: Latin-1 letters the default OT1 font encoding has no glyph for (T1 has): eth and thorn.
 _NOT_IN_OT1 = frozenset("\u00d0\u00f0\u00de\u00fe")
 
@@ -47,7 +55,8 @@ def latex_escape(text: object) -> str:
     LaTeX specials are escaped, brackets and stars braced, ligatures broken. Control characters
     and every line, paragraph or other separator (U+2028, U+2029, ...) become spaces: a blank line
     would end the paragraph inside a table cell or a caption. Format characters (zero-width, bidi
-    controls, soft hyphen) and combining marks are dropped. Other characters beyond Latin-1, which pdflatex's default
+    controls, soft hyphen) and combining marks are dropped. Dashes, curly quotes and a few signs
+    (± × − … † ‡ • ≤ ≥) are set as such. Other characters beyond Latin-1, which pdflatex's default
     UTF-8 input cannot typeset, are written as their ASCII compatibility decomposition (``ﬁ`` as
     ``fi``, ``ő`` as ``o``) or else as ``?``.
     """
@@ -65,6 +74,8 @@ def _typeset_character(ch: str) -> str:
     """``ch`` as pdflatex can typeset it with its default (OT1/T1, UTF-8) set-up."""
     if " " <= ch <= "~":
         return ch
+    if ch in _TYPOGRAPHY:
+        return _TYPOGRAPHY[ch]
     category = unicodedata.category(ch)
     if category == "Cc" or category[0] == "Z":
         return " "
