@@ -205,7 +205,10 @@ def test_ctrl_c_stops_training_quietly_and_leaves_the_run_unfinished(trained, tm
     process.send_signal(signal.SIGINT)
     rest = process.stderr.read()
     code = process.wait(timeout=300)   # generous: the shared test machine can be heavily loaded
-    assert code == 130 and "interrupted" in rest and "Traceback" not in rest, (code, rest[-2000:])
+    # exit 130, or (seen in about 1 of 3 runs under load, after "interrupted" was printed) the
+    # interpreter ending itself by SIGINT: both are the status a shell reports as 130 for Ctrl-C
+    assert code in (130, -signal.SIGINT), (code, rest[-2000:])
+    assert "interrupted" in rest and "Traceback" not in rest, rest[-2000:]
     run = tmp_path / "paper" / "M3" / "seed_7"
     assert not (run / "config.json").exists()   # the interrupted run counts as not done
 
