@@ -24,6 +24,9 @@ function status = run_baseline(results_dir, data_dir, method, dataset, fold, var
     'mlfs:run_baseline:badArgument', 'run_baseline: fold must be an integer >= 0');
   opts = mlfs_parse_options('run_baseline', mlfs_suite_options(true), varargin);
   mlfs_check_grid_options('run_baseline', opts);
+  if isfield(opts.params, method)
+    mlfs_check_param_ranges(method, opts.params.(method));
+  end
   status = mlfs_run_task(results_dir, data_dir, method, dataset, fold, opts, true, mlfs_task_context(method, true));
 end
 

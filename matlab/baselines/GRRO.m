@@ -22,8 +22,8 @@ function [ranking, info] = GRRO(X, Y, params, init) %#ok<INUSD>
   started = tic;
   [X, Y] = mlfs_check_training_data(X, Y, 'GRRO');
   p = mlfs_method_params('GRRO', defaults, params);
-  mlfs_require(p.num_bins >= 2 && p.num_bins == fix(p.num_bins), 'mlfs:GRRO:badParams', ...
-    'GRRO: num_bins must be an integer >= 2');
+  mlfs_require(p.num_bins == fix(p.num_bins), 'mlfs:GRRO:badParams', ...
+    'GRRO: num_bins must be an integer');   % its range (>= 2): mlfs_parameter_ranges
   mlfs_require(size(X, 1) >= p.num_bins, 'mlfs:GRRO:badInput', 'GRRO: needs at least num_bins training rows');
   codes = mlfs_discretize_efi(X, p.num_bins);
   features = cell(1, p.num_bins);

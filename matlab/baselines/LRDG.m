@@ -24,11 +24,6 @@ function [ranking, info] = LRDG(X, Y, params, init)
   [X, Y] = mlfs_check_training_data(X, Y, 'LRDG');
   defaults = struct('alpha', 1, 'beta', 1, 'gamma', 1, 'max_iter', 50, 'divergence_limit', 1e100, 'seed', 0);
   p = mlfs_method_params('LRDG', defaults, params);
-  for name = {'alpha', 'beta', 'gamma'}
-    mlfs_require(p.(name{1}) >= 0, 'mlfs:LRDG:badParams', 'LRDG: %s must be >= 0', name{1});
-  end
-  mlfs_require(p.max_iter >= 1, 'mlfs:LRDG:badParams', 'LRDG: max_iter must be >= 1');
-  mlfs_require(p.divergence_limit > 0, 'mlfs:LRDG:badParams', 'LRDG: divergence_limit must be > 0');
   [n, d] = size(X);
   m = size(Y, 2);
   mlfs_require(n >= 6 && m >= 4, 'mlfs:LRDG:tooSmall', ...

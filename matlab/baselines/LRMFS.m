@@ -35,11 +35,6 @@ function [ranking, info] = LRMFS(X, Y, params, init)
   p = mlfs_method_params('LRMFS', defaults, params);
   [n, d] = size(X);
   L = size(Y, 2);
-  mlfs_require(ischar(p.mode) && any(strcmp(p.mode, {'fast', 'faithful'})), 'mlfs:LRMFS:badParams', ...
-    'LRMFS: mode must be ''fast'' or ''faithful''');
-  mlfs_require(p.max_iter >= 1, 'mlfs:LRMFS:badParams', 'LRMFS: max_iter must be >= 1');
-  mlfs_require(p.tol >= 0 && p.tol < 1, 'mlfs:LRMFS:badParams', ...
-    'LRMFS: tol must be in [0, 1) (the code starts with err = 1, so no iteration would run)');
   [W, Q, S] = initial_matrices(init, p.seed, n, d, L);
   faithful = strcmp(p.mode, 'faithful');
   if faithful

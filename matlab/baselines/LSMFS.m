@@ -30,15 +30,6 @@ function [ranking, info] = LSMFS(X, Y, params, init)
   defaults = struct('alpha', 10, 'beta', 0.1, 'gamma', 1, 'lambda', 1, 'max_iter', 20, 'tol', 1e-6, ...
                     'divergence_limit', 1e100, 'seed', 0);
   p = mlfs_method_params('LSMFS', defaults, params);
-  for name = {'alpha', 'beta', 'lambda', 'tol'}
-    mlfs_require(p.(name{1}) >= 0, 'mlfs:LSMFS:badParams', 'LSMFS: %s must be >= 0', name{1});
-  end
-  mlfs_require(p.gamma > 0, 'mlfs:LSMFS:badParams', ...
-    'LSMFS: gamma must be > 0 (it keeps the W-step system non-singular)');
-  mlfs_require(p.tol < 1, 'mlfs:LSMFS:badParams', ...
-    'LSMFS: tol must be below 1 (the code starts with err = 1, so no iteration would run)');
-  mlfs_require(p.max_iter >= 1, 'mlfs:LSMFS:badParams', 'LSMFS: max_iter must be >= 1');
-  mlfs_require(p.divergence_limit > 0, 'mlfs:LSMFS:badParams', 'LSMFS: divergence_limit must be > 0');
   [n, d] = size(X);
   L = size(Y, 2);
   [W, V, S] = initial_matrices(init, p.seed, n, d, L);

@@ -22,11 +22,6 @@ function [ranking, info] = RFSFS(X, Y, params, init)
   [X, Y] = mlfs_check_training_data(X, Y, 'RFSFS');
   defaults = struct('alpha', 0.1, 'beta', 0.1, 'gamma', 0.1, 'max_iter', 50, 'divergence_limit', 1e100, 'seed', 0);
   p = mlfs_method_params('RFSFS', defaults, params);
-  for name = {'alpha', 'beta', 'gamma'}
-    mlfs_require(p.(name{1}) >= 0, 'mlfs:RFSFS:badParams', 'RFSFS: %s must be >= 0', name{1});
-  end
-  mlfs_require(p.max_iter >= 1, 'mlfs:RFSFS:badParams', 'RFSFS: max_iter must be >= 1');
-  mlfs_require(p.divergence_limit > 0, 'mlfs:RFSFS:badParams', 'RFSFS: divergence_limit must be > 0');
   [n, d] = size(X);
   L = size(Y, 2);
   if isstruct(init) && isfield(init, 'W0')

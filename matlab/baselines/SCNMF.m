@@ -25,7 +25,6 @@ function [ranking, info] = SCNMF(X, Y, params, init) %#ok<INUSD>
   started = tic;
   [X, Y] = mlfs_check_training_data(X, Y, 'SCNMF');
   p = mlfs_method_params('SCNMF', defaults, params);
-  mlfs_require(p.max_iter >= 1, 'mlfs:SCNMF:badParams', 'SCNMF: max_iter must be >= 1');
   tiny = 1e-20;
   XtX = mlfs_gram_matrix(mlfs_gram_operand(X));
   XtY = X.' * Y;

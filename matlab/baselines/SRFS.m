@@ -27,7 +27,6 @@ function [ranking, info] = SRFS(X, Y, params, init)
   started = tic;
   [X, Y] = mlfs_check_training_data(X, Y, 'SRFS');
   p = mlfs_method_params('SRFS', defaults, params);
-  mlfs_require(p.max_iter >= 1, 'mlfs:SRFS:badParams', 'SRFS: max_iter must be >= 1');
   [n, d] = size(X);
   L = size(Y, 2);
   if isstruct(init) && isfield(init, 'W0')

@@ -7,6 +7,7 @@ function p = mlfs_method_params(method, defaults, params)
 %   (not a logical), and seed an integer in [0, 2^32 - 1] (it seeds a Mersenne Twister). MATLAB
 %   stores integer and real defaults alike as doubles, so Python's "an int default takes integers
 %   only" (max_iter = 1.7) is checked on the Python side only.
+%   Then each value must lie in the method's declared range (mlfs_check_param_ranges).
   p = defaults;
   if isempty(params)
     return
@@ -20,6 +21,7 @@ function p = mlfs_method_params(method, defaults, params)
     check_type(method, names{i}, params.(names{i}), defaults.(names{i}));
     p.(names{i}) = params.(names{i});
   end
+  mlfs_check_param_ranges(method, params);
 end
 
 function check_type(method, name, value, default)
@@ -37,14 +39,7 @@ function check_type(method, name, value, default)
     return
   end
   if ~ok
-    if ischar(value)
-      shown = ['''' value(1:min(end, 40)) ''''];
-    elseif isnumeric(value) && isscalar(value)
-      shown = sprintf('%.17g', double(value));
-    else
-      shown = sprintf('%s %s', mat2str(size(value)), class(value));
-    end
     error(sprintf('mlfs:%s:badParameter', method), '%s: invalid value for parameter ''%s'' (expected %s; found %s, %s)', ...
-          method, name, expected, shown, class(value));
+          method, name, expected, mlfs_shown_value(value), class(value));
   end
 end

@@ -8,6 +8,13 @@ function summary = mlfs_run_many(caller, results_dir, data_dir, datasets, method
   methods = mlfs_cellstr_arg(methods, 'method', caller);
   opts = mlfs_parse_options(caller, mlfs_suite_options(rank), args);
   mlfs_check_grid_options(caller, opts);
+  if rank
+    for m = 1:numel(methods)   % a parameter out of its range is the user's error, refused before any task
+      if isfield(opts.params, methods{m})
+        mlfs_check_param_ranges(methods{m}, opts.params.(methods{m}));
+      end
+    end
+  end
   opts.plugins = plugin_folders(caller, opts.plugins);
   if ~rank
     for m = 1:numel(methods)

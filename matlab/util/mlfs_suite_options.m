@@ -4,7 +4,7 @@ function spec = mlfs_suite_options(rank)
 %   grid          'kgrid' 'kgrid' or 'pgrid'
 %   mlknn_k       10     ML-kNN neighbours;  mlknn_smooth 1: Laplace smoothing
 %   k_min, k_max, k_step          10, 300, 10        (k-grid)
-%   p_min, p_max, p_step, p_target 0.05, 0.5, 0.05, 0.2 (p-grid)
+%   p_min, p_max, p_step, p_target 0.05, 0.5, 0.05, 0.2 (p-grid; each in (0, 1], p_min <= p_max)
 %   skip_existing false  keep tasks whose complete, valid metrics file exists with the same settings
 %   overwrite     false  recompute rankings and metrics (and replace files made with other settings)
 %   verbose       true   print one line per task

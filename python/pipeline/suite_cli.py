@@ -105,11 +105,14 @@ def build_parser(prog: str, mode: str | None, rank: bool) -> argparse.ArgumentPa
         parser.add_argument("--k-max", type=int, default=300, help="largest k (clipped to d)")
         parser.add_argument("--k-step", type=int, default=10, help="step of the k-grid")
     if mode in ("pgrid", None):
-        parser.add_argument("--p-min", type=float, default=0.05, help="smallest share of the d features")
-        parser.add_argument("--p-max", type=float, default=0.5, help="largest share of the d features")
-        parser.add_argument("--p-step", type=float, default=0.05, help="step of the p-grid")
+        parser.add_argument("--p-min", type=float, default=0.05,
+                            help="smallest share of the d features, in (0, 1]")
+        parser.add_argument("--p-max", type=float, default=0.5,
+                            help="largest share of the d features, in [p-min, 1]")
+        parser.add_argument("--p-step", type=float, default=0.05, help="step of the p-grid, in (0, 1]")
         parser.add_argument("--p-target", type=float, default=0.2,
-                            help="operating point recorded as <metric>_at_p_target (and used by the tables)")
+                            help="operating point recorded as <metric>_at_p_target (and used by the tables), "
+                                 "in (0, 1]")
     reuse = parser.add_mutually_exclusive_group()
     reuse.add_argument("--skip-existing", action="store_true",
                        help="keep results that are complete and fresh (same settings, made by the current code); "
@@ -245,9 +248,14 @@ def _warn_degenerate(outcomes) -> None:
 
 
 def _grid_from_args(args, mode: str) -> GridSpec:
-    if mode == "kgrid":
-        return GridSpec("kgrid", k_min=args.k_min, k_max=args.k_max, k_step=args.k_step)
-    return GridSpec("pgrid", p_min=args.p_min, p_max=args.p_max, p_step=args.p_step, p_target=args.p_target)
+    """The run's grid; a refused grid value is reported under its option's name (``--p-min``)."""
+    try:
+        if mode == "kgrid":
+            return GridSpec("kgrid", k_min=args.k_min, k_max=args.k_max, k_step=args.k_step)
+        return GridSpec("pgrid", p_min=args.p_min, p_max=args.p_max, p_step=args.p_step, p_target=args.p_target)
+    except ConfigError as exc:
+        option = "--" + exc.field.replace("_", "-") if exc.field else None
+        raise ConfigError(exc.message, field=option, expected=exc.expected, found=exc.found) from None
 
 
 def _check_arguments(args: argparse.Namespace) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from pipeline.errors import ConfigError
 from pipeline.evaluation.grids import k_grid, p_grid, p_target_index, p_to_k
@@ -31,8 +32,48 @@ def test_p_to_k_clips_to_one_and_d():
     assert p_to_k([0.01, 1.0], 20) == [1, 20]
 
 
-def test_p_grid_drops_values_outside_unit_interval():
-    assert p_grid(0.5, 1.2, 0.25).tolist() == [0.5, 0.75, 1.0]
+@pytest.mark.parametrize("args, field", [
+    ((0.5, 1.2, 0.25), "p_max"), ((0.0, 0.5, 0.05), "p_min"), ((-0.5, -0.1, 0.1), "p_min"),
+    ((0.05, 0.5, 1.5), "p_step"), ((0.6, 0.5, 0.05), "p_min"),
+])
+def test_p_grid_refuses_values_outside_unit_interval(args, field):
+    with pytest.raises(ConfigError) as refused:
+        p_grid(*args)
+    assert refused.value.field == field
+
+
+@pytest.mark.parametrize("target", [0.0, -0.1, 1.01, float("inf")])
+def test_p_target_outside_unit_interval_is_refused(target):
+    with pytest.raises(ConfigError, match="p_target"):
+        p_target_index(p_grid(), target)
+
+
+def test_p_grid_to_one_keeps_arange_values_and_drops_only_noise_above_one():
+    values = p_grid(0.1, 1.0, 0.05)   # arange's 19th value is 1.0000000000000004, as in the reference
+    assert values.tolist() == np.arange(0.1, 1.0 + 1e-12, 0.05)[:-1].tolist()
+    assert p_grid(0.5, 1.0, 0.25).tolist() == [0.5, 0.75, 1.0]
+
+
+@settings(max_examples=200, deadline=None)
+@given(p_min=st.floats(1e-6, 1.0), width=st.floats(0.0, 1.0), p_step=st.floats(1e-3, 1.0))
+def test_p_grid_of_valid_bounds_is_a_nonempty_ascending_subset_of_the_unit_interval(p_min, width, p_step):
+    p_max = min(1.0, p_min + width)
+    values = p_grid(p_min, p_max, p_step)
+    assert values[0] == p_min and values.size >= 1
+    assert np.all(values > 0) and np.all(values <= 1) and np.all(values <= p_max + 1e-12)
+    assert np.all(np.diff(values) > 0)
+    ks = p_to_k(values, 97)
+    assert all(1 <= k <= 97 for k in ks) and ks == sorted(ks)
+
+
+@settings(max_examples=200, deadline=None)
+@given(bad=st.one_of(st.floats(max_value=0.0), st.floats(min_value=1.0, exclude_min=True)),
+       which=st.sampled_from(["p_min", "p_max", "p_step"]))
+def test_p_grid_refuses_any_bound_outside_unit_interval(bad, which):
+    args = {"p_min": 0.05, "p_max": 0.5, "p_step": 0.05, which: bad}
+    with pytest.raises(ConfigError) as refused:
+        p_grid(**args)
+    assert refused.value.field == which
 
 
 def test_p_target_index_takes_first_minimiser():

@@ -44,6 +44,8 @@ def _evaluate(dataset, embeddings, tmp_path, capsys) -> tuple[int, str]:
 def test_unusable_embeddings_are_refused_with_one_line(dataset, tmp_path, capsys, embeddings, shown):
     code, err = _evaluate(dataset, embeddings, tmp_path, capsys)
     assert code == 2 and len(err.strip().splitlines()) == 1 and shown in err, err
+    assert err.startswith(f"error: {tmp_path / 'embeddings.npy'}"), err   # the file a user can fix
+    assert "embeddings of model x" in err or shown == "embeddings must be a float array", err  # read, then checked
     assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
 
 

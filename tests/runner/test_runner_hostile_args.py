@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import math
+import subprocess
+import sys
 
 import pytest
 
@@ -43,7 +45,7 @@ def _refused(code: int, err: str, *fragments: str) -> None:
     (["--jobs", "0"], ["field '--jobs'"]),
     (["--folds", "0"], ["field '--folds'"]),
     (["--max-tasks", "0"], ["field '--max-tasks'"]),
-    (["--k-min", "0"], ["field 'k_min': must be a positive integer (found 0)"]),
+    (["--k-min", "0"], ["field '--k-min': must be a positive integer (found 0)"]),
     (["--k-min", "50", "--k-max", "20"], ["k_min is larger than k_max"]),
     (["--datasets", "toy", "toy"], ["field '--datasets': listed twice (it would run twice) (found toy)"]),
 ])
@@ -58,10 +60,37 @@ def test_duplicate_methods_are_refused(fold_dir, tmp_path, capsys):
     _refused(code, err, "field '--methods': listed twice (it would run twice) (found RANDOM)")
 
 
-@pytest.mark.parametrize("step", ["1e-300", "1e-5", "nan", "0", "-0.05"])
+@pytest.mark.parametrize("step", ["1e-300", "1e-5", "nan", "0", "-0.05", "1.5"])
 def test_p_step_that_would_explode_or_vanish_is_refused(fold_dir, tmp_path, capsys, step):
     code, err = _run(pgrid.main, fold_dir, tmp_path, capsys, "--p-step", step)
-    _refused(code, err, "field 'p_step'")
+    _refused(code, err, "field '--p-step'")
+
+
+@pytest.mark.parametrize("extra, fragments", [
+    (["--p-min", "0"], ["field '--p-min': out of range (expected a number in (0, 1]; found 0.0)"]),
+    (["--p-min", "-0.5", "--p-max", "-0.1"], ["field '--p-min': out of range", "found -0.5"]),
+    (["--p-max", "2"], ["field '--p-max': out of range (expected a number in (0, 1]; found 2.0)"]),
+    (["--p-max", "1.0000001"], ["field '--p-max'", "found 1.0000001"]),
+    (["--p-target", "0"], ["field '--p-target': out of range"]),
+    (["--p-target", "1.5"], ["field '--p-target': out of range", "found 1.5"]),
+    (["--p-target", "nan"], ["field '--p-target': must be a finite number"]),
+    (["--p-min", "0.6"], ["field '--p-min': p_min is larger than p_max (expected <= p_max = 0.5; found 0.6)"]),
+])
+def test_p_grid_bounds_are_refused_not_narrowed(fold_dir, tmp_path, capsys, extra, fragments):
+    """Any p outside (0, 1] (or p_min > p_max) is the user's error: once the grid was silently cut
+    to (0, 1] and a run over --p-max 2 looked like one over --p-max 1."""
+    code, err = _run(pgrid.main, fold_dir, tmp_path, capsys, *extra)
+    _refused(code, err, *fragments)
+    assert not (tmp_path / "res").exists()
+
+
+def test_p_grid_bounds_refused_by_the_real_command(fold_dir, tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "pipeline.pgrid", "--engine", "python", "--methods", "RANDOM",
+                           "--data-dir", str(fold_dir), "--results-dir", str(tmp_path / "res"), "--p-max", "2"],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr == ("error: field '--p-max': out of range (expected a number in (0, 1]; found 2.0)\n")
+    assert not (tmp_path / "res").exists()
 
 
 def test_p_grid_point_cap_is_exact():

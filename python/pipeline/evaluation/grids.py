@@ -1,8 +1,10 @@
 """Feature-count grids: the k-grid (10, 20, ..., 300) and the p-grid (share of features).
 
-The grids follow the reference evaluator (docs/evaluation.md, "Grids"). The p values are
-``numpy.arange(p_min, p_max + 1e-12, p_step)`` restricted to 0 < p <= 1 (so they carry arange's
-float noise, e.g. 0.15000000000000002), and p maps to ``k = min(d, max(1, round(p * d)))`` with
+The grids follow the reference evaluator (docs/evaluation.md, "Grids"). p_min, p_max, p_step and
+p_target must each lie in (0, 1] with p_min <= p_max (anything else is refused, never narrowed).
+The p values are ``numpy.arange(p_min, p_max + 1e-12, p_step)`` (so they carry arange's float
+noise, e.g. 0.15000000000000002) without the values above 1, as in the reference: with
+p_max = 1 the noise can put the last point a few ulps above 1. p maps to ``k = min(d, max(1, round(p * d)))`` with
 NumPy's round-half-to-even on the float64 product. MATLAB rounds halves away from zero and would
 give different k at exact halves (d = 50: 2.5 -> 2 here, 3 in MATLAB).
 
@@ -37,6 +39,15 @@ def _finite_real(value, name: str) -> float:
     return float(value)
 
 
+def p_share(value, name: str) -> float:
+    """``value`` as a float if it is a share of the features, a number in (0, 1]; ConfigError naming
+    ``name`` otherwise. The one range of p_min, p_max, p_step and p_target."""
+    value = _finite_real(value, name)
+    if not 0 < value <= 1:
+        raise ConfigError("out of range", field=name, expected="a number in (0, 1]", found=repr(value))
+    return value
+
+
 def k_grid(d: int, k_min: int = 10, k_max: int = 300, k_step: int = 10) -> list[int]:
     """Return the k-grid ``k_min:k_step:min(k_max, d)`` for a fold with ``d`` features.
 
@@ -59,7 +70,7 @@ def k_grid(d: int, k_min: int = 10, k_max: int = 300, k_step: int = 10) -> list[
 
 
 def p_grid(p_min: float = 0.05, p_max: float = 0.5, p_step: float = 0.05) -> np.ndarray:
-    """Return ``numpy.arange(p_min, p_max + 1e-12, p_step)`` restricted to ``0 < p <= 1``.
+    """Return ``numpy.arange(p_min, p_max + 1e-12, p_step)`` without arange's noise above 1.
 
     With the defaults the float64 values are exactly 0.05, 0.1, 0.15000000000000002, 0.2, 0.25,
     0.3, 0.35000000000000003, 0.4, 0.45, 0.5.
@@ -67,26 +78,20 @@ def p_grid(p_min: float = 0.05, p_max: float = 0.5, p_step: float = 0.05) -> np.
     Raises
     ------
     ConfigError
-        If an argument is not finite, ``p_step <= 0``, the grid would have more than
-        :data:`MAX_GRID_POINTS` points, or no value lies in (0, 1].
+        If an argument is not a number in (0, 1], ``p_min > p_max``, or the grid would have more
+        than :data:`MAX_GRID_POINTS` points.
     """
-    p_min, p_max, p_step = (_finite_real(v, n) for v, n in
-                            ((p_min, "p_min"), (p_max, "p_max"), (p_step, "p_step")))
-    if p_step <= 0:
-        raise ConfigError("p_step must be positive", field="p_step", expected="> 0",
-                          found=repr(p_step))
+    p_min, p_max, p_step = (p_share(v, n) for v, n in ((p_min, "p_min"), (p_max, "p_max"), (p_step, "p_step")))
+    if p_min > p_max:
+        raise ConfigError("p_min is larger than p_max", field="p_min", expected=f"<= p_max = {p_max!r}",
+                          found=repr(p_min))
     points = (p_max + 1e-12 - p_min) / p_step  # numpy.arange's count, before it allocates
     if points > MAX_GRID_POINTS:
         raise ConfigError("the p-grid has too many points", field="p_step",
                           expected=f"at most {MAX_GRID_POINTS} points from p_min to p_max",
                           found=f"{points:.3g} points (p_min={p_min}, p_max={p_max}, p_step={p_step})")
     values = np.arange(p_min, p_max + 1e-12, p_step, dtype=np.float64)
-    values = values[(values > 0) & (values <= 1)]
-    if values.size == 0:
-        raise ConfigError("the p-grid is empty", field="p_min/p_max/p_step",
-                          expected="at least one p in (0, 1]",
-                          found=f"p_min={p_min}, p_max={p_max}, p_step={p_step}")
-    return values
+    return values[values <= 1]  # only float noise can pass 1 (p_max <= 1); p_min <= 1 stays
 
 
 def p_to_k(p_values, d: int) -> list[int]:
@@ -106,7 +111,7 @@ def p_to_k(p_values, d: int) -> list[int]:
 
 def p_target_index(p_values, p_target: float) -> int:
     """Return the first index minimising ``|p - p_target|`` (ties go to the earlier entry)."""
-    p_target = _finite_real(p_target, "p_target")
+    p_target = p_share(p_target, "p_target")
     p = np.asarray(p_values, dtype=np.float64).reshape(-1)
     if p.size == 0:
         raise ConfigError("the p-grid is empty", field="p_values", expected="at least one value")

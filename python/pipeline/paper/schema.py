@@ -72,7 +72,7 @@ class MlknnSection(Section):
 
 
 GridK = Annotated[int, Field(ge=1, le=MAX_GRID_K)]
-GridP = Annotated[float, Field(ge=0, le=1)]
+GridP = Annotated[float, Field(gt=0, le=1)]  # a share of the features, as evaluation.grids.p_share
 
 
 class KGridSection(Section):

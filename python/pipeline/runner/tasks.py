@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 from dataclasses import dataclass, field
-from numbers import Integral, Real
+from numbers import Integral
 from typing import Any
 
 from ..errors import ConfigError
-from ..evaluation.grids import p_grid
+from ..evaluation.grids import p_grid, p_share
 from ..names import validate_name
 
 
@@ -106,8 +105,8 @@ class GridSpec:
     tables use ``p_target``.
 
     Every field is checked on creation (ConfigError naming it): k values are integers >= 1 with
-    k_min <= k_max; p values are finite numbers, p_step > 0, the p-grid has at most
-    :data:`MAX_GRID_POINTS` points and at least one in (0, 1].
+    k_min <= k_max; p_min, p_max, p_step and p_target lie in (0, 1] with p_min <= p_max, and the
+    p-grid has at most :data:`MAX_GRID_POINTS` points.
     """
 
     mode: str = "kgrid"
@@ -130,9 +129,7 @@ class GridSpec:
         if self.k_min > self.k_max:
             raise ConfigError("k_min is larger than k_max", field="k_min",
                               expected=f"<= k_max = {self.k_max}", found=repr(self.k_min))
-        target = self.p_target
-        if not isinstance(target, Real) or isinstance(target, bool) or not math.isfinite(target):
-            raise ConfigError("must be a finite number", field="p_target", found=repr(self.p_target))
+        p_share(self.p_target, "p_target")
         p_grid(self.p_min, self.p_max, self.p_step)  # checks p_min, p_max, p_step and the grid's size
 
     def describe(self) -> dict[str, Any]:

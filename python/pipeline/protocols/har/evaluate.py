@@ -201,7 +201,7 @@ def evaluate_model(dataset: HarDataset, model: str, provider: EmbeddingProvider,
         raise DataError("too few windows for an 80/10/10 split with non-empty val and test",
                         file=dataset.source, field="windows", expected=f">= {MIN_WINDOWS}", found=dataset.n_windows)
     cache = cache or EmbeddingCache(None)
-    source = f"embeddings of model {model}"
+    source = _embeddings_source(getattr(provider, "windows_file", None), "embeddings", model)
     embeddings = check_embeddings(cache.window_embeddings(
         model, dataset, lambda: check_embeddings(provider.embed(dataset.windows), dataset, source)), dataset, source)
     metrics = {key: not_applicable("not text-aligned") for key in METRIC_KEYS[:2]}
@@ -212,7 +212,8 @@ def evaluate_model(dataset: HarDataset, model: str, provider: EmbeddingProvider,
         def label_embeddings(texts):
             texts = list(texts)
             return cache.label_embeddings(model, texts, lambda: check_label_embeddings(
-                provider.embed_labels(texts), len(texts), f"label embeddings of model {model}"))
+                provider.embed_labels(texts), len(texts),
+                _embeddings_source(getattr(provider, "labels_file", None), "label embeddings", model)))
 
         metrics.update(_zero_shot(embeddings, dataset, label_embeddings, vocabulary))
     split, rng = split_windows(dataset.n_windows, config.seed)
@@ -230,6 +231,12 @@ def evaluate_model(dataset: HarDataset, model: str, provider: EmbeddingProvider,
         settings["label_table"] = vocabulary.provenance()
     return {"schema_version": SCHEMA_VERSION, "dataset": dataset.name, "model": model,
             "text_aligned": text_aligned, "config": settings, "metrics": metrics}
+
+
+def _embeddings_source(path: Path | None, kind: str, model: str) -> str:
+    """What a refused embedding array is called in its error: the file a precomputed provider read
+    (``windows_file`` / ``labels_file``) and the model, or only the model when a model computed it."""
+    return f"{path} ({kind} of model {model})" if path is not None else f"{kind} of model {model}"
 
 
 def evaluation_path(output_dir: str | Path, dataset: str, model: str) -> Path:
