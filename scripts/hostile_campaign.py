@@ -42,6 +42,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "data"))
 from hostile_mat import (MI_UINT8, compressed, file_bytes, lying_bomb, matrix, matrix_head,  # noqa: E402
                          stored_as_uint8, zero_bomb)
 
+#: What an Octave front-door case says when a bad input was refused only after work began.
+LATE_REFUSAL = "mlfs:campaign:lateRefusal"
 CLASSES = ("silent wrong result", "traceback", "wrong exit code", "memory blow-up", "injection")
 
 
@@ -70,6 +72,8 @@ def classify(case: Case, code: int | None, out: str, err: str, work: Path) -> st
         verdict = "ACCEPT" if "ACCEPT" in out else "REFUSE" if "REFUSE" in out else None
         if verdict is None:
             return "traceback"
+        if LATE_REFUSAL in out:
+            return "wrong exit code"
         if (verdict == "ACCEPT") != (case.expect == 0):
             return "silent wrong result" if verdict == "ACCEPT" else "wrong exit code"
         return None
@@ -95,7 +99,7 @@ def run_case(case: Case, tree: Path, memory: int, root: Path) -> dict:
 
     if case.octave:
         command = ["octave-cli", "--no-gui", "--quiet", "--no-window-system", "--eval",
-                   f"addpath('{tree / 'matlab' / 'util'}'); try, {case.argv[0]}; disp('ACCEPT'); "
+                   f"addpath(genpath('{tree / 'matlab'}')); try, {case.argv[0]}; disp('ACCEPT'); "
                    "catch failure, disp(['REFUSE ' failure.identifier]); disp(failure.message); end"]
     else:
         command = [sys.executable, *case.argv]
@@ -106,8 +110,8 @@ def run_case(case: Case, tree: Path, memory: int, root: Path) -> dict:
     except subprocess.TimeoutExpired as exc:
         code, out, err = None, str(exc.stdout or ""), str(exc.stderr or "")
     found = classify(case, code, out, err, work)
-    return {"case": case.name, "expected": case.expect, "exit": code, "class": found,
-            "said": (err.strip().splitlines() or out.strip().splitlines() or [""])[-1][:300]}
+    said = " ".join(out.split()) if case.octave else (err.strip().splitlines() or out.strip().splitlines() or [""])[-1]
+    return {"case": case.name, "expected": case.expect, "exit": code, "class": found, "said": said[:300]}
 
 
 # -- the files --------------------------------------------------------------------------------------
@@ -181,14 +185,18 @@ def struct_tag(kind: int, n: int) -> bytes:
     return int(kind).to_bytes(4, "little") + int(n).to_bytes(4, "little")
 
 
-RANKINGS = {  # content, accepted (3 features)
-    "valid": (b"3\n1\n2\n", True), "crlf_bom": (b"\xef\xbb\xbf3\r\n1\r\n2\r\n", True),
-    "repeated": (b"1\n1\n3\n", False), "out_of_range": (b"1\n2\n4\n", False), "zero": (b"0\n1\n2\n", False),
-    "negative": (b"-1\n2\n3\n", False), "fraction": (b"1\n2.5\n3\n", False), "inf": (b"1\nInf\n3\n", False),
-    "nan": (b"1\nNaN\n3\n", False), "huge_digits": (b"1\n2\n" + b"9" * 4400 + b"\n", False),
-    "near_integer": (b"1\n2\n2.9999999999999999999\n", False), "too_short": (b"1\n2\n", False),
-    "too_long": (b"1\n2\n3\n1\n", False), "empty": (b"", False), "binary": (bytes(range(256)), False),
-    "underscore": (b"1\n1_0\n3\n", False), "complex": (b"1\n2+0i\n3\n", False), "huge_file": (b"1\n" * 100_000, False),
+#: Features of the fold the rankings are read against (the "valid" fold of fold_variants: d = 4).
+RANKED_FEATURES = 4
+
+RANKINGS = {  # content, accepted (RANKED_FEATURES features: a valid ranking is a permutation of 1..4)
+    "valid": (b"3\n1\n4\n2\n", True), "crlf_bom": (b"\xef\xbb\xbf3\r\n1\r\n4\r\n2\r\n", True),
+    "repeated": (b"1\n1\n3\n4\n", False), "out_of_range": (b"1\n2\n3\n5\n", False), "zero": (b"0\n1\n2\n3\n", False),
+    "negative": (b"-1\n2\n3\n4\n", False), "fraction": (b"1\n2.5\n3\n4\n", False), "inf": (b"1\nInf\n3\n4\n", False),
+    "nan": (b"1\nNaN\n3\n4\n", False), "huge_digits": (b"1\n2\n3\n" + b"9" * 4400 + b"\n", False),
+    "near_integer": (b"1\n2\n4\n2.9999999999999999999\n", False), "too_short": (b"1\n2\n3\n", False),
+    "too_long": (b"1\n2\n3\n4\n1\n", False), "empty": (b"", False), "binary": (bytes(range(256)), False),
+    "underscore": (b"1\n1_0\n3\n4\n", False), "complex": (b"1\n2+0i\n3\n4\n", False),
+    "huge_file": (b"1\n" * 100_000, False),
 }
 
 
@@ -221,11 +229,11 @@ def build_cases(root: Path) -> list[Case]:
         (results / "EXT").mkdir(parents=True)
         (results / "EXT" / "valid_fold0_ranking.csv").write_bytes(content)
         cases.append(Case(f"evaluate/ranking/{name}", ["-m", "pipeline.evaluate", "--methods", "EXT", *common,
-                                                        "--k-min", "1", "--k-max", "3", "--k-step", "1",
+                                                        "--k-min", "1", "--k-max", str(RANKED_FEATURES), "--k-step", "1",
                                                         "--results-dir", str(results)], 0 if accepted else 2))
         path = results / "EXT" / "valid_fold0_ranking.csv"
-        cases.append(Case(f"octave/ranking/{name}", [f"mlfs_read_ranking('{path}', 3)"], 0 if accepted else 2,
-                          octave=True))
+        cases.append(Case(f"octave/ranking/{name}", [f"mlfs_read_ranking('{path}', {RANKED_FEATURES})"],
+                          0 if accepted else 2, octave=True))
 
     kgrid = ["-m", "pipeline.kgrid", "--engine", "python", "--methods", "VARIANCE", *common, "--results-dir", "r"]
     for name, extra in {
@@ -256,10 +264,52 @@ def build_cases(root: Path) -> list[Case]:
         (params / f"{name}.json").write_text(text)
         cases.append(Case(f"kgrid/params/{name}", ["-m", "pipeline.kgrid", "--engine", "python", "--methods", "SRFS", *common,
                                                     "--results-dir", "r", "--params", str(params / f"{name}.json")], 2))
+    cases += octave_front_door_cases(data)
     cases += table_cases(data)
     cases += stats_cases(data)
     cases += har_cases(data)
     cases += steering_cases(data)
+    return cases
+
+
+def octave_front_door_cases(data: Path) -> list[Case]:
+    """run_suite / eval_rankings_matlab called with p-grid bounds or method parameters out of range:
+    refused before any task (a results folder left uncreated), as the Python front doors do."""
+    folds = data / "folds"
+    cases = []
+
+    def front_door(name: str, call: str, expect: int) -> None:
+        """``call`` returns the run's summary; a refusal after the run began (its results folder made,
+        or a task failed instead) is reported as LATE_REFUSAL, which classify counts as a wrong exit."""
+        results = data / "octave_runs" / re.sub(r"[^A-Za-z0-9_]", "_", name)
+        checked = (f"try, summary = {call}; catch failure, if exist('{{results}}', 'dir'), "
+                   f"error('{LATE_REFUSAL}', 'refused after the run began: %s', failure.message); end, "
+                   f"rethrow(failure); end, if summary.failed > 0, "
+                   f"error('{LATE_REFUSAL}', 'a failed task instead of a refusal'); end")
+        cases.append(Case(f"octave/front_door/{name}", [checked.format(results=results, folds=folds)], expect,
+                          octave=True))
+
+    suite = "run_suite('{results}', '{folds}', {{'valid'}}, {{'VARIANCE'}}, 'mlknn_k', 3, 'verbose', false"
+    for name, options in {"p_min_zero": "'p_min', 0", "p_max_two": "'p_max', 2", "p_min_negative": "'p_min', -0.1",
+                          "p_min_above_max": "'p_min', 0.6, 'p_max', 0.5", "p_target_zero": "'p_target', 0",
+                          "p_target_above_one": "'p_target', 1.5", "p_step_above_one": "'p_step', 1.5",
+                          "p_max_above_one_kgrid": "'grid', 'kgrid', 'p_max', 1.5"}.items():
+        front_door(f"run_suite/{name}", f"{suite}, 'grid', 'pgrid', {options})" if "kgrid" not in name
+                   else f"{suite}, {options})", 2)
+    front_door("run_suite/pgrid_to_one", f"{suite}, 'grid', 'pgrid', 'p_min', 0.5, 'p_max', 1)", 0)
+    (data / "octave_rankings" / "EXT").mkdir(parents=True)
+    (data / "octave_rankings" / "EXT" / "valid_fold0_ranking.csv").write_bytes(RANKINGS["valid"][0])
+    front_door("eval_rankings/p_max_two", f"eval_rankings_matlab('{data / 'octave_rankings'}', '{{folds}}', {{{{'EXT'}}}}, "
+               "{{'valid'}}, 'mlknn_k', 3, 'grid', 'pgrid', 'p_max', 2)", 2)
+    ranked = "run_suite('{results}', '{folds}', {{'valid'}}, {{'%s'}}, 'mlknn_k', 3, 'verbose', false, 'params', " \
+             "struct('%s', struct(%s)))"
+    for method, params in (("LRMFS", "'alpha', -1"), ("LRMFS", "'tol', 1"), ("LRMFS", "'mode', 'fastest'"),
+                           ("LRMFS", "'max_iter', 0"), ("LSMFS", "'gamma', 0"), ("GRRO", "'num_bins', 1"),
+                           ("SCNMF", "'lambda1', -1"), ("RFSFS", "'divergence_limit', 0"), ("SRFS", "'max_iter', 0"),
+                           ("LRDG", "'beta', -0.5")):
+        name = f"params/{method}_{params.split(',')[0].strip(chr(39))}"
+        front_door(name, ranked % (method, method, params), 2)
+    front_door("params/LRMFS_valid", ranked % ("LRMFS", "LRMFS", "'alpha', 0.2, 'max_iter', 2"), 0)
     return cases
 
 

@@ -25,8 +25,8 @@ REFUSED, ACCEPTED, REDONE = "refused", "accepted", "redone"
 
 @dataclass(frozen=True)
 class Case:
-    """One hostile input: ``command`` (module and arguments), ``files`` (name -> text or bytes) and
-    the correct outcome (:data:`REFUSED`, :data:`ACCEPTED`, or :data:`REDONE`: exit 0 and the
+    """One hostile input: ``command`` (module and arguments), ``files`` (name -> text or bytes),
+    ``links`` (symbolic links made before it runs) and the correct outcome (:data:`REFUSED`, :data:`ACCEPTED`, or :data:`REDONE`: exit 0 and the
     damaged result file rewritten)."""
 
     id: str
@@ -34,6 +34,7 @@ class Case:
     files: dict = field(default_factory=dict)
     expect: str = REFUSED
     fragment: str = ""  # a piece of the expected message
+    links: dict = field(default_factory=dict)  # symbolic link name -> its target (both may hold placeholders)
 
 
 # --- suites ------------------------------------------------------------------------------------
@@ -108,7 +109,10 @@ def _suite_cases() -> list[Case]:
                     {"RANDOM": {"seeds": [-1]}}, {"RANDOM": {"params": {"nope": 1}}}, {"RANDOM": 3},
                     {"RANDOM": {"sed": [1]}}, {"RANDOM": {"params": {"seed": "3"}}}],
         "grids": [{}, {"kgrid": {"k_min": 0}}, {"kgrid": {"k_min": 30, "k_max": 20}}, {"pgrid": {"p_step": 0}},
-                  {"kgrid": {"k_mn": 3}}, {"qgrid": {}}, {"pgrid": {"p_target": 2}}],
+                  {"kgrid": {"k_mn": 3}}, {"qgrid": {}}, {"pgrid": {"p_target": 2}},
+                  {"pgrid": {"p_min": 0}}, {"pgrid": {"p_max": 2}}, {"pgrid": {"p_min": -0.1}},
+                  {"pgrid": {"p_min": 0.6, "p_max": 0.5}}, {"pgrid": {"p_target": 0}}, {"pgrid": {"p_step": 1.5}},
+                  {"pgrid": {"p_max": 1.0000001}}],
         "tables__metrics": [["micro_f1", "nope"], [], "micro_f1", ["micro_f1", "micro_f1"]],
         "tables__ref_method": ["NOPE"],
         "name": ["../x", "", "a b/c"],
@@ -171,7 +175,33 @@ def _suite_cases() -> list[Case]:
         Case("suite-status-folds-option", status + ("--folds", "0"), {"suite.yaml": suite_text()}),
         Case("suite-status-folds-huge", status + ("--folds", "1000000000"), {"suite.yaml": suite_text()}),
         Case("suite-run-jobs-option", run + ("--jobs", "0"), {"suite.yaml": suite_text()}),
+        Case("suite-run-pgrid-p-max-two", run, {"suite.yaml": suite_text(grids={"pgrid": {"p_max": 2}})},
+             fragment="grids.pgrid"),
+        Case("suite-valid-pgrid-to-one", status, {"suite.yaml": suite_text(grids={"pgrid": {"p_min": 0.5, "p_max": 1}})},
+             ACCEPTED),
     ]
+    return cases + _symlink_cases()
+
+
+def _symlink_cases() -> list[Case]:
+    """Written folders that a symbolic link inside ``--root`` sends elsewhere (each its own root)."""
+    status = ("pipeline.paper", "status", "{work}/suite.yaml", "--root", "{work}/own")
+    run = ("pipeline.paper", "run", "{work}/suite.yaml", "--root", "{work}/own", "--no-progress")
+    suite = {"suite.yaml": suite_text()}
+    outside = "{work}/outside"
+    links = {
+        "results": {"own/results": outside}, "results-dir": {"own/results/hostile": outside},
+        "folds": {"own/folds": outside}, "dataset-folder": {"own/folds/toy": outside},
+        "tables": {"own/tables": outside}, "tables-grid": {"own/tables/kgrid": outside},
+        "parameter-report": {"own/tables/parameters": outside}, "method-folder": {"own/results/hostile/RANDOM": outside},
+        "dangling": {"own/results": "/nonexistent-mlfs/elsewhere"}, "to-filesystem-root": {"own/results": "/"},
+    }
+    cases = [Case(f"suite-symlink-{name}", status, suite, links=made, fragment="symbolic link")
+             for name, made in links.items()]
+    cases += [Case("suite-run-symlink-method-folder", run, suite, links=links["method-folder"], fragment="symbolic link"),
+              Case("suite-run-symlink-results", run, suite, links=links["results"], fragment="symbolic link"),
+              Case("suite-symlink-inside-root", status, suite, ACCEPTED, links={"own/results": "{work}/own/elsewhere"}),
+              Case("suite-symlink-root-itself", status, suite, ACCEPTED, links={"own": outside})]
     return cases
 
 
@@ -221,6 +251,9 @@ def _params_cases() -> list[Case]:
         "sweep-case-collision": '{"LRMFS": {"mode": ["fast", "Fast"]}}',
         "sweep-huge": json.dumps({"LRMFS": {"alpha": list(range(1, 2000)), "beta": list(range(1, 2000))}}),
         "empty": "", "truncated": '{"RANDOM": {"seed": 1', "not-utf8": b'{"RANDOM": {"seed": "\xff"}}',
+        "alpha-negative": '{"LRMFS": {"alpha": -1}}', "tol-one": '{"LRMFS": {"tol": 1}}',
+        "mode-unknown": '{"LRMFS": {"mode": "fastest"}}', "max-iter-zero": '{"LRMFS": {"max_iter": 0}}',
+        "sweep-one-out-of-range": '{"LRMFS": {"alpha": [0.1, -0.1]}}',
     }
     cases = [Case(f"params-json-{name}", kgrid("params.json"), {"params.json": content})
              for name, content in json_params.items()]
@@ -311,7 +344,10 @@ def _option_cases() -> list[Case]:
     pgrid = ("pipeline.pgrid",) + kgrid[1:]
     cases += [Case(f"option-pgrid-{name}", pgrid + args) for name, args in {
         "p-step-tiny": ("--p-step", "1e-300"), "p-step-nan": ("--p-step", "nan"), "p-max-inf": ("--p-max", "inf"),
-        "p-target-nan": ("--p-target", "nan")}.items()]
+        "p-target-nan": ("--p-target", "nan"), "p-min-zero": ("--p-min", "0"), "p-min-negative": ("--p-min", "-0.2"),
+        "p-max-two": ("--p-max", "2"), "p-max-above-one": ("--p-max", "1.0000001"),
+        "p-min-above-max": ("--p-min", "0.6"), "p-target-zero": ("--p-target", "0"),
+        "p-target-above-one": ("--p-target", "1.5"), "p-step-above-one": ("--p-step", "1.5")}.items()]
     steering = {
         "split-seed-negative": ("split", "--samples", "{work}/s.csv", "--out", "{work}/o", "--split-seed", "-1"),
         "split-seed-huge": ("split", "--samples", "{work}/s.csv", "--out", "{work}/o", "--split-seed", str(2**40)),
@@ -378,7 +414,18 @@ def fill(text: str, places: dict[str, str]) -> str:
 
 
 def write_case_files(case: Case, places: dict[str, str]) -> None:
-    """Write the case's files (a results file replaces the workspace's copy)."""
+    """Write the case's files (a results file replaces the workspace's copy), then make its links."""
+    _write_files(case, places)
+    for name, target in case.links.items():
+        link = Path(places["work"]) / fill(name, places)
+        target = Path(fill(target, places))
+        if target.is_relative_to(places["work"]):  # a folder of the case's own (never one elsewhere)
+            target.mkdir(parents=True, exist_ok=True)
+        link.parent.mkdir(parents=True, exist_ok=True)
+        link.symlink_to(target, target_is_directory=True)
+
+
+def _write_files(case: Case, places: dict[str, str]) -> None:
     for name, content in case.files.items():
         path = Path(fill(name, places))
         if not path.is_absolute():

@@ -7,12 +7,14 @@ seed averages -> tables, statistics, figures and the report of each grid (if the
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..data.folds import sha256_file
+from ..errors import ConfigError
 from ..runner.claims import DEFAULT_STALE_AFTER
 from ..runner.executors import RunResult, execute, make_executor
 from ..runner.history import RunHistory
@@ -40,7 +42,29 @@ class PaperPaths:
 
     @classmethod
     def of(cls, suite: Suite, root: Path) -> "PaperPaths":
+        """The suite's folders under ``root``; ConfigError for any written folder (the declared ones
+        and the method, dataset and table folders the run makes in them) that a symbolic link takes
+        outside ``root``: the schema keeps the names relative, this keeps what they resolve to inside."""
+        out_dir = suite.tables["out_dir"]
+        written = {"folds.dir": suite.folds_dir, "run.results_dir": suite.results_dir, "tables.out_dir": out_dir}
+        written.update({f"datasets ({name})": f"{suite.folds_dir}/{name}" for name in suite.datasets})
+        written.update({f"methods ({m.name})": f"{suite.results_dir}/{m.name}" for m in suite.methods})
+        written.update({f"tables.out_dir ({sub})": f"{out_dir}/{sub}"
+                        for sub in (*(grid.mode for grid in suite.grids), "parameters")})
+        for field, relative in written.items():
+            _check_inside(root, relative, field)
         return cls(root=root, folds=root / suite.folds_dir, results=root / suite.results_dir)
+
+
+def _check_inside(root: Path, relative: str, field: str) -> None:
+    """ConfigError (naming the field, the path and where it resolves) unless ``root / relative``,
+    with every symbolic link on the way followed, stays inside ``root`` (itself resolved)."""
+    real_root = os.path.realpath(root)
+    path = root / relative
+    real = os.path.realpath(path)
+    if os.path.commonpath([real_root, real]) != real_root:
+        raise ConfigError(f"a symbolic link takes this written path outside --root: it resolves to {real}",
+                          file=path, field=field, expected=f"a path that resolves under {real_root}")
 
 
 def run_settings(suite: Suite, paths: PaperPaths, *, log_file: str | None = None,
