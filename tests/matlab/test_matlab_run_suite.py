@@ -184,6 +184,38 @@ def test_run_suite_option_errors(octave, tmp_path, args, identifier):
         octave.call("run_suite", str(tmp_path), str(DATA), ["demo"], ["VARIANCE"], *args, nout=1)
 
 
+@pytest.mark.parametrize("args, message", [
+    (("p_min", 0.0), "run_suite: option 'p_min' out of range (expected a number in (0, 1]; found 0)"),
+    (("p_max", 2.0), "run_suite: option 'p_max' out of range (expected a number in (0, 1]; found 2)"),
+    (("p_target", 1.5), "run_suite: option 'p_target' out of range (expected a number in (0, 1]; found 1.5)"),
+    (("p_step", 1.5), "run_suite: option 'p_step' out of range"),
+    (("p_min", 0.6, "p_max", 0.5), "run_suite: option 'p_min' is larger than p_max (expected <= p_max = 0.5; found 0.6)"),
+])
+def test_run_suite_refuses_p_grid_bounds_before_any_work(octave, tmp_path, args, message):
+    """As the Python front doors: a p outside (0, 1] is refused, not narrowed to the values that fit."""
+    results = tmp_path / "never"
+    with pytest.raises(EngineError, match="mlfs:run_suite:badValue") as refused:
+        octave.call("run_suite", str(results), str(DATA), ["demo"], ["VARIANCE"], "grid", "pgrid", *args, nout=1)
+    assert message in str(refused.value)
+    assert not results.exists()
+
+
+def test_octave_front_doors_refuse_parameters_out_of_range_before_any_task(octave, tmp_path):
+    """Python's words, the method, the parameter, the range and the value; no results folder made."""
+    results = tmp_path / "never"
+    with pytest.raises(EngineError, match="mlfs:LRMFS:badParameter") as refused:
+        octave.call("run_suite", str(results), str(DATA), ["demo"], ["VARIANCE", "LRMFS"], "params",
+                    {"LRMFS": {"alpha": -1.0}}, nout=1)
+    assert ("LRMFS: value out of range for parameter 'alpha' of method LRMFS (expected >= 0; found -1)"
+            in str(refused.value))
+    assert not results.exists()
+    with pytest.raises(EngineError, match="mlfs:LSMFS:badParameter") as refused:
+        octave.call("run_baseline", str(results), str(DATA), "LSMFS", "demo", 0.0, "params",
+                    {"LSMFS": {"gamma": 0.0}}, nout=1)
+    assert "(expected > 0; found 0)" in str(refused.value)
+    assert not results.exists()
+
+
 def test_unsafe_names_and_missing_folders_are_rejected(octave, tmp_path):
     with pytest.raises(EngineError, match="mlfs:badName"):
         octave.call("run_suite", str(tmp_path), str(DATA), ["demo"], ["../VARIANCE"], nout=1)

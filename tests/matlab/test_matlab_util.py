@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 from hypothesis import assume, given, settings, strategies as st
 
-from pipeline.errors import EngineError
+from pipeline.engines.octave import from_engine_value
+from pipeline.errors import ConfigError, EngineError
 from pipeline.evaluation.grids import k_grid, p_grid, p_to_k
 from pipeline.fileio import dumps_json
 
@@ -111,3 +112,51 @@ def test_bad_seeds_are_refused_by_both_ways_of_drawing_starts(octave, seed):
     for function, args in (("mlfs_seeded_uniform", (seed, np.array([2.0, 2.0]))), ("mlfs_mt_init_by_array", (seed,))):
         with pytest.raises(EngineError, match="mlfs:seed:badValue"):
             octave.call(function, *args, nout=1)
+
+
+def _shipped_octave_methods():
+    from pipeline.methods import available_methods, get_method
+    specs = [get_method(name) for name in available_methods()]
+    return [spec for spec in specs if spec.matlab_function and spec.plugin_dir is None]
+
+
+def _octave_range(value) -> dict:
+    choices = tuple(value["choices"])
+    bound = {key: (None if np.size(value[key]) == 0 else float(value[key])) for key in ("low", "high")}
+    return {**bound, "low_open": bool(value["low_open"]), "high_open": bool(value["high_open"]), "choices": choices}
+
+
+def test_octave_parameter_ranges_equal_python_allowed_for_every_shipped_method(octave):
+    """The ranges are declared twice (MethodSpec.allowed, mlfs_parameter_ranges.m): they may not drift."""
+    specs = _shipped_octave_methods()
+    assert {spec.name for spec in specs} >= {"LRMFS", "LSMFS", "LRDG", "RFSFS", "SRFS", "SCNMF", "GRRO"}
+    for spec in specs:
+        (ranges,) = octave.call("mlfs_parameter_ranges", spec.matlab_function, nout=1)
+        ranges = from_engine_value(ranges)  # struct() (no ranges) comes back as [None]
+        octave_side = {name: _octave_range(value) for name, value in ranges.items()} if isinstance(ranges, dict) else {}
+        python_side = {name: {"low": None if a.low is None else float(a.low),
+                              "high": None if a.high is None else float(a.high), "low_open": a.low_open,
+                              "high_open": a.high_open, "choices": tuple(a.choices)}
+                       for name, a in spec.allowed.items()}
+        assert octave_side == python_side, spec.name
+
+
+def _outside(allowed):
+    if allowed.choices:
+        return "not-a-choice"
+    if allowed.low is not None:
+        return float(allowed.low) if allowed.low_open else float(allowed.low) - 1
+    return float(allowed.high) if allowed.high_open else float(allowed.high) + 1
+
+
+def test_octave_refuses_every_declared_range_in_pythons_words(octave):
+    for spec in _shipped_octave_methods():
+        for name, allowed in spec.allowed.items():
+            value = _outside(allowed)
+            typed = int(value) if isinstance(spec.defaults[name], int) else value  # Python checks the type first
+            with pytest.raises(ConfigError, match="out of range") as python_refusal:
+                spec.resolve_params({name: typed})
+            with pytest.raises(EngineError, match=f"mlfs:{spec.matlab_function}:badParameter") as refused:
+                octave.call("mlfs_check_param_ranges", spec.matlab_function, {name: value}, nout=0)
+            words = f"value out of range for parameter '{name}' of method {spec.name} (expected {allowed}; found"
+            assert words in str(refused.value) and words in str(python_refusal.value), (spec.name, name)
