@@ -116,8 +116,8 @@ def test_bad_seeds_are_refused_by_both_ways_of_drawing_starts(octave, seed):
 
 def _shipped_octave_methods():
     from pipeline.methods import available_methods, get_method
-    specs = [get_method(name) for name in available_methods()]
-    return [spec for spec in specs if spec.matlab_function and spec.plugin_dir is None]
+    methods = [get_method(name) for name in available_methods()]
+    return [method for method in methods if method.matlab_function and method.plugin_dir is None]
 
 
 def _octave_range(value) -> dict:
@@ -128,17 +128,17 @@ def _octave_range(value) -> dict:
 
 def test_octave_parameter_ranges_equal_python_allowed_for_every_shipped_method(octave):
     """The ranges are declared twice (MethodSpec.allowed, mlfs_parameter_ranges.m): they may not drift."""
-    specs = _shipped_octave_methods()
-    assert {spec.name for spec in specs} >= {"LRMFS", "LSMFS", "LRDG", "RFSFS", "SRFS", "SCNMF", "GRRO"}
-    for spec in specs:
-        (ranges,) = octave.call("mlfs_parameter_ranges", spec.matlab_function, nout=1)
+    methods = _shipped_octave_methods()
+    assert {method.name for method in methods} >= {"LRMFS", "LSMFS", "LRDG", "RFSFS", "SRFS", "SCNMF", "GRRO"}
+    for method in methods:
+        (ranges,) = octave.call("mlfs_parameter_ranges", method.matlab_function, nout=1)
         ranges = from_engine_value(ranges)  # struct() (no ranges) comes back as [None]
         octave_side = {name: _octave_range(value) for name, value in ranges.items()} if isinstance(ranges, dict) else {}
         python_side = {name: {"low": None if a.low is None else float(a.low),
                               "high": None if a.high is None else float(a.high), "low_open": a.low_open,
                               "high_open": a.high_open, "choices": tuple(a.choices)}
-                       for name, a in spec.allowed.items()}
-        assert octave_side == python_side, spec.name
+                       for name, a in method.allowed.items()}
+        assert octave_side == python_side, method.name
 
 
 def _outside(allowed):
@@ -150,13 +150,13 @@ def _outside(allowed):
 
 
 def test_octave_refuses_every_declared_range_in_pythons_words(octave):
-    for spec in _shipped_octave_methods():
-        for name, allowed in spec.allowed.items():
+    for method in _shipped_octave_methods():
+        for name, allowed in method.allowed.items():
             value = _outside(allowed)
-            typed = int(value) if isinstance(spec.defaults[name], int) else value  # Python checks the type first
+            typed = int(value) if isinstance(method.defaults[name], int) else value  # Python checks the type first
             with pytest.raises(ConfigError, match="out of range") as python_refusal:
-                spec.resolve_params({name: typed})
-            with pytest.raises(EngineError, match=f"mlfs:{spec.matlab_function}:badParameter") as refused:
-                octave.call("mlfs_check_param_ranges", spec.matlab_function, {name: value}, nout=0)
-            words = f"value out of range for parameter '{name}' of method {spec.name} (expected {allowed}; found"
-            assert words in str(refused.value) and words in str(python_refusal.value), (spec.name, name)
+                method.resolve_params({name: typed})
+            with pytest.raises(EngineError, match=f"mlfs:{method.matlab_function}:badParameter") as refused:
+                octave.call("mlfs_check_param_ranges", method.matlab_function, {name: value}, nout=0)
+            words = f"value out of range for parameter '{name}' of method {method.name} (expected {allowed}; found"
+            assert words in str(refused.value) and words in str(python_refusal.value), (method.name, name)
