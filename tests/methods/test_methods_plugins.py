@@ -177,7 +177,7 @@ def test_a_suite_declares_plugin_folders_relative_to_itself_and_external_ranking
     minimal_plugin(tmp_path / "suite" / "mine", "SUITEX", helper=False)
     given = tmp_path / "root" / "results" / "given" / "GIVEN"
     given.mkdir(parents=True)
-    (tmp_path / "root" / "folds").symlink_to(DEMO, target_is_directory=True)  # written paths stay under --root
+    shutil.copytree(DEMO, tmp_path / "root" / "folds")  # written paths stay under --root (a link out is refused)
     for fold in range(2):
         (given / f"demo_fold{fold}_ranking.csv").write_text("\n".join(map(str, range(120, 0, -1))) + "\n")
     suite = write(tmp_path / "suite", "suite.yaml", f"""
