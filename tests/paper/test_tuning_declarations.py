@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from pipeline.aggregate import REFERENCE_FOLDER
 from pipeline.cli import run_main
 from pipeline.data.folds import save_fold
 from pipeline.errors import ConfigError
@@ -16,7 +17,7 @@ from pipeline.paper.__main__ import main
 from pipeline.paper.suite import load_suite
 from pipeline.paper.tuning import check_inner_sizes
 from pipeline.runner.inner import TuningSpec, best_candidate, criterion_scores, make_inner_splits
-from pipeline.runner.tasks import REFERENCE_METHOD, GridSpec
+from pipeline.runner.tasks import GridSpec
 
 BASE = """
 name: t
@@ -131,7 +132,7 @@ def test_the_candidate_set_is_the_cartesian_product_in_declared_order(tmp_path):
     assert len(candidates) == 12 and {t.stage for t in candidates} == {"candidate"}
     assert len({t.key for t in candidates}) == 12 and len({t.candidate_id for t in candidates}) == 6
     assert suite.methods[1].candidates() == [] and {t.method for t in candidates} == {"GRRO"}
-    assert [t.stage for t in suite.tasks() if t.method != REFERENCE_METHOD] == ["tuned", "", "tuned", ""]
+    assert [t.stage for t in suite.tasks() if t.method != REFERENCE_FOLDER] == ["tuned", "", "tuned", ""]
 
 
 def test_an_inner_split_too_small_for_the_labels_is_refused(tmp_path, capsys):

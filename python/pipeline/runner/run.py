@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..aggregate import REFERENCE_FOLDER, all_features_path
 from ..data.folds import fold_feature_count, fold_path, load_fold, sha256_file
 from ..engines import make_engine, make_evaluator
 from ..errors import ConfigError, EngineError, PipelineError
@@ -26,9 +27,9 @@ from .plugins import activate_plugins
 from .freshness import metrics_staleness, ranking_staleness, sha256_or_none
 from .inner import TuningSpec, make_inner_splits
 from .records import metrics_record, ranking_record, runtime_versions, union_of_k
-from .reference import reference_path, reference_reason, run_reference
+from .reference import reference_reason, run_reference
 from .store import ResultStore, TaskFiles
-from .tasks import REFERENCE_METHOD, GridSpec, Task
+from .tasks import GridSpec, Task
 from .tuning import SELECTED_BY_INNER, mlknn_settings, plan_candidate, run_candidate
 
 
@@ -205,7 +206,7 @@ class TaskPlan:
 
 def plan_task(task: Task, settings: RunSettings) -> TaskPlan:
     """Decide, from the files on disk and the current code, what ``task`` needs (no side effects)."""
-    if task.method == REFERENCE_METHOD:
+    if task.method == REFERENCE_FOLDER:
         return _plan_reference(task, settings)
     method_spec = get_method(task.method) if ranks(task, settings) else None
     params = method_spec.resolve_params(task.overrides) if method_spec else task.overrides
@@ -241,7 +242,7 @@ def _plan_reference(task: Task, settings: RunSettings) -> TaskPlan:
     """The all-features reference's plan: its one file is the task's only "grid" (``all_features``)."""
     reason = reference_reason(task, settings)
     if reason is None and not settings.skip_existing and \
-            not _written_since(reference_path(settings.results_dir, task.dataset, task.fold), settings):
+            not _written_since(all_features_path(settings.results_dir, task.dataset, task.fold), settings):
         reason = "recomputed (no --skip-existing)"
     code = {"method": None, "evaluator": evaluator_fingerprint(settings.evaluator)}
     return TaskPlan(None, {}, None, fold_path(settings.data_dir, task.dataset, task.fold), code, None,
@@ -251,7 +252,7 @@ def _plan_reference(task: Task, settings: RunSettings) -> TaskPlan:
 def _run_reference(task: Task, settings: RunSettings, bench: Workbench) -> tuple[str, str, int]:
     plan = _plan_reference(task, settings)
     if not plan.grid_reasons:
-        elsewhere = _written_since(reference_path(settings.results_dir, task.dataset, task.fold), settings)
+        elsewhere = _written_since(all_features_path(settings.results_dir, task.dataset, task.fold), settings)
         return ("done_elsewhere" if elsewhere else "skipped"), "", 0
     run_reference(task, settings, bench, plan.reason)
     return "done", plan.reason, 0
@@ -259,7 +260,7 @@ def _run_reference(task: Task, settings: RunSettings, bench: Workbench) -> tuple
 
 def _run(task: Task, settings: RunSettings, bench: Workbench) -> tuple[str, str, int]:
     """Bring the task's files up to date; return (status, reason, degenerate grid points)."""
-    if task.method == REFERENCE_METHOD:
+    if task.method == REFERENCE_FOLDER:
         return _run_reference(task, settings, bench)
     store = ResultStore(settings.results_dir)
     store.remove_partial_files(store.files(task.folder, task.dataset, task.fold))
