@@ -6,7 +6,8 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+import yaml
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from pipeline.aggregate import REFERENCE_FOLDER
 from pipeline.cli import run_main
@@ -95,6 +96,48 @@ def test_bad_tuning_sections_are_refused_with_one_line(tmp_path, capsys, tuning,
     assert message in err and f"field '{field}'" in err
 
 
+_TUNING_VALUES = st.one_of(
+    st.none(), st.booleans(), st.integers(-3, 5), st.integers(2**31, 2**40), st.floats(allow_nan=False),
+    st.sampled_from(["holdout", "kfold", "micro_f1", "hamming_loss", "kgrid", "pgrid", "mean", "p_target", "false",
+                     "0.3", "seed"]),
+    st.lists(st.one_of(st.integers(0, 3), st.floats(0, 2), st.booleans(), st.text(max_size=3), st.just([1])),
+             max_size=3),
+    st.dictionaries(st.sampled_from(["alpha", "mode", "x"]), st.integers(0, 2), max_size=2))
+
+
+@st.composite
+def tuned_declarations(draw) -> dict:
+    """The tuning section and a method's tune grid of a valid suite, with one to three keys set or removed."""
+    inner = {"mode": "holdout", "count": 1, "test_size": 0.25, "seed": 0}
+    criterion = {"metric": "micro_f1", "grid": "kgrid"}
+    tuning, method = {"inner": inner, "criterion": criterion}, {"tune": {"alpha": [1, 2]}}
+    for _ in range(draw(st.integers(1, 3))):
+        node = draw(st.sampled_from([inner, criterion, tuning, method, method["tune"]]))
+        key = draw(st.sampled_from(["mode", "count", "test_size", "seed", "metric", "grid", "at", "inner", "tune",
+                                    "params", "alpha", "beta", "num_bins", "x"]))
+        if draw(st.booleans()) and isinstance(node, dict):
+            node.pop(key, None)
+        elif isinstance(node, dict):
+            node[key] = draw(_TUNING_VALUES)
+    return {"tuning": tuning, "methods": {"GRRO": method}}
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(declared=tuned_declarations())
+def test_generated_tuning_declarations_validate_or_are_refused_alike_by_status_and_run(tmp_path_factory, capsys,
+                                                                                        declared):
+    root = tmp_path_factory.mktemp("generated")
+    suite = root / "suite.yaml"
+    suite.write_text(BASE + yaml.safe_dump(declared))
+    code = run_main(main, ["status", str(suite), "--root", str(root)])
+    err = capsys.readouterr().err
+    if code == 0:
+        return
+    assert code == 2 and err.startswith("error: ") and err.count("\n") == 1 and "suite.yaml" in err, err
+    assert run_main(main, ["run", str(suite), "--root", str(root), "--no-progress"]) == 2
+    assert capsys.readouterr().err == err and sorted(root.iterdir()) == [suite]
+
+
 def test_a_criterion_grid_the_suite_does_not_declare_is_refused(tmp_path, capsys):
     path = _suite(tmp_path, "  GRRO: {tune: {alpha: [1, 2]}}\n", TUNING.replace("grid: kgrid", "grid: pgrid"))
     path.write_text(path.read_text().replace(", pgrid: {p_target: 0.2}", ""))
@@ -108,9 +151,9 @@ def test_a_declared_tuning_is_read_as_written(tmp_path):
     suite = load_suite(_suite(tmp_path, "  GRRO: {tune: {alpha: [1, 2.5], num_bins: [3]}}\n",
                               KFOLD.replace("micro_f1, grid: kgrid", "hamming_loss, grid: pgrid, at: p_target")))
     assert suite.methods[0].tune == (("alpha", (1, 2.5)), ("num_bins", (3,)))
-    spec = suite.tuning
-    assert (spec.mode, spec.count, spec.seed, spec.test_size) == ("kfold", 3, 0, None)
-    assert (spec.metric, spec.grid.mode, spec.statistic) == ("hamming_loss", "pgrid", "p_target")
+    declared = suite.tuning
+    assert (declared.mode, declared.count, declared.seed, declared.test_size) == ("kfold", 3, 0, None)
+    assert (declared.metric, declared.grid.mode, declared.statistic) == ("hamming_loss", "pgrid", "p_target")
     holdout = load_suite(_suite(tmp_path, "  GRRO: {tune: {alpha: [1]}}\n",
                                 TUNING.replace("count: 1, test_size: 0.25, seed: 0", "count: 2"))).tuning
     assert (holdout.test_size, holdout.seed, holdout.statistic) == (0.25, 0, "mean")  # the documented defaults
