@@ -67,8 +67,8 @@ def test_all_zero_prefix_ties_on_yahoo(octave_session, mlc_dir):
 
 
 def test_a_prepared_fold_gives_the_same_curves_in_both_evaluators(octave_session, mlc_dir):
-    """The Octave evaluator keeps a prepared fold's arrays (its set-up runs in Octave each call); the
-    native one shares its checks and priors: both still give the curves of a fresh evaluation."""
+    """A prepared fold shares the checks (the native evaluator also its label priors; Octave makes
+    them at each call): both evaluators still give the curves of a fresh evaluation."""
     X_train, Y_train, X_test, Y_test = real_fold(mlc_dir, "emotions", 391, 202)
     ranking = np.random.default_rng(2).permutation(X_train.shape[1]) + 1
     ks = k_grid(X_train.shape[1], 10, 70, 10)

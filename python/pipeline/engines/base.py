@@ -8,7 +8,6 @@ long-lived instance (for Octave: one Octave process per worker) across many task
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
@@ -68,17 +67,17 @@ class Evaluator(ABC):
         """Return ``k_values`` and the metric lists (see ``pipeline.evaluation.mlknn``)."""
 
     def prepare(self, X_train: np.ndarray, Y_train: np.ndarray, X_test: np.ndarray, Y_test: np.ndarray, *,
-                num: int, smooth: float) -> object:
-        """A fold made ready for :meth:`evaluate_prepared`, to score many rankings on the same fold.
+                num: int, smooth: float):
+        """A fold checked and converted once (``prepare_fold``), to score many rankings on it with
+        :meth:`evaluate_prepared` (the candidates of one inner split do)."""
+        from ..evaluation.mlknn import prepare_fold
 
-        This default only keeps the arrays (each evaluation then does its own set-up); an evaluator
-        that can share the fold's checks and label priors between rankings overrides both methods.
-        """
-        return _HeldFold(X_train, Y_train, X_test, Y_test, num, smooth)
+        return prepare_fold(X_train, Y_train, X_test, Y_test, num=num, smooth=smooth)
 
     def evaluate_prepared(self, fold, ranking: np.ndarray, k_values: Sequence[int], *,
                           context: str = "") -> dict:
-        """:meth:`evaluate` on a fold made by :meth:`prepare` (the same curves)."""
+        """:meth:`evaluate` on a fold made by :meth:`prepare` (the same curves). This default sends
+        the prepared arrays to :meth:`evaluate`, which does its own ML-kNN set-up."""
         return self.evaluate(fold.X_train, fold.Y_train, fold.X_test, fold.Y_test, ranking, k_values,
                              num=fold.num, smooth=fold.smooth, context=context)
 
@@ -91,14 +90,3 @@ class Evaluator(ABC):
     def __exit__(self, *exc):
         self.close()
 
-
-@dataclass(frozen=True, eq=False)
-class _HeldFold:
-    """The arrays and ML-kNN settings of a fold, as :meth:`Evaluator.prepare` keeps them by default."""
-
-    X_train: np.ndarray
-    Y_train: np.ndarray
-    X_test: np.ndarray
-    Y_test: np.ndarray
-    num: int
-    smooth: float

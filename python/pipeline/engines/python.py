@@ -50,13 +50,8 @@ class NativeEvaluator(Evaluator):
         return evaluate_grid(X_train, Y_train, X_test, Y_test, ranking, list(k_values),
                              num=num, smooth=smooth)
 
-    def prepare(self, X_train, Y_train, X_test, Y_test, *, num: int, smooth: float):
-        """The fold checked, converted and its label priors computed once (``prepare_fold``)."""
-        from ..evaluation.mlknn import prepare_fold
-
-        return prepare_fold(X_train, Y_train, X_test, Y_test, num=num, smooth=smooth)
-
     def evaluate_prepared(self, fold, ranking, k_values: Sequence[int], *, context: str = "") -> dict:
+        """Scores ``ranking`` with the fold's checks and label priors made once, by :meth:`prepare`."""
         from ..evaluation.mlknn import evaluate_prepared
 
         return evaluate_prepared(fold, ranking, list(k_values))
