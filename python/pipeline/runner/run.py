@@ -130,13 +130,20 @@ class Workbench:
             self._git = git_state()
         return self._git
 
-    def inner_splits(self, fold_file: Path, fold) -> list:
-        """The inner splits of ``fold`` under the run's tuning rule, made once per outer fold and
-        reused by every candidate of it this worker runs (candidates of one fold come in a row)."""
+    def inner_splits(self, fold_file: Path, fold) -> list[tuple]:
+        """The inner splits of ``fold`` under the run's tuning rule, each with its validation fold
+        prepared by the evaluator (checks, label priors): ``(split, prepared)`` pairs made once per
+        outer fold and reused by every candidate of it this worker runs (candidates of one fold
+        come in a row)."""
         stat = fold_file.stat()
         key = (str(fold_file), stat.st_mtime_ns, stat.st_size, self.settings.tuning)
         if self._inner is None or self._inner[0] != key:
-            self._inner = (key, make_inner_splits(fold.X_train, fold.Y_train, self.settings.tuning))
+            settings = self.settings
+            splits = make_inner_splits(fold.X_train, fold.Y_train, settings.tuning)
+            self._inner = (key, [(split, self.evaluator.prepare(split.X_train, split.Y_train, split.X_validation,
+                                                                  split.Y_validation, num=settings.mlknn_k,
+                                                                  smooth=settings.mlknn_smooth))
+                                 for split in splits])
         return self._inner[1]
 
     def close(self) -> None:
