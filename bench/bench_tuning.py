@@ -7,10 +7,6 @@ tuning runs serially in the same round (its peer: the ratio says what tuning mul
 round runs all four one after the other on the same fold files, so the load falls on all alike;
 ``--repeats`` rounds (default 2).
 
-In the same run, the evaluator's per-fold set-up (input checks, label conversion, label priors)
-made once per inner split and shared by the six candidates, against made again for each candidate
-(the previous way), on the first outer fold of each dataset.
-
 From the serial runs' records: the compute seconds (ranking + ML-kNN) of one candidate task and
 of one untuned task, per method, and their ratio. From these ratios and the per-method costs that
 ``bench/bench_methods_paper.py`` recorded for the full paper (one fold of all 17 datasets), a
@@ -32,16 +28,9 @@ import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
-
 from pipeline.cli import run_main
-from pipeline.data.folds import load_fold
-from pipeline.evaluation.mlknn import evaluate_grid, evaluate_prepared, prepare_fold
 from pipeline.paper.suite import load_suite
-from pipeline.runner.inner import TuningSpec, make_inner_splits
-from pipeline.runner.records import union_of_k
-from pipeline.runner.tasks import GridSpec
-from record import RECORD_PATH, BenchRun, Measurement, measure, read_record
+from record import RECORD_PATH, BenchRun, Measurement, read_record
 
 REPO = Path(__file__).resolve().parents[1]
 EXECUTORS = {"serial": "executor: serial", "process --jobs 2": "executor: process, jobs: 2",
@@ -67,34 +56,6 @@ tables: {{out_dir: {home}/tables, ref_method: GRRO, figures: false}}
 TUNING = """tuning:
   inner: {mode: holdout, count: 1, test_size: 0.25, seed: 0}
   criterion: {metric: micro_f1, grid: pgrid}"""
-
-
-INNER = TuningSpec(mode="holdout", count=1, seed=0, test_size=0.25, scaler="minmax", clip_test=False,
-                   metric="micro_f1", grid=GridSpec("pgrid", p_min=0.05, p_max=0.5, p_step=0.05, p_target=0.2))
-
-
-def inner_validation_parts(folds: Path, datasets: list[str]) -> list[tuple]:
-    """(inner split, k values, candidate rankings) on the first outer fold of each dataset."""
-    parts = []
-    for dataset in datasets:
-        fold = load_fold(folds / dataset / "fold0.mat")
-        (split,) = make_inner_splits(fold.X_train, fold.Y_train, INNER)
-        rng = np.random.default_rng(0)
-        rankings = [rng.permutation(fold.n_features) + 1 for _ in range(CANDIDATES)]
-        parts.append((split, union_of_k([INNER.grid], fold.n_features), rankings))
-    return parts
-
-
-def score_candidates(parts: list[tuple], shared: bool) -> None:
-    """Score every candidate ranking on its inner validation part, with the set-up shared or not."""
-    for split, k_values, rankings in parts:
-        arrays = (split.X_train, split.Y_train, split.X_validation, split.Y_validation)
-        prepared = prepare_fold(*arrays) if shared else None
-        for ranking in rankings:
-            if shared:
-                evaluate_prepared(prepared, ranking, k_values)
-            else:
-                evaluate_grid(*arrays, ranking, k_values)
 
 
 def write_suite(root: Path, home: str, datasets: list[str], run: str, tuned: bool) -> Path:
@@ -146,7 +107,6 @@ def main(argv=None) -> None:
     args = parser.parse_args(argv)
     with BenchRun(__file__) as run, tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
-        folds = tmp / "folds"
         walls: dict[str, list[float]] = {name: [] for name in [*EXECUTORS, "untuned"]}
         per_round: list[dict] = []
         for round_ in range(args.repeats):
@@ -178,12 +138,6 @@ def main(argv=None) -> None:
             run.figure(f"{method}: compute seconds of one candidate task (rank on 75 % of the outer training part, "
                        "score on the other 25 %)", candidate, "s", peers={"one untuned task (rank and score)": task})
             ratios.append([c / t for c, t in zip(candidate, task.samples)])
-        parts = inner_validation_parts(folds, args.datasets)
-        shared, _ = measure(score_candidates, parts, True, repeats=5, warm_up=True)
-        again, _ = measure(score_candidates, parts, False, repeats=5)
-        run.figure(f"ML-kNN scoring of {CANDIDATES} candidates on one inner validation part, fold 0 of "
-                   f"{', '.join(args.datasets)}: fold set-up shared by the candidates", shared, "s",
-                   peers={"set-up made again for every candidate (previous way)": again})
         efficiency = [s / (2 * d) for s, d in zip(walls["serial"], walls["dask --jobs 2"])]
         projections = [paper_projection(statistics.mean(r[i] for r in ratios), efficiency[i])
                        for i in range(args.repeats)]
