@@ -110,9 +110,10 @@ def tuned_declarations(draw) -> dict:
     """The tuning section and a method's tune grid of a valid suite, with one to three keys set or removed."""
     inner = {"mode": "holdout", "count": 1, "test_size": 0.25, "seed": 0}
     criterion = {"metric": "micro_f1", "grid": "kgrid"}
-    tuning, method = {"inner": inner, "criterion": criterion}, {"tune": {"alpha": [1, 2]}}
+    tune = {"alpha": [1, 2]}
+    tuning, method = {"inner": inner, "criterion": criterion}, {"tune": tune}
     for _ in range(draw(st.integers(1, 3))):
-        node = draw(st.sampled_from([inner, criterion, tuning, method, method["tune"]]))
+        node = draw(st.sampled_from([inner, criterion, tuning, method, tune]))
         key = draw(st.sampled_from(["mode", "count", "test_size", "seed", "metric", "grid", "at", "inner", "tune",
                                     "params", "alpha", "beta", "num_bins", "x"]))
         if draw(st.booleans()) and isinstance(node, dict):
