@@ -33,8 +33,8 @@ from pipeline.paper.suite import load_suite
 from record import RECORD_PATH, BenchRun, Measurement, read_record
 
 REPO = Path(__file__).resolve().parents[1]
-EXECUTORS = {"serial": "{executor: serial}", "process --jobs 2": "{executor: process, jobs: 2}",
-             "dask --jobs 2": "{executor: dask, jobs: 2}"}
+EXECUTORS = {"serial": "executor: serial", "process --jobs 2": "executor: process, jobs: 2",
+             "dask --jobs 2": "executor: dask, jobs: 2"}
 METHODS = {"GRRO": "{alpha: [1.0, 10.0, 100.0], beta: [0.01, 0.1]}",
            "LRMFS": "{alpha: [0.01, 1.0, 100.0], lambda: [0.01, 1.0]}",
            "SRFS": "{alpha: [0.01, 0.1, 1.0], beta: [0.01, 0.1]}"}
@@ -42,7 +42,7 @@ CANDIDATES = 6
 SUITE = """
 name: {name}
 datasets: [{datasets}]
-folds: {{dir: {folds}, mode: holdout, count: 2, seed: 42, test_size: reference}}
+folds: {{dir: folds, mode: holdout, count: 2, seed: 42, test_size: reference}}
 {tuning}
 methods:
 {methods}
@@ -50,19 +50,20 @@ engine: python
 grids:
   kgrid: {{k_min: 10, k_max: 300, k_step: 10}}
   pgrid: {{p_min: 0.05, p_max: 0.5, p_step: 0.05, p_target: 0.2}}
-run: {run}
-tables: {{ref_method: GRRO, figures: false}}
+run: {{results_dir: {home}/results, {run}}}
+tables: {{out_dir: {home}/tables, ref_method: GRRO, figures: false}}
 """
 TUNING = """tuning:
   inner: {mode: holdout, count: 1, test_size: 0.25, seed: 0}
   criterion: {metric: micro_f1, grid: pgrid}"""
 
 
-def write_suite(folder: Path, datasets: list[str], folds: Path, run: str, tuned: bool) -> Path:
+def write_suite(root: Path, home: str, datasets: list[str], run: str, tuned: bool) -> Path:
+    """``root/home/suite.yaml``: its results and tables under ``root/home``, the folds shared in ``root/folds``."""
     methods = "\n".join(f"  {name}: {{tune: {grid}}}" if tuned else f"  {name}: {{}}" for name, grid in METHODS.items())
-    path = folder / "suite.yaml"
-    folder.mkdir(parents=True, exist_ok=True)
-    path.write_text(SUITE.format(name="bench", datasets=", ".join(datasets), folds=folds, run=run,
+    path = root / home / "suite.yaml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(SUITE.format(name="bench", datasets=", ".join(datasets), home=home, run=run,
                                  tuning=TUNING if tuned else "", methods=methods))
     return path
 
@@ -106,20 +107,19 @@ def main(argv=None) -> None:
     args = parser.parse_args(argv)
     with BenchRun(__file__) as run, tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
-        folds = tmp / "folds"
         walls: dict[str, list[float]] = {name: [] for name in [*EXECUTORS, "untuned"]}
         per_round: list[dict] = []
         for round_ in range(args.repeats):
             for name, executor in EXECUTORS.items():
-                home = tmp / f"{name.split()[0]}{round_}"
-                walls[name].append(run_paper(write_suite(home, args.datasets, folds, executor, True), home))
+                home = f"{name.split()[0]}{round_}"
+                walls[name].append(run_paper(write_suite(tmp, home, args.datasets, executor, True), tmp))
                 print(f"round {round_ + 1}: tuned, {name} {walls[name][-1]:.1f} s", flush=True)
-            home = tmp / f"untuned{round_}"
-            walls["untuned"].append(run_paper(write_suite(home, args.datasets, folds, EXECUTORS["serial"], False),
-                                              home))
+            home = f"untuned{round_}"
+            walls["untuned"].append(run_paper(write_suite(tmp, home, args.datasets, EXECUTORS["serial"], False),
+                                              tmp))
             print(f"round {round_ + 1}: untuned, serial {walls['untuned'][-1]:.1f} s", flush=True)
-            tuned = compute_seconds(tmp / f"serial{round_}" / "results" / "bench")
-            plain = compute_seconds(home / "results" / "bench")
+            tuned = compute_seconds(tmp / f"serial{round_}" / "results")
+            plain = compute_seconds(tmp / home / "results")
             per_round.append({m: (statistics.mean(tuned[m][0]), statistics.mean(plain[m][1])) for m in METHODS})
         n_tasks = len(args.datasets) * 2 * len(METHODS)
         workload = (f"{', '.join(args.datasets)} × 2 folds × {', '.join(METHODS)} × {CANDIDATES} candidates, "

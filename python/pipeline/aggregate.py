@@ -601,8 +601,16 @@ def curve_over_datasets(per_dataset: dict[str, dict[str, tuple]], method: str) -
     return np.array(common), np.mean(values, axis=0)
 
 
+#: The results folder of the all-features reference, and the pseudo-method of the runner's task that
+#: writes it (:mod:`pipeline.runner.reference`): no method name can start with ``_``, so it never
+#: clashes with a method's folder.
 REFERENCE_FOLDER = "_reference"
 ALL_FEATURES_SCHEMA = "all_features/1"
+
+
+def all_features_path(results_dir: str | Path, dataset: str, fold: int) -> Path:
+    """``<RESULTS_DIR>/_reference/<DATASET>_fold<i>_all_features.json``: one fold's all-features reference."""
+    return Path(results_dir) / REFERENCE_FOLDER / f"{dataset}_fold{int(fold)}_all_features.json"
 
 
 def read_all_features(results_dir: str | Path, datasets: Sequence[str],
@@ -614,11 +622,10 @@ def read_all_features(results_dir: str | Path, datasets: Sequence[str],
     metric it lacks (made before the evaluator computed it) reads as missing.
     Columns as :func:`fold_table` (method ``""``).
     """
-    folder = Path(results_dir) / REFERENCE_FOLDER
     rows = []
     for dataset in datasets:
         for fold in folds[dataset]:
-            path = folder / f"{dataset}_fold{fold}_all_features.json"
+            path = all_features_path(results_dir, dataset, fold)
             if path.is_file():
                 values = _read_all_features_file(path, dataset, fold)
                 rows += [(dataset, "", fold, metric, values[metric]) for metric in METRICS]

@@ -12,6 +12,7 @@ import pytest
 
 from engine_test_data import real_fold
 from pipeline.engines.octave import OctaveEvaluator
+from pipeline.engines.python import NativeEvaluator
 from pipeline.evaluation.grids import k_grid
 from pipeline.evaluation.metrics import METRICS
 from pipeline.evaluation.mlknn import evaluate_grid
@@ -63,3 +64,15 @@ def test_all_zero_prefix_ties_on_yahoo(octave_session, mlc_dir):
     octave = OctaveEvaluator(session=octave_session).evaluate(
         X_train, Y_train, X_test, Y_test, ranking, ks, num=10, smooth=1.0)
     assert_same_curves(native, octave)
+
+
+def test_a_prepared_fold_gives_the_same_curves_in_both_evaluators(octave_session, mlc_dir):
+    """A prepared fold shares the checks (the native evaluator also its label priors; Octave makes
+    them at each call): both evaluators still give the curves of a fresh evaluation."""
+    X_train, Y_train, X_test, Y_test = real_fold(mlc_dir, "emotions", 391, 202)
+    ranking = np.random.default_rng(2).permutation(X_train.shape[1]) + 1
+    ks = k_grid(X_train.shape[1], 10, 70, 10)
+    fresh = evaluate_grid(X_train, Y_train, X_test, Y_test, ranking, ks, num=10, smooth=1.0)
+    for evaluator in (NativeEvaluator(), OctaveEvaluator(session=octave_session)):
+        fold = evaluator.prepare(X_train, Y_train, X_test, Y_test, num=10, smooth=1.0)
+        assert_same_curves(fresh, evaluator.evaluate_prepared(fold, ranking, ks, context="parity/prepared"))

@@ -6,8 +6,10 @@ import numpy as np
 import pytest
 
 from pipeline.errors import ConfigError, DataError, RankingError
-from pipeline.evaluation.mlknn import (MLkNN, clean_k_values, conditionals, evaluate_grid,
-                                       label_priors, neighbour_label_counts)
+from hypothesis import given, settings, strategies as st
+
+from pipeline.evaluation.mlknn import (MLkNN, clean_k_values, conditionals, evaluate_grid, evaluate_prepared,
+                                       label_priors, neighbour_label_counts, prepare_fold)
 
 EPS = np.finfo(float).eps
 
@@ -130,3 +132,34 @@ def test_mlknn_requires_fit_and_matching_columns():
     model = MLkNN(num=2).fit(np.random.default_rng(0).random((5, 3)), np.eye(5, 2))
     with pytest.raises(DataError, match="feature count"):
         model.predict(np.zeros((2, 4)))
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n_rankings=st.integers(1, 4), num=st.integers(1, 6))
+def test_a_prepared_fold_scores_every_ranking_as_a_fresh_evaluation(seed, n_rankings, num):
+    """One prepared fold (checks, label priors) shared by many rankings changes no number, nor the fold."""
+    rng = np.random.default_rng(seed)
+    n_train, n_test, d, n_labels = rng.integers(8, 30), rng.integers(1, 12), rng.integers(1, 9), rng.integers(1, 5)
+    X_train = rng.integers(0, 3, (n_train, d)).astype(float)  # few values: ties and duplicates
+    X_test = rng.integers(0, 3, (n_test, d)).astype(float)
+    Y_train, Y_test = rng.random((n_train, n_labels)) < 0.4, rng.random((n_test, n_labels)) < 0.4
+    fold = prepare_fold(X_train, Y_train, X_test, 2 * Y_test.astype(int) - 1, num=num, smooth=1.0)
+    kept = [array.copy() for array in (fold.X_train, fold.Y_train, fold.X_test, fold.Y_test, fold.prior)]
+    ks = list(range(1, d + 1))
+    for _ in range(n_rankings):
+        ranking = rng.permutation(d) + 1
+        shared = evaluate_prepared(fold, ranking, ks)
+        fresh = evaluate_grid(X_train, Y_train, X_test, Y_test, ranking, ks, num=num, smooth=1.0)
+        assert shared.keys() == fresh.keys()
+        for key, value in fresh.items():
+            np.testing.assert_array_equal(np.asarray(shared[key], dtype=float), np.asarray(value, dtype=float))
+    for before, after in zip(kept, (fold.X_train, fold.Y_train, fold.X_test, fold.Y_test, fold.prior)):
+        np.testing.assert_array_equal(before, after)
+
+
+def test_prepare_fold_refuses_what_evaluate_grid_refuses():
+    X, Y = np.zeros((5, 2)), np.zeros((5, 1))
+    with pytest.raises(ConfigError, match="more training instances than neighbours"):
+        prepare_fold(X, Y, X, Y, num=5)
+    with pytest.raises(DataError, match="different feature counts"):
+        prepare_fold(X, Y, np.zeros((3, 3)), np.zeros((3, 1)), num=2)

@@ -6,8 +6,10 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+import yaml
+from hypothesis import HealthCheck, given, settings, strategies as st
 
+from pipeline.aggregate import REFERENCE_FOLDER
 from pipeline.cli import run_main
 from pipeline.data.folds import save_fold
 from pipeline.errors import ConfigError
@@ -16,7 +18,7 @@ from pipeline.paper.__main__ import main
 from pipeline.paper.suite import load_suite
 from pipeline.paper.tuning import check_inner_sizes
 from pipeline.runner.inner import TuningSpec, best_candidate, criterion_scores, make_inner_splits
-from pipeline.runner.tasks import REFERENCE_METHOD, GridSpec
+from pipeline.runner.tasks import GridSpec
 
 BASE = """
 name: t
@@ -38,37 +40,124 @@ def _suite(tmp_path, methods: str, tuning: str = TUNING):
 
 
 def _refusal(tmp_path, capsys, methods: str, tuning: str = TUNING, *extra) -> str:
-    code = run_main(main, ["status", str(_suite(tmp_path, methods, tuning)), "--root", str(tmp_path), *extra])
+    """The one line ``status`` refuses the suite with (exit 2); ``run`` refuses it alike, before any work."""
+    suite = _suite(tmp_path, methods, tuning)
+    code = run_main(main, ["status", str(suite), "--root", str(tmp_path), *extra])
     err = capsys.readouterr().err
     assert code == 2 and len(err.strip().splitlines()) == 1, err
+    before = sorted(tmp_path.rglob("*"))
+    assert run_main(main, ["run", str(suite), "--root", str(tmp_path), "--no-progress", *extra]) == 2
+    assert capsys.readouterr().err == err and sorted(tmp_path.rglob("*")) == before
     return err
 
 
-@pytest.mark.parametrize("methods, message", [
-    ("  GRRO: {tune: {gamma: [1, 2]}}\n", "unknown parameter(s) ['gamma'] for method GRRO"),
-    ("  GRRO: {tune: {num_bins: [2, 2.5]}}\n", "invalid value for parameter 'num_bins'"),
-    ("  GRRO: {tune: {alpha: []}}\n", "must be a non-empty list of candidate values"),
-    ("  GRRO: {tune: {alpha: 3}}\n", "must be a non-empty list of candidate values"),
-    ("  GRRO: {tune: {alpha: [1, 1]}}\n", "listed twice"),
-    ("  GRRO: {tune: {}}\n", "tune declares no parameter"),
-    ("  LRMFS: {tune: {seed: [1, 2]}}\n", "seed is not tuned"),
-    ("  GRRO: {params: {alpha: 1}, tune: {alpha: [1, 2]}}\n", "both fixed (params) and tuned (tune)"),
+@pytest.mark.parametrize("methods, field, message", [
+    ("  GRRO: {tune: {gamma: [1, 2]}}\n", "GRRO.tune.gamma", "unknown parameter(s) ['gamma'] for method GRRO"),
+    ("  GRRO: {tune: {num_bins: [2, 2.5]}}\n", "GRRO.tune.num_bins",
+     "invalid value for parameter 'num_bins' of method GRRO (expected an integer"),
+    ("  GRRO: {tune: {alpha: [0.5, true]}}\n", "GRRO.tune.alpha", "(expected a finite number, like the default"),
+    ("  GRRO: {tune: {alpha: [0.5, [1]]}}\n", "GRRO.tune.alpha.1", "found [1]"),
+    ("  GRRO: {tune: {alpha: []}}\n", "GRRO.tune.alpha", "expected a non-empty list of candidate values; found []"),
+    ("  GRRO: {tune: {alpha: 3}}\n", "GRRO.tune.alpha", "expected a valid list; found 3"),
+    ("  GRRO: {tune: {alpha: [1, 1]}}\n", "GRRO.tune.alpha", "listed twice"),
+    ("  GRRO: {tune: {}}\n", "GRRO.tune", "expected at least one parameter with its candidate values"),
+    ("  GRRO: {tune: [alpha]}\n", "GRRO.tune", "must be a mapping"),
+    ("  LRMFS: {tune: {seed: [1, 2]}}\n", "LRMFS.tune.seed", "list random starts under seeds"),
+    ("  GRRO: {params: {alpha: 1}, tune: {alpha: [1, 2]}}\n", "GRRO.tune.alpha", "alpha is both fixed and tuned"),
 ])
-def test_bad_tune_grids_are_refused_with_one_line(tmp_path, capsys, methods, message):
+def test_bad_tune_grids_are_refused_with_one_line(tmp_path, capsys, methods, field, message):
     err = _refusal(tmp_path, capsys, methods)
-    assert message in err and "suite.yaml" in err
+    assert message in err and "suite.yaml" in err and f"field 'methods.{field}'" in err
 
 
-@pytest.mark.parametrize("tuning, message", [
-    ("", "tune needs the suite's tuning section"),
-    (TUNING.replace("holdout, count: 1", "bagging, count: 1"), "unknown inner split mode"),
-    (TUNING.replace("micro_f1", "accuracy"), "unknown metric"),
-    (TUNING.replace("grid: kgrid", "grid: kgrid, at: p_target"), "unknown criterion statistic"),
-    (TUNING.replace("test_size: 0.25", "test_size: 1.5"), "holdout needs a test fraction"),
-    (TUNING.replace("grid: kgrid", "grid: qgrid"), "the criterion's grid is not one of the suite's grids"),
+KFOLD = TUNING.replace("holdout, count: 1, test_size: 0.25", "kfold, count: 3")
+
+
+@pytest.mark.parametrize("tuning, field, message", [
+    ("", "methods.GRRO.tune", "tune needs the suite's tuning section"),
+    (TUNING.replace("holdout, count: 1", "bagging, count: 1"), "tuning.inner.mode",
+     "expected 'kfold' or 'holdout'; found 'bagging'"),
+    (TUNING.replace("micro_f1", "accuracy"), "tuning.criterion.metric", "found 'accuracy'"),
+    (TUNING.replace("grid: kgrid", "grid: kgrid, at: p_target"), "tuning.criterion.at",
+     "p_target applies to grid pgrid only"),
+    (TUNING.replace("grid: kgrid", "grid: pgrid, at: median"), "tuning.criterion.at", "expected 'mean' or 'p_target'"),
+    (TUNING.replace("test_size: 0.25", "test_size: 1.5"), "tuning.inner.test_size", "expected less than 1"),
+    (TUNING.replace("test_size: 0.25", "test_size: 0"), "tuning.inner.test_size", "expected greater than 0"),
+    (TUNING.replace("grid: kgrid", "grid: qgrid"), "tuning.criterion.grid", "expected 'kgrid' or 'pgrid'"),
+    (KFOLD.replace("count: 3", "count: 1"), "tuning.inner.count", "at least 2 folds for mode kfold; found 1"),
+    (KFOLD.replace("count: 3", "count: 3, test_size: 0.2"), "tuning.inner.test_size", "applies to holdout only"),
+    (TUNING.replace("seed: 0", "seed: 4294967295"), "tuning.inner.seed", "seed out of range"),
+    (TUNING.replace("count: 1", "count: 1.0"), "tuning.inner.count", "expected a valid integer"),
+    (TUNING.replace("  criterion: {metric: micro_f1, grid: kgrid}\n", ""), "tuning.criterion", "required key missing"),
+    (TUNING + "  extra: 1\n", "tuning.extra", "unknown key"),
 ])
-def test_bad_tuning_sections_are_refused_with_one_line(tmp_path, capsys, tuning, message):
-    assert message in _refusal(tmp_path, capsys, "  GRRO: {tune: {alpha: [1, 2]}}\n", tuning)
+def test_bad_tuning_sections_are_refused_with_one_line(tmp_path, capsys, tuning, field, message):
+    err = _refusal(tmp_path, capsys, "  GRRO: {tune: {alpha: [1, 2]}}\n", tuning)
+    assert message in err and f"field '{field}'" in err
+
+
+_TUNING_VALUES = st.one_of(
+    st.none(), st.booleans(), st.integers(-3, 5), st.integers(2**31, 2**40), st.floats(allow_nan=False),
+    st.sampled_from(["holdout", "kfold", "micro_f1", "hamming_loss", "kgrid", "pgrid", "mean", "p_target", "false",
+                     "0.3", "seed"]),
+    st.lists(st.one_of(st.integers(0, 3), st.floats(0, 2), st.booleans(), st.text(max_size=3), st.just([1])),
+             max_size=3),
+    st.dictionaries(st.sampled_from(["alpha", "mode", "x"]), st.integers(0, 2), max_size=2))
+
+
+@st.composite
+def tuned_declarations(draw) -> dict:
+    """The tuning section and a method's tune grid of a valid suite, with one to three keys set or removed."""
+    inner = {"mode": "holdout", "count": 1, "test_size": 0.25, "seed": 0}
+    criterion = {"metric": "micro_f1", "grid": "kgrid"}
+    tune = {"alpha": [1, 2]}
+    tuning, method = {"inner": inner, "criterion": criterion}, {"tune": tune}
+    for _ in range(draw(st.integers(1, 3))):
+        node = draw(st.sampled_from([inner, criterion, tuning, method, tune]))
+        key = draw(st.sampled_from(["mode", "count", "test_size", "seed", "metric", "grid", "at", "inner", "tune",
+                                    "params", "alpha", "beta", "num_bins", "x"]))
+        if draw(st.booleans()) and isinstance(node, dict):
+            node.pop(key, None)
+        elif isinstance(node, dict):
+            node[key] = draw(_TUNING_VALUES)
+    return {"tuning": tuning, "methods": {"GRRO": method}}
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(declared=tuned_declarations())
+def test_generated_tuning_declarations_validate_or_are_refused_alike_by_status_and_run(tmp_path_factory, capsys,
+                                                                                        declared):
+    root = tmp_path_factory.mktemp("generated")
+    suite = root / "suite.yaml"
+    suite.write_text(BASE + yaml.safe_dump(declared))
+    code = run_main(main, ["status", str(suite), "--root", str(root)])
+    err = capsys.readouterr().err
+    if code == 0:
+        return
+    assert code == 2 and err.startswith("error: ") and err.count("\n") == 1 and "suite.yaml" in err, err
+    assert run_main(main, ["run", str(suite), "--root", str(root), "--no-progress"]) == 2
+    assert capsys.readouterr().err == err and sorted(root.iterdir()) == [suite]
+
+
+def test_a_criterion_grid_the_suite_does_not_declare_is_refused(tmp_path, capsys):
+    path = _suite(tmp_path, "  GRRO: {tune: {alpha: [1, 2]}}\n", TUNING.replace("grid: kgrid", "grid: pgrid"))
+    path.write_text(path.read_text().replace(", pgrid: {p_target: 0.2}", ""))
+    assert run_main(main, ["status", str(path), "--root", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "field 'tuning.criterion.grid': the criterion's grid is not one of the suite's grids" in err
+    assert "expected ['kgrid']; found 'pgrid'" in err
+
+
+def test_a_declared_tuning_is_read_as_written(tmp_path):
+    suite = load_suite(_suite(tmp_path, "  GRRO: {tune: {alpha: [1, 2.5], num_bins: [3]}}\n",
+                              KFOLD.replace("micro_f1, grid: kgrid", "hamming_loss, grid: pgrid, at: p_target")))
+    assert suite.methods[0].tune == (("alpha", (1, 2.5)), ("num_bins", (3,)))
+    declared = suite.tuning
+    assert (declared.mode, declared.count, declared.seed, declared.test_size) == ("kfold", 3, 0, None)
+    assert (declared.metric, declared.grid.mode, declared.statistic) == ("hamming_loss", "pgrid", "p_target")
+    holdout = load_suite(_suite(tmp_path, "  GRRO: {tune: {alpha: [1]}}\n",
+                                TUNING.replace("count: 1, test_size: 0.25, seed: 0", "count: 2"))).tuning
+    assert (holdout.test_size, holdout.seed, holdout.statistic) == (0.25, 0, "mean")  # the documented defaults
 
 
 def test_a_candidate_set_beyond_max_tasks_is_refused_before_it_is_expanded(tmp_path, capsys):
@@ -87,17 +176,21 @@ def test_the_candidate_set_is_the_cartesian_product_in_declared_order(tmp_path):
     assert len(candidates) == 12 and {t.stage for t in candidates} == {"candidate"}
     assert len({t.key for t in candidates}) == 12 and len({t.candidate_id for t in candidates}) == 6
     assert suite.methods[1].candidates() == [] and {t.method for t in candidates} == {"GRRO"}
-    assert [t.stage for t in suite.tasks() if t.method != REFERENCE_METHOD] == ["tuned", "", "tuned", ""]
+    assert [t.stage for t in suite.tasks() if t.method != REFERENCE_FOLDER] == ["tuned", "", "tuned", ""]
 
 
-def test_an_inner_split_too_small_for_the_labels_is_refused(tmp_path):
+def test_an_inner_split_too_small_for_the_labels_is_refused(tmp_path, capsys):
     suite = load_suite(_suite(tmp_path, "  GRRO: {tune: {alpha: [1, 2]}}\n"))
+    check_inner_sizes(suite, tmp_path)  # no fold exported yet: nothing to check
     rng = np.random.default_rng(0)
+    folds = tmp_path / "data" / "paper_matlab_minmax" / "emotions"
     for fold in (0, 1):  # 40 training rows: 10 validation rows cannot hold 12 labels
         Y = (rng.random((40, 12)) < 0.3).astype(np.int8)
-        save_fold(tmp_path / "emotions" / f"fold{fold}.mat", rng.random((40, 5)), Y, rng.random((5, 5)), Y[:5])
+        save_fold(folds / f"fold{fold}.mat", rng.random((40, 5)), Y, rng.random((5, 5)), Y[:5])
     with pytest.raises(ConfigError, match="fold0.mat.*too small to hold every label.*found 10 validation"):
-        check_inner_sizes(suite, tmp_path)
+        check_inner_sizes(suite, folds.parent)
+    err = _refusal(tmp_path, capsys, "  GRRO: {tune: {alpha: [1, 2]}}\n")  # at the door of status and run
+    assert "fold0.mat, field 'tuning.inner': the inner split is too small to hold every label" in err
 
 
 def _spec(**changes) -> TuningSpec:

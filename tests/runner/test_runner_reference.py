@@ -10,6 +10,7 @@ import pytest
 
 from runner_helpers import result_contents
 from pipeline import kgrid, pgrid, tables
+from pipeline.aggregate import REFERENCE_FOLDER
 from pipeline.cli import run_main
 from pipeline.data.folds import load_fold
 from pipeline.errors import ConfigError
@@ -18,7 +19,7 @@ from pipeline.evaluation.mlknn import MLkNN
 from pipeline.fileio import atomic_write_json, dumps_json
 from pipeline.runner.fingerprint import evaluator_fingerprint
 from pipeline.runner.reference import reference_staleness
-from pipeline.runner.tasks import REFERENCE_METHOD, Task
+from pipeline.runner.tasks import Task
 
 BASE = ["--engine", "python", "--no-progress", "--methods", "VARIANCE"]
 KEYS = {"schema", "dataset", "fold", "n_features", "n_train", "n_test", "n_labels", "mlknn", "metrics",
@@ -111,6 +112,6 @@ def test_reference_folder_is_no_method(fold_dir, tmp_path, capsys):
     assert run_main(tables.main, argv) == 0
     assert json.loads((out / "stats_kgrid.json").read_text())["metrics"]["coverage"]["methods"] == ["RANDOM", "VARIANCE"]
     with pytest.raises(ConfigError, match="invalid method"):
-        Task(REFERENCE_METHOD, "toy", 0, label="x")
+        Task(REFERENCE_FOLDER, "toy", 0, label="x")
     with pytest.raises(ConfigError, match="invalid method"):
         Task("_other", "toy", 0)

@@ -85,3 +85,26 @@ def test_a_candidate_whose_method_fails_is_recorded_and_loses(folds, tmp_path, m
     assert record["candidates"][0]["criterion"] is None
     assert "LinAlgError: Singular matrix" in record["candidates"][0]["failed"]
     assert [o.status for o in run_all(tasks, settings, progress=False)] == ["skipped", "skipped"]
+
+
+def test_the_evaluator_prepares_each_inner_split_once_for_all_candidates(folds, tmp_path, monkeypatch):
+    """Inner splits, their scaling and the evaluator's fold set-up are made once per outer fold."""
+    from pipeline.engines.python import NativeEvaluator
+
+    prepared = []
+    original = NativeEvaluator.prepare
+    monkeypatch.setattr(NativeEvaluator, "prepare", lambda self, *a, **k: prepared.append(a[3].shape) or
+                        original(self, *a, **k))
+    settings = RunSettings(data_dir=str(folds), results_dir=str(tmp_path / "r"), grids=(GRID,), engine="python",
+                           mlknn_k=5, tuning=RULE)
+    tasks = _candidates([0.1, 1.0, 10.0, 100.0])
+    assert {o.status for o in run_all(tasks, settings, progress=False)} == {"done"}
+    assert len(prepared) == RULE.count  # one per inner split, not one per candidate and split
+    fresh = RunSettings(data_dir=str(folds), results_dir=str(tmp_path / "one_by_one"), grids=(GRID,),
+                        engine="python", mlknn_k=5, tuning=RULE)
+    for task in tasks:  # a run per candidate: each prepares its own splits; the records agree exactly
+        run_all([task], fresh, progress=False)
+        shared = json.loads(candidate_path(settings.results_dir, task).read_text())
+        alone = json.loads(candidate_path(fresh.results_dir, task).read_text())
+        assert [s["micro_f1"] for s in shared["splits"]] == [s["micro_f1"] for s in alone["splits"]]
+    assert len(prepared) == RULE.count * (1 + len(tasks))

@@ -64,7 +64,22 @@ class Evaluator(ABC):
     def evaluate(self, X_train: np.ndarray, Y_train: np.ndarray, X_test: np.ndarray,
                  Y_test: np.ndarray, ranking: np.ndarray, k_values: Sequence[int], *,
                  num: int, smooth: float, context: str = "") -> dict:
-        """Return ``k_values`` and the seven metric lists (see ``pipeline.evaluation.mlknn``)."""
+        """Return ``k_values`` and the metric lists (see ``pipeline.evaluation.mlknn``)."""
+
+    def prepare(self, X_train: np.ndarray, Y_train: np.ndarray, X_test: np.ndarray, Y_test: np.ndarray, *,
+                num: int, smooth: float):
+        """A fold checked and converted once (``prepare_fold``), to score many rankings on it with
+        :meth:`evaluate_prepared` (the candidates of one inner split do)."""
+        from ..evaluation.mlknn import prepare_fold
+
+        return prepare_fold(X_train, Y_train, X_test, Y_test, num=num, smooth=smooth)
+
+    def evaluate_prepared(self, fold, ranking: np.ndarray, k_values: Sequence[int], *,
+                          context: str = "") -> dict:
+        """:meth:`evaluate` on a fold made by :meth:`prepare` (the same curves). This default sends
+        the prepared arrays to :meth:`evaluate`, which does its own ML-kNN set-up."""
+        return self.evaluate(fold.X_train, fold.Y_train, fold.X_test, fold.Y_test, ranking, k_values,
+                             num=fold.num, smooth=fold.smooth, context=context)
 
     def close(self) -> None:
         """Release external resources."""
@@ -74,3 +89,4 @@ class Evaluator(ABC):
 
     def __exit__(self, *exc):
         self.close()
+

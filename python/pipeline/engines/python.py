@@ -49,3 +49,9 @@ class NativeEvaluator(Evaluator):
 
         return evaluate_grid(X_train, Y_train, X_test, Y_test, ranking, list(k_values),
                              num=num, smooth=smooth)
+
+    def evaluate_prepared(self, fold, ranking, k_values: Sequence[int], *, context: str = "") -> dict:
+        """Scores ``ranking`` with the fold's checks and label priors made once, by :meth:`prepare`."""
+        from ..evaluation.mlknn import evaluate_prepared
+
+        return evaluate_prepared(fold, ranking, list(k_values))

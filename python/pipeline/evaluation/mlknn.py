@@ -19,6 +19,7 @@ recomputed from scratch) and scores every grid point with :mod:`pipeline.evaluat
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from numbers import Integral, Real
 
 import numba
@@ -169,6 +170,48 @@ def clean_k_values(k_values, d: int) -> list[int]:
     return ks
 
 
+@dataclass(frozen=True, eq=False)
+class PreparedFold:
+    """A fold checked and converted once for ML-kNN: what every ranking scored on it shares.
+
+    Made by :func:`prepare_fold`; :func:`evaluate_prepared` scores any number of rankings on it
+    (the candidates of one inner split do, see :mod:`pipeline.runner.tuning`).
+    """
+
+    X_train: np.ndarray
+    Y_train: np.ndarray
+    X_test: np.ndarray
+    Y_test: np.ndarray
+    num: int
+    smooth: float
+    prior: np.ndarray
+    prior_n: np.ndarray
+    labels_used: int
+
+    @property
+    def n_features(self) -> int:
+        return self.X_train.shape[1]
+
+
+def prepare_fold(X_train, Y_train, X_test, Y_test, *, num: int = 10, smooth: float = 1.0) -> PreparedFold:
+    """Check one fold and the ML-kNN settings, and compute what does not depend on the ranking.
+
+    Raises
+    ------
+    DataError, ConfigError
+        As :func:`evaluate_grid` documents.
+    """
+    Xtr, Xte = _features(X_train, "X_train"), _features(X_test, "X_test")
+    if Xte.shape[1] != Xtr.shape[1]:
+        raise DataError("train and test have different feature counts", field="X_test",
+                        expected=f"{Xtr.shape[1]} columns", found=f"{Xte.shape[1]}")
+    Ytr = _labels_for(Xtr, Y_train, "Y_train")
+    Yte = _labels_for(Xte, Y_test, "Y_test", Ytr.shape[1])
+    num, smooth = _check_num_smooth(num, smooth, Xtr.shape[0])
+    prior, prior_n = label_priors(Ytr, smooth)
+    return PreparedFold(Xtr, Ytr, Xte, Yte, num, smooth, prior, prior_n, macro_pr_auc_labels_used(Yte))
+
+
 def evaluate_grid(X_train, Y_train, X_test, Y_test, ranking, k_values, *, num: int = 10,
                   smooth: float = 1.0, block_rows: int = 256, n_threads: int | None = None) -> dict:
     """Evaluate one fold with ML-kNN on the top-k ranked features for every k of a grid.
@@ -191,29 +234,28 @@ def evaluate_grid(X_train, Y_train, X_test, Y_test, ranking, k_values, *, num: i
         aligned with it (floats, NaN where a metric is undefined), ``macro_pr_auc_labels_used``
         and ``macro_pr_auc_labels_total``.
     """
-    Xtr, Xte = _features(X_train, "X_train"), _features(X_test, "X_test")
-    if Xte.shape[1] != Xtr.shape[1]:
-        raise DataError("train and test have different feature counts", field="X_test",
-                        expected=f"{Xtr.shape[1]} columns", found=f"{Xte.shape[1]}")
-    Ytr = _labels_for(Xtr, Y_train, "Y_train")
-    Yte = _labels_for(Xte, Y_test, "Y_test", Ytr.shape[1])
-    num, smooth = _check_num_smooth(num, smooth, Xtr.shape[0])
-    order = validate_ranking(ranking, Xtr.shape[1]) - 1
-    ks = clean_k_values(k_values, Xtr.shape[1])
+    fold = prepare_fold(X_train, Y_train, X_test, Y_test, num=num, smooth=smooth)
+    return evaluate_prepared(fold, ranking, k_values, block_rows=block_rows, n_threads=n_threads)
+
+
+def evaluate_prepared(fold: PreparedFold, ranking, k_values, *, block_rows: int = 256,
+                      n_threads: int | None = None) -> dict:
+    """:func:`evaluate_grid` on a fold made by :func:`prepare_fold` (identical results)."""
+    order = validate_ranking(ranking, fold.n_features) - 1
+    ks = clean_k_values(k_values, fold.n_features)
     prefix = order[:ks[-1]]
-    A, B = Xtr[:, prefix], Xte[:, prefix]
-    knobs = {"num": num, "block_rows": block_rows, "n_threads": n_threads}
+    A, B = fold.X_train[:, prefix], fold.X_test[:, prefix]
+    knobs = {"num": fold.num, "block_rows": block_rows, "n_threads": n_threads}
     train_sets = prefix_neighbours(A, A, ks, exclude_self=True, **knobs)
     test_sets = prefix_neighbours(A, B, ks, exclude_self=False, **knobs)
-    prior, prior_n = label_priors(Ytr, smooth)
+    Ytr, Yte = fold.Y_train, fold.Y_test
     curves = {name: [] for name in METRICS}
     for train_nb, test_nb in zip(train_sets, test_sets):
-        cond, cond_n = conditionals(Ytr, neighbour_label_counts(Ytr, train_nb), num, smooth)
-        outputs = posteriors(prior, prior_n, cond, cond_n, neighbour_label_counts(Ytr, test_nb))
+        cond, cond_n = conditionals(Ytr, neighbour_label_counts(Ytr, train_nb), fold.num, fold.smooth)
+        outputs = posteriors(fold.prior, fold.prior_n, cond, cond_n, neighbour_label_counts(Ytr, test_nb))
         for name, value in compute_all(Yte, outputs >= 0.5, outputs).items():
             curves[name].append(value)
-    return {"k_values": ks, **curves,
-            "macro_pr_auc_labels_used": macro_pr_auc_labels_used(Yte),
+    return {"k_values": ks, **curves, "macro_pr_auc_labels_used": fold.labels_used,
             "macro_pr_auc_labels_total": int(Yte.shape[1])}
 
 

@@ -23,7 +23,7 @@ from .run import PaperPaths, run_paper
 from .schema import MAX_SUITE_JOBS
 from .status import format_status, suite_status
 from .suite import load_suite
-from .tuning import check_task_count
+from .tuning import check_inner_sizes, check_task_count
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -68,6 +68,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     check_runnable([m.name for m in suite.methods if not m.external], suite.engine)
     check_task_count(suite, args.max_tasks)
     paths = PaperPaths.of(suite, args.root)
+    check_inner_sizes(suite, paths.folds)  # the folds already exported; run checks the ones it exports
     if args.command == "status":
         print(format_status(*suite_status(suite, paths)))
         return 0

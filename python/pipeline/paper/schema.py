@@ -2,8 +2,10 @@
 
 Booleans, integers and numbers are strict (``"false"``, ``"no"``, ``3.0`` for an integer and ``1e9``
 for a count are refused, never converted); every mapping refuses keys it does not declare; paths of
-what a run writes are relative and stay under ``--root``. Checks that need the registries (method
-names and parameters, fold and grid consistency) follow in :mod:`pipeline.paper.suite`.
+what a run writes are relative and stay under ``--root``. The tuning declarations (``tuning:`` and
+each method's ``tune:``, docs/tuning.md) are declared here too. Checks that need the registries
+(method names, parameter names and value types, fold and grid consistency) follow in
+:mod:`pipeline.paper.suite`.
 """
 
 from __future__ import annotations
@@ -11,9 +13,12 @@ from __future__ import annotations
 from pathlib import PurePosixPath, PureWindowsPath
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import (AfterValidator, BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt,
+                      ValidationError, ValidationInfo, field_validator)
+from pydantic_core import InitErrorDetails, PydanticCustomError
 
-from ..data.splits import MAX_FOLDS
+from ..aggregate import GRIDS
+from ..data.splits import MAX_FOLDS, SPLIT_MODES
 from ..engines import ENGINES, EVALUATORS
 from ..evaluation.metrics import METRICS
 from ..limits import MAX_MLKNN_K, MAX_MLKNN_SMOOTH, MAX_TASK_TIMEOUT
@@ -43,6 +48,12 @@ Name = Annotated[str, Field(min_length=1, max_length=128)]
 Seed = Annotated[int, Field(ge=0, le=MAX_SEED)]
 
 
+def _refuse(key: str, message: str, found: Any) -> ValidationError:
+    """A validation error at ``key`` below the field being validated (its path names the key)."""
+    error = PydanticCustomError("value_error", "Value error, {reason}", {"reason": message})
+    return ValidationError.from_exception_data("suite", [InitErrorDetails(type=error, loc=(key,), input=found)])
+
+
 class Section(BaseModel):
     """A mapping of declared keys with strict types and no others."""
 
@@ -59,11 +70,38 @@ class FoldsSection(Section):
     clip_test: bool = False
 
 
+def _candidate_list(values: list) -> list:
+    if not values:
+        raise ValueError("a non-empty list of candidate values")
+    if len({repr(value) for value in values}) != len(values):
+        raise ValueError("distinct candidate values (a value listed twice would run twice)")
+    return values
+
+
+#: A candidate value of a tuned parameter; its type and range are the method's (checked by the suite).
+CandidateValue = StrictBool | StrictInt | StrictFloat | Annotated[str, Field(max_length=1000)]
+Candidates = Annotated[list[CandidateValue], AfterValidator(_candidate_list)]
+
+
 class MethodSection(Section):
     external: bool = False  # rankings made elsewhere, under RESULTS/NAME/ (then the only key)
     params: dict[Name, Any] = Field(default_factory=dict)
     seeds: Annotated[list[Seed], Field(max_length=1000)] = Field(default_factory=list)
-    tune: dict[Name, Any] | None = None  # candidate values per parameter, checked by pipeline.paper.tune
+    #: Candidate values per parameter, tuned on inner splits; the candidates are their Cartesian product.
+    tune: dict[Name, Candidates] | None = None
+
+    @field_validator("tune")
+    @classmethod
+    def _tuned_parameters(cls, tune: dict | None, info: ValidationInfo) -> dict | None:
+        """``seed`` is never tuned (random starts are ``seeds``), nor a parameter ``params`` fixes."""
+        if tune == {}:
+            raise ValueError("at least one parameter with its candidate values")
+        for name, values in (tune or {}).items():
+            if name == "seed":
+                raise _refuse(name, "a parameter other than seed (list random starts under seeds)", values)
+            if name in info.data.get("params", {}):
+                raise _refuse(name, f"a parameter not fixed in params ({name} is both fixed and tuned)", values)
+        return tune
 
 
 class MlknnSection(Section):
@@ -91,6 +129,53 @@ class PGridSection(Section):
 class GridsSection(Section):
     kgrid: KGridSection | None = None
     pgrid: PGridSection | None = None
+
+
+#: The inner validation share of a hold-out when the suite does not give one.
+DEFAULT_INNER_TEST_SIZE = 0.25
+
+
+class InnerSplitsSection(Section):
+    """``tuning.inner``: the splits of each outer training part the candidates are scored on."""
+
+    mode: Literal[SPLIT_MODES]  # type: ignore[valid-type]
+    count: Annotated[int, Field(ge=1, le=MAX_FOLDS)]
+    seed: Seed = 0
+    test_size: Annotated[float, Field(gt=0, lt=1)] = DEFAULT_INNER_TEST_SIZE  # the validation share (holdout)
+
+    @field_validator("count")
+    @classmethod
+    def _two_folds_for_kfold(cls, count: int, info: ValidationInfo) -> int:
+        if info.data.get("mode") == "kfold" and count < 2:
+            raise ValueError("at least 2 folds for mode kfold")
+        return count
+
+    @field_validator("test_size")
+    @classmethod
+    def _holdout_only(cls, test_size: float, info: ValidationInfo) -> float:
+        if info.data.get("mode") == "kfold":
+            raise ValueError("no test_size with mode kfold (it applies to holdout only)")
+        return test_size
+
+
+class CriterionSection(Section):
+    """``tuning.criterion``: what a candidate is chosen by (the grid must be one the suite declares)."""
+
+    metric: Literal[METRICS]  # type: ignore[valid-type]
+    grid: Literal[GRIDS]  # type: ignore[valid-type]
+    at: Literal["mean", "p_target"] = "mean"  # the mean over the grid, or (p-grid) the value at p_target
+
+    @field_validator("at")
+    @classmethod
+    def _p_target_on_the_p_grid(cls, at: str, info: ValidationInfo) -> str:
+        if at == "p_target" and info.data.get("grid") != "pgrid":
+            raise ValueError("'mean' (p_target applies to grid pgrid only)")
+        return at
+
+
+class TuningSection(Section):
+    inner: InnerSplitsSection
+    criterion: CriterionSection
 
 
 class RunSection(Section):
@@ -125,4 +210,4 @@ class SuiteFile(Section):
     grids: GridsSection
     run: RunSection = Field(default_factory=RunSection)
     tables: TablesSection = Field(default_factory=TablesSection)
-    tuning: dict[Name, Any] | None = None  # inner splits and criterion, checked by pipeline.paper.tune
+    tuning: TuningSection | None = None

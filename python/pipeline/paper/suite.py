@@ -10,6 +10,7 @@ to the suite file's folder.
 from __future__ import annotations
 
 import itertools
+import math
 import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -18,6 +19,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from ..data.export import ExportSettings
+from ..data.splits import check_split_settings
 from ..documents import CONFIG_LIMITS, read_document, schema_error
 from ..engines import ENGINES
 from ..errors import ConfigError
@@ -29,8 +31,7 @@ from ..runner.reference import reference_tasks
 from ..runner.tasks import GridSpec, Task, canonical_params
 from ..runner.inner import TuningSpec
 from ..tables import read_display_map
-from .schema import MAX_SUITE_JOBS, GridsSection, MethodSection, SuiteFile, TablesSection
-from .tune import parse_tune, parse_tuning
+from .schema import MAX_SUITE_JOBS, GridsSection, MethodSection, SuiteFile, TablesSection, TuningSection
 
 MAX_SUITE_BYTES = 1 << 20
 SUITE_LIMITS = replace(CONFIG_LIMITS, max_bytes=MAX_SUITE_BYTES)
@@ -46,6 +47,10 @@ class MethodEntry:
     seeds: tuple[int, ...] = ()
     external: bool = False
     tune: tuple[tuple[str, tuple], ...] = ()
+
+    def candidate_count(self) -> int:
+        """Size of the tune grid's Cartesian product, without expanding it (0 untuned)."""
+        return math.prod(len(values) for _, values in self.tune) if self.tune else 0
 
     def candidates(self) -> list[dict]:
         """The tune grid's Cartesian product in declared order (the first parameter varies slowest); none untuned."""
@@ -191,7 +196,7 @@ def _parse(suite: "SuiteFile") -> Suite:
     _within("folds", replace(export, test_size=0.5).validate if reference else export.validate)
     grids = _grids(suite.grids)
     methods = _methods(suite.methods)
-    tuning = parse_tuning(suite.tuning, export, grids) if suite.tuning is not None else None
+    tuning = _tuning(suite.tuning, export, grids) if suite.tuning is not None else None
     untuned = [entry.name for entry in methods if entry.tune] if tuning is None else []
     if untuned:
         raise ConfigError("tune needs the suite's tuning section (inner splits and criterion)",
@@ -230,11 +235,37 @@ def _methods(methods: dict[str, "MethodSection | None"]) -> tuple[MethodEntry, .
         if len(set(seeds)) != len(seeds):
             raise ConfigError("a seed is listed twice", field=f"{where}.seeds", found=list(seeds))
         _within(f"{where}.params", method_spec.resolve_params, body.params)
-        tune = parse_tune(body.tune, method_spec, f"{where}.tune", body.params) if body.tune is not None else ()
+        tune = _tune_grid(body.tune or {}, method_spec, f"{where}.tune")
         entries.append(MethodEntry(method_spec.name, dict(body.params), seeds, tune=tune))
     if not entries:
         raise ConfigError("the suite declares no method", field="methods")
     return tuple(entries)
+
+
+def _tune_grid(tune: dict[str, list], method_spec, where: str) -> tuple[tuple[str, tuple], ...]:
+    """``tune`` as (parameter, values) pairs, each value checked by the method as a parameter of its own."""
+    for parameter, values in tune.items():
+        for value in values:
+            try:
+                method_spec.resolve_params({parameter: value})
+            except ConfigError as exc:
+                raise ConfigError(exc.message, field=f"{where}.{parameter}", expected=exc.expected,
+                                  found=exc.found) from None
+    return tuple((parameter, tuple(values)) for parameter, values in tune.items())
+
+
+def _tuning(tuning: "TuningSection", folds: ExportSettings, grids: tuple[GridSpec, ...]) -> TuningSpec:
+    """The inner splits (scaled as the outer folds are) and the criterion, on one of the suite's grids."""
+    inner, criterion = tuning.inner, tuning.criterion
+    test_size = inner.test_size if inner.mode == "holdout" else None
+    _within("tuning.inner", check_split_settings, inner.mode, inner.count, inner.seed, test_size)
+    by_mode = {grid.mode: grid for grid in grids}
+    if criterion.grid not in by_mode:
+        raise ConfigError("the criterion's grid is not one of the suite's grids", field="tuning.criterion.grid",
+                          expected=sorted(by_mode), found=repr(criterion.grid))
+    return TuningSpec(mode=inner.mode, count=inner.count, seed=inner.seed, test_size=test_size,
+                      scaler=folds.scaler, clip_test=folds.clip_test, metric=criterion.metric,
+                      grid=by_mode[criterion.grid], statistic=criterion.at)
 
 
 def _external_entry(name: str, body: "MethodSection") -> MethodEntry:

@@ -12,7 +12,7 @@ import hashlib
 from pathlib import Path
 
 from .. import tables as tables_cli
-from ..aggregate import REFERENCE_FOLDER
+from ..aggregate import REFERENCE_FOLDER, all_features_path
 from ..errors import DataError
 from ..fileio import atomic_write_json
 from ..runner.fingerprint import python_fingerprint
@@ -38,8 +38,8 @@ def tables_stamp(suite: Suite, results_dir: Path, root: Path, grid: GridSpec) ->
             for entry in suite.methods:
                 digest = sha256_or_none(store.files(entry.name, dataset, fold).metrics(grid.mode))
                 inputs.update(f"{entry.name}/{dataset}/{fold}:{digest}\n".encode())
-            reference = results_dir / REFERENCE_FOLDER / f"{dataset}_fold{fold}_all_features.json"
-            inputs.update(f"{REFERENCE_FOLDER}/{dataset}/{fold}:{sha256_or_none(reference)}\n".encode())
+            reference = sha256_or_none(all_features_path(results_dir, dataset, fold))
+            inputs.update(f"{REFERENCE_FOLDER}/{dataset}/{fold}:{reference}\n".encode())
     return {"inputs_sha256": inputs.hexdigest(), "arguments": table_arguments(suite, results_dir, root, grid),
             "code_sha256": python_fingerprint("tables.py")["sha256"]}
 

@@ -17,13 +17,12 @@ from ..runner.run import RunSettings
 from ..runner.tasks import Task, canonical_params
 from ..runner.tuning import select
 from .suite import Suite
-from .tune import candidate_count
 
 
 def check_task_count(suite: Suite, max_tasks: int) -> None:
     """ConfigError when the suite's tasks and candidates exceed ``max_tasks`` (counted, not expanded)."""
     runs = len(suite.datasets) * len(suite.fold_indices)
-    total = runs * sum(len(entry.variants()) * (1 + candidate_count(entry.tune)) for entry in suite.methods)
+    total = runs * sum(len(entry.variants()) * (1 + entry.candidate_count()) for entry in suite.methods)
     if total > max_tasks:
         raise ConfigError(f"the run has {total} tasks (tuning candidates included)", field="--max-tasks",
                           expected=f"at most {max_tasks} (raise --max-tasks to run them)")
@@ -33,7 +32,8 @@ def check_inner_sizes(suite: Suite, folds_dir) -> None:
     """ConfigError, before any work, when an inner split of some fold cannot hold every label.
 
     Read from the fold files' headers: an inner validation part needs at least as many rows as the
-    fold has labels, and an inner training part more rows than ML-kNN's neighbour count.
+    fold has labels, and an inner training part more rows than ML-kNN's neighbour count. A fold
+    not exported yet is skipped (``paper run`` checks again once it has exported the folds).
     """
     spec = suite.tuning
     if spec is None or not any(entry.tune for entry in suite.methods):
@@ -41,6 +41,8 @@ def check_inner_sizes(suite: Suite, folds_dir) -> None:
     for dataset in suite.datasets:
         for fold in suite.fold_indices:
             path = fold_path(folds_dir, dataset, fold)
+            if not path.is_file():
+                continue
             dims = {variable.name: variable.dims for variable in read_mat_headers(path)}.get("Y_train")
             if not dims or len(dims) != 2:
                 continue  # an unreadable fold is reported by its task, precisely

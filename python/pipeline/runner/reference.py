@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..aggregate import ALL_FEATURES_SCHEMA, REFERENCE_FOLDER, all_features_path
 from ..data.folds import fold_path, load_fold, sha256_file
 from ..errors import ConfigError
 from ..evaluation.metrics import LATER_METRICS, METRICS
@@ -23,23 +24,17 @@ from ..fileio import atomic_write_json, remove_abandoned_temporaries
 from .fingerprint import changed_files, evaluator_fingerprint
 from .freshness import read_json, sha256_or_none
 from .records import runtime_versions
-from .tasks import REFERENCE_METHOD, Task
-
-SCHEMA = "all_features/1"
+from .tasks import Task
 
 
 def reference_task(dataset: str, fold: int) -> Task:
     """The task that writes the all-features reference of one fold."""
-    return Task(REFERENCE_METHOD, dataset, fold)
+    return Task(REFERENCE_FOLDER, dataset, fold)
 
 
 def reference_tasks(folds: dict[str, list[int]]) -> list[Task]:
     """One reference task per (dataset, fold), datasets in the given order."""
     return [reference_task(dataset, fold) for dataset, indices in folds.items() for fold in indices]
-
-
-def reference_path(results_dir: str | Path, dataset: str, fold: int) -> Path:
-    return Path(results_dir) / REFERENCE_METHOD / f"{dataset}_fold{int(fold)}_all_features.json"
 
 
 def reference_staleness(path: Path, fold_file: Path, mlknn: dict, evaluator: str, evaluator_code: dict,
@@ -55,7 +50,7 @@ def reference_staleness(path: Path, fold_file: Path, mlknn: dict, evaluator: str
         return "no metrics yet"
     record = read_json(path)
     metrics = (record or {}).get("metrics")
-    if record is None or record.get("schema") != SCHEMA or not isinstance(metrics, dict):
+    if record is None or record.get("schema") != ALL_FEATURES_SCHEMA or not isinstance(metrics, dict):
         return "the reference file is partial or unreadable"
     absent = [key for key in METRICS if key not in metrics]
     if absent:
@@ -78,7 +73,7 @@ def reference_staleness(path: Path, fold_file: Path, mlknn: dict, evaluator: str
 
 def reference_reason(task: Task, settings) -> str | None:
     """:func:`reference_staleness` of ``task`` under the run's settings (``--overwrite`` recomputes)."""
-    path = reference_path(settings.results_dir, task.dataset, task.fold)
+    path = all_features_path(settings.results_dir, task.dataset, task.fold)
     stale = reference_staleness(path, fold_path(settings.data_dir, task.dataset, task.fold), mlknn_settings(settings),
                                 settings.evaluator, evaluator_fingerprint(settings.evaluator),
                                 overwrite=settings.overwrite)
@@ -90,7 +85,7 @@ def run_reference(task: Task, settings, bench, reason: str | None) -> dict:
 
     ``bench`` is the worker's :class:`~pipeline.runner.run.Workbench` (its evaluator and git state).
     """
-    path = reference_path(settings.results_dir, task.dataset, task.fold)
+    path = all_features_path(settings.results_dir, task.dataset, task.fold)
     remove_abandoned_temporaries(path, unnamed_after=0.0)
     fold_file = fold_path(settings.data_dir, task.dataset, task.fold)
     fold = load_fold(fold_file, dataset=task.dataset, index=task.fold)
@@ -101,7 +96,7 @@ def run_reference(task: Task, settings, bench, reason: str | None) -> dict:
                                       context=f"{task.key} ({reason})")
     seconds = time.perf_counter() - started
     record = {
-        "schema": SCHEMA, "dataset": task.dataset, "fold": int(task.fold), "n_features": int(d),
+        "schema": ALL_FEATURES_SCHEMA, "dataset": task.dataset, "fold": int(task.fold), "n_features": int(d),
         "n_train": int(fold.X_train.shape[0]), "n_test": int(fold.X_test.shape[0]), "n_labels": int(fold.n_labels),
         "mlknn": mlknn_settings(settings), "metrics": {key: float(curves[key][0]) for key in METRICS},
         "time_eval_seconds": seconds,

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..aggregate import REFERENCE_FOLDER, all_features_path
 from ..data.folds import fold_feature_count, fold_path, load_fold, sha256_file
 from ..engines import make_engine, make_evaluator
 from ..errors import ConfigError, EngineError, PipelineError
@@ -26,9 +27,9 @@ from .plugins import activate_plugins
 from .freshness import metrics_staleness, ranking_staleness, sha256_or_none
 from .inner import TuningSpec, make_inner_splits
 from .records import metrics_record, ranking_record, runtime_versions, union_of_k
-from .reference import reference_path, reference_reason, run_reference
+from .reference import reference_reason, run_reference
 from .store import ResultStore, TaskFiles
-from .tasks import REFERENCE_METHOD, GridSpec, Task
+from .tasks import GridSpec, Task
 from .tuning import SELECTED_BY_INNER, mlknn_settings, plan_candidate, run_candidate
 
 
@@ -129,13 +130,20 @@ class Workbench:
             self._git = git_state()
         return self._git
 
-    def inner_splits(self, fold_file: Path, fold) -> list:
-        """The inner splits of ``fold`` under the run's tuning rule, made once per outer fold and
-        reused by every candidate of it this worker runs (candidates of one fold come in a row)."""
+    def inner_splits(self, fold_file: Path, fold) -> list[tuple]:
+        """The inner splits of ``fold`` under the run's tuning rule, each with its validation fold
+        prepared by the evaluator (checks, label priors): ``(split, prepared)`` pairs made once per
+        outer fold and reused by every candidate of it this worker runs (candidates of one fold
+        come in a row)."""
         stat = fold_file.stat()
         key = (str(fold_file), stat.st_mtime_ns, stat.st_size, self.settings.tuning)
         if self._inner is None or self._inner[0] != key:
-            self._inner = (key, make_inner_splits(fold.X_train, fold.Y_train, self.settings.tuning))
+            settings = self.settings
+            splits = make_inner_splits(fold.X_train, fold.Y_train, settings.tuning)
+            self._inner = (key, [(split, self.evaluator.prepare(split.X_train, split.Y_train, split.X_validation,
+                                                                  split.Y_validation, num=settings.mlknn_k,
+                                                                  smooth=settings.mlknn_smooth))
+                                 for split in splits])
         return self._inner[1]
 
     def close(self) -> None:
@@ -205,7 +213,7 @@ class TaskPlan:
 
 def plan_task(task: Task, settings: RunSettings) -> TaskPlan:
     """Decide, from the files on disk and the current code, what ``task`` needs (no side effects)."""
-    if task.method == REFERENCE_METHOD:
+    if task.method == REFERENCE_FOLDER:
         return _plan_reference(task, settings)
     method_spec = get_method(task.method) if ranks(task, settings) else None
     params = method_spec.resolve_params(task.overrides) if method_spec else task.overrides
@@ -241,7 +249,7 @@ def _plan_reference(task: Task, settings: RunSettings) -> TaskPlan:
     """The all-features reference's plan: its one file is the task's only "grid" (``all_features``)."""
     reason = reference_reason(task, settings)
     if reason is None and not settings.skip_existing and \
-            not _written_since(reference_path(settings.results_dir, task.dataset, task.fold), settings):
+            not _written_since(all_features_path(settings.results_dir, task.dataset, task.fold), settings):
         reason = "recomputed (no --skip-existing)"
     code = {"method": None, "evaluator": evaluator_fingerprint(settings.evaluator)}
     return TaskPlan(None, {}, None, fold_path(settings.data_dir, task.dataset, task.fold), code, None,
@@ -251,7 +259,7 @@ def _plan_reference(task: Task, settings: RunSettings) -> TaskPlan:
 def _run_reference(task: Task, settings: RunSettings, bench: Workbench) -> tuple[str, str, int]:
     plan = _plan_reference(task, settings)
     if not plan.grid_reasons:
-        elsewhere = _written_since(reference_path(settings.results_dir, task.dataset, task.fold), settings)
+        elsewhere = _written_since(all_features_path(settings.results_dir, task.dataset, task.fold), settings)
         return ("done_elsewhere" if elsewhere else "skipped"), "", 0
     run_reference(task, settings, bench, plan.reason)
     return "done", plan.reason, 0
@@ -259,7 +267,7 @@ def _run_reference(task: Task, settings: RunSettings, bench: Workbench) -> tuple
 
 def _run(task: Task, settings: RunSettings, bench: Workbench) -> tuple[str, str, int]:
     """Bring the task's files up to date; return (status, reason, degenerate grid points)."""
-    if task.method == REFERENCE_METHOD:
+    if task.method == REFERENCE_FOLDER:
         return _run_reference(task, settings, bench)
     store = ResultStore(settings.results_dir)
     store.remove_partial_files(store.files(task.folder, task.dataset, task.fold))

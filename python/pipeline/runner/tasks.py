@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from numbers import Integral
 from typing import Any
 
+from ..aggregate import REFERENCE_FOLDER
 from ..errors import ConfigError
 from ..evaluation.grids import p_grid, p_share
 from ..names import validate_name
@@ -20,10 +21,6 @@ from ..names import validate_name
 
 #: The kinds of task (see :attr:`Task.stage`).
 TASK_STAGES = ("", "candidate", "tuned")
-
-#: The pseudo-method of the all-features reference task (:mod:`pipeline.runner.reference`) and its
-#: results folder: no method name can start with ``_``, so it never clashes with a method's.
-REFERENCE_METHOD = "_reference"
 
 
 @dataclass(frozen=True)
@@ -33,7 +30,8 @@ class Task:
     Attributes
     ----------
     method : str
-        Registry name of the method, or :data:`REFERENCE_METHOD` for the all-features reference.
+        Registry name of the method, or :data:`~pipeline.aggregate.REFERENCE_FOLDER` for the
+        all-features reference (:mod:`pipeline.runner.reference`).
     dataset : str
         Dataset folder name under the data directory.
     fold : int
@@ -56,7 +54,7 @@ class Task:
     stage: str = ""
 
     def __post_init__(self):
-        if self.method != REFERENCE_METHOD or self.label:
+        if self.method != REFERENCE_FOLDER or self.label:
             validate_name(self.method, "method")
             validate_name(self.label or self.method, "method label")
         validate_name(self.dataset, "dataset")

@@ -104,18 +104,18 @@ def run_candidate(task: Task, settings, bench) -> tuple[str, str]:
     d = fold.n_features
     k_values = union_of_k([settings.tuning.grid], d)
     results, failure = [], None
-    for split in splits:
+    for split, prepared in splits:
         context = f"{task.key} inner split {split.index}"
         try:
-            results.append(_score_split(plan, engine, split, fold.n_labels, d, k_values, settings, bench,
-                                        context))
+            results.append(_score_split(plan, engine, split, prepared, fold.n_labels, k_values, settings,
+                                        bench, context))
         except EngineError as exc:  # the method failed with these parameters: the candidate loses
             failure = str(exc)
             break
     criteria = [r["criterion"] for r in results]
     record = {"schema": CANDIDATE_SCHEMA, "method": task.method, "folder": task.folder, "dataset": task.dataset,
               "fold": task.fold, "overrides": task.overrides, **plan.expected, "code": plan.code,
-              "inner_splits": [split.describe() for split in splits], "splits": results,
+              "inner_splits": [split.describe() for split, _ in splits], "splits": results,
               "criterion": float(np.mean(criteria)) if criteria and failure is None else float("nan")}
     if failure is not None:
         record["failed"] = failure
@@ -123,8 +123,10 @@ def run_candidate(task: Task, settings, bench) -> tuple[str, str]:
     return "done", plan.reason if failure is None else f"{plan.reason}; the method failed, the candidate loses"
 
 
-def _score_split(plan, engine, split, n_labels, d, k_values, settings, bench, context) -> dict:
-    """Rank one inner training part with the candidate's parameters and score it on the validation part."""
+def _score_split(plan, engine, split, prepared, n_labels, k_values, settings, bench, context) -> dict:
+    """Rank one inner training part with the candidate's parameters and score it on the validation
+    part, ``prepared`` by the evaluator once for all candidates."""
+    d = split.X_train.shape[1]
     init = plan.method_spec.initial_matrices(split.X_train.shape[0], d, n_labels, plan.params)
     started = time.perf_counter()
     ranking, info = engine.rank(plan.method_spec, split.X_train, split.Y_train, plan.params, init, context=context)
@@ -134,8 +136,7 @@ def _score_split(plan, engine, split, n_labels, d, k_values, settings, bench, co
     except PipelineError as exc:
         raise EngineError(str(exc)) from exc
     started = time.perf_counter()
-    curves = bench.evaluator.evaluate(split.X_train, split.Y_train, split.X_validation, split.Y_validation, ranking,
-                                      k_values, num=settings.mlknn_k, smooth=settings.mlknn_smooth, context=context)
+    curves = bench.evaluator.evaluate_prepared(prepared, ranking, k_values, context=context)
     return {"split": split.index, **criterion_scores(curves, settings.tuning, d),
             "time_rank_seconds": float(info.get("compute_seconds", wall)),
             "time_eval_seconds": time.perf_counter() - started}
