@@ -7,11 +7,26 @@ that need them fail loudly when they are missing: a green run must mean the real
 from __future__ import annotations
 
 import os
+import signal
 from pathlib import Path
 
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def ctrl_c_as_at_a_terminal():
+    """Give the test process Ctrl-C's usual meaning if it was started with SIGINT ignored.
+
+    A non-interactive shell starts background jobs (``make test &``, ``nohup``) with SIGINT ignored,
+    and processes keep an ignored signal ignored, as they should; the tests that send a real SIGINT
+    to this process or to the commands it starts would then test nothing. Their children inherit
+    the default disposition from here.
+    """
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
 
 
 def shared_data_dir() -> Path:
