@@ -8,8 +8,7 @@ function mlfs_check_param_ranges(method, params)
   if isempty(params)
     return
   end
-  mlfs_require(isstruct(params) && isscalar(params), sprintf('mlfs:%s:badParams', method), ...
-    '%s: params must be a struct', method);
+  mlfs_require_params_struct(method, params);
   ranges = mlfs_parameter_ranges(method);
   names = fieldnames(params);
   for i = 1:numel(names)

@@ -12,8 +12,7 @@ function p = mlfs_method_params(method, defaults, params)
   if isempty(params)
     return
   end
-  mlfs_require(isstruct(params) && isscalar(params), sprintf('mlfs:%s:badParams', method), ...
-    '%s: params must be a struct', method);
+  mlfs_require_params_struct(method, params);
   names = fieldnames(params);
   for i = 1:numel(names)
     mlfs_require(isfield(defaults, names{i}), sprintf('mlfs:%s:unknownParameter', method), ...

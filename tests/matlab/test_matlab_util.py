@@ -160,3 +160,10 @@ def test_octave_refuses_every_declared_range_in_pythons_words(octave):
                 octave.call("mlfs_check_param_ranges", method.matlab_function, {name: value}, nout=0)
             words = f"value out of range for parameter '{name}' of method {method.name} (expected {allowed}; found"
             assert words in str(refused.value) and words in str(python_refusal.value), (method.name, name)
+
+
+@pytest.mark.parametrize("function,args", [("mlfs_check_param_ranges", ("LRMFS",)),
+                                           ("mlfs_method_params", ("LRMFS", {"alpha": 1.0}))])
+def test_params_that_are_no_struct_are_refused_by_both_parameter_checks(octave, function, args):
+    with pytest.raises(EngineError, match=r"LRMFS: params must be a struct \[mlfs:LRMFS:badParams\]"):
+        octave.call(function, *args, [1.0, 2.0], nout=0 if function == "mlfs_check_param_ranges" else 1)
