@@ -1,6 +1,7 @@
-function mlfs_check_param_ranges(method, params)
+function mlfs_check_param_ranges(method, params, declared)
 %MLFS_CHECK_PARAM_RANGES  Each field of params (a struct) that has a declared range
-%   (mlfs_parameter_ranges, the twin of MethodSpec.allowed) must lie in it, else
+%   (mlfs_parameter_ranges, the twin of MethodSpec.allowed; for a plug-in, declared: parameter ->
+%   range, from the mlfs_parameter defaults its no-argument call returns) must lie in it, else
 %   mlfs:<method>:badParameter in Python's words: "<method>: value out of range for parameter
 %   'alpha' of method <method> (expected >= 0; found -1)". Called by the front doors before any task
 %   and by mlfs_method_params inside each method. params may be [] (nothing given); anything else
@@ -10,6 +11,12 @@ function mlfs_check_param_ranges(method, params)
   end
   mlfs_require_params_struct(method, params);
   ranges = mlfs_parameter_ranges(method);
+  if nargin >= 3
+    names = fieldnames(declared);
+    for i = 1:numel(names)
+      ranges.(names{i}) = declared.(names{i});
+    end
+  end
   names = fieldnames(params);
   for i = 1:numel(names)
     if isfield(ranges, names{i})

@@ -7,7 +7,10 @@ function p = mlfs_method_params(method, defaults, params)
 %   (not a logical), and seed an integer in [0, 2^32 - 1] (it seeds a Mersenne Twister). MATLAB
 %   stores integer and real defaults alike as doubles, so Python's "an int default takes integers
 %   only" (max_iter = 1.7) is checked on the Python side only.
-%   Then each value must lie in the method's declared range (mlfs_check_param_ranges).
+%   Then each value must lie in the method's declared range (mlfs_check_param_ranges): a shipped
+%   method's in mlfs_parameter_ranges, a plug-in's where its defaults declare it (a default made by
+%   mlfs_parameter; the returned p holds the plain value).
+  [defaults, declared] = split_declarations(defaults);
   p = defaults;
   if isempty(params)
     return
@@ -20,7 +23,20 @@ function p = mlfs_method_params(method, defaults, params)
     check_type(method, names{i}, params.(names{i}), defaults.(names{i}));
     p.(names{i}) = params.(names{i});
   end
-  mlfs_check_param_ranges(method, params);
+  mlfs_check_param_ranges(method, params, declared);
+end
+
+function [defaults, declared] = split_declarations(defaults)
+%SPLIT_DECLARATIONS  The plain defaults, and the ranges of those made by mlfs_parameter.
+  declared = struct();
+  names = fieldnames(defaults);
+  for i = 1:numel(names)
+    value = defaults.(names{i});
+    if isstruct(value) && isfield(value, 'default')
+      defaults.(names{i}) = value.default;
+      declared.(names{i}) = rmfield(value, 'default');
+    end
+  end
 end
 
 function check_type(method, name, value, default)

@@ -26,15 +26,18 @@ function summary = mlfs_run_many(caller, results_dir, data_dir, datasets, method
   for s = 1:numel(datasets)
     folds{s} = mlfs_fold_indices(data_dir, datasets{s}, opts.folds);
   end
+  git = mlfs_git_state();
+  contexts = cellfun(@(method) mlfs_task_context(method, rank, git, opts.plugins), methods, 'UniformOutput', false);
+  if rank
+    check_plugin_params(methods, contexts, opts.params);
+  end
   if ~exist(results_dir, 'dir')
     mkdir(results_dir);
   end
-  arguments = struct('results_dir', results_dir, 'data_dir', data_dir, 'datasets', {datasets}, ...
+  run_arguments = struct('results_dir', results_dir, 'data_dir', data_dir, 'datasets', {datasets}, ...
                      'methods', {methods}, 'options', to_json_options(opts));
-  history = mlfs_run_history(results_dir, caller, arguments);
+  history = mlfs_run_history(results_dir, caller, run_arguments);
 
-  git = mlfs_git_state();
-  contexts = cellfun(@(method) mlfs_task_context(method, rank, git, opts.plugins), methods, 'UniformOutput', false);
   counts = struct('done', int64(0), 'skipped', int64(0), 'failed', int64(0));
   failures = {};
   degenerate = {};
@@ -81,6 +84,16 @@ function summary = mlfs_run_many(caller, results_dir, data_dir, datasets, method
   summary = counts;
   summary.failures = failures;
   summary.degenerate = degenerate;
+end
+
+function check_plugin_params(methods, contexts, params)
+%CHECK_PLUGIN_PARAMS  A plug-in's given parameters against its defaults (names, types and the
+%   ranges it declares with mlfs_parameter), before any task: a bad value is the user's error.
+  for m = 1:numel(methods)
+    if ~isempty(contexts{m}.defaults) && isfield(params, methods{m})
+      mlfs_method_params(methods{m}, contexts{m}.defaults, params.(methods{m}));
+    end
+  end
 end
 
 function folders = plugin_folders(caller, folders)

@@ -29,7 +29,7 @@ end
 
 function defaults = plugin_defaults(method)
   try
-    defaults = feval(method);
+    defaults = mlfs_plugin_defaults(method);
   catch err
     error('mlfs:plugins:noDefaults', '%s: calling %s() with no argument must return its default parameters: %s', ...
           which(method), method, err.message);

@@ -9,7 +9,7 @@ import pytest
 
 from pipeline.engines import make_engine
 from pipeline.engines.matlab import MatlabEngine, import_matlab_engine, to_matlab_array, to_matlab_value
-from pipeline.engines.octave import (curves_from_engine, evaluation_inputs, failure_message,
+from pipeline.engines.octave import (curves_from_engine, defaults_from_engine, evaluation_inputs, failure_message,
                                      from_engine_value, to_engine_value)
 from pipeline.errors import EngineError
 from pipeline.evaluation.metrics import METRICS
@@ -42,6 +42,18 @@ def test_from_engine_value_gives_plain_python():
     out = from_engine_value(struct)
     assert out == {"scores": [0.5, 1.0, 2.0], "n": 3.0, "cells": ["a", "b"], "inner": {"m": [[1.0, 1.0], [1.0, 1.0]]},
                    "s": 1.5}
+
+
+@pytest.mark.parametrize("names", ["flag", ["flag"], np.array(["flag"], dtype=object), ["flag", "off"]])
+def test_plugin_defaults_get_their_logicals_back_as_bools(names):
+    """The bridge carries a logical default as a number; mlfs_plugin_defaults names them."""
+    raw = {"flag": 1, "off": np.uint8(0), "count": 1, "rate": np.array([[0.5]])}
+    out = defaults_from_engine(raw, names)
+    logicals = {"flag", "off"} if len(names) == 2 else {"flag"}
+    assert out == {"flag": True, "off": 0 if "off" not in logicals else False, "count": 1, "rate": 0.5}
+    assert {key for key, value in out.items() if isinstance(value, bool)} == logicals
+    assert defaults_from_engine(raw, []) == {"flag": 1, "off": 0, "count": 1, "rate": 0.5}
+    assert defaults_from_engine("not a struct", []) == "not a struct"
 
 
 def test_curves_from_engine_casts_counts_to_int():

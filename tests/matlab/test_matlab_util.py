@@ -12,6 +12,7 @@ from pipeline.engines.octave import from_engine_value
 from pipeline.errors import ConfigError, EngineError
 from pipeline.evaluation.grids import k_grid, p_grid, p_to_k
 from pipeline.fileio import dumps_json
+from pipeline.methods.plugins import declared_range
 
 pytestmark = pytest.mark.octave
 
@@ -120,12 +121,6 @@ def _shipped_octave_methods():
     return [method for method in methods if method.matlab_function and method.plugin_dir is None]
 
 
-def _octave_range(value) -> dict:
-    choices = tuple(value["choices"])
-    bound = {key: (None if np.size(value[key]) == 0 else float(value[key])) for key in ("low", "high")}
-    return {**bound, "low_open": bool(value["low_open"]), "high_open": bool(value["high_open"]), "choices": choices}
-
-
 def test_octave_parameter_ranges_equal_python_allowed_for_every_shipped_method(octave):
     """The ranges are declared twice (MethodSpec.allowed, mlfs_parameter_ranges.m): they may not drift."""
     methods = _shipped_octave_methods()
@@ -133,12 +128,9 @@ def test_octave_parameter_ranges_equal_python_allowed_for_every_shipped_method(o
     for method in methods:
         (ranges,) = octave.call("mlfs_parameter_ranges", method.matlab_function, nout=1)
         ranges = from_engine_value(ranges)  # struct() (no ranges) comes back as [None]
-        octave_side = {name: _octave_range(value) for name, value in ranges.items()} if isinstance(ranges, dict) else {}
-        python_side = {name: {"low": None if a.low is None else float(a.low),
-                              "high": None if a.high is None else float(a.high), "low_open": a.low_open,
-                              "high_open": a.high_open, "choices": tuple(a.choices)}
-                       for name, a in method.allowed.items()}
-        assert octave_side == python_side, method.name
+        octave_side = ({name: declared_range(value, where=name) for name, value in ranges.items()}
+                       if isinstance(ranges, dict) else {})
+        assert octave_side == dict(method.allowed), method.name
 
 
 def _outside(allowed):

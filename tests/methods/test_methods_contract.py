@@ -39,7 +39,7 @@ def lines_of(capsys) -> list[str]:
 def test_every_shipped_method_passes_the_checker_on_python(name, capsys):
     assert run_main(methods_main, ["check", name, "--engine", "python"]) == 0
     lines = lines_of(capsys)
-    assert len(lines) == 7 and all(line.startswith("PASS ") for line in lines[1:]), lines
+    assert len(lines) == 8 and all(line.startswith("PASS ") for line in lines[1:]), lines
 
 
 @pytest.mark.octave
@@ -47,7 +47,10 @@ def test_every_shipped_method_passes_the_checker_on_python(name, capsys):
 def test_every_shipped_method_passes_the_checker_on_octave(name, octave_engine):
     results = check_method(get_method(name), octave_engine)
     assert [r.check for r in results] == ["output", "deterministic", "inputs unchanged", "unknown parameter refused",
+                                         "values outside the declared ranges refused",
                                          "constant features, all-zero labels", "time"]
+    if get_method(name).allowed:  # the .m refuses each declared range on its own
+        assert results[4].detail.startswith("each of "), results[4].detail
     assert all(r.passed for r in results), [r.line() for r in results if not r.passed]
 
 
@@ -78,3 +81,11 @@ def test_the_checker_fails_a_matlab_plugin_that_accepts_an_unknown_parameter(cap
     assert lines[0].startswith("ACCEPTSALL on octave")
     assert len(failed) == 1 and failed[0].startswith("FAIL unknown parameter refused: a run with the unknown "
                                                      "parameter 'mlfs_check_unknown_parameter' succeeded"), failed
+
+
+@pytest.mark.octave
+def test_the_checker_fails_a_matlab_plugin_that_declares_a_range_it_does_not_enforce(capsys):
+    assert run_main(methods_main, ["check", str(FIXTURES / "broken_matlab" / "IGNORESRANGE.m")]) == 1
+    failed = [line for line in lines_of(capsys) if line.startswith("FAIL")]
+    assert failed == ["FAIL values outside the declared ranges refused: a run with power = 0.0 succeeded although "
+                      "power is declared > 0"], failed

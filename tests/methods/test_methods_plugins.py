@@ -260,3 +260,80 @@ def test_a_worker_that_is_not_a_fork_loads_the_plugin_folders_of_the_run(tmp_pat
     assert outcome.status == "done", outcome.message
     record = json.loads((tmp_path / "results" / "SPAWNX" / "demo_fold0_ranking.json").read_text())
     assert "plugin/spawnx_helper.py" in [path for path, _ in record["code"]["files"]]
+
+
+RANGED_M = """function [ranking, info] = RANGED(X_train, Y_train, params, init) %#ok<INUSD>
+  defaults = struct('power', mlfs_parameter(1, '>', 0), 'share', mlfs_parameter(0.5, '>=', 0, '<', 1), ...
+                    'mode', mlfs_parameter('fast', {'fast', 'exact'}), 'flag', true, 'plain', 3);
+  if nargin == 0
+    ranking = defaults;
+    return
+  end
+  params = mlfs_method_params('RANGED', defaults, params);
+  scores = var(X_train, 1, 1) .^ params.power;
+  ranking = mlfs_rank_scores(scores, 'RANGED');
+  info = struct('scores', scores);
+end
+"""
+
+
+def _octave_run_suite(results: Path, plugins: Path, params: str) -> subprocess.CompletedProcess:
+    script = (f"addpath(genpath('{REPO / 'matlab'}')); try, s = run_suite('{results}', '{DEMO}', {{'demo'}}, "
+              f"{{'RANGED'}}, 'folds', 1, 'k_max', 30, 'plugins', {{'{plugins}'}}, 'params', {params}, "
+              "'verbose', false); printf('done %d failed %d\\n', s.done, s.failed); "
+              "catch err, printf('%s | %s\\n', err.identifier, err.message); end")
+    return subprocess.run(["octave-cli", "--no-gui", "--quiet", "--eval", script], capture_output=True, text=True,
+                          timeout=300)
+
+
+@pytest.mark.octave
+def test_a_matlab_plugin_declares_its_ranges_and_both_front_doors_refuse_a_value_outside_before_any_work(
+        tmp_path, registry, capsys):
+    """mlfs_parameter in the defaults declares a range (read into MethodSpec.allowed); a logical
+    default stays a logical across the bridge, so `flag: false` is accepted and `flag: 1` refused."""
+    plugins = tmp_path / "plugins"
+    write(plugins, "RANGED.m", RANGED_M)
+    expected = "value out of range for parameter 'power' of method RANGED (expected > 0; found 0)"
+    for params, verdict in (("{RANGED: {power: 0}}", expected),
+                            ("{RANGED: {share: 1.0}}", "parameter 'share' of method RANGED (expected >= 0 and < 1"),
+                            ("{RANGED: {mode: slow}}", "(expected one of ['fast', 'exact']; found 'slow')"),
+                            ("{RANGED: {flag: 1}}", "parameter 'flag' of method RANGED (expected true or false")):
+        write(tmp_path, "params.yaml", params + "\n")
+        code = kgrid(tmp_path, "--methods", "RANGED", "--plugins", str(plugins), "--engine", "octave",
+                     "--params", str(tmp_path / "params.yaml"))
+        err = capsys.readouterr().err.strip().splitlines()
+        assert code == 2 and len(err) == 1 and verdict in err[0], (params, err)
+        assert not (tmp_path / "results").exists()
+    assert get_method("RANGED").defaults == {"power": 1.0, "share": 0.5, "mode": "fast", "flag": True, "plain": 3.0}
+    write(tmp_path, "params.yaml", "{RANGED: {power: 2, mode: exact, flag: false}}\n")
+    assert kgrid(tmp_path, "--methods", "RANGED", "--plugins", str(plugins), "--engine", "octave",
+                 "--params", str(tmp_path / "params.yaml")) == 0
+    (record,) = (tmp_path / "results" / "RANGED").glob("*_ranking.json")
+    assert json.loads(record.read_text())["params"] == {"power": 2, "share": 0.5, "mode": "exact", "flag": False,
+                                                         "plain": 3.0}
+
+    refused = _octave_run_suite(tmp_path / "octave", plugins, "struct('RANGED', struct('power', 0))")
+    assert f"mlfs:RANGED:badParameter | RANGED: {expected}" in refused.stdout, refused.stdout + refused.stderr
+    assert not (tmp_path / "octave").exists()  # refused before the results folder and the run record
+    accepted = _octave_run_suite(tmp_path / "octave", plugins, "struct('RANGED', struct('power', 2, 'flag', false))")
+    assert "done 1 failed 0" in accepted.stdout, accepted.stdout + accepted.stderr
+
+
+@pytest.mark.octave
+@pytest.mark.parametrize("declaration,found", [
+    ("mlfs_parameter(1, '>', 2)", "the default 1 lies outside its own range"),
+    ("mlfs_parameter(1, '=>', 0)", "expected an operator among >, >=, <, <=; found '=>'"),
+    ("mlfs_parameter('a', {'b'})", "the default 'a' is not among its choices"),
+    ("struct('default', 1, 'low', 0)", "not a range made by mlfs_parameter: fields ['low']"),
+    ("struct('default', 5, 'low', [], 'high', 1, 'low_open', false, 'high_open', false, 'choices', {{}})",
+     "the default lies outside its declared range (expected <= 1; found 5.0)"),
+    ("struct('default', 'a', 'low', 0, 'high', [], 'low_open', false, 'high_open', false, 'choices', {{}})",
+     "the default lies outside its declared range (expected >= 0; found 'a')"),
+])
+def test_a_bad_range_declaration_is_one_line_naming_the_plugin(tmp_path, registry, capsys, declaration, found):
+    write(tmp_path, "BADDECL.m", RANGED_M.replace("RANGED", "BADDECL").replace(
+        "mlfs_parameter(1, '>', 0)", declaration))
+    code = kgrid(tmp_path, "--methods", "BADDECL", "--plugins", str(tmp_path), "--engine", "octave")
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and "BADDECL.m" in err[0] and found in err[0], err
+    assert not (tmp_path / "results").exists()

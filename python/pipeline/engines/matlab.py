@@ -28,8 +28,8 @@ from ..errors import EngineError
 from ..methods.base import MethodSpec
 from .base import Engine
 from ..locations import matlab_dir as default_matlab_dir
-from .octave import (DEFAULT_TIMEOUT, failure_message, from_engine_value, ranking_from_engine,
-                     to_engine_value)
+from .octave import (DEFAULT_TIMEOUT, defaults_from_engine, failure_message, from_engine_value,
+                     ranking_from_engine, to_engine_value)
 
 INSTALL_HINT = ("the MATLAB engine for Python is not available: install MATLAB R2021a+ and the matching "
                 "package (pip install \"matlabengine==<your MATLAB version>.*\"), or use --engine octave")
@@ -118,8 +118,8 @@ class MatlabEngine(Engine):
         return ranking_from_engine(ranking), {**info, "compute_seconds": float(seconds)}
 
     def default_params(self, function: str) -> dict:
-        (defaults,), _ = self._call(function, 1, (), "")
-        return from_engine_value(defaults) if isinstance(defaults, dict) else defaults
+        outputs, _ = self._call("mlfs_plugin_defaults", 2, (function,), "")
+        return defaults_from_engine(*outputs)
 
     def _matlab_module(self):
         self._start()

@@ -121,6 +121,18 @@ def from_engine_value(value: Any) -> Any:
     return value
 
 
+def defaults_from_engine(defaults: Any, logical_names: Any) -> Any:
+    """The outputs of ``mlfs_plugin_defaults`` as Python: the defaults struct as a dict whose
+    logical values are bools again (the bridge carries a logical as a number)."""
+    if not isinstance(defaults, dict):
+        return defaults
+    plain = from_engine_value(defaults)
+    names = from_engine_value(logical_names)
+    for name in [names] if isinstance(names, str) else names or []:
+        plain[name] = bool(plain[name])
+    return plain
+
+
 def ranking_from_engine(value: Any) -> np.ndarray:
     """The ranking output of a MATLAB/Octave method as a flat float array (validated by the caller)."""
     return np.asarray(value, dtype=np.float64).reshape(-1)
@@ -629,8 +641,7 @@ class OctaveEngine(Engine):
         return ranking_from_engine(ranking), {**info, "compute_seconds": self.session.last_call_seconds}
 
     def default_params(self, function: str) -> dict:
-        (defaults,) = self.session.call(function, nout=1)
-        return from_engine_value(defaults) if isinstance(defaults, dict) else defaults
+        return defaults_from_engine(*self.session.call("mlfs_plugin_defaults", function, nout=2))
 
     def close(self) -> None:
         self.session.close()

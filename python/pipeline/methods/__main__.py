@@ -60,6 +60,8 @@ def check_method(method_spec: MethodSpec, engine) -> list[Result]:
     results.append(_attempt("deterministic", lambda: _deterministic(method_spec, engine, params, folds, outputs)))
     results.append(_attempt("inputs unchanged", lambda: _inputs_unchanged(method_spec, engine, params, folds)))
     results.append(_attempt("unknown parameter refused", lambda: _unknown_refused(method_spec, engine, params)))
+    results.append(_attempt("values outside the declared ranges refused",
+                            lambda: _out_of_range_refused(method_spec, engine, params)))
     results.append(_attempt("constant features, all-zero labels",
                             lambda: _degenerate(method_spec, engine, params)))
     seconds = ", ".join(f"{name} {out[2]:.3f} s" for name, out in outputs.items())
@@ -141,6 +143,33 @@ def _unknown_refused(method_spec, engine, params) -> str:
         return f"refused ({' '.join(str(exc).split())[:100]}...)"
     raise _Failed(f"a run with the unknown parameter {UNKNOWN_PARAMETER!r} succeeded: the method must refuse "
                   "parameters it does not know (a typo would run the defaults silently)")
+
+
+def _out_of_range_refused(method_spec, engine, params) -> str:
+    """The method's own code refuses what its declaration excludes (the front doors check the
+    ranges before any work, but the method is also called from MATLAB/Octave and by hand)."""
+    if not method_spec.allowed:
+        return "no declared ranges"
+    X, Y = next(iter(contract_folds().values()))
+    for name, allowed in method_spec.allowed.items():
+        value = _outside(allowed, method_spec.defaults[name])
+        try:
+            engine.rank(method_spec, X, Y, {**params, name: value}, None, context=f"{name} = {value!r}")
+        except PipelineError:
+            continue
+        raise _Failed(f"a run with {name} = {value!r} succeeded although {name} is declared {allowed}")
+    return f"each of {', '.join(method_spec.allowed)} refused just outside its range"
+
+
+def _outside(allowed, default):
+    """A value of the default's type just outside ``allowed``."""
+    if allowed.choices:
+        return "mlfs_check_not_a_choice"
+    if allowed.low is not None:
+        value = allowed.low if allowed.low_open else allowed.low - 1
+    else:
+        value = allowed.high if allowed.high_open else allowed.high + 1
+    return int(value) if isinstance(default, int) and not isinstance(default, bool) else float(value)
 
 
 def _degenerate(method_spec, engine, params) -> str:

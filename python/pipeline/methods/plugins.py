@@ -5,8 +5,9 @@
 - Every ``NAME.m`` of a folder whose function has the baselines' signature
   ``function [ranking, info] = NAME(X_train, Y_train, params, init)`` is a method named NAME for
   the MATLAB/Octave engines; its call with no argument returns its default parameters (asked
-  through ``matlab_defaults``). A ``.m`` named by a Python plug-in's ``matlab_function`` is that
-  method's twin, not another method; other ``.m`` files are helpers.
+  through ``matlab_defaults``), each a value or an ``mlfs_parameter`` declaration that adds its
+  range (read into ``MethodSpec.allowed``). A ``.m`` named by a Python plug-in's
+  ``matlab_function`` is that method's twin, not another method; other ``.m`` files are helpers.
 
 A name clash, a file that fails to import, or a ``.m`` whose no-argument call fails is a
 ConfigError naming the file; nothing is registered from a folder that fails (docs/plugins.md).
@@ -15,6 +16,7 @@ ConfigError naming the file; nothing is registered from a folder that fails (doc
 from __future__ import annotations
 
 import importlib
+import math
 import re
 import sys
 from dataclasses import replace
@@ -23,7 +25,7 @@ from typing import Callable, Iterable
 
 from ..errors import ConfigError
 from . import available_methods, get_method, register
-from .base import MethodSpec
+from .base import Allowed, MethodSpec
 
 #: ``matlab_defaults(function, file) -> dict``: the no-argument call of a ``.m`` method.
 DefaultsReader = Callable[[str, Path], dict]
@@ -76,9 +78,9 @@ def _load_folder(folder: Path, matlab_defaults: DefaultsReader | None) -> list[s
         if folder in _LOADED:  # registered before without defaults: read them now
             _set_defaults(name, path, matlab_defaults)
             continue
-        defaults = _read_defaults(name, path, matlab_defaults) if with_defaults else {}
-        specs.append((MethodSpec(name=_method_name(name, path), defaults=defaults, matlab_function=name,
-                                 summary=f"MATLAB/Octave plug-in {path.name}"), path))
+        defaults, allowed = _read_defaults(name, path, matlab_defaults) if with_defaults else ({}, {})
+        specs.append((MethodSpec(name=_method_name(name, path), defaults=defaults, allowed=allowed,
+                                 matlab_function=name, summary=f"MATLAB/Octave plug-in {path.name}"), path))
     if folder not in _LOADED:
         for method_spec, path in specs:
             register(replace(method_spec, plugin_dir=str(folder)), str(path))
@@ -125,7 +127,8 @@ def _method_name(name: str, path: Path) -> str:
         raise ConfigError(str(exc), file=path) from None
 
 
-def _read_defaults(name: str, path: Path, matlab_defaults: DefaultsReader) -> dict:
+def _read_defaults(name: str, path: Path, matlab_defaults: DefaultsReader) -> tuple[dict, dict[str, Allowed]]:
+    """The no-argument call's defaults, split into plain values and the ranges declared with them."""
     try:
         defaults = matlab_defaults(name, path)
     except ConfigError:
@@ -136,13 +139,70 @@ def _read_defaults(name: str, path: Path, matlab_defaults: DefaultsReader) -> di
     if not isinstance(defaults, dict):
         raise ConfigError(f"calling {name}() with no argument must return its default parameters as a struct",
                           file=path, found=type(defaults).__name__)
-    return defaults
+    plain: dict = {}
+    allowed: dict[str, Allowed] = {}
+    for parameter, value in defaults.items():
+        if isinstance(value, dict) and "default" in value:
+            plain[parameter] = value["default"]
+            allowed[parameter] = declared_range(value, where=f"{name}(): parameter {parameter!r}", file=path)
+        else:
+            plain[parameter] = value
+    return plain, allowed
+
+
+#: The fields of an ``mlfs_parameter`` declaration and of a range of ``mlfs_parameter_ranges``.
+_RANGE_FIELDS = {"low", "high", "low_open", "high_open", "choices"}
+
+
+def declared_range(value: dict, where: str, file: Path | None = None) -> Allowed:
+    """The :class:`Allowed` of a range struct as the MATLAB/Octave engine returns it (``[]`` for no
+    bound, 0/1 for the open flags, a list of texts for choices); a declaration made by
+    ``mlfs_parameter`` also holds its ``default``, which must lie in the range."""
+    declaration = {key: item for key, item in value.items() if key != "default"}
+    problem = _range_problem(declaration)
+    if problem is not None:
+        raise ConfigError(f"{where}: not a range made by mlfs_parameter: {problem}", file=file,
+                          expected="mlfs_parameter(default, '>=', low, '<', high) or mlfs_parameter(text, {choices})")
+    bounds = {key: None if _is_empty(declaration[key]) else float(declaration[key]) for key in ("low", "high")}
+    allowed = Allowed(**bounds, low_open=bool(declaration["low_open"]), high_open=bool(declaration["high_open"]),
+                      choices=tuple(declaration["choices"] or ()))
+    if "default" in value and not _admits_default(allowed, value["default"]):
+        raise ConfigError(f"{where}: the default lies outside its declared range", file=file,
+                          expected=str(allowed), found=repr(value["default"]))
+    return allowed
+
+
+def _range_problem(declaration: dict) -> str | None:
+    if set(declaration) != _RANGE_FIELDS:
+        return f"fields {sorted(declaration)}"
+    for key in ("low", "high"):
+        bound = declaration[key]
+        if not _is_empty(bound) and not (isinstance(bound, (int, float)) and not isinstance(bound, bool)
+                                         and math.isfinite(bound)):
+            return f"{key} is {bound!r}"
+    if any(declaration[key] not in (0, 1) for key in ("low_open", "high_open")):
+        return "the open flags are not true or false"
+    choices = declaration["choices"]
+    if not _is_empty(choices) and not (isinstance(choices, list) and all(isinstance(c, str) for c in choices)):
+        return f"choices {choices!r}"
+    return None
+
+
+def _admits_default(allowed: Allowed, default) -> bool:
+    if allowed.choices:
+        return isinstance(default, str) and allowed.admits(default)
+    return isinstance(default, (int, float)) and not isinstance(default, bool) and allowed.admits(default)
+
+
+def _is_empty(value) -> bool:
+    return value is None or (isinstance(value, (list, tuple)) and len(value) == 0)
 
 
 def _set_defaults(name: str, path: Path, matlab_defaults: DefaultsReader) -> None:
     from . import _REGISTRY
 
-    _REGISTRY[name] = replace(_REGISTRY[name], defaults=_read_defaults(name, path, matlab_defaults))
+    defaults, allowed = _read_defaults(name, path, matlab_defaults)
+    _REGISTRY[name] = replace(_REGISTRY[name], defaults=defaults, allowed=allowed)
 
 
 def _read_text(path: Path) -> str:

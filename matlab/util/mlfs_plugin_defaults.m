@@ -1,0 +1,12 @@
+function [defaults, logical_names] = mlfs_plugin_defaults(method)
+%MLFS_PLUGIN_DEFAULTS  What a plug-in's no-argument call returns (its defaults: values, or
+%   declarations made by mlfs_parameter), and the names of its logical defaults: the bridge to
+%   Python carries a logical as a number, and the Python front door checks a given value against
+%   its default's type. Errors of the call are the caller's to report.
+  defaults = feval(method);
+  logical_names = {};
+  if isstruct(defaults) && isscalar(defaults)
+    names = fieldnames(defaults);
+    logical_names = names(cellfun(@(name) islogical(defaults.(name)), names)).';
+  end
+end
