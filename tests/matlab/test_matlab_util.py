@@ -133,19 +133,11 @@ def test_octave_parameter_ranges_equal_python_allowed_for_every_shipped_method(o
         assert octave_side == dict(method.allowed), method.name
 
 
-def _outside(allowed):
-    if allowed.choices:
-        return "not-a-choice"
-    if allowed.low is not None:
-        return float(allowed.low) if allowed.low_open else float(allowed.low) - 1
-    return float(allowed.high) if allowed.high_open else float(allowed.high) + 1
-
-
 def test_octave_refuses_every_declared_range_in_pythons_words(octave):
     for method in _shipped_octave_methods():
         for name, allowed in method.allowed.items():
-            value = _outside(allowed)
-            typed = int(value) if isinstance(method.defaults[name], int) else value  # Python checks the type first
+            typed = allowed.just_outside(method.defaults[name])  # Python checks the type first
+            value = typed if isinstance(typed, str) else float(typed)
             with pytest.raises(ConfigError, match="out of range") as python_refusal:
                 method.resolve_params({name: typed})
             with pytest.raises(EngineError, match=f"mlfs:{method.matlab_function}:badParameter") as refused:

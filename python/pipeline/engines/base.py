@@ -89,4 +89,3 @@ class Evaluator(ABC):
 
     def __exit__(self, *exc):
         self.close()
-

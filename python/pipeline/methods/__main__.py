@@ -59,11 +59,12 @@ def check_method(method_spec: MethodSpec, engine) -> list[Result]:
         return results
     results.append(_attempt("deterministic", lambda: _deterministic(method_spec, engine, params, folds, outputs)))
     results.append(_attempt("inputs unchanged", lambda: _inputs_unchanged(method_spec, engine, params, folds)))
-    results.append(_attempt("unknown parameter refused", lambda: _unknown_refused(method_spec, engine, params)))
+    first = next(iter(folds.values()))
+    results.append(_attempt("unknown parameter refused", lambda: _unknown_refused(method_spec, engine, params, first)))
     results.append(_attempt("values outside the declared ranges refused",
-                            lambda: _out_of_range_refused(method_spec, engine, params)))
+                            lambda: _out_of_range_refused(method_spec, engine, params, first)))
     results.append(_attempt("constant features, all-zero labels",
-                            lambda: _degenerate(method_spec, engine, params)))
+                            lambda: _degenerate(method_spec, engine, params, first)))
     seconds = ", ".join(f"{name} {out[2]:.3f} s" for name, out in outputs.items())
     results.append(Result("time", True, seconds))
     return results
@@ -135,8 +136,8 @@ def _inputs_unchanged(method_spec, engine, params, folds) -> str:
     return "X_train and Y_train as given"
 
 
-def _unknown_refused(method_spec, engine, params) -> str:
-    X, Y = next(iter(contract_folds().values()))
+def _unknown_refused(method_spec, engine, params, fold) -> str:
+    X, Y = fold
     try:
         engine.rank(method_spec, X, Y, {**params, UNKNOWN_PARAMETER: 1}, None, context="unknown parameter")
     except PipelineError as exc:
@@ -145,14 +146,14 @@ def _unknown_refused(method_spec, engine, params) -> str:
                   "parameters it does not know (a typo would run the defaults silently)")
 
 
-def _out_of_range_refused(method_spec, engine, params) -> str:
+def _out_of_range_refused(method_spec, engine, params, fold) -> str:
     """The method's own code refuses what its declaration excludes (the front doors check the
     ranges before any work, but the method is also called from MATLAB/Octave and by hand)."""
     if not method_spec.allowed:
         return "no declared ranges"
-    X, Y = next(iter(contract_folds().values()))
+    X, Y = fold
     for name, allowed in method_spec.allowed.items():
-        value = _outside(allowed, method_spec.defaults[name])
+        value = allowed.just_outside(method_spec.defaults[name])
         try:
             engine.rank(method_spec, X, Y, {**params, name: value}, None, context=f"{name} = {value!r}")
         except PipelineError:
@@ -161,20 +162,8 @@ def _out_of_range_refused(method_spec, engine, params) -> str:
     return f"each of {', '.join(method_spec.allowed)} refused just outside its range"
 
 
-def _outside(allowed, default):
-    """A value of the default's type just outside ``allowed``."""
-    if allowed.choices:
-        return "mlfs_check_not_a_choice"
-    if allowed.low is not None:
-        value = allowed.low if allowed.low_open else allowed.low - 1
-    else:
-        value = allowed.high if allowed.high_open else allowed.high + 1
-    return int(value) if isinstance(default, int) and not isinstance(default, bool) else float(value)
-
-
-def _degenerate(method_spec, engine, params) -> str:
-    X, Y = next(iter(contract_folds().values()))
-    X, Y = X.copy(), Y.copy()
+def _degenerate(method_spec, engine, params, fold) -> str:
+    X, Y = (array.copy() for array in fold)
     X[:, :2] = 0.5
     Y[:, 0] = 0
     _rank(method_spec, engine, X, Y, params, "constant features, all-zero label")

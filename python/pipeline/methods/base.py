@@ -74,6 +74,17 @@ class Allowed:
         below = self.high is None or (value < self.high if self.high_open else value <= self.high)
         return above and below
 
+    def just_outside(self, default: Any) -> Any:
+        """A value of ``default``'s type just outside this range (a text that is no choice), for
+        checking that a method refuses it."""
+        if self.choices:
+            return "mlfs_check_not_a_choice"
+        if self.low is not None:
+            value = self.low if self.low_open else self.low - 1
+        else:
+            value = self.high if self.high_open else self.high + 1
+        return int(value) if isinstance(default, int) and not isinstance(default, bool) else float(value)
+
     def __str__(self) -> str:
         if self.choices:
             return f"one of {list(self.choices)}"
