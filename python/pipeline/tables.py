@@ -317,7 +317,9 @@ class TableJob:
         self.excluded[metric] = excluded
         lower = metric in agg.LOWER_IS_BETTER
         comparison = None
-        if len(complete):
+        if len(self.methods) < 2:
+            self.notes.append(f"{agg.METRIC_DISPLAY[metric]}: one method, nothing to rank or test")
+        elif len(complete):
             comparison = compare_methods(complete.to_numpy(), self.methods, blocks=complete.index,
                                          lower_is_better=lower, reference=self.args.ref_method,
                                          bayesian_rope=self.args.bayesian_rope)

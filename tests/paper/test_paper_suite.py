@@ -165,3 +165,31 @@ def test_unreadable_suite_files_are_one_line_errors(tmp_path, capsys, content, f
     assert run_main(main, [command, str(suite), "--root", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: ") and err.count("\n") == 1 and fragment in err, err
+
+
+DEMO_SUITE = """
+name: demo
+datasets: [demo]
+folds: {mode: holdout, count: 2, seed: 1, test_size: 0.2}
+methods: {VARIANCE: {}}
+engine: python
+grids: {kgrid: {k_min: 5, k_max: 10, k_step: 5}}
+tables: {ref_method: VARIANCE, figures: false}
+"""
+
+
+@pytest.mark.parametrize("command", ["status", "run"])
+def test_fold_files_of_other_settings_or_an_unknown_dataset_are_refused_by_status_as_by_run(tmp_path, capsys,
+                                                                                          command):
+    suite = tmp_path / "suite.yaml"
+    suite.write_text(DEMO_SUITE)
+    assert run_main(main, ["run", str(suite), "--root", str(tmp_path), "--no-progress"]) == 0
+    capsys.readouterr()
+    suite.write_text(DEMO_SUITE.replace("seed: 1", "seed: 2"))  # the exported folds' sidecars say seed 1
+    assert run_main(main, [command, str(suite), "--root", str(tmp_path)] + ["--no-progress"] * (command == "run")) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "fold0.json: fold file was made with other settings" in err, err
+    suite.write_text(DEMO_SUITE.replace("[demo]", "[mine]"))  # neither fold files nor a registered dataset
+    assert run_main(main, [command, str(suite), "--root", str(tmp_path)] + ["--no-progress"] * (command == "run")) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "not a registered dataset that could be exported" in err and "mine" in err, err

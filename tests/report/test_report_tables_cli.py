@@ -211,3 +211,16 @@ def test_metric_without_any_complete_dataset_keeps_the_other_tables(kgrid_result
     stats = json.loads((tmp_path / "out" / "stats_kgrid.json").read_text())
     assert "macro_pr_auc" not in stats["metrics"] and stats["metrics"]["micro_f1"]["n_blocks"] == 3
     compile_tables([tmp_path / "out" / name for name in TABLES], tmp_path)
+
+
+def test_one_method_makes_score_tables_without_ranks_or_tests(kgrid_results, tmp_path, capsys):
+    # A researcher's first run: their method alone. Its scores are tabulated; nothing is ranked.
+    out = tmp_path / "out"
+    code = run_main(main, ["--results-dir", str(kgrid_results), "--methods", "DAGFS", "--ref-method", "DAGFS",
+                           "--out-dir", str(out)])
+    assert code == 0, capsys.readouterr().err
+    report = (out / "report.md").read_text()
+    assert "Micro-F1: one method, nothing to rank or test" in report
+    assert "Avg.\\ rank" not in (out / "table_microf1.tex").read_text()
+    assert json.loads((out / "stats_kgrid.json").read_text())["metrics"] == {}
+    compile_tables([out / name for name in TABLES], tmp_path)

@@ -29,10 +29,11 @@ def workspace(tmp_path_factory) -> dict[str, str]:
     return prepare_workspace(tmp_path_factory.mktemp("hostile"), lambda module, argv: call(module, argv)[0])
 
 
-def _one_line_refusal(code: int, err: str, file: Path) -> None:
+def _one_line_refusal(code: int, err: str, file: Path, *or_under: Path) -> None:
+    """Exit 2 and one line naming ``file`` (or a path under one of ``or_under``)."""
     assert code == 2, err
     assert err.startswith("error: ") and err.count("\n") == 1 and len(err) < 2000, err
-    assert str(file) in err or file.name in err, err
+    assert str(file) in err or file.name in err or any(f"error: {folder}" in err for folder in or_under), err
 
 
 # --- generated suites, parameter files and display maps ---------------------------------------------
@@ -99,15 +100,17 @@ def test_generated_suites_validate_or_are_refused_alike_by_status_and_run(worksp
     work = Path(workspace["work"])
     suite = work / "generated_suite.yaml"
     suite.write_text(text, encoding="utf-8")
-    root = work / "generated_root"
+    root = Path(tempfile.mkdtemp(dir=work)) / "root"  # fresh for each example, with the toy folds
+    shutil.copytree(Path(workspace["work"]) / "root" / "folds", root / "folds")
     code, err = call("pipeline.paper", ["status", str(suite), "--root", str(root)])
     assert "Traceback" not in err
-    if code == 0:
-        return
-    _one_line_refusal(code, err, suite)
     run_code, run_err = call("pipeline.paper", ["run", str(suite), "--root", str(root), "--no-progress"])
+    if code == 0:  # what status accepts, run runs to the end
+        assert run_code == 0 and "Traceback" not in run_err, run_err[-2000:]
+        return
+    _one_line_refusal(code, err, suite, root)  # the suite, or the fold files it names
     assert (run_code, run_err) == (code, err)  # the same validation, before any work
-    assert not root.exists()
+    assert sorted(p.name for p in root.iterdir()) == ["folds"]
 
 
 _PARAMETER_VALUES = st.one_of(_SCALARS, st.lists(_SCALARS, max_size=3))

@@ -19,6 +19,7 @@ from ..engines import ENGINES
 from ..runner.plugins import check_runnable
 from ..suite_cli import add_code_options, use_matlab_dir
 from ..suite_cli import DEFAULT_MAX_TASKS
+from .folds import check_folds
 from .run import PaperPaths, run_paper
 from .schema import MAX_SUITE_JOBS
 from .status import format_status, suite_status
@@ -68,12 +69,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     check_runnable([m.name for m in suite.methods if not m.external], suite.engine)
     check_task_count(suite, args.max_tasks)
     paths = PaperPaths.of(suite, args.root)
+    to_export = check_folds(suite, paths.folds)
     check_inner_sizes(suite, paths.folds)  # the folds already exported; run checks the ones it exports
     if args.command == "status":
         print(format_status(*suite_status(suite, paths)))
         return 0
     arguments = {key: (str(value) if isinstance(value, Path) else value) for key, value in vars(args).items()}
-    return run_paper(suite, args.suite, paths, raw_root=args.data_root or default_data_root(),
+    return run_paper(suite, args.suite, paths, to_export=to_export, raw_root=args.data_root or default_data_root(),
                      progress=not args.no_progress, arguments=arguments)
 
 

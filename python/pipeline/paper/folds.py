@@ -1,4 +1,4 @@
-"""The suite's fold files: exported when missing, checked against their sidecars when present."""
+"""The suite's fold files: checked against their sidecars when present, exported when missing."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 from ..data.export import ExportSettings, export_dataset
 from ..data.folds import fold_path, sha256_file
-from ..data.registry import get_spec, load_dataset, require_files
+from ..data.registry import REGISTRY, get_spec, load_dataset, require_files
 from ..documents import RESULT_LIMITS, read_document
 from ..errors import ConfigError
 from .suite import Suite
@@ -20,22 +20,38 @@ def dataset_settings(suite: Suite, dataset: str) -> ExportSettings:
     return replace(suite.folds, test_size=get_spec(dataset).reference_test_size)
 
 
-def ensure_folds(suite: Suite, folds_dir: Path, raw_root: Path, report=print) -> None:
-    """Export every dataset whose fold files are missing; check the others against their sidecars.
+def check_folds(suite: Suite, folds_dir: Path) -> list[str]:
+    """The datasets whose fold files must be exported; the door check of ``status`` and ``run``
+    alike, so that ``status`` refuses what ``run`` would.
 
     Raises
     ------
     ConfigError
         If existing fold files were made with other settings or changed since (their sidecar's
-        SHA-256): mixing them would silently change the experiment.
+        SHA-256): mixing them would silently change the experiment; or if a dataset whose folds
+        are missing is not a registered dataset, which could not be exported.
     """
+    to_export = []
     for dataset in suite.datasets:
-        settings = dataset_settings(suite, dataset)
-        paths = [fold_path(folds_dir, dataset, i) for i in range(settings.n_folds)]
+        paths = [fold_path(folds_dir, dataset, i) for i in range(suite.folds.n_folds)]
         if all(path.is_file() for path in paths):
+            settings = dataset_settings(suite, dataset) if dataset in REGISTRY else suite.folds
             for path in paths[:len(suite.fold_indices)]:
                 check_sidecar(path, settings)
             continue
+        if dataset not in REGISTRY:
+            raise ConfigError("no fold files for this dataset, and it is not a registered dataset that could be "
+                              "exported", file=folds_dir / dataset, field="datasets",
+                              expected=f"{suite.folds.n_folds} fold files, or one of {', '.join(REGISTRY)}",
+                              found=dataset)
+        to_export.append(dataset)
+    return to_export
+
+
+def export_folds(suite: Suite, datasets: list[str], folds_dir: Path, raw_root: Path, report=print) -> None:
+    """Export the fold files of ``datasets`` (those :func:`check_folds` found missing)."""
+    for dataset in datasets:
+        settings = dataset_settings(suite, dataset)
         require_files(dataset, raw_root)
         export_dataset(load_dataset(dataset, raw_root), folds_dir, settings)
         report(f"{dataset}: exported {settings.n_folds} folds to {folds_dir / dataset}")

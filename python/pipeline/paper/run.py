@@ -24,7 +24,7 @@ from ..runner.plugins import engine_options
 from ..runner.run import RunSettings
 from ..runner.store import ensure_results_root
 from ..suite_cli import describe_outcome, finish_run
-from .folds import ensure_folds
+from .folds import export_folds
 from .parameters import make_parameter_report, parameter_report_dir
 from .seeds import average_seeds
 from .suite import Suite
@@ -78,12 +78,13 @@ def run_settings(suite: Suite, paths: PaperPaths, *, log_file: str | None = None
                        tuning=suite.tuning)
 
 
-def run_paper(suite: Suite, suite_file: Path, paths: PaperPaths, *, raw_root: Path, progress: bool,
-              arguments: dict) -> int:
-    """Run the suite; return the exit code (0 ok, 1 a task or step failed, 2 bad input or storage
-    fault, 128 + n when stopped by signal n)."""
+def run_paper(suite: Suite, suite_file: Path, paths: PaperPaths, *, to_export: list[str], raw_root: Path,
+              progress: bool, arguments: dict) -> int:
+    """Run the suite, first exporting the folds of ``to_export`` (:func:`~.folds.check_folds`);
+    return the exit code (0 ok, 1 a task or step failed, 2 bad input or storage fault, 128 + n
+    when stopped by signal n)."""
     say = _printer()
-    ensure_folds(suite, paths.folds, raw_root, report=say)
+    export_folds(suite, to_export, paths.folds, raw_root, report=say)
     check_inner_sizes(suite, paths.folds)
     ensure_results_root(paths.results)
     remove_partial_reports(paths.results, DEFAULT_STALE_AFTER)
