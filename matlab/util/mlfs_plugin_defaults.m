@@ -1,11 +1,13 @@
-function [defaults, logical_names] = mlfs_plugin_defaults(method)
+function [defaults, logical_names, is_struct] = mlfs_plugin_defaults(method)
 %MLFS_PLUGIN_DEFAULTS  What a plug-in's no-argument call returns (its defaults: values, or
-%   declarations made by mlfs_parameter), and the names of its logical defaults: the bridge to
-%   Python carries a logical as a number, and the Python front door checks a given value against
-%   its default's type. Errors of the call are the caller's to report.
+%   declarations made by mlfs_parameter), the names of its logical defaults (the bridge to Python
+%   carries a logical as a number, and the Python front door checks a given value against its
+%   default's type) and whether it is a scalar struct (the bridge carries struct(), a method without
+%   parameters, as a cell). Errors of the call are the caller's to report.
   defaults = feval(method);
   logical_names = {};
-  if isstruct(defaults) && isscalar(defaults)
+  is_struct = isstruct(defaults) && isscalar(defaults);
+  if is_struct
     names = fieldnames(defaults);
     logical_names = names(cellfun(@(name) islogical(defaults.(name)), names)).';
   end

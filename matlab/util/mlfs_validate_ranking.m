@@ -2,6 +2,9 @@ function ranking = mlfs_validate_ranking(values, d, source)
 %MLFS_VALIDATE_RANKING  values must be a 1-based permutation of 1..d; returns a 1×d double row.
 %   A value out of range is reported as it is (e.g. 1e+30), as pipeline.rankings.validate_ranking.
 %   Error identifiers: mlfs:ranking:notInteger, :wrongLength, :zeroBased, :outOfRange, :repeated.
+  mlfs_require(isnumeric(values) && isreal(values), 'mlfs:ranking:notInteger', ...
+               '%s: ranking holds non-numeric or complex values (expected integers 1..%d; found %s)', ...
+               source, d, [mlfs_ifelse(isreal(values), '', 'complex ') class(values)]);
   ranking = double(values(:)).';
   bad = find(~isfinite(ranking) | ranking ~= fix(ranking), 1);
   mlfs_require(isempty(bad), 'mlfs:ranking:notInteger', ...

@@ -143,16 +143,25 @@ def validate_ranking(ranking, d: int, *, source: str | Path | None = None) -> np
 
 
 def validate_scores(scores, d: int, *, source: str | Path | None = None) -> np.ndarray:
-    """Return per-feature ``scores`` as a float64 array of shape (d,) if they are d finite numbers.
+    """Return per-feature ``scores`` as a float64 array of shape (d,) if they are d finite real numbers.
 
     Raises
     ------
     RankingError
-        If the scores are missing, of the wrong length or not finite.
+        If the scores are missing, not real numbers (text, complex, objects), of the wrong length
+        or not finite.
     """
     if scores is None:
         raise RankingError("the method returned no feature scores", file=source, expected="info['scores'] (d,)")
-    arr = np.asarray(scores, dtype=np.float64).reshape(-1)
+    try:
+        given = np.asarray(scores)
+    except (ValueError, TypeError) as exc:  # ragged nesting, an object numpy cannot read
+        raise RankingError("feature scores are not an array of numbers", file=source,
+                           found=f"{type(exc).__name__}: {exc}") from None
+    if given.dtype.kind not in "biuf":  # a cast would fail, or drop imaginary parts silently
+        raise RankingError("feature scores must be real numbers", file=source,
+                           expected="d real numbers (bool, integer or floating point)", found=f"dtype {given.dtype}")
+    arr = given.astype(np.float64).reshape(-1)
     if arr.size != d:
         raise RankingError("feature scores have the wrong length", file=source, expected=f"{d}",
                            found=f"{arr.size}")

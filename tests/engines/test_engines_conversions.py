@@ -6,6 +6,7 @@ import sys
 
 import numpy as np
 import pytest
+from oct2py.io import Cell
 
 from pipeline.engines import make_engine
 from pipeline.engines.matlab import MatlabEngine, import_matlab_engine, to_matlab_array, to_matlab_value
@@ -48,12 +49,19 @@ def test_from_engine_value_gives_plain_python():
 def test_plugin_defaults_get_their_logicals_back_as_bools(names):
     """The bridge carries a logical default as a number; mlfs_plugin_defaults names them."""
     raw = {"flag": 1, "off": np.uint8(0), "count": 1, "rate": np.array([[0.5]])}
-    out = defaults_from_engine(raw, names)
+    out = defaults_from_engine(raw, names, True)
     logicals = {"flag", "off"} if len(names) == 2 else {"flag"}
     assert out == {"flag": True, "off": 0 if "off" not in logicals else False, "count": 1, "rate": 0.5}
     assert {key for key, value in out.items() if isinstance(value, bool)} == logicals
-    assert defaults_from_engine(raw, []) == {"flag": 1, "off": 0, "count": 1, "rate": 0.5}
-    assert defaults_from_engine("not a struct", []) == "not a struct"
+    assert defaults_from_engine(raw, [], True) == {"flag": 1, "off": 0, "count": 1, "rate": 0.5}
+    assert defaults_from_engine("not a struct", [], False) == "not a struct"
+
+
+def test_plugin_defaults_of_a_method_without_parameters_are_an_empty_dict():
+    """oct2py carries struct() (a scalar struct without fields) as a cell; mlfs_plugin_defaults says
+    it was a struct."""
+    assert defaults_from_engine(Cell([[None]]), [], 1.0) == {}
+    assert isinstance(defaults_from_engine(Cell([[None]]), [], 0.0), Cell)  # a cell: the loader refuses it
 
 
 def test_curves_from_engine_casts_counts_to_int():

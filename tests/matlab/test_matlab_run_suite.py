@@ -4,6 +4,7 @@ parity of its files with the Python front door, failures that stay local, and sk
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -138,6 +139,21 @@ def test_a_failing_method_fails_alone_with_a_readable_report(octave, tmp_path):
     assert manifest["versions"]["blas"] and manifest["git"]["commit"]
     log = (results / "runs" / manifest["log"]).read_text().splitlines()
     assert len(log) == 6 and sum(" failed MLFS_TEST_ERROR/demo/fold" in line for line in log) == 2
+
+
+def test_complex_scores_fail_their_task_in_both_front_doors(octave, tmp_path):
+    summary = run_octave_suite(octave, "run_suite", tmp_path / "octave", ["MLFS_TEST_COMPLEX"], "k_max", 30.0)
+    assert (summary["done"], summary["failed"]) == (0, 2)
+    (entry, _) = json.loads((tmp_path / "octave" / "failures.json").read_text())["failed"]
+    assert entry["error_type"] == "mlfs:task:badScores" and "finite real feature scores" in entry["message"]
+    plugins = tmp_path / "plugins"
+    plugins.mkdir()
+    shutil.copy(FIXTURES / "MLFS_TEST_COMPLEX.m", plugins)
+    done = run_cli("pipeline.kgrid", tmp_path / "python", "--engine", "octave", "--methods", "MLFS_TEST_COMPLEX",
+                   "--plugins", str(plugins), "--k-max", "30")
+    assert done.returncode == 1, done.stderr
+    assert "feature scores must be real numbers" in done.stderr and "complex128" in done.stderr
+    assert not (tmp_path / "python" / "MLFS_TEST_COMPLEX" / "demo_fold0_ranking.csv").exists()
 
 
 def test_skip_existing_keeps_only_complete_files(octave, tmp_path):

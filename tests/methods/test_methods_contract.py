@@ -66,6 +66,11 @@ def test_the_matlab_engine_without_matlab_is_one_line_and_exit_2(capsys):
     ("ZEROBASED", "output", "ranking looks 0-based"),
     ("UNSEEDED", "deterministic", "gave different rankings"),
     ("MODIFIES", "inputs unchanged", "the method modified X_train"),
+    ("COMPLEX", "output", "feature scores must be real numbers (expected d real numbers (bool, integer or floating "
+                          "point); found dtype complex128)"),
+    ("TEXT", "output", "feature scores must be real numbers"),
+    ("RAGGED", "output", "feature scores are not an array of numbers"),
+    ("EXITS", "output", "EXITS called sys.exit(0) instead of returning its scores"),
 ])
 def test_the_checker_fails_a_broken_python_plugin_with_one_line(name, check, found, capsys):
     assert run_main(methods_main, ["check", name, "--plugins", str(FIXTURES / "broken_python")]) == 1

@@ -337,3 +337,16 @@ def test_a_bad_range_declaration_is_one_line_naming_the_plugin(tmp_path, registr
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1 and "BADDECL.m" in err[0] and found in err[0], err
     assert not (tmp_path / "results").exists()
+
+
+def test_a_plugin_calling_sys_exit_fails_its_task_and_the_run_goes_on(tmp_path, registry, capsys):
+    # In the serial executor the method runs in the driver: its SystemExit must not end the run
+    # silently with exit 0 and no record.
+    write(tmp_path / "plugins", "quitter.py", "import sys\nfrom pipeline.methods.base import MethodSpec\n"
+          "def scores(X, Y, params):\n    sys.exit(0)\nQUITTER = MethodSpec(name='QUITTER', scores=scores)\n")
+    assert kgrid(tmp_path, "--methods", "QUITTER", "VARIANCE", "--plugins", str(tmp_path / "plugins")) == 1
+    err = capsys.readouterr().err
+    assert "QUITTER called sys.exit(0) instead of returning its scores" in err
+    failed = json.loads((tmp_path / "results" / "failures.json").read_text())["failed"]
+    assert [entry["task"] for entry in failed] == ["QUITTER/demo/fold0"]
+    assert (tmp_path / "results" / "VARIANCE" / "demo_fold0_kgrid_metrics.json").is_file()

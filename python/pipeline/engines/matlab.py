@@ -118,7 +118,7 @@ class MatlabEngine(Engine):
         return ranking_from_engine(ranking), {**info, "compute_seconds": float(seconds)}
 
     def default_params(self, function: str) -> dict:
-        outputs, _ = self._call("mlfs_plugin_defaults", 2, (function,), "")
+        outputs, _ = self._call("mlfs_plugin_defaults", 3, (function,), "")
         return defaults_from_engine(*outputs)
 
     def _matlab_module(self):

@@ -121,11 +121,12 @@ def from_engine_value(value: Any) -> Any:
     return value
 
 
-def defaults_from_engine(defaults: Any, logical_names: Any) -> Any:
+def defaults_from_engine(defaults: Any, logical_names: Any, is_struct: Any) -> Any:
     """The outputs of ``mlfs_plugin_defaults`` as Python: the defaults struct as a dict whose
-    logical values are bools again (the bridge carries a logical as a number)."""
+    logical values are bools again (the bridge carries a logical as a number); ``{}`` for
+    ``struct()``, which the bridge carries as a cell."""
     if not isinstance(defaults, dict):
-        return defaults
+        return {} if bool(is_struct) else defaults
     plain = from_engine_value(defaults)
     names = from_engine_value(logical_names)
     for name in [names] if isinstance(names, str) else names or []:
@@ -641,7 +642,7 @@ class OctaveEngine(Engine):
         return ranking_from_engine(ranking), {**info, "compute_seconds": self.session.last_call_seconds}
 
     def default_params(self, function: str) -> dict:
-        return defaults_from_engine(*self.session.call("mlfs_plugin_defaults", function, nout=2))
+        return defaults_from_engine(*self.session.call("mlfs_plugin_defaults", function, nout=3))
 
     def close(self) -> None:
         self.session.close()

@@ -33,6 +33,9 @@ class PythonEngine(Engine):
                 seconds = time.perf_counter() - started
         except PipelineError:
             raise
+        except SystemExit as exc:  # plugged-in code calling sys.exit() must not end the whole run
+            raise EngineError(f"{method_spec.name} called sys.exit({exc.code!r}) instead of returning its scores or "
+                              "raising an exception", field=context or None) from None
         except Exception as exc:  # a method's own failure (plugged-in code included) fails its task only
             raise EngineError(f"{method_spec.name} failed: {type(exc).__name__}: {exc}", field=context or None) from exc
         return np.asarray(ranking), {**info, "compute_seconds": seconds}
