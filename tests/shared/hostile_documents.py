@@ -177,6 +177,10 @@ def _suite_cases() -> list[Case]:
         Case("suite-run-jobs-option", run + ("--jobs", "0"), {"suite.yaml": suite_text()}),
         Case("suite-run-pgrid-p-max-two", run, {"suite.yaml": suite_text(grids={"pgrid": {"p_max": 2}})},
              fragment="grids.pgrid"),
+        Case("suite-dataset-without-folds", status, {"suite.yaml": suite_text(datasets=["toy", "nofolds"])},
+             fragment="not a registered dataset"),
+        Case("suite-run-dataset-without-folds", run, {"suite.yaml": suite_text(datasets=["toy", "nofolds"])},
+             fragment="not a registered dataset"),
         Case("suite-valid-pgrid-to-one", status, {"suite.yaml": suite_text(grids={"pgrid": {"p_min": 0.5, "p_max": 1}})},
              ACCEPTED),
     ]
@@ -200,8 +204,11 @@ def _symlink_cases() -> list[Case]:
              for name, made in links.items()]
     cases += [Case("suite-run-symlink-method-folder", run, suite, links=links["method-folder"], fragment="symbolic link"),
               Case("suite-run-symlink-results", run, suite, links=links["results"], fragment="symbolic link"),
-              Case("suite-symlink-inside-root", status, suite, ACCEPTED, links={"own/results": "{work}/own/elsewhere"}),
-              Case("suite-symlink-root-itself", status, suite, ACCEPTED, links={"own": outside})]
+              # (a registered dataset: "own" holds no fold files, which demo's export would make)
+              Case("suite-symlink-inside-root", status, {"suite.yaml": suite_text(datasets=["demo"])}, ACCEPTED,
+                   links={"own/results": "{work}/own/elsewhere"}),
+              Case("suite-symlink-root-itself", status, {"suite.yaml": suite_text(datasets=["demo"])}, ACCEPTED,
+                   links={"own": outside})]
     return cases
 
 
