@@ -11,7 +11,7 @@ function [status, record] = mlfs_metrics_status(path, mode, expected)
     return
   end
   try
-    parsed = jsondecode(fileread(path));
+    parsed = mlfs_read_result_json(path, 'metrics file');
   catch
     status = 'invalid';
     return
@@ -37,20 +37,58 @@ function [status, record] = mlfs_metrics_status(path, mode, expected)
 end
 
 function ok = is_complete(record, mode)
-  ok = isstruct(record) && isfield(record, 'grid_mode') && strcmp(record.grid_mode, mode);
+%IS_COMPLETE  The twin of the Python schema (pipeline.result_schema.MetricsFile) for what a
+%   resumed task needs: the grid axis, every metric a real list aligned with it (null reads as NaN;
+%   a text or a boolean makes a cell or a logical, refused), integer k values, a non-negative
+%   ranking time, the constant-feature check complete or absent, a 64-digit fold digest.
+  ok = isstruct(record) && isscalar(record) && isfield(record, 'grid_mode') && ischar(record.grid_mode) && ...
+       strcmp(record.grid_mode, mode);
   if ~ok
     return
   end
-  axis_key = 'k_values';
-  if strcmp(mode, 'pgrid')
-    axis_key = 'p_values';
+  axis_key = mlfs_ifelse(strcmp(mode, 'pgrid'), 'p_values', 'k_values');
+  ok = isfield(record, axis_key) && is_real_list(record.(axis_key)) && ~isempty(record.(axis_key));
+  if ~ok
+    return
   end
-  ok = isfield(record, axis_key) && ~isempty(record.(axis_key)) && ~ischar(record.(axis_key));
+  n = numel(record.(axis_key));
+  aligned = @(key) ~isfield(record, key) || (is_real_list(record.(key)) && numel(record.(key)) == n);
   names = mlknn_metric_names();
   for i = 1:numel(names)
-    ok = ok && isfield(record, names{i}) && ~ischar(record.(names{i})) && ...
-         numel(record.(names{i})) == numel(record.(axis_key));
+    ok = ok && isfield(record, names{i}) && aligned(names{i});
   end
+  ok = ok && aligned('k_values') && (~isfield(record, 'k_values') || is_integer_list(record.k_values));
+  ok = ok && (~isfield(record, 'time_rank_seconds') || isempty(record.time_rank_seconds) || ...
+              (is_real_list(record.time_rank_seconds) && isscalar(record.time_rank_seconds) && ...
+               record.time_rank_seconds >= 0));
+  ok = ok && has_selection_check(record, n) && has_fold_digest(record);
+end
+
+function ok = has_selection_check(record, n)
+  present = isfield(record, {'n_constant_selected', 'degenerate', 'n_constant_features'});
+  if ~any(present)
+    ok = true;
+    return
+  end
+  ok = all(present) && isfield(record, 'k_values') && ...
+       is_integer_list(record.n_constant_selected) && numel(record.n_constant_selected) == n && ...
+       islogical(record.degenerate) && numel(record.degenerate) == n && ...
+       is_integer_list(record.n_constant_features) && isscalar(record.n_constant_features) && ...
+       record.n_constant_features >= 0;
+end
+
+function ok = has_fold_digest(record)
+  ok = ~isfield(record, 'provenance') || ~isstruct(record.provenance) || ...
+       ~isfield(record.provenance, 'fold_sha256') || isempty(record.provenance.fold_sha256) || ...
+       (ischar(record.provenance.fold_sha256) && ~isempty(regexp(record.provenance.fold_sha256, '^[0-9a-f]{64}$', 'once')));
+end
+
+function ok = is_real_list(value)
+  ok = isnumeric(value) && isreal(value) && all(~isinf(value(:)));
+end
+
+function ok = is_integer_list(value)
+  ok = is_real_list(value) && all(value(:) == fix(value(:)));
 end
 
 function same = same_value(a, b)

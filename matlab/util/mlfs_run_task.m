@@ -145,7 +145,7 @@ function fresh = is_fresh_ranking(files, method_code)
     return
   end
   try
-    record = jsondecode(fileread(files.ranking_record));
+    record = mlfs_read_result_json(files.ranking_record, 'ranking record');
     fresh = isfield(record, 'code') && isfield(record.code, 'sha256') && strcmp(record.code.sha256, method_code.sha256);
   catch
     fresh = false;
@@ -169,7 +169,7 @@ function used = recorded_params(files, previous, params, rank)
     return
   end
   try
-    record = jsondecode(fileread(files.ranking_record));
+    record = mlfs_read_result_json(files.ranking_record, 'ranking record');
     used = record.params;
   catch
     if isstruct(previous) && isfield(previous, 'params')

@@ -33,6 +33,8 @@ from .errors import ConfigError, DataError
 from .evaluation.grids import p_target_index
 from .evaluation.metrics import HIGHER_IS_BETTER, LATER_METRICS, METRIC_SPECS, METRICS
 from .names import validate_name
+from .result_schema import (SETTINGS_FIELDS, MetricsFile, absent_metrics, read_all_features_file,
+                            read_metrics_file)
 
 GRIDS = ("kgrid", "pgrid")
 LOWER_IS_BETTER = frozenset(m for m in METRICS if not HIGHER_IS_BETTER[m])
@@ -43,10 +45,6 @@ MAIN_METRICS = ("micro_f1", "macro_f1", "hamming_loss")
 GRID_TOLERANCE = 1e-9
 TIDY_COLUMNS = ["dataset", "method", "fold", "metric", "value"]
 TIME_FIELD = "time_rank_seconds"
-SELECTION_FIELDS = ("n_constant_selected", "degenerate", "n_constant_features")
-#: The settings every metrics file of one table must share (written by the runner).
-SETTINGS_FIELDS = ("grid", "mlknn")
-_ABSENT = object()
 
 
 def name_order(names: Iterable[str]) -> list[str]:
@@ -122,117 +120,45 @@ class FoldResult:
         return slice(None) if p_target is None else [p_target_index(self.x, p_target)]
 
 
-def _as_curve(value, path: Path, key: str, size: int) -> np.ndarray:
-    if not isinstance(value, list) or len(value) != size:
-        raise DataError("metric curve must be a list aligned with the grid", file=path, field=key,
-                        expected=f"list of {size} numbers", found=type(value).__name__
-                        if not isinstance(value, list) else f"{len(value)} entries")
-    if not all(v is None or _is_real(v) for v in value):
-        raise DataError("metric curve entries must be numbers or null", file=path, field=key)
-    return np.array([np.nan if v is None else v for v in value], dtype=float)
-
-
-def _is_real(value) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
-def _typed_list(value, path: Path, key: str, size: int, kind: type) -> list:
-    """A JSON list of ``size`` entries of ``kind`` (int: no bools; bool: only true/false)."""
-    ok = isinstance(value, list) and len(value) == size and all(
-        isinstance(v, kind) and (kind is bool or not isinstance(v, bool)) for v in value)
-    if not ok:
-        raise DataError("list must be aligned with the grid", file=path, field=key,
-                        expected=f"list of {size} {kind.__name__}s", found=repr(value)[:80])
-    return value
-
-
-def _is_int(value) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _count(value, path: Path, key: str) -> int:
-    if not _is_int(value) or value < 0:
-        raise DataError("must be a non-negative integer", file=path, field=key, found=repr(value)[:80])
-    return value
-
-
-def _read_time(obj: dict, path: Path) -> float | None:
-    value = obj.get(TIME_FIELD)
-    if value is None:
+def _selection_check(record: MetricsFile) -> SelectionCheck | None:
+    if record.n_constant_features is None:  # the schema holds the check's fields all or none
         return None
-    if not _is_real(value) or not math.isfinite(value) or value < 0:
-        raise DataError("ranking time must be a non-negative number of seconds or null", file=path,
-                        field=TIME_FIELD, found=repr(value)[:80])
-    return float(value)
+    return SelectionCheck(k_values=np.array(record.k_values, dtype=int),
+                          n_constant_selected=np.array(record.n_constant_selected, dtype=int),
+                          degenerate=np.array(record.degenerate, dtype=bool),
+                          n_constant_features=record.n_constant_features)
 
 
-def _read_selection_check(obj: dict, path: Path, size: int) -> SelectionCheck | None:
-    present = [key for key in SELECTION_FIELDS if key in obj]
-    if not present:
+def _seed_spread(record: MetricsFile, size: int) -> SeedSpread | None:
+    if record.seeds is None:
         return None
-    if len(present) < len(SELECTION_FIELDS):
-        missing = next(key for key in SELECTION_FIELDS if key not in obj)
-        raise DataError("the constant-feature check is incomplete", file=path, field=missing,
-                        expected=f"all of {', '.join(SELECTION_FIELDS)}")
-    return SelectionCheck(
-        k_values=np.array(_typed_list(obj.get("k_values"), path, "k_values", size, int), dtype=int),
-        n_constant_selected=np.array(_typed_list(obj["n_constant_selected"], path, "n_constant_selected",
-                                                 size, int), dtype=int),
-        degenerate=np.array(_typed_list(obj["degenerate"], path, "degenerate", size, bool), dtype=bool),
-        n_constant_features=_count(obj["n_constant_features"], path, "n_constant_features"))
+    absent = absent_metrics(record)
+    grid_mean_std = {m: math.nan if m in absent or getattr(record, f"{m}_mean_seed_std") is None
+                     else float(getattr(record, f"{m}_mean_seed_std")) for m in METRICS}
+    curve_std = {m: np.full(size, np.nan) if m in absent else _curve(getattr(record, f"{m}_seed_std"))
+                 for m in METRICS}
+    return SeedSpread(tuple(record.seeds), curve_std, grid_mean_std)
 
 
-def _read_seed_spread(obj: dict, path: Path, size: int) -> SeedSpread | None:
-    seeds = obj.get("seeds")
-    if seeds is None:
-        return None
-    if not (isinstance(seeds, list) and seeds and all(_is_int(s) for s in seeds)
-            and len(set(seeds)) == len(seeds)):
-        raise DataError("seeds must be a non-empty list of distinct integers", file=path, field="seeds",
-                        found=repr(seeds)[:80])
-    grid_mean_std = {}
-    for metric in METRICS:
-        key = f"{metric}_mean_seed_std"
-        value = obj.get(key, _ABSENT) if _present(obj, metric) else None
-        if value is not None and not _is_real(value):
-            raise DataError("seed-averaged file lacks the std over seeds", file=path, field=key,
-                            expected="a number or null", found="nothing" if value is _ABSENT else repr(value))
-        grid_mean_std[metric] = math.nan if value is None else float(value)
-    curve_std = {m: _as_curve(obj.get(f"{m}_seed_std"), path, f"{m}_seed_std", size)
-                 if _present(obj, m) else np.full(size, np.nan) for m in METRICS}
-    return SeedSpread(tuple(seeds), curve_std, grid_mean_std)
+def _curve(values: list) -> np.ndarray:
+    return np.array([np.nan if v is None else v for v in values], dtype=float)
 
 
 def read_fold_result(path: str | Path, method: str, dataset: str, fold: int, grid: str) -> FoldResult:
-    """Parse and validate one ``_kgrid_metrics.json`` / ``_pgrid_metrics.json`` file."""
+    """Read one ``_kgrid_metrics.json`` / ``_pgrid_metrics.json`` file, validated by its schema
+    (:mod:`pipeline.result_schema`) and against the names of its path."""
     path = Path(path)
-    obj = read_result_file(path, "metrics file")
-    if not isinstance(obj, dict):
-        raise DataError("metrics file must hold a JSON object", file=path)
-    if obj.get("grid_mode", grid) != grid:
-        raise DataError("wrong grid mode", file=path, field="grid_mode", expected=grid,
-                        found=obj.get("grid_mode"))
-    x_key = "k_values" if grid == "kgrid" else "p_values"
-    x = obj.get(x_key)
-    if not isinstance(x, list) or not x or not all(_is_real(v) for v in x):
-        raise DataError("grid missing, empty or not numeric", file=path, field=x_key,
-                        expected="non-empty list of numbers")
-    curves = {m: _as_curve(obj.get(m), path, m, len(x)) if _present(obj, m) else np.full(len(x), np.nan)
-              for m in METRICS}
-    p_target_file = obj.get("p_target") if grid == "pgrid" else None
-    _check_own_names(obj, path, {"method": method, "dataset": dataset, "fold": fold})
-    return FoldResult(method, dataset, fold, np.asarray(x, dtype=float), curves, path, p_target_file,
-                      time_rank_seconds=_read_time(obj, path),
-                      selection=_read_selection_check(obj, path, len(x)),
-                      seed_spread=_read_seed_spread(obj, path, len(x)),
-                      absent_metrics=frozenset(m for m in METRICS if not _present(obj, m)),
-                      settings=_read_settings(obj, path), fold_sha256=_read_fold_digest(obj, path))
-
-
-def _present(obj: dict, metric: str) -> bool:
-    """Whether the file holds ``metric``; only the evaluator's later metrics may be absent (older
-    files): they read as missing values ('--' in the tables, counted in a note)."""
-    return metric in obj or metric not in LATER_METRICS
+    record = read_metrics_file(path, grid)
+    _check_own_names(record, path, {"method": method, "dataset": dataset, "fold": fold})
+    x = record.axis
+    absent = absent_metrics(record)
+    curves = {m: np.full(len(x), np.nan) if m in absent else _curve(record.curve(m)) for m in METRICS}
+    digest = record.provenance.fold_sha256 if record.provenance is not None else None
+    return FoldResult(method, dataset, fold, np.asarray(x, dtype=float), curves, path,
+                      record.p_target if grid == "pgrid" else None,
+                      time_rank_seconds=None if record.time_rank_seconds is None else float(record.time_rank_seconds),
+                      selection=_selection_check(record), seed_spread=_seed_spread(record, len(x)),
+                      absent_metrics=absent, settings=_settings(record), fold_sha256=digest)
 
 
 def absent_metric_notes(results: "ResultSet") -> list[str]:
@@ -248,36 +174,25 @@ def absent_metric_notes(results: "ResultSet") -> list[str]:
 
 
 
-def _check_own_names(obj: dict, path: Path, names: dict) -> None:
+def _check_own_names(record: MetricsFile, path: Path, names: dict) -> None:
     """The method, dataset and fold a metrics file names inside must be those of its path: a file
     copied or renamed from another dataset would otherwise be tabulated as this one."""
     for key, expected in names.items():
-        if key in obj and obj[key] != expected:
+        found = getattr(record, key)
+        if found is not None and found != expected:
             raise DataError(f"the file names another {key} than its path", file=path, field=key,
-                            expected=repr(expected), found=repr(obj[key])[:80])
+                            expected=repr(expected), found=repr(found)[:80])
 
 
-def _read_settings(obj: dict, path: Path) -> str:
+def _settings(record: MetricsFile) -> str:
     """The settings results must share to be compared (the grid's and ML-kNN's), as canonical JSON."""
     settings = {}
     for key in SETTINGS_FIELDS:
-        value = obj.get(key)
-        if value is None:
-            continue
-        if not isinstance(value, dict) or not all(v is None or _is_real(v) for v in value.values()):
-            raise DataError("settings must be an object of numbers", file=path, field=key, found=repr(value)[:80])
-        # p_target only picks the *_at_p_target fields, not the curves the tables read
-        settings[key] = {name: v for name, v in value.items() if name != "p_target"}
+        value = getattr(record, key)
+        if value is not None:
+            # p_target only picks the *_at_p_target fields, not the curves the tables read
+            settings[key] = {name: v for name, v in value.items() if name != "p_target"}
     return json.dumps(settings, sort_keys=True)
-
-
-def _read_fold_digest(obj: dict, path: Path) -> str | None:
-    provenance = obj.get("provenance")
-    digest = provenance.get("fold_sha256") if isinstance(provenance, dict) else None
-    if digest is not None and not (isinstance(digest, str) and re.fullmatch(r"[0-9a-f]{64}", digest)):
-        raise DataError("fold digest must be 64 hexadecimal digits", file=path, field="provenance.fold_sha256",
-                        found=repr(digest)[:80])
-    return digest
 
 
 def discover_files(results_dir: str | Path, methods: Sequence[str], grid: str) -> dict[tuple[str, str, int], Path]:
@@ -605,7 +520,6 @@ def curve_over_datasets(per_dataset: dict[str, dict[str, tuple]], method: str) -
 #: writes it (:mod:`pipeline.runner.reference`): no method name can start with ``_``, so it never
 #: clashes with a method's folder.
 REFERENCE_FOLDER = "_reference"
-ALL_FEATURES_SCHEMA = "all_features/1"
 
 
 def all_features_path(results_dir: str | Path, dataset: str, fold: int) -> Path:
@@ -633,26 +547,13 @@ def read_all_features(results_dir: str | Path, datasets: Sequence[str],
 
 
 def _read_all_features_file(path: Path, dataset: str, fold: int) -> dict[str, float]:
-    obj = read_result_file(path, "all-features file")
-    if not isinstance(obj, dict) or obj.get("schema") != ALL_FEATURES_SCHEMA:
-        found = obj.get("schema") if isinstance(obj, dict) else obj
-        raise DataError("not an all-features reference file", file=path, field="schema",
-                        expected=ALL_FEATURES_SCHEMA, found=repr(found)[:80])
-    if obj.get("dataset") != dataset or obj.get("fold") != fold:
+    record = read_all_features_file(path)
+    if record.dataset != dataset or record.fold != fold:
         raise DataError("file name and content disagree", file=path, field="dataset/fold",
-                        expected=f"{dataset} fold {fold}", found=f"{obj.get('dataset')!r} fold {obj.get('fold')!r}")
-    metrics = obj.get("metrics")
-    if not isinstance(metrics, dict):
-        raise DataError("all-features file lacks its scores", file=path, field="metrics",
-                        expected="an object {metric: number or null}", found=repr(metrics)[:80])
-    values = {}
-    for metric in METRICS:  # a metric the file predates is missing ('--'), not an error
-        value = metrics.get(metric)
-        if value is not None and not _is_real(value):
-            raise DataError("metric value must be a number or null", file=path, field=f"metrics.{metric}",
-                            found=repr(value)[:80])
-        values[metric] = math.nan if value is None else float(value)
-    return values
+                        expected=f"{dataset} fold {fold}", found=f"{record.dataset!r} fold {record.fold!r}")
+    # a metric the file predates is missing ('--'), not an error
+    return {metric: math.nan if record.metrics.get(metric) is None else float(record.metrics[metric])
+            for metric in METRICS}
 
 
 def ranking_engines(results: ResultSet) -> dict[tuple[str, str, int], str]:

@@ -321,6 +321,16 @@ def schema_error(exc: "ValidationError", data: Any, model: type | None = None, *
                  found=_quoted(found) if isinstance(found, str) else found)
 
 
+def refusal(key: str, message: str, found: Any) -> "ValidationError":
+    """A validation error at ``key`` below what is being validated (a field's entry, or a field of
+    the model a model validator checks), for a rule a type cannot state: raised inside a pydantic
+    validator, it reads as any other through :func:`schema_error` (``expected`` is ``message``)."""
+    from pydantic import ValidationError
+    from pydantic_core import InitErrorDetails, PydanticCustomError
+    error = PydanticCustomError("value_error", "Value error, {reason}", {"reason": message})
+    return ValidationError.from_exception_data("document", [InitErrorDetails(type=error, loc=(key,), input=found)])
+
+
 def _expected(message: str) -> str:
     return message.removeprefix("Input should be ").removeprefix("Value error, ")
 

@@ -123,8 +123,12 @@ def test_incomplete_selection_check_is_an_error(kgrid_results, tmp_path, capsys)
     edit(path, lambda obj: obj.update(degenerate=[1] * len(obj["k_values"])))
     assert run_tables(results, tmp_path / "out") == 2
     err = capsys.readouterr().err
+    assert "field 'degenerate.0'" in err and "expected a valid boolean; found 1" in err
     n_points = len(json.loads(path.read_text())["k_values"])
-    assert "field 'degenerate'" in err and f"expected list of {n_points} bools" in err
+    edit(path, lambda obj: obj.update(degenerate=[False] * (n_points - 1)))
+    assert run_tables(results, tmp_path / "out") == 2
+    err = capsys.readouterr().err
+    assert "field 'degenerate'" in err and f"expected a list aligned with the grid ({n_points} entries)" in err
 
 
 def test_seed_averaged_methods_are_named_in_captions_and_report(kgrid_results, tmp_path):

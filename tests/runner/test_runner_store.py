@@ -8,6 +8,8 @@ import pytest
 from pipeline.errors import ConfigError, RankingError, StorageError
 from pipeline.evaluation.metrics import METRICS
 from pipeline.fileio import Writer, atomic_write_json
+from pipeline.runner.fingerprint import evaluator_fingerprint
+from pipeline.runner.freshness import metrics_staleness
 from pipeline.runner.store import ResultStore, ensure_results_root
 from pipeline.runner.tasks import GridSpec, Task
 
@@ -60,7 +62,9 @@ def test_ranking_as_one_comma_separated_row(tmp_path):
 
 
 def _record(mode="kgrid", n=3, **extra):
-    record = {"grid_mode": mode, "k_values": list(range(1, n + 1)), "mlknn": {"num": 10, "smooth": 1.0}}
+    record = {"grid_mode": mode, "k_values": list(range(1, n + 1)), "mlknn": {"num": 10, "smooth": 1.0},
+              "provenance": {"ranking_sha256": None, "evaluator": "native",
+                             "code": {"evaluator": evaluator_fingerprint("native")}}}
     record.update({key: [0.5] * n for key in METRICS})
     if mode == "pgrid":
         record["p_values"] = [0.1] * n
@@ -68,22 +72,32 @@ def _record(mode="kgrid", n=3, **extra):
     return record
 
 
-def test_metrics_status(tmp_path):
-    store = ResultStore(tmp_path)
-    files = store.files("M", "D", 0)
+def test_metrics_staleness_reads_the_file_through_its_schema(tmp_path):
+    files = ResultStore(tmp_path).files("M", "D", 0)
     expected = {"mlknn": {"num": 10, "smooth": 1.0}}
-    assert store.metrics_status(files, "kgrid", expected) == "missing"
+
+    def reason(mode="kgrid", wanted=expected, overwrite=False):
+        return metrics_staleness(files, mode, wanted, "native", evaluator_fingerprint("native"), overwrite=overwrite)
+
+    assert reason() == "no metrics yet"
     atomic_write_json(files.kgrid, _record())
-    assert store.metrics_status(files, "kgrid", expected) == "ok"
-    assert store.metrics_status(files, "kgrid", {"mlknn": {"num": 5, "smooth": 1.0}}) == "different"
-    broken = _record()
-    broken["macro_f1"] = [0.5]  # misaligned list
-    atomic_write_json(files.kgrid, broken)
-    assert store.metrics_status(files, "kgrid", expected) == "invalid"
+    assert reason() is None
+    with pytest.raises(ConfigError, match="other settings"):
+        reason(wanted={"mlknn": {"num": 5, "smooth": 1.0}})
+    assert reason(wanted={"mlknn": {"num": 5, "smooth": 1.0}}, overwrite=True) == "other settings (--overwrite)"
+    for edit, field in [({"macro_f1": [0.5]}, "macro_f1"), ({"micro_f1": [0.5, "x", 0.5]}, "micro_f1.1"),
+                        ({"micro_f1": [0.5, True, 0.5]}, "micro_f1.1"), ({"time_rank_seconds": -1.0},
+                                                                          "time_rank_seconds")]:
+        atomic_write_json(files.kgrid, _record(**edit))  # what the tables would refuse, the run recomputes
+        assert reason() == f"the metrics file is partial or unreadable ({field})"
     files.kgrid.write_text(json.dumps(_record())[:40])  # truncated JSON
-    assert store.metrics_status(files, "kgrid", expected) == "invalid"
+    assert reason() == "the metrics file is partial or unreadable"
+    record = _record()
+    del record["coverage"]
+    atomic_write_json(files.kgrid, record)
+    assert reason() == "made before the evaluator computed coverage"
     atomic_write_json(files.pgrid, _record("pgrid"))
-    assert store.metrics_status(files, "pgrid", expected) == "ok"
+    assert reason("pgrid") is None
 
 
 def test_results_root_cannot_be_a_file(tmp_path):

@@ -26,7 +26,8 @@ REFUSED, ACCEPTED, REDONE = "refused", "accepted", "redone"
 @dataclass(frozen=True)
 class Case:
     """One hostile input: ``command`` (module and arguments), ``files`` (name -> text or bytes),
-    ``links`` (symbolic links made before it runs) and the correct outcome (:data:`REFUSED`, :data:`ACCEPTED`, or :data:`REDONE`: exit 0 and the
+    ``links`` (symbolic links made before it runs), ``edits`` (keys set in an existing JSON file, whose
+    other keys, its provenance included, stay as the run wrote them) and the correct outcome (:data:`REFUSED`, :data:`ACCEPTED`, or :data:`REDONE`: exit 0 and the
     damaged result file rewritten)."""
 
     id: str
@@ -35,6 +36,7 @@ class Case:
     expect: str = REFUSED
     fragment: str = ""  # a piece of the expected message
     links: dict = field(default_factory=dict)  # symbolic link name -> its target (both may hold placeholders)
+    edits: dict = field(default_factory=dict)  # existing JSON file -> {key: new value} (a damage made in place)
 
 
 # --- suites ------------------------------------------------------------------------------------
@@ -293,6 +295,17 @@ DAMAGED_METRICS = {
 }
 
 
+#: Damage made in place to a metrics file of the workspace (4 grid points, k = 5..20): each key set.
+DAMAGED_IN_PLACE = {
+    "text-entry": {"micro_f1": [0.5, "0.5", 0.5, 0.5]}, "boolean-entry": {"hamming_loss": [0.1, True, 0.1, 0.1]},
+    "short-curve": {"macro_f1": [0.5, 0.5, 0.5]}, "null-curve": {"one_error": None},
+    "negative-time": {"time_rank_seconds": -3.0}, "text-time": {"time_rank_seconds": "fast"},
+    "degenerate-numbers": {"degenerate": [0, 0, 0, 0]}, "counts-as-floats": {"n_constant_selected": [0.5, 0, 0, 0]},
+    "grid-mode": {"grid_mode": "qgrid"}, "empty-grid": {"k_values": []}, "fold-digest": {"provenance": {"fold_sha256": "x"}},
+    "seeds-without-spread": {"seeds": [1, 2]}, "mlknn-text": {"mlknn": {"num": "5", "smooth": 1.0}},
+}
+
+
 def _result_cases() -> list[Case]:
     resume = ("pipeline.kgrid", "--engine", "python", "--methods", "RANDOM", "--no-progress", "--data-dir", "{folds}",
               "--results-dir", "{results}", "--k-min", "5", "--k-max", "20", "--k-step", "5", "--mlknn-k", "5",
@@ -307,6 +320,9 @@ def _result_cases() -> list[Case]:
     record = "{results}/RANDOM/toy_fold0_ranking.json"
     for name in ("deep", "digits", "duplicate-keys"):
         cases.append(Case(f"ranking-record-resume-{name}", resume, {record: DAMAGED_METRICS[name]}, REDONE))
+    for name, changes in DAMAGED_IN_PLACE.items():  # the provenance still vouches for the file
+        cases.append(Case(f"metrics-resume-in-place-{name}", resume, edits={target: changes}, expect=REDONE))
+        cases.append(Case(f"metrics-tables-in-place-{name}", tables, edits={target: changes}))
     return cases
 
 
@@ -421,8 +437,12 @@ def fill(text: str, places: dict[str, str]) -> str:
 
 
 def write_case_files(case: Case, places: dict[str, str]) -> None:
-    """Write the case's files (a results file replaces the workspace's copy), then make its links."""
+    """Write the case's files (a results file replaces the workspace's copy), make its edits, then
+    its links."""
     _write_files(case, places)
+    for name, changes in case.edits.items():
+        path = Path(fill(name, places))
+        path.write_text(json.dumps({**json.loads(path.read_text(encoding="utf-8")), **changes}), encoding="utf-8")
     for name, target in case.links.items():
         link = Path(places["work"]) / fill(name, places)
         target = Path(fill(target, places))
@@ -491,8 +511,9 @@ def verdict(case: Case, code: int | None, stderr: str, places: dict[str, str]) -
     if case.expect == REDONE:
         if code != 0:
             return "wrong exit code"
-        damaged = [Path(fill(name, places)) for name in case.files]
-        return None if all(_is_json_object(path) for path in damaged) else "silent wrong result"
+        rewritten = all(_rewritten(Path(fill(name, places))) for name in case.files) and all(
+            _rewritten(Path(fill(name, places)), changes) for name, changes in case.edits.items())
+        return None if rewritten else "silent wrong result"
     if case.expect == ACCEPTED:
         return None if code == 0 else "wrong exit code"
     if code == 0:
@@ -509,8 +530,12 @@ def verdict(case: Case, code: int | None, stderr: str, places: dict[str, str]) -
     return None
 
 
-def _is_json_object(path: Path) -> bool:
+def _rewritten(path: Path, damage: dict | None = None) -> bool:
+    """Whether the run wrote a damaged result file anew: a JSON object again, without the values an
+    in-place ``damage`` set (judged without the code under test, which may be an older checkout's)."""
     try:
-        return isinstance(json.loads(path.read_text(encoding="utf-8")), dict)
+        content = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError, RecursionError):
         return False
+    return isinstance(content, dict) and all(json.dumps(content.get(key)) != json.dumps(value)  # False is not 0
+                                             for key, value in (damage or {}).items())

@@ -186,7 +186,7 @@ def _places(case, workspace, tmp_path) -> dict[str, str]:
     shared results, or a private copy of them when the case damages or rewrites them."""
     (tmp_path / "root").symlink_to(Path(workspace["work"]) / "root", target_is_directory=True)
     results = workspace["results"]
-    if any("{results}" in name for name in case.files):
+    if any("{results}" in name for name in (*case.files, *case.edits)):
         results = str(tmp_path / "results")
         shutil.copytree(workspace["results"], results)
     return {"work": str(tmp_path), "folds": workspace["folds"], "results": results}

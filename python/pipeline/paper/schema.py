@@ -14,11 +14,11 @@ from pathlib import PurePosixPath, PureWindowsPath
 from typing import Annotated, Any, Literal
 
 from pydantic import (AfterValidator, BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt,
-                      ValidationError, ValidationInfo, field_validator)
-from pydantic_core import InitErrorDetails, PydanticCustomError
+                      ValidationInfo, field_validator)
 
 from ..aggregate import GRIDS
 from ..data.splits import MAX_FOLDS, SPLIT_MODES
+from ..documents import refusal
 from ..engines import ENGINES, EVALUATORS
 from ..evaluation.metrics import METRICS
 from ..limits import MAX_MLKNN_K, MAX_MLKNN_SMOOTH, MAX_TASK_TIMEOUT
@@ -46,12 +46,6 @@ def _relative_path(text: str) -> str:
 WrittenPath = Annotated[str, Field(min_length=1, max_length=MAX_PATH_CHARS), AfterValidator(_relative_path)]
 Name = Annotated[str, Field(min_length=1, max_length=128)]
 Seed = Annotated[int, Field(ge=0, le=MAX_SEED)]
-
-
-def _refuse(key: str, message: str, found: Any) -> ValidationError:
-    """A validation error at ``key`` below the field being validated (its path names the key)."""
-    error = PydanticCustomError("value_error", "Value error, {reason}", {"reason": message})
-    return ValidationError.from_exception_data("suite", [InitErrorDetails(type=error, loc=(key,), input=found)])
 
 
 class Section(BaseModel):
@@ -98,9 +92,9 @@ class MethodSection(Section):
             raise ValueError("at least one parameter with its candidate values")
         for name, values in (tune or {}).items():
             if name == "seed":
-                raise _refuse(name, "a parameter other than seed (list random starts under seeds)", values)
+                raise refusal(name, "a parameter other than seed (list random starts under seeds)", values)
             if name in info.data.get("params", {}):
-                raise _refuse(name, f"a parameter not fixed in params ({name} is both fixed and tuned)", values)
+                raise refusal(name, f"a parameter not fixed in params ({name} is both fixed and tuned)", values)
         return tune
 
 

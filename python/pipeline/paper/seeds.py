@@ -14,9 +14,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ..documents import read_result_file
 from ..evaluation.metrics import METRICS
 from ..fileio import atomic_write_json
+from ..result_schema import metrics_file_data
 from ..runner.freshness import read_json, sha256_or_none
 from ..runner.store import ResultStore
 from .suite import MethodEntry, seed_folder
@@ -36,7 +36,7 @@ def average_seeds(results_dir: Path, entry: MethodEntry, dataset: str, fold: int
     existing = read_json(target)
     if existing is not None and existing.get("seed_sources") == digests:
         return "skipped"
-    records = [read_result_file(path, "metrics file") for path in sources.values()]
+    records = [metrics_file_data(path, mode) for path in sources.values()]
     atomic_write_json(target, averaged_record(entry, records, digests))
     return "done"
 

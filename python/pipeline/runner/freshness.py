@@ -13,8 +13,9 @@ from pathlib import Path
 
 from ..data.folds import sha256_file
 from ..documents import read_result_file
-from ..errors import ConfigError, PipelineError
-from ..evaluation.metrics import LATER_METRICS, METRICS
+from ..errors import ConfigError, DataError, PipelineError
+from ..evaluation.metrics import METRICS
+from ..result_schema import Provenance, absent_metrics, read_metrics_file
 from .fingerprint import changed_files
 from .store import ResultStore, TaskFiles
 
@@ -41,7 +42,7 @@ def ranking_staleness(store: ResultStore, files: TaskFiles, d: int, params: dict
     return None
 
 
-def metrics_staleness(store: ResultStore, files: TaskFiles, mode: str, expected: dict, evaluator: str,
+def metrics_staleness(files: TaskFiles, mode: str, expected: dict, evaluator: str,
                       evaluator_code: dict, *, overwrite: bool, replaced_by: str | None = None) -> str | None:
     """Why one grid's metrics must be (re)computed, or None if the file can be kept.
 
@@ -54,30 +55,37 @@ def metrics_staleness(store: ResultStore, files: TaskFiles, mode: str, expected:
         If the file was made with other settings (ML-kNN, grid or parameters), ``overwrite`` is off
         and ``replaced_by`` is None: keeping both would mix settings in one results folder.
     """
-    status = store.metrics_status(files, mode, expected)
-    if status == "missing":
+    path = files.metrics(mode)
+    if not path.is_file():
         return "no metrics yet"
-    if status == "invalid":
-        record = read_json(files.metrics(mode)) or {}
-        absent = [key for key in METRICS if key in LATER_METRICS and record and key not in record]
-        return (f"made before the evaluator computed {', '.join(absent)}" if absent
-                else "the metrics file is partial or unreadable")
-    if status == "different":
+    try:
+        record = read_metrics_file(path, mode)
+    except DataError as exc:
+        return unreadable("metrics", exc)
+    absent = sorted(absent_metrics(record), key=METRICS.index)
+    if absent:
+        return f"made before the evaluator computed {', '.join(absent)}"
+    if any(record.value(key) != value for key, value in expected.items()):
         if replaced_by is not None:
             return replaced_by
         if not overwrite:
             raise ConfigError("result exists with other settings (ML-kNN, grid or parameters); use --overwrite "
-                              "or another results folder", file=files.metrics(mode))
+                              "or another results folder", file=path)
         return "other settings (--overwrite)"
-    provenance = (read_json(files.metrics(mode)) or {}).get("provenance") or {}
-    if provenance.get("ranking_sha256") != sha256_or_none(files.ranking):
+    provenance = record.provenance or Provenance()
+    if provenance.ranking_sha256 != sha256_or_none(files.ranking):
         return "the ranking changed since it was scored"
-    if provenance.get("evaluator") != evaluator:
-        return f"scored by the {provenance.get('evaluator')} evaluator, this run uses {evaluator}"
-    changed = changed_files((provenance.get("code") or {}).get("evaluator"), evaluator_code)
+    if provenance.evaluator != evaluator:
+        return f"scored by the {provenance.evaluator} evaluator, this run uses {evaluator}"
+    changed = changed_files(provenance.evaluator_code(), evaluator_code)
     if changed:
         return f"evaluator code changed ({_some(changed)})"
     return None
+
+
+def unreadable(kind: str, exc: DataError) -> str:
+    """The reason for recomputing a result file its schema refuses (the field, when one is named)."""
+    return f"the {kind} file is partial or unreadable" + (f" ({exc.field})" if exc.field else "")
 
 
 def read_json(path: Path) -> dict | None:

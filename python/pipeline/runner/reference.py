@@ -16,13 +16,14 @@ from pathlib import Path
 
 import numpy as np
 
-from ..aggregate import ALL_FEATURES_SCHEMA, REFERENCE_FOLDER, all_features_path
+from ..aggregate import REFERENCE_FOLDER, all_features_path
 from ..data.folds import fold_path, load_fold, sha256_file
-from ..errors import ConfigError
+from ..errors import ConfigError, DataError
 from ..evaluation.metrics import LATER_METRICS, METRICS
 from ..fileio import atomic_write_json, remove_abandoned_temporaries
+from ..result_schema import ALL_FEATURES_SCHEMA, Provenance, read_all_features_file
 from .fingerprint import changed_files, evaluator_fingerprint
-from .freshness import read_json, sha256_or_none
+from .freshness import sha256_or_none, unreadable
 from .records import runtime_versions
 from .tasks import Task
 
@@ -48,26 +49,26 @@ def reference_staleness(path: Path, fold_file: Path, mlknn: dict, evaluator: str
     """
     if not path.is_file():
         return "no metrics yet"
-    record = read_json(path)
-    metrics = (record or {}).get("metrics")
-    if record is None or record.get("schema") != ALL_FEATURES_SCHEMA or not isinstance(metrics, dict):
-        return "the reference file is partial or unreadable"
-    absent = [key for key in METRICS if key not in metrics]
+    try:
+        record = read_all_features_file(path)
+    except DataError as exc:
+        return unreadable("reference", exc)
+    absent = [key for key in METRICS if key not in record.metrics]
     if absent:
         later = all(key in LATER_METRICS for key in absent)
         return f"made before the evaluator computed {', '.join(absent)}" if later else \
             "the reference file is partial or unreadable"
-    if record.get("mlknn") != mlknn:
+    if record.mlknn != mlknn:
         if not overwrite:
             raise ConfigError("result exists with other settings (ML-kNN); use --overwrite or another results "
                               "folder", file=path)
         return "other settings (--overwrite)"
-    provenance = record.get("provenance") or {}
-    if provenance.get("fold_sha256") != sha256_or_none(fold_file):
+    provenance = record.provenance or Provenance()
+    if provenance.fold_sha256 != sha256_or_none(fold_file):
         return "the fold file changed"
-    if provenance.get("evaluator") != evaluator:
-        return f"scored by the {provenance.get('evaluator')} evaluator, this run uses {evaluator}"
-    changed = changed_files((provenance.get("code") or {}).get("evaluator"), evaluator_code)
+    if provenance.evaluator != evaluator:
+        return f"scored by the {provenance.evaluator} evaluator, this run uses {evaluator}"
+    changed = changed_files(provenance.evaluator_code(), evaluator_code)
     return f"evaluator code changed ({', '.join(changed[:3])})" if changed else None
 
 

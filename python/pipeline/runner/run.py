@@ -226,7 +226,7 @@ def plan_task(task: Task, settings: RunSettings) -> TaskPlan:
     selected_by = SELECTED_BY_INNER if task.stage == "tuned" else None
     rank_reason = (_ranking_reason(store, files, fold_feature_count(fold_file), params, code["method"], settings,
                                    selected_by) if method_spec is not None else None)
-    grid_reasons = _grid_reasons(store, files, params, code["evaluator"], settings, rank_reason, selected_by)
+    grid_reasons = _grid_reasons(files, params, code["evaluator"], settings, rank_reason, selected_by)
     return TaskPlan(method_spec, params, files, fold_file, code, rank_reason, grid_reasons)
 
 
@@ -307,7 +307,7 @@ def _ranking_reason(store, files, d, params, method_code, settings, selected_by)
     return ranking_staleness(store, files, d, params, method_code, selected_by)
 
 
-def _grid_reasons(store, files, params, evaluator_code, settings, rank_reason, selected_by) -> dict[str, str]:
+def _grid_reasons(files, params, evaluator_code, settings, rank_reason, selected_by) -> dict[str, str]:
     """Grid mode -> why its metrics must be computed, for every grid whose file cannot be kept.
 
     A tuned method's files may hold parameters an earlier selection chose: they are stale, not an error.
@@ -317,7 +317,7 @@ def _grid_reasons(store, files, params, evaluator_code, settings, rank_reason, s
         expected = {"mlknn": mlknn_settings(settings), "params": params, "grid": grid.describe()}
         if selected_by is not None:
             expected["selected_by"] = selected_by
-        stale = metrics_staleness(store, files, grid.mode, expected, settings.evaluator, evaluator_code,
+        stale = metrics_staleness(files, grid.mode, expected, settings.evaluator, evaluator_code,
                                   overwrite=settings.overwrite,
                                   replaced_by=None if selected_by is None else "the selection changed")
         if rank_reason is not None:

@@ -11,8 +11,8 @@ Layout (see ``docs/results-schema.md``)::
 
 Every file is written atomically (temporary name + rename). The scores, the ranking, its record
 and the time file are written in that order, so a ranking counts as complete only when the time file exists and the ranking is a valid
-permutation of 1..d; a metrics file counts only if it parses and holds every expected key with
-lists aligned to its grid.
+permutation of 1..d; a metrics file counts only if it passes its schema (:mod:`pipeline.result_schema`):
+every metric, typed, with lists aligned to its grid.
 """
 
 from __future__ import annotations
@@ -22,9 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..documents import read_result_file
-from ..errors import DataError, RankingError
-from ..evaluation.metrics import METRICS
+from ..errors import RankingError
 from ..fileio import atomic_write_json, atomic_write_text, ensure_directory, remove_abandoned_temporaries
 from ..names import validate_name
 from ..rankings import read_ranking_file
@@ -106,44 +104,11 @@ class ResultStore:
     def write_metrics(self, files: TaskFiles, mode: str, record: dict) -> Path:
         return atomic_write_json(files.metrics(mode), record)
 
-    def read_metrics(self, path: Path) -> dict:
-        record = read_result_file(path, "metrics file")
-        if not isinstance(record, dict):
-            raise DataError("metrics file must hold a JSON object", file=path, found=type(record).__name__)
-        return record
-
-    def metrics_status(self, files: TaskFiles, mode: str, expected: dict) -> str:
-        """``"missing"``, ``"invalid"`` (partial or unreadable), ``"different"`` (other settings) or ``"ok"``.
-
-        ``expected`` holds the settings the file must match (``mlknn``, ``params``, ``grid``).
-        """
-        path = files.metrics(mode)
-        if not path.is_file():
-            return "missing"
-        try:
-            record = self.read_metrics(path)
-        except DataError:
-            return "invalid"
-        if not _is_complete(record, mode):
-            return "invalid"
-        if any(record.get(key) != value for key, value in expected.items()):
-            return "different"
-        return "ok"
-
 
 def format_scores(scores: np.ndarray) -> str:
     """``feature,score`` then one row per feature (1-based, in feature order), each score as ``%.17g``
     (enough digits to read back the same double; MATLAB's sprintf writes the same text)."""
     return "feature,score\n" + "".join(f"{j},{float(v):.17g}\n" for j, v in enumerate(scores, start=1))
-
-
-def _is_complete(record: dict, mode: str) -> bool:
-    if not isinstance(record, dict) or record.get("grid_mode") != mode:
-        return False
-    axis = record.get("p_values" if mode == "pgrid" else "k_values")
-    if not isinstance(axis, list) or not axis:
-        return False
-    return all(isinstance(record.get(key), list) and len(record[key]) == len(axis) for key in METRICS)
 
 
 def ensure_results_root(root: Path) -> Path:

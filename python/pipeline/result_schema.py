@@ -1,0 +1,194 @@
+"""The schemas of the result files read back (docs/results-schema.md): a metrics file
+(``<METHOD>/<DATASET>_fold<i>_<grid>_metrics.json``) and an all-features reference
+(``_reference/<DATASET>_fold<i>_all_features.json``), each declared once for every reader: the
+runner deciding whether a result can be kept, and the tables, statistics and figures that read it.
+
+Types are strict (a number is never a text or a boolean; a count is an integer), and the lists a
+file holds must be aligned with its grid. A file that fails is refused with one
+:class:`~pipeline.errors.DataError` line naming the file and the field: the runner then computes
+the task again (``--skip-existing`` keeps only files that pass), the tables refuse it.
+
+Only the metrics a newer evaluator added (:data:`~pipeline.evaluation.metrics.LATER_METRICS`) may be
+absent, from files written before it computed them; :func:`absent_metrics` names them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any, Literal, Optional, Union
+
+from pydantic import (BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictFloat, ValidationError,
+                      create_model, model_validator)
+
+from .documents import read_result_file, refusal, schema_error
+from .errors import DataError
+from .evaluation.metrics import LATER_METRICS, METRICS
+
+Real = Union[StrictInt, StrictFloat]  # a JSON number; a boolean is not one
+Curve = list[Optional[Real]]  # aligned with the grid; null where a value is undefined
+Count = Annotated[StrictInt, Field(ge=0)]
+Seconds = Annotated[Real, Field(ge=0)]
+#: The parts of a metrics file that belong to its settings: every file of one table must share them.
+SETTINGS_FIELDS = ("grid", "mlknn")
+#: The ``schema`` an all-features reference file declares.
+ALL_FEATURES_SCHEMA = "all_features/1"
+#: The constant-feature check of the selections, written together.
+SELECTION_FIELDS = ("n_constant_selected", "degenerate", "n_constant_features")
+
+
+class _Record(BaseModel):
+    """A result file: strict types for the declared keys, other keys kept as they are."""
+
+    model_config = ConfigDict(strict=True, extra="allow", frozen=True, allow_inf_nan=False)
+
+
+Digest = Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]
+
+
+class Provenance(_Record):
+    """What a result was made from and by (the freshness checks compare these)."""
+
+    fold_sha256: Optional[Digest] = None
+    ranking_sha256: Optional[Digest] = None
+    evaluator: Optional[str] = None
+    code: Optional[dict[str, Any]] = None
+
+    def evaluator_code(self) -> Any:
+        return (self.code or {}).get("evaluator")
+
+
+class _MetricsFields(_Record):
+    grid_mode: Literal["kgrid", "pgrid"]
+    method: Optional[str] = None
+    dataset: Optional[str] = None
+    fold: Optional[StrictInt] = None
+    k_values: Optional[list[StrictInt]] = None
+    p_values: Optional[list[Real]] = None
+    p_target: Optional[Real] = None
+    time_rank_seconds: Optional[Seconds] = None
+    n_constant_selected: Optional[list[StrictInt]] = None
+    degenerate: Optional[list[StrictBool]] = None
+    n_constant_features: Optional[Count] = None
+    seeds: Optional[Annotated[list[StrictInt], Field(min_length=1)]] = None
+    grid: Optional[dict[str, Optional[Real]]] = None
+    mlknn: Optional[dict[str, Optional[Real]]] = None
+    provenance: Optional[Provenance] = None
+
+    @property
+    def axis_key(self) -> str:
+        return "k_values" if self.grid_mode == "kgrid" else "p_values"
+
+    @property
+    def axis(self) -> list:
+        return getattr(self, self.axis_key)
+
+    def value(self, key: str) -> Any:
+        """The value of ``key``, declared or not (None when absent)."""
+        return getattr(self, key) if key in type(self).model_fields else (self.model_extra or {}).get(key)
+
+    def curve(self, metric: str) -> list | None:
+        """The metric's curve, None if the file predates the metric."""
+        return getattr(self, metric)
+
+    @model_validator(mode="after")
+    def _aligned(self) -> "_MetricsFields":
+        axis = self.axis
+        if not axis:
+            raise refusal(self.axis_key, "a non-empty list of numbers (the grid)", axis)
+        if any(getattr(self, key) is not None for key in SELECTION_FIELDS):
+            for key in SELECTION_FIELDS:
+                if getattr(self, key) is None:
+                    raise refusal(key, f"the constant-feature check complete (all of {', '.join(SELECTION_FIELDS)})",
+                                  None)
+        for key in (*METRICS, *(f"{m}_seed_std" for m in METRICS), "k_values", "n_constant_selected", "degenerate"):
+            value = getattr(self, key)
+            if value is not None and len(value) != len(axis):
+                raise refusal(key, f"a list aligned with the grid ({len(axis)} entries)", len(value))
+        if self.seeds is not None:
+            self._check_seed_spread()
+        return self
+
+    def _check_seed_spread(self) -> None:
+        if len(set(self.seeds)) != len(self.seeds):
+            raise refusal("seeds", "distinct seeds", self.seeds)
+        for metric in METRICS:
+            if self.curve(metric) is None:
+                continue
+            if f"{metric}_mean_seed_std" not in self.model_fields_set:
+                raise refusal(f"{metric}_mean_seed_std", "the std over seeds of a seed-averaged file (a number "
+                              "or null)", None)
+            if getattr(self, f"{metric}_seed_std") is None:
+                raise refusal(f"{metric}_seed_std", "the std over seeds per grid point of a seed-averaged file",
+                              None)
+
+
+def _metric_fields() -> dict[str, Any]:
+    """Each metric's curve (required unless a later metric) and its seed spreads (optional)."""
+    fields: dict[str, Any] = {}
+    for metric in METRICS:
+        fields[metric] = (Curve, None) if metric in LATER_METRICS else (Curve, ...)
+        fields[f"{metric}_seed_std"] = (Optional[Curve], None)
+        fields[f"{metric}_mean_seed_std"] = (Optional[Real], None)
+    return fields
+
+
+MetricsFile = create_model("MetricsFile", __base__=_MetricsFields, **_metric_fields())
+MetricsFile.__doc__ = "A metrics file as the runner writes it (docs/results-schema.md)."
+
+
+def read_metrics_file(path: str | Path, grid: str | None = None) -> MetricsFile:
+    """Read and validate one metrics file (of ``grid``, if given).
+
+    Raises
+    ------
+    DataError
+        One line naming the file and the field: unreadable, not an object, a value of the wrong
+        type, a list not aligned with the grid, or another grid than ``grid``.
+    """
+    return _load_metrics(path, grid)[1]
+
+
+def metrics_file_data(path: str | Path, grid: str | None = None) -> dict:
+    """The JSON object of a metrics file that passes :func:`read_metrics_file`, as written."""
+    return _load_metrics(path, grid)[0]
+
+
+def _load_metrics(path: str | Path, grid: str | None) -> tuple[dict, MetricsFile]:
+    data = read_result_file(path, "metrics file")
+    if not isinstance(data, dict):
+        raise DataError("metrics file must hold a JSON object", file=path, found=type(data).__name__)
+    try:
+        record = MetricsFile.model_validate(data)
+    except ValidationError as exc:
+        raise schema_error(exc, data, MetricsFile, file=path, error=DataError) from None
+    if grid is not None and record.grid_mode != grid:
+        raise DataError("wrong grid mode", file=path, field="grid_mode", expected=grid, found=record.grid_mode)
+    return data, record
+
+
+def absent_metrics(record: MetricsFile) -> frozenset[str]:
+    """The metrics the file predates (written before the evaluator computed them)."""
+    return frozenset(m for m in METRICS if record.curve(m) is None)
+
+
+class AllFeaturesFile(_Record):
+    """An all-features reference file (ML-kNN on every feature of a fold)."""
+
+    schema_name: Literal[ALL_FEATURES_SCHEMA] = Field(alias="schema")
+    dataset: str
+    fold: StrictInt
+    mlknn: Optional[dict[str, Optional[Real]]] = None
+    #: metric -> value (null where undefined); a metric the file predates is absent
+    metrics: dict[str, Optional[Real]]
+    provenance: Optional[Provenance] = None
+
+
+def read_all_features_file(path: str | Path) -> AllFeaturesFile:
+    """Read and validate one all-features reference file (DataError naming the file and field)."""
+    data = read_result_file(path, "all-features file")
+    if not isinstance(data, dict):
+        raise DataError("all-features file must hold a JSON object", file=path, found=type(data).__name__)
+    try:
+        return AllFeaturesFile.model_validate(data)
+    except ValidationError as exc:
+        raise schema_error(exc, data, AllFeaturesFile, file=path, error=DataError) from None
