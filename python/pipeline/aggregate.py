@@ -28,13 +28,12 @@ from typing import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from .documents import read_result_file
 from .errors import ConfigError, DataError
 from .evaluation.grids import p_target_index
 from .evaluation.metrics import HIGHER_IS_BETTER, LATER_METRICS, METRIC_SPECS, METRICS
 from .names import validate_name
 from .result_schema import (SETTINGS_FIELDS, MetricsFile, absent_metrics, read_all_features_file,
-                            read_metrics_file)
+                            read_metrics_file, read_ranking_record)
 
 GRIDS = ("kgrid", "pgrid")
 LOWER_IS_BETTER = frozenset(m for m in METRICS if not HIGHER_IS_BETTER[m])
@@ -578,22 +577,17 @@ def ranking_engines(results: ResultSet) -> dict[tuple[str, str, int], str]:
 
 
 def _record_engine(path: Path) -> str | None:
-    engine = _optional_field(path, "engine")
-    return engine if isinstance(engine, str) else None
+    """The engine a ranking record names; None when it is absent or unreadable (the caption then
+    says the engine is not known, nothing fails)."""
+    try:
+        return read_ranking_record(path).engine if path.is_file() else None
+    except DataError:
+        return None
 
 
 def _provenance_engine(path: Path) -> str | None:
-    provenance = _optional_field(path, "provenance")
-    return provenance.get("engine") if isinstance(provenance, dict) else None
-
-
-def _optional_field(path: Path, key: str):
-    """``key`` of the JSON object in ``path``; None when the file is absent, unreadable or no object
-    (the engine is then not known: the caption says so, nothing fails)."""
-    if not path.is_file():
-        return None
     try:
-        obj = read_result_file(path, "ranking record")
+        provenance = read_metrics_file(path).provenance
     except DataError:
         return None
-    return obj.get(key) if isinstance(obj, dict) else None
+    return None if provenance is None else provenance.engine

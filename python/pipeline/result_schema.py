@@ -1,7 +1,9 @@
 """The schemas of the result files read back (docs/results-schema.md): a metrics file
-(``<METHOD>/<DATASET>_fold<i>_<grid>_metrics.json``) and an all-features reference
-(``_reference/<DATASET>_fold<i>_all_features.json``), each declared once for every reader: the
-runner deciding whether a result can be kept, and the tables, statistics and figures that read it.
+(``<METHOD>/<DATASET>_fold<i>_<grid>_metrics.json``), an all-features reference
+(``_reference/<DATASET>_fold<i>_all_features.json``), a ranking record (``..._ranking.json``) and a
+tuning candidate's record (``..._candidates/<id>.json``), each declared once for every reader: the
+runner deciding whether a result can be kept, and the tables, statistics, figures and reports that
+read it.
 
 Types are strict (a number is never a text or a boolean; a count is an integer), and the lists a
 file holds must be aligned with its grid. A file that fails is refused with one
@@ -30,8 +32,9 @@ Count = Annotated[StrictInt, Field(ge=0)]
 Seconds = Annotated[Real, Field(ge=0)]
 #: The parts of a metrics file that belong to its settings: every file of one table must share them.
 SETTINGS_FIELDS = ("grid", "mlknn")
-#: The ``schema`` an all-features reference file declares.
+#: The ``schema`` an all-features reference file and a tuning candidate's record declare.
 ALL_FEATURES_SCHEMA = "all_features/1"
+CANDIDATE_SCHEMA = "mlfs-bench/tuning-candidate/1"
 #: The constant-feature check of the selections, written together.
 SELECTION_FIELDS = ("n_constant_selected", "degenerate", "n_constant_features")
 
@@ -45,16 +48,28 @@ class _Record(BaseModel):
 Digest = Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]
 
 
+class CodeFingerprint(_Record):
+    """The code that made a result: ``[path, sha256]`` pairs (``pipeline.runner.fingerprint``)."""
+
+    files: list[Annotated[list[str], Field(min_length=2, max_length=2)]]
+
+    def as_dict(self) -> dict:
+        """The fingerprint as :func:`~pipeline.runner.fingerprint.changed_files` compares it."""
+        return {"files": self.files}
+
+
 class Provenance(_Record):
     """What a result was made from and by (the freshness checks compare these)."""
 
     fold_sha256: Optional[Digest] = None
     ranking_sha256: Optional[Digest] = None
+    engine: Optional[str] = None
     evaluator: Optional[str] = None
-    code: Optional[dict[str, Any]] = None
+    code: Optional[dict[str, Optional[CodeFingerprint]]] = None
 
-    def evaluator_code(self) -> Any:
-        return (self.code or {}).get("evaluator")
+    def evaluator_code(self) -> dict | None:
+        fingerprint = (self.code or {}).get("evaluator")
+        return None if fingerprint is None else fingerprint.as_dict()
 
 
 class _MetricsFields(_Record):
@@ -154,16 +169,21 @@ def metrics_file_data(path: str | Path, grid: str | None = None) -> dict:
 
 
 def _load_metrics(path: str | Path, grid: str | None) -> tuple[dict, MetricsFile]:
-    data = read_result_file(path, "metrics file")
-    if not isinstance(data, dict):
-        raise DataError("metrics file must hold a JSON object", file=path, found=type(data).__name__)
-    try:
-        record = MetricsFile.model_validate(data)
-    except ValidationError as exc:
-        raise schema_error(exc, data, MetricsFile, file=path, error=DataError) from None
+    data, record = _load(path, MetricsFile, "metrics file")
     if grid is not None and record.grid_mode != grid:
         raise DataError("wrong grid mode", file=path, field="grid_mode", expected=grid, found=record.grid_mode)
     return data, record
+
+
+def _load(path: str | Path, model: type[_Record], what: str) -> tuple[dict, Any]:
+    """The JSON object of ``path`` and its validation by ``model`` (DataError naming the field)."""
+    data = read_result_file(path, what)
+    if not isinstance(data, dict):
+        raise DataError(f"{what} must hold a JSON object", file=path, found=type(data).__name__)
+    try:
+        return data, model.model_validate(data)
+    except ValidationError as exc:
+        raise schema_error(exc, data, model, file=path, error=DataError) from None
 
 
 def absent_metrics(record: MetricsFile) -> frozenset[str]:
@@ -185,10 +205,71 @@ class AllFeaturesFile(_Record):
 
 def read_all_features_file(path: str | Path) -> AllFeaturesFile:
     """Read and validate one all-features reference file (DataError naming the file and field)."""
-    data = read_result_file(path, "all-features file")
-    if not isinstance(data, dict):
-        raise DataError("all-features file must hold a JSON object", file=path, found=type(data).__name__)
-    try:
-        return AllFeaturesFile.model_validate(data)
-    except ValidationError as exc:
-        raise schema_error(exc, data, AllFeaturesFile, file=path, error=DataError) from None
+    return _load(path, AllFeaturesFile, "all-features file")[1]
+
+
+class RankingRecord(_Record):
+    """What made a ranking (``_ranking.json``): its parameters, code, engine and what it reported."""
+
+    params: Optional[dict[str, Any]] = None
+    selected_by: Optional[str] = None
+    code: Optional[CodeFingerprint] = None
+    engine: Optional[str] = None
+    info: Optional[dict[str, Any]] = None
+
+    def objective(self) -> list | None:
+        """The objective trace the method reported (``info.objective``), if it is a list of numbers."""
+        trace = (self.info or {}).get("objective")
+        if not isinstance(trace, list) or not all(v is None or _is_number(v) for v in trace):
+            return None
+        return trace
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def read_ranking_record(path: str | Path) -> RankingRecord:
+    """Read and validate one ranking record (DataError naming the file and field)."""
+    return _load(path, RankingRecord, "ranking record")[1]
+
+
+class CandidateSplit(_Record):
+    """One inner split's scores of a tuning candidate: the criterion grid's entries and every metric."""
+
+    split: StrictInt
+    criterion: Optional[Real]
+    k_values: list[StrictInt]
+    p_values: Optional[list[Real]] = None
+    time_rank_seconds: Seconds
+    time_eval_seconds: Seconds
+
+
+CandidateSplitScores = create_model("CandidateSplitScores", __base__=CandidateSplit,
+                                    **{metric: (Curve, ...) for metric in METRICS})
+
+
+class CandidateRecord(_Record):
+    """A tuning candidate's record (docs/tuning.md): what it was scored with, and its inner scores."""
+
+    schema_name: Literal[CANDIDATE_SCHEMA] = Field(alias="schema")
+    params: dict[str, Any]
+    training_sha256: Digest
+    tuning: dict[str, Any]
+    mlknn: dict[str, Any]
+    evaluator: str
+    code: dict[str, CodeFingerprint]
+    inner_splits: list[Any]
+    splits: list[CandidateSplitScores]
+    criterion: Optional[Real]
+    failed: Optional[str] = None
+
+
+def candidate_file_data(path: str | Path) -> dict:
+    """The JSON object of a tuning candidate's record that passes :class:`CandidateRecord`."""
+    return _load(path, CandidateRecord, "candidate record")[0]
+
+
+def read_candidate_file(path: str | Path) -> CandidateRecord:
+    """Read and validate one tuning candidate's record (DataError naming the file and field)."""
+    return _load(path, CandidateRecord, "candidate record")[1]

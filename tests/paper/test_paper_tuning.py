@@ -176,3 +176,48 @@ def test_a_second_run_does_nothing_and_a_code_edit_makes_exactly_its_tasks_stale
     assert "8 done, 0 missing, 16 stale, 0 failed of 24 tuning candidates" in status.stdout
     assert sum(line.startswith("stale") and "its tuning candidates are not up to date" in line
                for line in not_done) == 4
+
+
+DEMO_TUNED = """
+name: demo_tuned
+datasets: [demo]
+folds: {mode: holdout, count: 1, seed: 42, test_size: 0.2}
+tuning:
+  inner: {mode: holdout, count: 1, test_size: 0.25, seed: 0}
+  criterion: {metric: hamming_loss, grid: kgrid}
+methods:
+  GRRO: {tune: {alpha: [1.0, 100.0]}}
+  VARIANCE: {}
+engine: python
+grids:
+  kgrid: {k_min: 10, k_max: 30, k_step: 10}
+tables: {ref_method: VARIANCE, figures: false}
+"""
+
+
+@pytest.mark.parametrize("damage, field", [
+    (lambda record: record.update(criterion="0.2"), "criterion"),
+    (lambda record: record["splits"][0].pop("time_rank_seconds"), "splits.0.time_rank_seconds"),
+    (lambda record: record["splits"][0].update(hamming_loss=[0.1, "x", 0.1]), "splits.0.hamming_loss.1"),
+    (lambda record: record.update(code={"method": "x"}), "code.method"),
+])
+def test_a_candidate_record_damaged_in_place_is_scored_again(tmp_path, capsys, damage, field):
+    from pipeline.cli import run_main
+    from pipeline.paper.__main__ import main
+
+    suite = tmp_path / "suite.yaml"
+    suite.write_text(DEMO_TUNED)
+    paper = ["run", str(suite), "--root", str(tmp_path), "--no-progress"]
+    assert run_main(main, paper) == 0
+    (candidate, _) = sorted((tmp_path / "results" / "demo_tuned" / "GRRO" / "demo_fold0_candidates").glob("*.json"))
+    original = json.loads(candidate.read_text())
+    record = json.loads(candidate.read_text())
+    damage(record)
+    candidate.write_text(json.dumps(record))
+    capsys.readouterr()
+    assert run_main(main, ["status", str(suite), "--root", str(tmp_path)]) == 0
+    assert f"the candidate record is partial or unreadable ({field})" in capsys.readouterr().out
+    assert run_main(main, paper) == 0
+    assert f"recomputed 1 stale task(s): the candidate record is partial or unreadable ({field})" in \
+        capsys.readouterr().err
+    assert json.loads(candidate.read_text())["criterion"] == original["criterion"]  # scored again, alike

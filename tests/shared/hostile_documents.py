@@ -306,6 +306,13 @@ DAMAGED_IN_PLACE = {
 }
 
 
+#: Damage made in place to a ranking record (its other keys, the code fingerprint included, intact).
+RECORD_DAMAGED_IN_PLACE = {
+    "code-text": {"code": "x"}, "code-files-text": {"code": {"files": "x"}}, "params-list": {"params": [1]},
+    "selected-by-number": {"selected_by": 5}, "info-text": {"info": "x"},
+}
+
+
 def _result_cases() -> list[Case]:
     resume = ("pipeline.kgrid", "--engine", "python", "--methods", "RANDOM", "--no-progress", "--data-dir", "{folds}",
               "--results-dir", "{results}", "--k-min", "5", "--k-max", "20", "--k-step", "5", "--mlknn-k", "5",
@@ -323,6 +330,8 @@ def _result_cases() -> list[Case]:
     for name, changes in DAMAGED_IN_PLACE.items():  # the provenance still vouches for the file
         cases.append(Case(f"metrics-resume-in-place-{name}", resume, edits={target: changes}, expect=REDONE))
         cases.append(Case(f"metrics-tables-in-place-{name}", tables, edits={target: changes}))
+    for name, changes in RECORD_DAMAGED_IN_PLACE.items():
+        cases.append(Case(f"ranking-record-resume-in-place-{name}", resume, edits={record: changes}, expect=REDONE))
     return cases
 
 

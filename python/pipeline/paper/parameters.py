@@ -16,10 +16,11 @@ from typing import Sequence
 
 import numpy as np
 
-from ..errors import PipelineError
+from ..errors import DataError, PipelineError
 from ..fileio import atomic_write_json
 from ..methods import get_method
 from ..report.output import prepare_output_folder
+from ..result_schema import read_ranking_record
 from ..report.tuning import (CHOSEN_CAPTION, SELECTION_CAPTION, convergence_figure, level, sensitivity_figure,
                              write_table)
 from ..runner.fingerprint import PACKAGE_DIR, python_fingerprint
@@ -106,9 +107,12 @@ def objective_traces(results_dir: Path, folder: str, dataset: str, folds: int) -
     """The ``info.objective`` traces (two or more values) of a method's final rankings, in fold order."""
     traces = []
     for fold in range(folds):
-        info = (read_json(Path(results_dir) / folder / f"{dataset}_fold{fold}_ranking.json") or {}).get("info")
-        objective = info.get("objective") if isinstance(info, dict) else None
-        if isinstance(objective, list) and len(objective) > 1:
+        path = Path(results_dir) / folder / f"{dataset}_fold{fold}_ranking.json"
+        try:
+            objective = read_ranking_record(path).objective() if path.is_file() else None
+        except DataError:  # no trace to draw; the run that reads it recomputes the ranking
+            objective = None
+        if objective is not None and len(objective) > 1:
             traces.append(np.array([np.nan if v is None else float(v) for v in objective], dtype=float))
     return traces
 

@@ -15,7 +15,7 @@ from ..data.folds import sha256_file
 from ..documents import read_result_file
 from ..errors import ConfigError, DataError, PipelineError
 from ..evaluation.metrics import METRICS
-from ..result_schema import Provenance, absent_metrics, read_metrics_file
+from ..result_schema import Provenance, absent_metrics, read_metrics_file, read_ranking_record
 from .fingerprint import changed_files
 from .store import ResultStore, TaskFiles
 
@@ -29,14 +29,17 @@ def ranking_staleness(store: ResultStore, files: TaskFiles, d: int, params: dict
     """
     if not store.has_ranking(files, d):
         return "no ranking yet"
-    record = read_json(files.ranking_record)
-    if record is None:
+    if not files.ranking_record.is_file():
         return "the ranking has no record of the code that made it"
-    if record.get("params") != params:
+    try:
+        record = read_ranking_record(files.ranking_record)
+    except DataError as exc:
+        return unreadable("ranking record", exc)
+    if record.params != params:
         return "the ranking was made with other parameters"
-    if record.get("selected_by") != selected_by:
+    if record.selected_by != selected_by:
         return f"the ranking's parameters were not selected by {selected_by or 'the suite'}"
-    changed = changed_files(record.get("code"), method_code)
+    changed = changed_files(None if record.code is None else record.code.as_dict(), method_code)
     if changed:
         return f"method code changed ({_some(changed)})"
     return None
@@ -61,7 +64,7 @@ def metrics_staleness(files: TaskFiles, mode: str, expected: dict, evaluator: st
     try:
         record = read_metrics_file(path, mode)
     except DataError as exc:
-        return unreadable("metrics", exc)
+        return unreadable("metrics file", exc)
     absent = sorted(absent_metrics(record), key=METRICS.index)
     if absent:
         return f"made before the evaluator computed {', '.join(absent)}"
@@ -83,9 +86,9 @@ def metrics_staleness(files: TaskFiles, mode: str, expected: dict, evaluator: st
     return None
 
 
-def unreadable(kind: str, exc: DataError) -> str:
+def unreadable(what: str, exc: DataError) -> str:
     """The reason for recomputing a result file its schema refuses (the field, when one is named)."""
-    return f"the {kind} file is partial or unreadable" + (f" ({exc.field})" if exc.field else "")
+    return f"the {what} is partial or unreadable" + (f" ({exc.field})" if exc.field else "")
 
 
 def read_json(path: Path) -> dict | None:

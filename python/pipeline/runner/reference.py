@@ -52,7 +52,7 @@ def reference_staleness(path: Path, fold_file: Path, mlknn: dict, evaluator: str
     try:
         record = read_all_features_file(path)
     except DataError as exc:
-        return unreadable("reference", exc)
+        return unreadable("reference file", exc)
     absent = [key for key in METRICS if key not in record.metrics]
     if absent:
         later = all(key in LATER_METRICS for key in absent)

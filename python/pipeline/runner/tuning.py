@@ -20,19 +20,19 @@ from pathlib import Path
 import numpy as np
 
 from ..data.folds import fold_path, load_fold
-from ..errors import EngineError, PipelineError
+from ..errors import DataError, EngineError, PipelineError
 from ..fileio import atomic_write_json, dumps_json, remove_abandoned_temporaries
 from ..methods import get_method
 from ..rankings import validate_ranking
+from ..result_schema import CANDIDATE_SCHEMA, candidate_file_data, read_candidate_file
 from .fingerprint import changed_files, evaluator_fingerprint, method_fingerprint
-from .freshness import read_json
+from .freshness import unreadable
 from .inner import best_candidate, criterion_scores, fold_training_sha256
 from .records import union_of_k
 from .tasks import Task
 
 #: What the final records say about parameters chosen by this module.
 SELECTED_BY_INNER = "inner validation"
-CANDIDATE_SCHEMA = "mlfs-bench/tuning-candidate/1"
 TUNING_SCHEMA = "mlfs-bench/tuning/1"
 
 
@@ -75,18 +75,22 @@ def plan_candidate(task: Task, settings) -> CandidatePlan:
 
 
 def _candidate_staleness(path: Path, expected: dict, code: dict) -> str | None:
-    record = read_json(path)
-    if record is None or not isinstance(record.get("splits"), list):
+    if not path.is_file():
         return "no candidate scores yet"
-    if record.get("params") != expected["params"]:
+    try:
+        record = read_candidate_file(path)
+    except DataError as exc:
+        return unreadable("candidate record", exc)
+    if record.params != expected["params"]:
         return "the candidate record holds other parameters"
-    if record.get("training_sha256") != expected["training_sha256"]:
+    if record.training_sha256 != expected["training_sha256"]:
         return "the outer training part changed"
     for key in ("tuning", "mlknn", "evaluator"):
-        if record.get(key) != expected[key]:
+        if getattr(record, key) != expected[key]:
             return f"other {key} settings"
     for part in ("method", "evaluator"):
-        changed = changed_files((record.get("code") or {}).get(part), code[part])
+        recorded = record.code.get(part)
+        changed = changed_files(None if recorded is None else recorded.as_dict(), code[part])
         if changed:
             return f"{part} code changed ({', '.join(changed[:3])})"
     return None
@@ -151,7 +155,7 @@ def select(results_dir: str | Path, candidates: list[Task], settings, *, record:
     plans = [plan_candidate(task, settings) for task in candidates]
     if any(plan.reason is not None for plan in plans):
         return None
-    records = [read_json(plan.path) for plan in plans]
+    records = [candidate_file_data(plan.path) for plan in plans]  # each passed its schema just now
     criteria = [_number(record["criterion"]) for record in records]
     chosen = best_candidate(criteria, settings.tuning.higher_is_better)  # the first if every one failed
     first = candidates[0]
