@@ -98,21 +98,19 @@ end
 
 function folders = plugin_folders(caller, folders)
 %PLUGIN_FOLDERS  The plug-in folders as absolute paths, added to the path; a NAME.m there named
-%   like a function under matlab/ is an error (mlfs:plugins:nameClash), before any task.
+%   like a function defined elsewhere (mlfs_plugin_clashes) is an error (mlfs:plugins:nameClash),
+%   before any task.
   folders = cellstr(folders);
-  matlab_dir = fileparts(fileparts(mfilename('fullpath')));
   for i = 1:numel(folders)
     mlfs_require(exist(folders{i}, 'dir') == 7, sprintf('mlfs:%s:missingFolder', caller), ...
       '%s: plug-in folder not found: %s', caller, folders{i});
     here = cd(folders{i});               % the absolute path, in MATLAB and Octave alike
     folders{i} = pwd();
     cd(here);
-    listing = dir(fullfile(folders{i}, '*.m'));
-    for j = 1:numel(listing)
-      name = listing(j).name(1:end - 2);
-      shipped = which(name);
-      mlfs_require(isempty(shipped) || ~strncmp(shipped, matlab_dir, numel(matlab_dir)), 'mlfs:plugins:nameClash', ...
-        '%s: the plug-in %s is named like the shipped %s', caller, fullfile(folders{i}, listing(j).name), shipped);
+    [files, others] = mlfs_plugin_clashes(folders{i});
+    if ~isempty(files)
+      error('mlfs:plugins:nameClash', ['%s: the plug-in file %s is named like %s: on the path it would ' ...
+            'replace it for every method, the shipped ones included; rename it'], caller, files{1}, others{1});
     end
     addpath(folders{i});
   end

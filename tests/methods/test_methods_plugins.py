@@ -109,7 +109,8 @@ def test_a_scores_function_may_return_info_need_nonnegative_features_and_receive
             MethodSpec(name="BADTUPLE", scores=lambda X, Y, p, result=bad: result).run(X, Y, {})
 
 
-@pytest.mark.parametrize("case", ["shipped name", "twice", "import error", "no MethodSpec file syntax"])
+@pytest.mark.parametrize("case", ["shipped name", "twice", "import error", "no MethodSpec file syntax",
+                                  "exits as imported"])
 def test_a_broken_plugin_folder_is_one_line_naming_the_file_exit_2_and_nothing_runs(tmp_path, registry, capsys, case):
     folder = tmp_path / "plugins"
     if case == "shipped name":
@@ -121,6 +122,8 @@ def test_a_broken_plugin_folder_is_one_line_naming_the_file_exit_2_and_nothing_r
         folder = f"{folder} {bad.parent}"
     elif case == "import error":
         bad = write(folder, "broken.py", "import numpy as np\nraise RuntimeError('cannot work today')\n")
+    elif case == "exits as imported":  # a script in the folder: without the catch, every command ended silently
+        bad = write(folder, "script.py", "import sys\nsys.exit(0)\n")
     else:
         bad = write(folder, "typo.py", "def f(:\n")
     code = kgrid(tmp_path, "--methods", "VARIANCE", "--plugins", *str(folder).split())
@@ -135,6 +138,15 @@ def test_a_matlab_only_method_on_the_python_engine_is_refused_before_any_work(tm
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1 and "MADEV exists only as MATLAB/Octave code" in err[0]
     assert "--engine octave" in err[0] and not (tmp_path / "results").exists()
+
+
+def test_a_matlab_plugin_whose_default_cannot_be_a_parameter_is_refused_before_any_work(tmp_path, registry, capsys):
+    write(tmp_path, "CPLXDEF.m", "function [ranking, info] = CPLXDEF(X, Y, params, init)\n"
+                                 "  ranking = struct('z', 1 + 2i);\n  info = struct();\nend\n")
+    code = kgrid(tmp_path, "--methods", "CPLXDEF", "--plugins", str(tmp_path), "--engine", "octave")
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and "CPLXDEF.m: CPLXDEF(): the default of parameter 'z'" in err[0], err
+    assert "found (1+2j)" in err[0] and not (tmp_path / "results").exists()
 
 
 def test_helper_m_files_are_not_methods_and_a_failing_no_argument_call_is_refused(tmp_path, registry, capsys):
@@ -349,4 +361,21 @@ def test_a_plugin_calling_sys_exit_fails_its_task_and_the_run_goes_on(tmp_path, 
     assert "QUITTER called sys.exit(0) instead of returning its scores" in err
     failed = json.loads((tmp_path / "results" / "failures.json").read_text())["failed"]
     assert [entry["task"] for entry in failed] == ["QUITTER/demo/fold0"]
+    assert (tmp_path / "results" / "VARIANCE" / "demo_fold0_kgrid_metrics.json").is_file()
+
+
+@pytest.mark.parametrize("body, said", [
+    # in place, the changed fold would have been the one ML-kNN scored next (silently other numbers)
+    ("X -= X.mean(axis=0)\n    return X.var(axis=0)", "writes into its inputs (output array is read-only): the harness "
+                                                      "passes X_train, Y_train and init read-only; work on a copy"),
+    ("return X.var(axis=0)[:-1]", "scores: feature scores have the wrong length (expected 120; found 119)"),
+    ("raise GeneratorExit('odd')", "failed: GeneratorExit: odd"),
+])
+def test_a_misbehaving_plugin_fails_its_own_task_with_exit_1(tmp_path, registry, capsys, body, said):
+    module = f"odd_{abs(hash(body))}.py"  # a module name of its own: an imported plug-in module stays imported
+    write(tmp_path / "plugins", module, "from pipeline.methods.base import MethodSpec\n"
+          f"def scores(X, Y, params):\n    {body}\nODD = MethodSpec(name='ODD', scores=scores)\n")
+    assert kgrid(tmp_path, "--methods", "ODD", "VARIANCE", "--plugins", str(tmp_path / "plugins")) == 1
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and said in err, err
     assert (tmp_path / "results" / "VARIANCE" / "demo_fold0_kgrid_metrics.json").is_file()

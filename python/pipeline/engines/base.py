@@ -41,6 +41,10 @@ class Engine(ABC):
         default parameters (its plug-in contract). EngineError when the call fails."""
         raise EngineError(f"engine {self.name} runs no MATLAB/Octave function ({function})")
 
+    def start(self) -> None:
+        """Start the engine's process now; a MATLAB/Octave engine checks its plug-in folders as it
+        starts (:func:`~pipeline.engines.octave.plugin_clash`), so a bad folder is refused before any work."""
+
     def versions(self) -> dict:
         """What the method ran on beyond Python and NumPy (e.g. Octave, its BLAS), for the ranking's record."""
         return {}

@@ -28,7 +28,7 @@ from ..errors import EngineError
 from ..methods.base import MethodSpec
 from .base import Engine
 from ..locations import matlab_dir as default_matlab_dir
-from .octave import (DEFAULT_TIMEOUT, defaults_from_engine, failure_message, from_engine_value,
+from .octave import (DEFAULT_TIMEOUT, defaults_from_engine, failure_message, from_engine_value, plugin_clash,
                      ranking_from_engine, to_engine_value)
 
 INSTALL_HINT = ("the MATLAB engine for Python is not available: install MATLAB R2021a+ and the matching "
@@ -100,7 +100,12 @@ class MatlabEngine(Engine):
             session = self._matlab.engine.start_matlab("-nodisplay -nosplash")
         except Exception as exc:  # EngineError of the matlab package: no licence, no installation...
             raise EngineError(f"cannot start MATLAB ({type(exc).__name__}: {exc})") from None
-        for folder in [self.matlab_dir, *self.extra_paths]:
+        session.addpath(session.genpath(str(self.matlab_dir)), nargout=0)
+        for folder in self.extra_paths:  # each checked before it is on the path
+            clash = plugin_clash(*session.mlfs_plugin_clashes(str(folder), nargout=2))
+            if clash is not None:
+                session.quit()
+                raise clash
             session.addpath(session.genpath(str(folder)), nargout=0)
         self._session = session
         return session
@@ -120,6 +125,9 @@ class MatlabEngine(Engine):
     def default_params(self, function: str) -> dict:
         outputs, _ = self._call("mlfs_plugin_defaults", 3, (function,), "")
         return defaults_from_engine(*outputs)
+
+    def start(self) -> None:
+        self._start()
 
     def _matlab_module(self):
         self._start()

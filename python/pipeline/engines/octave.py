@@ -44,7 +44,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..errors import EngineError
+from ..errors import ConfigError, EngineError
 from ..fileio import process_scratch_dir
 from ..locations import matlab_dir as default_matlab_dir
 from ..methods.base import MethodSpec
@@ -132,6 +132,16 @@ def defaults_from_engine(defaults: Any, logical_names: Any, is_struct: Any) -> A
     for name in [names] if isinstance(names, str) else names or []:
         plain[name] = bool(plain[name])
     return plain
+
+
+def plugin_clash(files: Any, others: Any) -> ConfigError | None:
+    """The error for the first clash ``mlfs_plugin_clashes`` found in a plug-in folder (None if none)."""
+    files, others = from_engine_value(files), from_engine_value(others)
+    if not files:
+        return None
+    first, other = (files, others) if isinstance(files, str) else (files[0], others[0])
+    return ConfigError(f"the plug-in file is named like {other}: on the path it would replace it for every method, "
+                       "the shipped ones included; rename it", file=first)
 
 
 def ranking_from_engine(value: Any) -> np.ndarray:
@@ -245,7 +255,11 @@ class OctaveSession:
                                              temp_dir=str(self._exchange))
                 self._octave.feval("cd", os.getcwd(), nout=0)  # it started in the scratch folder
                 self._octave.addpath(self._octave.genpath(str(self.matlab_dir)))
-                for extra in self.extra_paths:
+                clash = None
+                for extra in self.extra_paths:  # each checked before it is on the path
+                    clash = plugin_clash(*self._octave.feval("mlfs_plugin_clashes", str(extra), nout=2))
+                    if clash is not None:
+                        break
                     self._octave.addpath(self._octave.genpath(str(extra)))
         except Exception as exc:  # oct2py raises OSError/Oct2PyError/pexpect errors when Octave is absent
             self.close()
@@ -253,6 +267,9 @@ class OctaveSession:
             raise EngineError("cannot start GNU Octave: install it (Debian/Ubuntu: apt-get install -y "
                               f"--no-install-recommends octave) or set OCTAVE_EXECUTABLE ({exc})") from exc
         self._stop_if_aborted(guard)
+        if clash is not None:
+            self.close()
+            raise clash
         self.starts += 1
         return self._octave
 
@@ -643,6 +660,9 @@ class OctaveEngine(Engine):
 
     def default_params(self, function: str) -> dict:
         return defaults_from_engine(*self.session.call("mlfs_plugin_defaults", function, nout=3))
+
+    def start(self) -> None:
+        self.session.start()
 
     def close(self) -> None:
         self.session.close()

@@ -36,7 +36,10 @@ class PythonEngine(Engine):
         except SystemExit as exc:  # plugged-in code calling sys.exit() must not end the whole run
             raise EngineError(f"{method_spec.name} called sys.exit({exc.code!r}) instead of returning its scores or "
                               "raising an exception", field=context or None) from None
-        except Exception as exc:  # a method's own failure (plugged-in code included) fails its task only
+        except KeyboardInterrupt:  # Ctrl-C, or SIGTERM in a worker: the run stops
+            raise
+        except BaseException as exc:  # a method's own failure (plugged-in code included, GeneratorExit and
+            # other BaseException subclasses too) fails its task only
             raise EngineError(f"{method_spec.name} failed: {type(exc).__name__}: {exc}", field=context or None) from exc
         return np.asarray(ranking), {**info, "compute_seconds": seconds}
 

@@ -34,14 +34,16 @@ docs/plugins.md.
 
 from __future__ import annotations
 
+import copy
 import math
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from numbers import Integral, Real
 from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from ..errors import ConfigError, RankingError
+from ..errors import ConfigError, EngineError, RankingError
 from ..names import validate_name
 from ..rankings import rank_scores, validate_scores
 from ._common import check_training_data
@@ -172,8 +174,11 @@ class MethodSpec:
 
         Raises
         ------
-        DataError, ConfigError, RankingError
-            For a bad fold, bad parameters, or scores that are not d finite numbers.
+        DataError, ConfigError
+            For a bad fold or bad parameters.
+        EngineError
+            For scores that are not d finite real numbers, or a method that writes into its inputs
+            (it gets read-only copies of X_train, Y_train and init, and a copy of params).
         """
         if not self.has_python:
             raise ConfigError(f"method {self.name} has no Python implementation")
@@ -183,11 +188,19 @@ class MethodSpec:
         takes_init = self.make_init is not None or init is not None
         if init is None:
             init = self.initial_matrices(n, d, Y.shape[1], params)
-        if self.python is not None:
-            return self.python(X, Y, params, init)
-        arguments = (X, Y, params, init) if takes_init else (X, Y, params)
-        scores, info = self._scores_and_info(self.scores(*arguments))
-        scores = validate_scores(scores, d, source=f"{self.name} scores")
+        # The method gets read-only copies: the fold it ranks is the one ML-kNN scores next, so a
+        # method that changed it in place would change the reported numbers (and a write fails loudly).
+        X, Y, init, params = _read_only(X), _read_only(Y), _read_only_values(init), copy.deepcopy(params)
+        with _writes_explained(self.name):
+            if self.python is not None:
+                return self.python(X, Y, params, init)
+            arguments = (X, Y, params, init) if takes_init else (X, Y, params)
+            result = self.scores(*arguments)
+        scores, info = self._scores_and_info(result)
+        try:
+            scores = validate_scores(scores, d, source=f"{self.name} scores")
+        except RankingError as exc:  # the method's output, not the user's input: its task fails (exit 1)
+            raise EngineError(str(exc)) from None
         return rank_scores(scores, self.name), {**info, "scores": scores}
 
     def _scores_and_info(self, result) -> tuple[Any, dict]:
@@ -195,9 +208,9 @@ class MethodSpec:
         if not isinstance(result, tuple):
             return result, {}
         if len(result) != 2 or not isinstance(result[1], Mapping):
-            raise RankingError(f"method {self.name}: the scores function returned a tuple that is not "
-                               "(scores, info)", expected="(d,) scores or (scores, info dict)",
-                               found=f"a tuple of {len(result)}")
+            raise EngineError(f"method {self.name}: the scores function returned a tuple that is not "
+                              "(scores, info)", expected="(d,) scores or (scores, info dict)",
+                              found=f"a tuple of {len(result)}")
         return result[0], result[1]
 
     def resolve_params(self, overrides: Mapping[str, Any] | None) -> dict:
@@ -230,6 +243,31 @@ class MethodSpec:
         if self.make_init is None:
             return None
         return self.make_init(n, d, n_labels, UniformStream(params.get("seed", 0)), dict(params))
+
+
+def _read_only(array: np.ndarray) -> np.ndarray:
+    copied = np.array(array, copy=True)
+    copied.flags.writeable = False
+    return copied
+
+
+def _read_only_values(init: dict | None) -> dict | None:
+    if init is None:
+        return None
+    return {key: _read_only(value) if isinstance(value, np.ndarray) else copy.deepcopy(value)
+            for key, value in init.items()}
+
+
+@contextmanager
+def _writes_explained(method: str):
+    """A method writing into its read-only inputs fails with what to do instead."""
+    try:
+        yield
+    except ValueError as exc:
+        if "read-only" not in str(exc):
+            raise
+        raise EngineError(f"{method} writes into its inputs ({exc}): the harness passes X_train, Y_train and init "
+                          "read-only; work on a copy (X = X - X.mean(axis=0), or X = X.copy())") from None
 
 
 def _check_parameter(method: str, name: str, value: Any, default: Any) -> None:

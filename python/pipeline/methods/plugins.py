@@ -114,7 +114,9 @@ def _import(path: Path):
                           expected="another file name")
     try:
         return importlib.import_module(path.stem)
-    except Exception as exc:  # the user's code: any failure is reported as one line naming the file
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # the user's code: any failure (sys.exit() included) is one line naming the file
         sys.modules.pop(path.stem, None)
         detail = " ".join(f"{type(exc).__name__}: {exc}".split())
         raise ConfigError(f"cannot import the plug-in: {detail}", file=path) from None
@@ -147,7 +149,20 @@ def _read_defaults(name: str, path: Path, matlab_defaults: DefaultsReader) -> tu
             allowed[parameter] = declared_range(value, where=f"{name}(): parameter {parameter!r}", file=path)
         else:
             plain[parameter] = value
+        if not _is_parameter_value(plain[parameter]):
+            raise ConfigError(f"{name}(): the default of parameter {parameter!r} cannot be a parameter value",
+                              file=path, expected="a logical, a real number, a text, or a list or struct of them",
+                              found=repr(plain[parameter]))
     return plain, allowed
+
+
+def _is_parameter_value(value) -> bool:
+    """What a parameter can be in a suite, a params file and across the bridge (a complex number cannot)."""
+    if isinstance(value, list):
+        return all(_is_parameter_value(item) for item in value)
+    if isinstance(value, dict):
+        return all(_is_parameter_value(item) for item in value.values())
+    return value is None or isinstance(value, (bool, int, float, str))
 
 
 #: The fields of an ``mlfs_parameter`` declaration and of a range of ``mlfs_parameter_ranges``.

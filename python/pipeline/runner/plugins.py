@@ -33,6 +33,8 @@ def activate_plugins(folders: Sequence[str], engine: str, engine_options: dict |
     reader = None
     if engine != "python":
         options = {**(engine_options or {}), "extra_paths": list(folders)}
+        if any(next(Path(folder).glob("*.m"), None) for folder in folders):
+            make_engine(engine, **options).start()  # refuses a .m named like a function elsewhere
 
         def reader(function: str, _path: Path) -> dict:
             return make_engine(engine, **options).default_params(function)
