@@ -127,13 +127,19 @@ function [ranking, used_params, timing] = compute_ranking(files, method, data, p
 end
 
 function kept = recordable_info(info)
-%RECORDABLE_INFO  info without scores and without entries of more than 1000 numbers (as the Python side).
+%RECORDABLE_INFO  info without scores, without entries of more than 1000 numbers and without entries
+%   the strict reader would refuse when the record is read back (nesting deeper than 32 levels, a
+%   text of more than 10000 characters), as the Python side: kept, they would make the ranking look
+%   unreadable, and computed again, at every resume.
   kept = struct();
   keys = fieldnames(info);
   for i = 1:numel(keys)
     value = info.(keys{i});
     if ~strcmp(keys{i}, 'scores') && (ischar(value) || isstruct(value) || numel(value) <= 1000)
-      kept.(keys{i}) = value;
+      [depth, longest_text] = mlfs_json_shape(mlfs_json_encode(struct(keys{i}, {value})));
+      if depth <= 32 && longest_text <= 10000
+        kept.(keys{i}) = value;
+      end
     end
   end
 end

@@ -88,3 +88,24 @@ def test_a_result_file_too_deep_for_jsondecode_is_refused_before_parsing(octave,
     path.write_text('{"note": "a [bracket in a string", "nested": [[["\\"[[["]]]}')
     (record,) = octave.call("mlfs_read_result_json", str(path), "metrics file", nout=1)
     assert record["note"] == "a [bracket in a string"
+
+
+def test_run_suite_leaves_out_info_the_strict_reader_would_refuse(octave, tmp_path):
+    folder = tmp_path / "plugins"
+    folder.mkdir()
+    (folder / "CHATTYM.m").write_text(
+        "function [ranking, info] = CHATTYM(X, Y, params, init)\n"
+        "  if nargin == 0\n    ranking = struct();\n    return\n  end\n"
+        "  deep = {1};\n  for i = 1:40\n    deep = {deep};\n  end\n"
+        "  scores = var(X, 0, 1);\n  ranking = mlfs_rank_scores(scores, 'CHATTYM');\n"
+        "  info = struct('scores', scores, 'log', repmat('x', 1, 20000), 'deep', {deep}, 'iterations', 3);\n"
+        "end\n")
+    data = str(REPO / "data" / "paper_matlab_minmax")
+    arguments = (str(tmp_path / "results"), data, ["demo"], ["CHATTYM"], "folds", 1.0, "verbose", False,
+                 "k_max", 30.0, "plugins", [str(folder)])
+    (first,) = octave.call("run_suite", *arguments, nout=1)
+    record = json.loads((tmp_path / "results" / "CHATTYM" / "demo_fold0_ranking.json").read_text())
+    assert first["done"] == 1 and record["info"] == {"iterations": 3.0}
+    (again,) = octave.call("run_suite", *arguments, "skip_existing", True, nout=1)
+    octave.call("rmpath", str(folder), nout=0)
+    assert (again["skipped"], again["done"]) == (1, 0)

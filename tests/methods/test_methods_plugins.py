@@ -379,3 +379,17 @@ def test_a_misbehaving_plugin_fails_its_own_task_with_exit_1(tmp_path, registry,
     err = capsys.readouterr().err
     assert "Traceback" not in err and said in err, err
     assert (tmp_path / "results" / "VARIANCE" / "demo_fold0_kgrid_metrics.json").is_file()
+
+
+def test_info_the_record_could_not_be_read_back_with_is_left_out_and_the_rerun_skips(tmp_path, registry, capsys):
+    # kept, a 20 000-character text or a 30-digit integer would make the ranking record unreadable to
+    # the strict reader: the task would be computed again at every resume
+    write(tmp_path / "plugins", "chatty.py", "from pipeline.methods.base import MethodSpec\n"
+          "def scores(X, Y, params):\n    return X.var(axis=0), {'log': 'x' * 20000, 'big': 10**30, 'iterations': 3}\n"
+          "CHATTY = MethodSpec(name='CHATTY', scores=scores)\n")
+    assert kgrid(tmp_path, "--methods", "CHATTY", "--plugins", str(tmp_path / "plugins")) == 0
+    record = json.loads((tmp_path / "results" / "CHATTY" / "demo_fold0_ranking.json").read_text())
+    assert record["info"] == {"iterations": 3}
+    capsys.readouterr()
+    assert kgrid(tmp_path, "--methods", "CHATTY", "--plugins", str(tmp_path / "plugins")) == 0
+    assert "0 done, 2 skipped" in capsys.readouterr().err

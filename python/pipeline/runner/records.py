@@ -12,8 +12,11 @@ from numbers import Number
 import numpy as np
 
 from .. import __version__
+from ..documents import RESULT_LIMITS, parse_document
+from ..errors import PipelineError
 from ..evaluation.grids import k_grid, p_grid, p_target_index, p_to_k
 from ..evaluation.metrics import METRICS
+from ..fileio import dumps_json
 from .tasks import GridSpec
 
 #: Method info entries with more numbers than this (e.g. whole weight matrices) are not recorded.
@@ -90,15 +93,29 @@ def ranking_record(*, folder: str, dataset: str, fold_index: int, params: dict, 
 
 
 def recordable_info(info: dict) -> dict:
-    """The method's info without its scores (in ``_scores.csv``) and without entries too large to record."""
+    """The method's info without its scores (in ``_scores.csv``) and without entries too large to
+    record, or that the strict reader would refuse when the record is read back (a text of more
+    than 10 000 characters, a 30-digit integer, 40 levels of nesting): kept, such an entry would
+    make the ranking look unreadable, and computed again, at every resume."""
     kept = {}
     for key, value in info.items():
         if key in ("scores", "compute_seconds"):
             continue
         size = np.size(value) if not isinstance(value, (str, dict)) else 1
-        if isinstance(value, (str, Number, dict)) or size <= MAX_RECORDED_INFO_NUMBERS:
+        if (isinstance(value, (str, Number, dict)) or size <= MAX_RECORDED_INFO_NUMBERS) and _reads_back(key, value):
             kept[key] = value
     return kept
+
+
+def _reads_back(key, value) -> bool:
+    """Whether ``{key: value}`` as written passes the strict reader of result files."""
+    if not isinstance(key, str) or (isinstance(value, str) and len(value) > RESULT_LIMITS.max_string_chars):
+        return False  # before serialising a text that may be very long
+    try:
+        parse_document(dumps_json({key: value}), "info", kind="json", limits=RESULT_LIMITS)
+    except (PipelineError, ValueError, TypeError, RecursionError):
+        return False
+    return True
 
 
 def runtime_versions() -> dict:
