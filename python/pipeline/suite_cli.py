@@ -86,10 +86,12 @@ def build_parser(prog: str, mode: str | None, rank: bool) -> argparse.ArgumentPa
     parser.add_argument("--evaluator", choices=EVALUATORS, default="native", help="where ML-kNN runs")
     parser.add_argument("--datasets", nargs="+", default=None,
                         help="dataset folders under --data-dir (default: every folder with fold0.mat" +
-                             (")" if rank else " for which the method has a ranking)"))
+                             (")" if rank else " for which the method has a ranking; a dataset named here must "
+                                               "have a ranking for every fold used, else that task fails)"))
     parser.add_argument("--folds", type=int, default=None,
                         help="use folds 0..N-1 (default: every fold file present" +
-                             (")" if rank else " for which the method has a ranking)"))
+                             (")" if rank else "; without --datasets, only those for which the method has a "
+                                               "ranking)"))
     parser.add_argument("--data-dir", type=Path, default=Path("data/paper_matlab_minmax"),
                         help="folder of <DATASET>/fold<i>.mat files (python -m pipeline.export_splits)")
     default_results = {"kgrid": "results/bench_paper_kgrid", "pgrid": "results/bench_paper_pgrid",

@@ -353,7 +353,10 @@ def _ranking_cases() -> list[Case]:
     tables = {"duplicate-column": "dataset,A,A,B\nd1,1,2,3\nd2,2,3,1\nd3,3,1,2\n",
               "duplicate-column-spaces": "dataset,A, A,B\nd1,1,2,3\nd2,2,3,1\nd3,3,1,2\n",
               "duplicate-row": "dataset,A,B\nd1,1,2\nd1,2,1\nd3,3,1\n",
-              "text-score": "dataset,A,B\nd1,1,x\nd2,2,1\nd3,3,1\n"}
+              "text-score": "dataset,A,B\nd1,1,x\nd2,2,1\nd3,3,1\n",
+              # the first method would silently name the blocks; pandas would call a blank name "Unnamed: 2"
+              "no-dataset-column": "A,B,C\n0.1,0.2,0.3\n0.3,0.1,0.2\n0.2,0.3,0.1\n",
+              "blank-method-name": "dataset,A,,C\nd1,1,2,3\nd2,2,3,1\nd3,3,1,2\n"}
     cases += [Case(f"stats-{name}", stats, {"scores.csv": content}) for name, content in tables.items()]
     cases.append(Case("stats-valid", stats, {"scores.csv": "dataset,A,B\nd1,1,2\nd2,2,1.5\nd3,3,1\n"}, ACCEPTED))
     return cases

@@ -42,6 +42,10 @@ def read_score_csv(path: str | Path) -> pd.DataFrame:
         table = pd.read_csv(path, index_col=0)
     except (ValueError, pd.errors.ParserError) as exc:
         raise DataError(f"cannot parse CSV: {exc}", file=path) from None
+    if pd.api.types.is_numeric_dtype(table.index):  # the first method would silently name the blocks
+        raise DataError("the first column must name the data sets (blocks), one per row", file=path,
+                        field=str(table.index.name), expected="names such as emotions, yeast",
+                        found=f"numbers ({table.index[0]}, ...): is the column of data-set names missing?")
     non_numeric = [c for c in table.columns if not pd.api.types.is_numeric_dtype(table[c])]
     if non_numeric:
         raise DataError("method columns must be numeric", file=path, field=str(non_numeric[0]))
@@ -60,6 +64,9 @@ def _check_header(path: Path) -> None:
     except (OSError, UnicodeDecodeError, csv.Error) as exc:
         raise DataError(f"cannot read the header row: {exc}", file=path) from None
     names = [name.strip() for name in header[1:]]
+    if "" in names:  # pandas would call it "Unnamed: 2" and report it as a method
+        raise DataError("a method column has no name in the header row", file=path,
+                        field=f"column {names.index('') + 2}", expected="a method name")
     repeated = next((name for i, name in enumerate(names) if name in names[:i]), None)
     if repeated is not None:
         raise DataError("a method column is named twice", file=path, field=repeated,
