@@ -183,6 +183,10 @@ def _suite_cases() -> list[Case]:
              fragment="not a registered dataset"),
         Case("suite-run-dataset-without-folds", run, {"suite.yaml": suite_text(datasets=["toy", "nofolds"])},
              fragment="not a registered dataset"),
+        *(Case(f"suite-{command}-fold-file-is-a-folder",  # a root of its own: the link is made in it
+               ("pipeline.paper", command, "{work}/suite.yaml", "--root", "{work}/own"),
+               {"suite.yaml": suite_text(datasets=["demo"])}, links={"own/folds/demo/fold0.mat": "{work}/a_folder"},
+               fragment="is not a file") for command in ("status", "run")),
         Case("suite-valid-pgrid-to-one", status, {"suite.yaml": suite_text(grids={"pgrid": {"p_min": 0.5, "p_max": 1}})},
              ACCEPTED),
     ]

@@ -28,12 +28,17 @@ def check_folds(suite: Suite, folds_dir: Path) -> list[str]:
     ------
     ConfigError
         If existing fold files were made with other settings or changed since (their sidecar's
-        SHA-256): mixing them would silently change the experiment; or if a dataset whose folds
-        are missing is not a registered dataset, which could not be exported.
+        SHA-256): mixing them would silently change the experiment; if a dataset whose folds
+        are missing is not a registered dataset, which could not be exported; or if a fold file's
+        place is taken by a folder.
     """
     to_export = []
     for dataset in suite.datasets:
         paths = [fold_path(folds_dir, dataset, i) for i in range(suite.folds.n_folds)]
+        blocking = next((path for path in paths if path.exists() and not path.is_file()), None)
+        if blocking is not None:  # the export could not write there
+            raise ConfigError("a fold file's place is taken by something that is not a file", file=blocking,
+                              expected="a fold file, or nothing (it is then exported)")
         if all(path.is_file() for path in paths):
             settings = dataset_settings(suite, dataset) if dataset in REGISTRY else suite.folds
             for path in paths[:len(suite.fold_indices)]:
