@@ -153,6 +153,9 @@ def validate_scores(scores, d: int, *, source: str | Path | None = None) -> np.n
     """
     if scores is None:
         raise RankingError("the method returned no feature scores", file=source, expected="info['scores'] (d,)")
+    if np.ma.isMaskedArray(scores) and np.ma.getmaskarray(scores).any():  # asarray would use what is masked
+        raise RankingError("feature scores are masked", file=source, expected="d finite real numbers",
+                           found=f"{int(np.ma.getmaskarray(scores).sum())} masked")
     try:
         given = np.asarray(scores)
     except (ValueError, TypeError) as exc:  # ragged nesting, an object numpy cannot read
@@ -173,6 +176,20 @@ def validate_scores(scores, d: int, *, source: str | Path | None = None) -> np.n
 
 #: Two scores are a rounding-level tie when they differ by at most this fraction of their magnitude.
 RELATIVE_TIE_TOLERANCE = 1e-10
+
+
+def check_ranking_sorts_scores(ranking: np.ndarray, scores: np.ndarray, *, source: str) -> None:
+    """RankingError unless the scores never increase along the (validated, 1-based) ranking, beyond
+    a rounding-level tie: the scores file is documented as the scores the ranking sorts, and a
+    method that returns both (the full form) could otherwise make them disagree."""
+    ordered = scores[np.asarray(ranking) - 1]
+    rises = ordered[1:] - ordered[:-1] > RELATIVE_TIE_TOLERANCE * np.maximum(np.abs(ordered[1:]), np.abs(ordered[:-1]))
+    if rises.any():
+        first = int(np.flatnonzero(rises)[0])
+        raise RankingError("the ranking does not sort the scores (decreasing)", file=source,
+                           expected="info['scores'] non-increasing along the ranking",
+                           found=f"feature {int(ranking[first + 1])} (score {ordered[first + 1]:.6g}) ranked after "
+                                 f"feature {int(ranking[first])} (score {ordered[first]:.6g})")
 
 
 def rank_scores(scores, method: str) -> np.ndarray:

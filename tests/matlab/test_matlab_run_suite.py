@@ -156,6 +156,22 @@ def test_complex_scores_fail_their_task_in_both_front_doors(octave, tmp_path):
     assert not (tmp_path / "python" / "MLFS_TEST_COMPLEX" / "demo_fold0_ranking.csv").exists()
 
 
+def test_scores_the_ranking_does_not_sort_fail_their_task_in_both_front_doors(octave, tmp_path):
+    summary = run_octave_suite(octave, "run_suite", tmp_path / "octave", ["MLFS_TEST_UNSORTED"], "k_max", 30.0)
+    assert (summary["done"], summary["failed"]) == (0, 2)
+    (entry, _) = json.loads((tmp_path / "octave" / "failures.json").read_text())["failed"]
+    assert entry["error_type"] == "mlfs:task:unsortedScores"
+    plugins = tmp_path / "plugins"
+    plugins.mkdir()
+    shutil.copy(FIXTURES / "MLFS_TEST_UNSORTED.m", plugins)
+    done = run_cli("pipeline.kgrid", tmp_path / "python", "--engine", "octave", "--methods", "MLFS_TEST_UNSORTED",
+                   "--plugins", str(plugins), "--k-max", "30")
+    assert done.returncode == 1, done.stderr
+    message = "the ranking does not sort the scores (decreasing): feature 2 (score 2) ranked after feature 1 (score 1)"
+    assert message in entry["message"] and message.replace(": feature", " (expected info['scores'] non-increasing "
+                                                                       "along the ranking; found feature") in done.stderr
+
+
 def test_skip_existing_keeps_only_complete_files(octave, tmp_path):
     results = tmp_path / "run"
     assert run_octave_suite(octave, "run_suite", results, ["VARIANCE"], "k_max", 30.0)["done"] == 2

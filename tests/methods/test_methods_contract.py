@@ -72,6 +72,8 @@ def test_the_matlab_engine_without_matlab_is_one_line_and_exit_2(capsys):
     ("TEXT", "output", "feature scores must be real numbers"),
     ("RAGGED", "output", "feature scores are not an array of numbers"),
     ("EXITS", "output", "EXITS called sys.exit(0) instead of returning its scores"),
+    ("UNSORTED", "output", "the ranking does not sort the scores (decreasing)"),
+    ("MASKED", "output", "feature scores are masked (expected d finite real numbers; found 1 masked)"),
 ])
 def test_the_checker_fails_a_broken_python_plugin_with_one_line(name, check, found, capsys):
     assert run_main(methods_main, ["check", name, "--plugins", str(FIXTURES / "broken_python")]) == 1

@@ -26,7 +26,7 @@ from ..data.synthetic import make_demo_dataset
 from ..engines import ENGINES, make_engine
 from ..errors import ConfigError, PipelineError
 from ..locations import CHECKOUT_MATLAB_DIR
-from ..rankings import validate_ranking, validate_scores
+from ..rankings import check_ranking_sorts_scores, validate_ranking, validate_scores
 from ..runner.plugins import activate_plugins, check_runnable, engine_options, plugin_paths
 from ..suite_cli import add_code_options, use_matlab_dir
 from . import available_methods, get_method, origin_of
@@ -103,7 +103,8 @@ def _rank(method_spec, engine, X, Y, params, context: str) -> tuple[np.ndarray, 
     seconds = float(info.get("compute_seconds", time.perf_counter() - started))
     d = X.shape[1]
     ranking = validate_ranking(ranking, d, source=f"{method_spec.name} ranking on {context}")
-    validate_scores(info.get("scores"), d, source=f"{method_spec.name} scores on {context}")
+    scores = validate_scores(info.get("scores"), d, source=f"{method_spec.name} scores on {context}")
+    check_ranking_sorts_scores(ranking, scores, source=f"{method_spec.name} output on {context}")
     return ranking, info, seconds
 
 

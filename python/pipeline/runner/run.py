@@ -20,7 +20,7 @@ from ..data.folds import fold_feature_count, fold_path, load_fold, sha256_file
 from ..engines import make_engine, make_evaluator
 from ..errors import ConfigError, EngineError, PipelineError
 from ..methods import get_method
-from ..rankings import validate_ranking, validate_scores
+from ..rankings import check_ranking_sorts_scores, validate_ranking, validate_scores
 from .claims import DEFAULT_STALE_AFTER, TaskClaim, claim_path
 from .fingerprint import evaluator_fingerprint, git_state, method_fingerprint, ranking_fingerprint
 from .plugins import activate_plugins
@@ -378,9 +378,11 @@ def _compute_ranking(task: Task, plan: TaskPlan, fold, store: ResultStore, setti
     ranking, info = engine.rank(method_spec, fold.X_train, fold.Y_train, plan.params, init, context=context)
     wall = time.perf_counter() - start
     seconds = float(info.get("compute_seconds", wall))
+    source = f"{method_spec.name} output for {context}"
     try:
-        ranking = validate_ranking(ranking, d, source=f"{method_spec.name} output for {context}")
-        scores = validate_scores(info.get("scores"), d, source=f"{method_spec.name} output for {context}")
+        ranking = validate_ranking(ranking, d, source=source)
+        scores = validate_scores(info.get("scores"), d, source=source)
+        check_ranking_sorts_scores(ranking, scores, source=source)
     except PipelineError as exc:
         raise EngineError(str(exc)) from exc
     timing = {"time_rank_seconds": seconds, "time_rank_overhead_seconds": max(wall - seconds, 0.0)}
