@@ -15,6 +15,7 @@ Keyword options of :func:`tables` and :func:`figures` are the command-line optio
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 from typing import Sequence
 
@@ -22,6 +23,8 @@ import pandas as pd
 
 from . import aggregate as agg
 from . import tables as tables_cli
+from .cli import check_option_bounds
+from .errors import ConfigError
 from .report.document import compile_pdf, write_main_tex
 from .stats.bonferroni_dunn import bonferroni_dunn_cd
 from .stats.compare import Comparison, compare_methods
@@ -35,8 +38,10 @@ def load_results(results_dir: str | Path, *, grid: str = "kgrid", methods: Seque
                  allow_incomplete: bool = False) -> pd.DataFrame:
     """Per-fold values (columns dataset, method, fold, metric, value) as the tables summarise them:
     the k-grid mean, or the p-grid value at ``p_target``. Missing files are an error unless allowed."""
-    methods = list(methods) if methods else agg.list_methods(results_dir, grid)
-    results = agg.load_results(results_dir, methods, grid, datasets=datasets, n_folds=folds)
+    check_option_bounds(argparse.Namespace(folds=folds, p_target=p_target), tables_cli.OPTION_BOUNDS)
+    methods = _names(methods) if methods else agg.list_methods(results_dir, grid)
+    results = agg.load_results(results_dir, methods, grid, datasets=_names(datasets) if datasets else None,
+                               n_folds=folds)
     results.check_complete(allow_incomplete)
     return agg.fold_table(results, p_target=p_target if grid == "pgrid" else None)
 
@@ -73,11 +78,19 @@ def bonferroni_dunn(comparison: Comparison, alpha: float = 0.05) -> tuple[float,
     return cd, {m: abs(r - control) >= cd for m, r in ranks.items() if m != comparison.reference}
 
 
+def _names(names: str | Sequence[str]) -> list[str]:
+    """A list of method or dataset names (a single name may be given as a string)."""
+    return [names] if isinstance(names, str) else list(names)
+
+
 def _parse(results_dir, out_dir, ref_method: str, options: dict):
-    """The command's arguments for keyword options (a flag set by True; False turns it off)."""
+    """The command's arguments for keyword options (a flag set by True; False turns it off). A value
+    is always read as a value (``--methods=--help`` is a method name, refused as such, never the
+    help), and a refused value is a ConfigError, as from the command line, never ``SystemExit``."""
     parser = tables_cli.build_parser()
+    parser.error = _refuse_argument
     known = {flag for action in parser._actions for flag in action.option_strings}
-    argv = ["--results-dir", str(results_dir), "--out-dir", str(out_dir), "--ref-method", ref_method]
+    argv = [f"--results-dir={results_dir}", f"--out-dir={out_dir}", f"--ref-method={ref_method}"]
     for key, value in options.items():
         flag = "--" + key.replace("_", "-")
         if flag not in known:
@@ -87,10 +100,17 @@ def _parse(results_dir, out_dir, ref_method: str, options: dict):
         elif value is False:
             argv += ["--no-" + flag[2:]] if "--no-" + flag[2:] in known else []
         elif isinstance(value, (list, tuple)):
-            argv += [flag, *map(str, value)]
+            items = [str(item) for item in value]
+            if any(item.startswith("-") for item in items):
+                raise ConfigError("a name cannot start with '-'", field=key, found=items)
+            argv += [flag, *items]
         elif value is not None:
-            argv += [flag, str(value)]
+            argv.append(f"{flag}={value}")
     return parser.parse_args(argv)
+
+
+def _refuse_argument(message: str):
+    raise ConfigError(f"invalid option: {message}")
 
 
 def tables(results_dir: str | Path, out_dir: str | Path, *, ref_method: str, **options) -> list[Path]:

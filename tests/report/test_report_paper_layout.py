@@ -226,6 +226,31 @@ def test_main_tex_with_figures_and_the_python_api(kgrid_results, tmp_path):
         api.tables(results, out, ref_method="DAGFS", colour=True)
 
 
+@pytest.mark.parametrize("call, message", [
+    (lambda api, res, out: api.load_results(res, folds=0), "field '--folds': out of range"),
+    (lambda api, res, out: api.load_results(res, folds=10**9), "field '--folds': out of range"),
+    (lambda api, res, out: api.tables(res, out, ref_method="DAGFS", jobs="many"), "invalid int value: 'many'"),
+    (lambda api, res, out: api.tables(res, out, ref_method="--help"), "--ref-method is not among the methods"),
+    (lambda api, res, out: api.tables(res, out, ref_method="DAGFS", methods=["DAGFS", "--help"]),
+     "a name cannot start with '-'"),
+])
+def test_the_python_api_refuses_what_the_command_refuses_with_an_exception(kgrid_results, tmp_path, call, message):
+    # as arguments of the command they would have been read as options (the help, exit 0) or ended
+    # the interpreter (SystemExit from argparse); folds = 0 was taken as "every fold"
+    from pipeline import report_api as api
+    from pipeline.errors import PipelineError
+
+    with pytest.raises(PipelineError, match=re.escape(message)):
+        call(api, kgrid_results, tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_python_api_takes_one_name_as_a_string(kgrid_results):
+    from pipeline import report_api as api
+
+    assert set(api.load_results(kgrid_results, methods="DAGFS", datasets="yeast")["method"]) == {"DAGFS"}
+
+
 def test_all_features_files_are_checked_and_older_ones_read_as_missing(tmp_path):
     from pipeline.aggregate import read_all_features
     from pipeline.errors import DataError
