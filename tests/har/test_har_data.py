@@ -124,3 +124,13 @@ def test_npz_with_limu_bert_step_labels(tmp_path):
     data = load_npz_dataset(path)
     assert data.labels.tolist() == [0, 0, 1, 1]
     assert data.per_step_labels()[3, :10].tolist() == [0] * 10
+
+
+def test_an_array_the_reader_does_not_read_is_refused(tmp_path):
+    # ignored, a misspelt step_labels changed the supervised accuracy silently (50 % against 25 %)
+    path = tmp_path / "typo.npz"
+    np.savez(path, windows=_windows(4), labels=np.array([0, 0, 1, 1]), activity_names=np.array(["a", "b"]),
+             step_lables=np.zeros((4, 120), dtype=int))
+    with pytest.raises(DataError, match=r"typo.npz, field 'step_lables': dataset archive holds an array this reader "
+                                        r"does not read \(expected 'step_labels'\?\)"):
+        load_npz_dataset(path)

@@ -155,6 +155,26 @@ def test_output_that_cannot_be_written_exits_2_with_one_line(results_file, tmp_p
         assert "folder" in err or "cannot write output" in err
 
 
+def test_an_output_that_is_an_input_is_refused_before_any_work(results_file, tmp_path, capsys):
+    # written, the metrics JSON replaced the user's results file
+    source = tmp_path / "results.npz"
+    source.write_bytes(results_file.read_bytes())
+    assert run_main(main, ["--external_results_file", str(source), "--out", str(source)]) == 2
+    err = capsys.readouterr().err
+    assert "field '--out': the output would replace the input given with --external_results_file" in err
+    assert source.read_bytes() == results_file.read_bytes()
+
+
+def test_an_fid_that_does_not_exist_numerically_is_null_with_its_reason(tmp_path, capsys):
+    rng = np.random.default_rng(0)
+    path = tmp_path / "ill.npz"  # integer features scaled far from the ground truth: covariances too far apart
+    np.savez(path, motion=(rng.normal(size=(20, 80, 263)) * 100).astype(np.int16),
+             gt_motion=rng.normal(size=(20, 80, 263)))
+    assert run_main(main, ["--external_results_file", str(path), "--out", str(tmp_path / "m.json")]) == 0
+    metrics = json.loads((tmp_path / "m.json").read_text())
+    assert metrics["FID_k"] is None and "imaginary part" in metrics["null_reasons"]["FID_k"]
+
+
 def test_converter_writes_an_npz_that_evaluates_identically(results_file, tmp_path):
     from pipeline.protocols.motion.convert import main as convert
 

@@ -116,6 +116,14 @@ def test_joint_input_and_npz_round_trip(tmp_path):
     ({"motion": np.zeros((2, 5, 263)), "lengths": np.array([5, 1])}, "integers >= 2"),
     ({"motion": np.zeros((2, 5, 263)), "gt_motion": np.zeros((2, 5, 22, 3))}, "unexpected shape"),
     ({"motion": np.zeros((1, 5, 263)), "audio_waveforms": [{"waveform": np.ones(3)}]}, "bad audio"),
+    # ignored, a misspelt key left every motion at its padded length (FID_k 4,964,446 instead of 57)
+    ({"motion": np.zeros((2, 5, 263)), "lenghts": np.array([3, 4])}, "field 'lenghts': a key the reader does "
+                                                                      "not read, probably misspelt .expected 'lengths'"),
+    ({"motion": np.zeros((2, 5, 263)), "gt_motions": np.zeros((2, 5, 263))}, "expected 'gt_motion'"),
+    # 263 frames of 263 features: which axis is which cannot be told (FID_k 66 against 14 when read wrongly)
+    ({"motion": np.zeros((2, 263, 263))}, "ambiguous layout"),
+    # one lengths array counts the frames of both
+    ({"motion": np.zeros((2, 10, 263)), "gt_motion": np.zeros((2, 6, 263))}, "shape differs from 'motion'"),
 ])
 def test_malformed_content_names_the_field(tmp_path, content, message):
     with pytest.raises(DataError, match=message):
@@ -237,3 +245,17 @@ def test_24_joint_smpl_input_is_accepted(tmp_path):
     path.write_bytes(pickle.dumps({"motion": RNG.normal(size=(2, 24, 3, 9)), "length": [9, 7]}))
     results = load_motion_results(path)
     assert results.kind == "joints" and results.motion.shape == (2, 9, 24, 3)
+
+
+def test_other_keys_of_third_party_result_dicts_are_ignored(tmp_path):
+    content = {**_content(), "text": ["a person walks"] * 3, "num_samples": 3, "num_repetitions": 1}
+    assert load_motion_results(_save_npy(tmp_path / "mdm.npy", content)).motion.shape == (3, 20, 263)
+
+
+def test_a_std_that_is_not_positive_is_refused(tmp_path):
+    np.save(tmp_path / "mean.npy", np.zeros(263))
+    std = np.ones(263)
+    std[7] = 0.0  # every value of that feature would collapse onto its mean
+    np.save(tmp_path / "std.npy", std)
+    with pytest.raises(DataError, match=r"std.npy, field 'entry 7': the std of a feature is not positive"):
+        FeatureDenormalizer(tmp_path / "mean.npy", tmp_path / "std.npy")

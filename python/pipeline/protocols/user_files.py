@@ -53,6 +53,17 @@ def output_file(path: str | Path | None, option: str, message: str = "output pat
     return None if path is None else Path(path)
 
 
+def output_apart(path: str | Path | None, option: str, inputs: dict[str, str | Path | None]) -> None:
+    """ConfigError when the output file ``path`` is one of the ``inputs`` (option -> path): writing it
+    would replace what the command reads. Call it before any work."""
+    if path is None or not Path(path).exists():
+        return
+    for input_option, input_path in inputs.items():
+        if input_path is not None and Path(input_path).exists() and Path(path).samefile(input_path):
+            raise ConfigError(f"the output would replace the input given with {input_option}", field=option,
+                              expected=f"another file than {input_option}", found=str(path))
+
+
 def output_folder(path: str | Path | None, option: str) -> Path | None:
     """``path`` when it is a folder or does not exist yet; ConfigError naming ``option`` otherwise."""
     if path is not None and Path(path).exists() and not Path(path).is_dir():

@@ -7,6 +7,8 @@ every file agrees on what class 3 means.
 
 from __future__ import annotations
 
+import difflib
+
 import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -205,6 +207,10 @@ def dataset_from_names(name: str, windows: np.ndarray, label_names: Sequence[str
     return HarDataset(name=name, windows=windows, labels=labels, activity_names=tuple(table), source=source)
 
 
+#: The arrays of a dataset archive (:func:`load_npz_dataset`).
+DATASET_ARRAYS = ("windows", "labels", "activity_names", "step_labels", "label_index")
+
+
 def load_npz_dataset(path: str | Path, name: str | None = None) -> HarDataset:
     """Read a dataset from ``.npz`` with bounded sizes; object arrays (pickles) are refused.
 
@@ -214,6 +220,11 @@ def load_npz_dataset(path: str | Path, name: str | None = None) -> HarDataset:
     """
     path = Path(path)
     arrays = read_npz(path)
+    unknown = sorted(set(arrays) - set(DATASET_ARRAYS))
+    if unknown:  # a misspelt step_labels or label_index would be ignored silently
+        near = difflib.get_close_matches(unknown[0], DATASET_ARRAYS, n=1, cutoff=0.6)
+        raise DataError("dataset archive holds an array this reader does not read", file=path, field=unknown[0],
+                        expected=f"{near[0]!r}?" if near else f"arrays among {', '.join(DATASET_ARRAYS)}")
     missing = {"windows", "labels", "activity_names"} - set(arrays)
     if missing:
         raise DataError("dataset archive lacks arrays", file=path, expected="windows, labels, activity_names",

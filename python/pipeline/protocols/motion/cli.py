@@ -20,7 +20,7 @@ from ...errors import ConfigError
 from ...fileio import atomic_write_json
 from ...report.tables import format_number
 from ..devices import DEVICE_CHOICES, check_device, resolve_device
-from ..user_files import output_file
+from ..user_files import output_apart, output_file
 from . import beats, features
 from .evaluate import EvalSettings, MotionEvaluator, MotionSet
 from .geometry import FeatureDenormalizer, motion_to_joints
@@ -226,6 +226,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     limits = limits_from_arguments(args)
     window = FrameWindow(args.context_len, args.pred_len, args.fixed_len)
     output_file(args.out, "--out")
+    output_apart(args.out, "--out", {option: getattr(args, option.lstrip("-").replace("-", "_"))
+                                     for option in ("--external_results_file", "--gt_file", "--mean", "--std",
+                                                    "--evaluator-ckpt", "--evaluator-mean", "--evaluator-std")})
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         device = resolve_device(args.device) if args.evaluator_ckpt is not None else check_device(args.device) and "cpu"

@@ -33,6 +33,11 @@ def constant_dimensions(reference: np.ndarray) -> np.ndarray:
     return reference.std(axis=0) <= CONSTANT_RTOL * np.abs(reference.mean(axis=0))
 
 
+class FidUndefined(DataError):
+    """The Fréchet distance of two sets does not exist numerically (their covariances are too
+    ill-conditioned to compare): the metric is reported as null with this reason."""
+
+
 def frechet_distance(features: np.ndarray, reference: np.ndarray) -> float:
     """Fréchet distance between Gaussian fits of ``features`` (N, D) and ``reference`` (M, D).
 
@@ -60,7 +65,8 @@ def frechet_distance(features: np.ndarray, reference: np.ndarray) -> float:
     if np.iscomplexobj(root):
         worst = np.max(np.abs(np.diagonal(root).imag))
         if worst > MAX_IMAGINARY:
-            raise DataError(f"FID undefined: matrix square root has imaginary part {worst:.3g}")
+            raise FidUndefined(f"undefined: the matrix square root of the covariance product has an imaginary part "
+                               f"of {worst:.3g} (covariances too ill-conditioned to compare)")
         root = root.real
     mean_term = float(np.sum((mu_x - mu_y) ** 2))
     return mean_term + float(np.trace(sigma_x) + np.trace(sigma_y) - 2.0 * np.trace(root))

@@ -93,8 +93,16 @@ class MotionEvaluator:
         if reference is None:
             self.reasons["FID"] = "no ground-truth motions to embed as reference (gt_motion)"
         else:
-            out["FID"] = distribution.frechet_distance(generated, reference)
+            out["FID"] = self._defined("FID", distribution.frechet_distance, generated, reference)
         return out
+
+    def _defined(self, metric: str, compute, *arguments) -> float | None:
+        """``compute(*arguments)``, or None with the reason when the metric does not exist on these sets."""
+        try:
+            return compute(*arguments)
+        except distribution.FidUndefined as exc:
+            self.reasons[metric] = exc.message
+            return None
 
     def feature_sets(self, motions: MotionSet) -> dict[str, np.ndarray | None]:
         """Kinetic (N, 3J) and geometric (N, 32) features (geometric: None without the skeleton)."""
@@ -142,7 +150,7 @@ class MotionEvaluator:
             return None, None, excluded
         gen_norm, ref_norm = distribution.normalize_to_reference(gen[:, ~constant],
                                                                  ref[:, ~constant])
-        return (distribution.frechet_distance(gen_norm, ref_norm),
+        return (self._defined(f"FID_{suffix}", distribution.frechet_distance, gen_norm, ref_norm),
                 distribution.pairwise_diversity(gen_norm), excluded)
 
     def _beat_alignment(self, motions: MotionSet) -> dict:

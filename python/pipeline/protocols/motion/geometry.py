@@ -78,6 +78,10 @@ class FeatureDenormalizer:
         self.mean_path, self.std_path = mean_path, std_path
         self.mean = None if mean_path is None else _load_statistic(mean_path)
         self.std = None if std_path is None else _load_statistic(std_path)
+        if self.std is not None and not (self.std > 0).all():  # a zero collapses its feature onto the mean
+            first = int(np.flatnonzero(~(self.std > 0))[0])
+            raise DataError("the std of a feature is not positive", file=std_path, field=f"entry {first}",
+                            expected="263 positive numbers", found=float(self.std[first]))
 
     def transform(self, features: np.ndarray) -> np.ndarray:
         """De-normalised copy of ``features`` (..., 263)."""

@@ -16,6 +16,7 @@ by the file size); ``.npy``/``.npz`` data sizes are checked before they are read
 
 from __future__ import annotations
 
+import difflib
 import io
 import warnings
 from dataclasses import dataclass
@@ -159,8 +160,13 @@ def _npz_clips(arrays: dict, clip_ids: list, path: Path) -> list:
     return clips
 
 
+#: The keys of a result dict this reader reads (third-party dicts may hold others: ``text``, ...).
+READ_KEYS = ("motion", "gt_motion", "lengths", "length", "audio_waveforms")
+
+
 def validate_results(content: dict, file: str | Path) -> MotionResults:
     """Check shapes, lengths and finiteness of a loaded dict and bring it to canonical layout."""
+    _refuse_misspelt_keys(content, file)
     if "motion" not in content:
         raise DataError("missing key", file=file, field="motion", expected="an array (N, T, 263)",
                         found=f"keys {[describe(key) for key in list(content)[:10]]}")
@@ -168,7 +174,7 @@ def validate_results(content: dict, file: str | Path) -> MotionResults:
     gt_motion = None
     if content.get("gt_motion") is not None:
         gt_motion = canonical_layout(content["gt_motion"], "gt_motion", file)
-        if gt_motion.shape[0] != motion.shape[0] or gt_motion.shape[2:] != motion.shape[2:]:
+        if gt_motion.shape != motion.shape:  # one lengths array counts the frames of both
             raise DataError("shape differs from 'motion'", file=file, field="gt_motion",
                             expected=motion.shape, found=gt_motion.shape)
     n_motions, n_frames = motion.shape[:2]
@@ -176,6 +182,17 @@ def validate_results(content: dict, file: str | Path) -> MotionResults:
                                 n_frames, file)
     audio = _validate_audio(content.get("audio_waveforms"), n_motions, file)
     return MotionResults(motion, gt_motion, lengths, audio, str(file))
+
+
+def _refuse_misspelt_keys(content: dict, file) -> None:
+    """DataError for a key that is nearly one the reader reads (``lenghts``): ignored, it would leave
+    the lengths at the full frame count and every metric would include the padding."""
+    for key in content:
+        if isinstance(key, str) and key not in READ_KEYS:
+            near = difflib.get_close_matches(key, READ_KEYS, n=1, cutoff=0.8)
+            if near:
+                raise DataError("a key the reader does not read, probably misspelt", file=file, field=key,
+                                expected=repr(near[0]))
 
 
 def canonical_layout(array, field: str, file: str | Path) -> np.ndarray:
@@ -188,6 +205,10 @@ def canonical_layout(array, field: str, file: str | Path) -> np.ndarray:
         raise DataError("not a numeric array", file=file, field=field,
                         expected="numpy array of integers or floats", found=describe(array))
     shape = array.shape
+    if array.ndim == 3 and shape[1] == shape[2] == FEATURE_DIM:
+        raise DataError("ambiguous layout: 263 frames of 263 features, or the other way round", file=file,
+                        field=field, expected="(N, 263, 1, T) for features first, or (N, T, 263) with T != 263",
+                        found=shape)
     if array.ndim == 3 and shape[2] == FEATURE_DIM:
         canonical = array
     elif array.ndim == 3 and shape[1] == FEATURE_DIM:
