@@ -178,6 +178,37 @@ def test_timeout_kills_octave_at_once():
         engine.close()
 
 
+ASKS = """
+import sys, time
+from pipeline.engines.octave import OctaveSession
+session = OctaveSession(timeout=600)
+started = time.monotonic()
+try:
+    session.call("input", "how many? ", nout=1)
+except Exception as exc:
+    print(type(exc).__name__, exc)
+print(f"after {time.monotonic() - started:.1f} s")
+session.close()
+"""
+
+
+def test_a_call_asking_for_keyboard_input_fails_at_once_instead_of_reading_our_stdin():
+    # oct2py would relay the prompt to this process's standard input, which nobody answers in a run,
+    # and wait there whatever the timeout (until the pipe closes)
+    process = subprocess.Popen([sys.executable, "-c", ASKS], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               stderr=subprocess.DEVNULL, text=True)  # its stdin stays open, unanswered
+    killer = threading.Timer(120, process.kill)
+    killer.start()
+    try:
+        out = process.stdout.read()
+    finally:
+        killer.cancel()
+        process.stdin.close()
+        process.wait()
+    assert "EngineError" in out and "the code asked for keyboard input ('how many?')" in out, out
+    assert float(out.split("after ")[1].split(" s")[0]) < 60
+
+
 def test_start_up_chatter_goes_to_the_log_not_the_terminal(tmp_path, monkeypatch, capfd, caplog):
     noisy = tmp_path / "noisy-octave"
     noisy.write_text("#!/bin/sh\n" + "".join(f"echo '{line}' >&2\n" for line in CHATTER)

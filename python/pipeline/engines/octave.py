@@ -506,6 +506,13 @@ def _session_class():
             self._started_once = True
             super().restart()
 
+        def _handle_stdin(self, line):
+            # oct2py would read the answer from this process's standard input, where nobody answers
+            # in a run (and the read outlasts any timeout): a method must run unattended.
+            prompt = " ".join(str(line).replace("__stdin_prompt>", "").split())[:80]
+            raise oct2py.Oct2PyError(f"the code asked for keyboard input ({prompt!r}): a method must run "
+                                     "without input() or keyboard()")
+
     return SingleStartOct2Py
 
 
