@@ -31,7 +31,7 @@ def test_every_command_of_the_plugin_guide_runs(tmp_path):
                           timeout=900)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "12 done, 0 skipped" in done.stderr and "0 stale, 0 failed of 12 tasks" in done.stdout  # + 2 references
-    assert "FAIL" not in done.stdout and done.stdout.count("PASS ") == 14  # 7 checks, 2 methods
+    assert "FAIL" not in done.stdout and done.stdout.count("PASS ") == 12  # 6 checks, 2 methods
     tables = (tmp_path / "my_study" / "tables" / "kgrid" / "table_microf1.tex").read_text()
     assert all(name in tables for name in ("FISHER", "MADEV", "GIVEN", "SRFS", "VARIANCE"))
     (matlab,) = blocks("matlab")[1:]
