@@ -141,35 +141,34 @@ def test_a_failing_method_fails_alone_with_a_readable_report(octave, tmp_path):
     assert len(log) == 6 and sum(" failed MLFS_TEST_ERROR/demo/fold" in line for line in log) == 2
 
 
-def test_complex_scores_fail_their_task_in_both_front_doors(octave, tmp_path):
-    summary = run_octave_suite(octave, "run_suite", tmp_path / "octave", ["MLFS_TEST_COMPLEX"], "k_max", 30.0)
+def _bad_output_through_both_doors(octave, tmp_path, fixture: str) -> tuple[dict, str]:
+    """run_suite's failure entry for fold 0 of a fixture method whose output must be refused, and the
+    stderr of the Python front door running the same file as a plug-in (each fails both folds)."""
+    summary = run_octave_suite(octave, "run_suite", tmp_path / "octave", [fixture], "k_max", 30.0)
     assert (summary["done"], summary["failed"]) == (0, 2)
     (entry, _) = json.loads((tmp_path / "octave" / "failures.json").read_text())["failed"]
-    assert entry["error_type"] == "mlfs:task:badScores" and "finite real feature scores" in entry["message"]
     plugins = tmp_path / "plugins"
     plugins.mkdir()
-    shutil.copy(FIXTURES / "MLFS_TEST_COMPLEX.m", plugins)
-    done = run_cli("pipeline.kgrid", tmp_path / "python", "--engine", "octave", "--methods", "MLFS_TEST_COMPLEX",
+    shutil.copy(FIXTURES / f"{fixture}.m", plugins)
+    done = run_cli("pipeline.kgrid", tmp_path / "python", "--engine", "octave", "--methods", fixture,
                    "--plugins", str(plugins), "--k-max", "30")
     assert done.returncode == 1, done.stderr
-    assert "feature scores must be real numbers" in done.stderr and "complex128" in done.stderr
-    assert not (tmp_path / "python" / "MLFS_TEST_COMPLEX" / "demo_fold0_ranking.csv").exists()
+    assert not (tmp_path / "python" / fixture / "demo_fold0_ranking.csv").exists()
+    return entry, done.stderr
+
+
+def test_complex_scores_fail_their_task_in_both_front_doors(octave, tmp_path):
+    entry, stderr = _bad_output_through_both_doors(octave, tmp_path, "MLFS_TEST_COMPLEX")
+    assert entry["error_type"] == "mlfs:task:badScores" and "finite real feature scores" in entry["message"]
+    assert "feature scores must be real numbers" in stderr and "complex128" in stderr
 
 
 def test_scores_the_ranking_does_not_sort_fail_their_task_in_both_front_doors(octave, tmp_path):
-    summary = run_octave_suite(octave, "run_suite", tmp_path / "octave", ["MLFS_TEST_UNSORTED"], "k_max", 30.0)
-    assert (summary["done"], summary["failed"]) == (0, 2)
-    (entry, _) = json.loads((tmp_path / "octave" / "failures.json").read_text())["failed"]
+    entry, stderr = _bad_output_through_both_doors(octave, tmp_path, "MLFS_TEST_UNSORTED")
     assert entry["error_type"] == "mlfs:task:unsortedScores"
-    plugins = tmp_path / "plugins"
-    plugins.mkdir()
-    shutil.copy(FIXTURES / "MLFS_TEST_UNSORTED.m", plugins)
-    done = run_cli("pipeline.kgrid", tmp_path / "python", "--engine", "octave", "--methods", "MLFS_TEST_UNSORTED",
-                   "--plugins", str(plugins), "--k-max", "30")
-    assert done.returncode == 1, done.stderr
     message = "the ranking does not sort the scores (decreasing): feature 2 (score 2) ranked after feature 1 (score 1)"
     assert message in entry["message"] and message.replace(": feature", " (expected info['scores'] non-increasing "
-                                                                       "along the ranking; found feature") in done.stderr
+                                                                       "along the ranking; found feature") in stderr
 
 
 def test_skip_existing_keeps_only_complete_files(octave, tmp_path):
