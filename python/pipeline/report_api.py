@@ -16,16 +16,17 @@ Keyword options of :func:`tables` and :func:`figures` are the command-line optio
 from __future__ import annotations
 
 import argparse
+from dataclasses import fields
 from pathlib import Path
 from typing import Sequence
 
 import pandas as pd
 
 from . import aggregate as agg
-from . import tables as tables_cli
 from .cli import check_option_bounds
-from .errors import ConfigError
+from .report.build import build_report, draw_figures
 from .report.document import compile_pdf, write_main_tex
+from .report.options import LIST_OPTIONS, OPTION_BOUNDS, ReportOptions
 from .stats.bonferroni_dunn import bonferroni_dunn_cd
 from .stats.compare import Comparison, compare_methods
 
@@ -38,7 +39,7 @@ def load_results(results_dir: str | Path, *, grid: str = "kgrid", methods: Seque
                  allow_incomplete: bool = False) -> pd.DataFrame:
     """Per-fold values (columns dataset, method, fold, metric, value) as the tables summarise them:
     the k-grid mean, or the p-grid value at ``p_target``. Missing files are an error unless allowed."""
-    check_option_bounds(argparse.Namespace(folds=folds, p_target=p_target), tables_cli.OPTION_BOUNDS)
+    check_option_bounds(argparse.Namespace(folds=folds, p_target=p_target), OPTION_BOUNDS)
     methods = _names(methods) if methods else agg.list_methods(results_dir, grid)
     results = agg.load_results(results_dir, methods, grid, datasets=_names(datasets) if datasets else None,
                                n_folds=folds)
@@ -83,42 +84,24 @@ def _names(names: str | Sequence[str]) -> list[str]:
     return [names] if isinstance(names, str) else list(names)
 
 
-def _parse(results_dir, out_dir, ref_method: str, options: dict):
-    """The command's arguments for keyword options (a flag set by True; False turns it off). A value
-    is always read as a value (``--methods=--help`` is a method name, refused as such, never the
-    help), and a refused value is a ConfigError, as from the command line, never ``SystemExit``."""
-    parser = tables_cli.build_parser()
-    parser.error = _refuse_argument
-    known = {flag for action in parser._actions for flag in action.option_strings}
-    argv = [f"--results-dir={results_dir}", f"--out-dir={out_dir}", f"--ref-method={ref_method}"]
-    for key, value in options.items():
-        flag = "--" + key.replace("_", "-")
-        if flag not in known:
-            raise TypeError(f"unknown option {key!r} (the options of python -m pipeline.tables)")
-        if value is True:
-            argv.append(flag)
-        elif value is False:
-            argv += ["--no-" + flag[2:]] if "--no-" + flag[2:] in known else []
-        elif isinstance(value, (list, tuple)):
-            items = [str(item) for item in value]
-            if any(item.startswith("-") for item in items):
-                raise ConfigError("a name cannot start with '-'", field=key, found=items)
-            argv += [flag, *items]
-        elif value is not None:
-            argv.append(f"{flag}={value}")
-    return parser.parse_args(argv)
-
-
-def _refuse_argument(message: str):
-    raise ConfigError(f"invalid option: {message}")
+def _options(results_dir, out_dir, ref_method: str, options: dict) -> ReportOptions:
+    """The report options for keyword options; None leaves an option at its default and one name
+    may be given as a string. A refused value is a ConfigError, as from the command line."""
+    unknown = sorted(set(options) - {spec.name for spec in fields(ReportOptions)})
+    if unknown:
+        raise TypeError(f"unknown option {unknown[0]!r} (the options of python -m pipeline.tables)")
+    given = {key: [value] if key in LIST_OPTIONS and isinstance(value, str) else value
+             for key, value in options.items() if value is not None}
+    return ReportOptions(results_dir=results_dir, out_dir=out_dir, ref_method=ref_method, **given)
 
 
 def tables(results_dir: str | Path, out_dir: str | Path, *, ref_method: str, **options) -> list[Path]:
     """Write every output of ``python -m pipeline.tables`` (tables, CSV, JSON, report.md, figures,
     main.tex); return the files written."""
-    return tables_cli.TableJob(_parse(results_dir, out_dir, ref_method, options)).write()
+    parts = build_report(_options(results_dir, out_dir, ref_method, options))
+    return [path for part in parts for path in part.written]
 
 
 def figures(results_dir: str | Path, out_dir: str | Path, *, ref_method: str, **options) -> list[Path]:
     """Draw the curve and CD figures only (PNG + PDF under ``out_dir/figures``); return their paths."""
-    return tables_cli.TableJob(_parse(results_dir, out_dir, ref_method, options)).figures()
+    return draw_figures(_options(results_dir, out_dir, ref_method, options))

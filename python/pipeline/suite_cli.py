@@ -8,8 +8,6 @@ import itertools
 import math
 import os
 import re
-import sys
-import time
 from numbers import Real
 from pathlib import Path
 from typing import Sequence
@@ -19,24 +17,19 @@ from .data.folds import discover_datasets, list_fold_indices
 from .data.splits import MAX_FOLDS
 from .documents import CONFIG_LIMITS, read_document
 from .engines import ENGINES, EVALUATORS
-from .errors import ConfigError, StorageError
+from .errors import ConfigError
 from .limits import MAX_CLAIM_STALE_AFTER, MAX_MLKNN_K, MAX_MLKNN_SMOOTH, MAX_TASK_TIMEOUT, MAX_TASKS_LIMIT
 from .locations import MATLAB_DIR_VARIABLE, matlab_dir
 from .methods import available_methods, get_method
 from .names import validate_name
 from .runner.claims import DEFAULT_STALE_AFTER
-from .runner.executors import EXECUTORS, RunResult, execute, make_executor
-from .runner.history import RunHistory
-from .runner.lifecycle import RunStop
-from .runner.manifest import remove_partial_reports, write_failures
+from .runner.executors import EXECUTORS, execute
+from .runner.orchestration import run_recorded
 from .runner.plugins import activate_plugins, check_runnable, engine_options, plugin_paths
 from .runner.run import RunSettings
-from .runner.store import ensure_results_root
 from .runner.reference import reference_tasks
 from .runner.tasks import GridSpec, Task, canonical_params
 
-_USER_ERRORS = {"ConfigError", "DataError", "RankingError", "StorageError"}
-STATUSES = ("done", "skipped", "done_elsewhere", "failed", "interrupted")
 #: Default of ``--max-tasks``: several full paper suites (17 datasets x 5 folds x 11 methods = 935
 #: tasks), while a mistyped sweep of a million combinations is refused before it is expanded.
 DEFAULT_MAX_TASKS = 10_000
@@ -180,47 +173,18 @@ def main(argv: Sequence[str] | None, *, prog: str, mode: str | None, rank: bool)
         raise ConfigError("no dataset folder with fold0.mat found", file=args.data_dir)
     overrides = _load_params(args.params, args.max_tasks) if rank else {}
     tasks = _make_tasks(args, datasets, overrides, rank)
-    root = ensure_results_root(args.results_dir)
-    arguments = {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()}
-    history = RunHistory(root, arguments)
     settings = RunSettings(
-        data_dir=str(args.data_dir), results_dir=str(root), grids=(grid,),
+        data_dir=str(args.data_dir), results_dir=str(args.results_dir), grids=(grid,),
         engine=engine, evaluator=args.evaluator, mlknn_k=args.mlknn_k,
         mlknn_smooth=args.mlknn_smooth, skip_existing=args.skip_existing, overwrite=args.overwrite,
-        rank=rank, claim_stale_after=args.claim_stale_after, engine_options=options,
-        log_file=str(history.log_path), run_started=time.time(), plugins=plugins)
-    remove_partial_reports(root, args.claim_stale_after)
-    with RunStop(ends_process=True) as stop, history.closed_on_error():  # a signal, even while workers
-        # start or close, ends with reports and 128 + n
-        with make_executor(args.executor, settings, args.jobs, args.scheduler, len(tasks)) as executor:
-            history.start(settings)
-            result = execute(executor, tasks, progress=not args.no_progress, stop=stop,
-                             on_outcome=lambda o: history.log(describe_outcome(o)))
-        code = finish_run(history, root, result)
-    return 128 + stop.signum if stop.signum is not None else code
+        rank=rank, claim_stale_after=args.claim_stale_after, engine_options=options, plugins=plugins)
+    arguments = {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()}
 
+    def run_tasks(executor, settings, stop, on_outcome):
+        return execute(executor, tasks, progress=not args.no_progress, stop=stop, on_outcome=on_outcome)
 
-def finish_run(history: RunHistory, root: Path, result: RunResult, **extra) -> int:
-    """Write the run's record (with ``extra`` summary fields) and failures.json, then report on the
-    terminal; return the exit code.
-
-    A report that cannot be written (e.g. the disk is full) is said after the summary, exit code 2.
-    """
-    summary = {**summarise_outcomes(result.outcomes), **extra}
-    problems = [problem for problem in (_attempt(history.finish, summary),
-                                        _attempt(write_failures, root, result.outcomes)) if problem is not None]
-    code = report_outcomes(result.outcomes, summary, root, result.stop_reason, result.stop_signal)
-    for problem in problems:
-        print(f"error: {problem}", file=sys.stderr)
-    return max(code, 2) if problems else code
-
-
-def _attempt(write, *args) -> StorageError | None:
-    try:
-        write(*args)
-    except StorageError as exc:
-        return exc
-    return None
+    return run_recorded(settings, arguments, run_tasks, executor=args.executor, jobs=args.jobs,
+                        scheduler=args.scheduler, n_tasks=len(tasks))
 
 
 class _DefaultsFormatter(argparse.HelpFormatter):
@@ -231,22 +195,6 @@ class _DefaultsFormatter(argparse.HelpFormatter):
         if "default" in help_text or action.default in (None, False, argparse.SUPPRESS) or not action.option_strings:
             return help_text
         return f"{help_text} (default: %(default)s)".strip()
-
-
-def _is_stale_reason(reason: str) -> bool:
-    return reason not in ("no ranking yet", "no metrics yet", "recomputed (no --skip-existing)", "--overwrite")
-
-
-def _warn_degenerate(outcomes) -> None:
-    """Say which tasks selected mostly training-constant features (their metrics are meaningless there)."""
-    flagged = [o for o in outcomes if o.degenerate_points]
-    if not flagged:
-        return
-    listed = ", ".join(f"{o.task.key} ({o.degenerate_points} points)" for o in flagged[:5])
-    more = f" and {len(flagged) - 5} more" if len(flagged) > 5 else ""
-    print(f"warning: {len(flagged)} task(s) selected mostly features that are constant on the training part "
-          f"at some grid points: {listed}{more}; see n_constant_selected and degenerate in their metrics files",
-          file=sys.stderr)
 
 
 def _grid_from_args(args, mode: str) -> GridSpec:
@@ -426,49 +374,3 @@ def _fold_indices(data_dir: Path, dataset: str, n_folds: int | None) -> list[int
         raise ConfigError("fold files missing", file=data_dir / dataset,
                           expected=f"fold0..fold{n_folds - 1}", found=f"no fold{missing[0]}.mat")
     return list(range(n_folds))
-
-
-def summarise_outcomes(outcomes) -> dict:
-    """Counts per status, and per reason of the tasks that were computed."""
-    summary = {status: sum(o.status == status for o in outcomes) for status in STATUSES}
-    reasons: dict[str, int] = {}
-    for outcome in outcomes:
-        if outcome.status == "done" and outcome.reason:
-            reasons[outcome.reason] = reasons.get(outcome.reason, 0) + 1
-    summary["computed_because"] = dict(sorted(reasons.items(), key=lambda item: -item[1]))
-    summary["degenerate_tasks"] = sum(o.degenerate_points > 0 for o in outcomes)
-    return summary
-
-
-def describe_outcome(outcome) -> str:
-    """One log line for a task: status, key, why it ran or what went wrong, seconds."""
-    detail = outcome.message or outcome.reason
-    return f"{outcome.status} {outcome.task.key}" + (f" ({detail})" if detail else "") + f" {outcome.seconds:.2f}s"
-
-
-def report_outcomes(outcomes, summary: dict, root: Path, stop_reason: str | None = None,
-                    stop_signal: int | None = None) -> int:
-    """Print the run summary (counts, stale recomputations, degenerate selections, failures, why the
-    run stopped early); return the exit code.
-
-    2 when tasks were interrupted (the run stopped early) or every failure is a user error; 1 when
-    a task failed otherwise; 0 when all went well. (``main`` makes a signal 128 + its number.)
-    """
-    print(", ".join(f"{summary[s]} {s.replace('_', ' ')}" for s in STATUSES) + f" -> {root}", file=sys.stderr)
-    stale = {reason: n for reason, n in summary["computed_because"].items() if _is_stale_reason(reason)}
-    for reason, count in stale.items():
-        print(f"recomputed {count} stale task(s): {reason}", file=sys.stderr)
-    _warn_degenerate(outcomes)
-    failed = [o for o in outcomes if o.status == "failed"]
-    for outcome in failed[:10]:
-        print(f"FAILED {outcome.task.key}: {outcome.message}", file=sys.stderr)
-    if summary["interrupted"]:
-        advice = "fix it, then resume" if stop_reason and stop_signal is None else "resume"
-        print(f"{stop_reason or 'the run stopped early'}; {advice} with --skip-existing", file=sys.stderr)
-    if not failed and not summary["interrupted"]:
-        return 0
-    if (root / "failures.json").is_file():
-        print(f"details: {root / 'failures.json'}", file=sys.stderr)
-    if summary["interrupted"]:
-        return 2
-    return 2 if all(o.error_type in _USER_ERRORS for o in failed) else 1

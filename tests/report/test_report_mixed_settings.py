@@ -11,6 +11,7 @@ import pytest
 from report_helpers import DATASETS, METHODS
 from results_factory import write_result_set
 
+from pipeline import report_api
 from pipeline.cli import run_main
 from pipeline.tables import main
 
@@ -65,6 +66,12 @@ def test_separate_settings_make_one_set_of_tables_each_with_its_own_caption(resu
     assert "k = 5, 10, ..., min(90, d)" in second and "ML-kNN with 7 neighbours and smoothing 0.5." in second
     assert "emotions" in first and "scene" in first and "yeast" not in first and "CAL500" not in first
     assert "emotions" not in second and "yeast" in second and "CAL500" in second
+    # the Python API separates them the same way (it calls the same build_report)
+    written = report_api.tables(results, tmp_path / "api", ref_method="DAGFS", methods=METHODS, no_figures=True,
+                                separate_settings=True)
+    for i in (1, 2):
+        table, from_command = (tmp_path / out / f"settings{i}" / "table_microf1.tex" for out in ("api", "out"))
+        assert table in written and table.read_text() == from_command.read_text()
 
 
 @pytest.mark.parametrize("edit, shown", [

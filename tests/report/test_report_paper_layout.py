@@ -232,7 +232,7 @@ def test_main_tex_with_figures_and_the_python_api(kgrid_results, tmp_path):
     (lambda api, res, out: api.tables(res, out, ref_method="DAGFS", jobs="many"), "invalid int value: 'many'"),
     (lambda api, res, out: api.tables(res, out, ref_method="--help"), "--ref-method is not among the methods"),
     (lambda api, res, out: api.tables(res, out, ref_method="DAGFS", methods=["DAGFS", "--help"]),
-     "a name cannot start with '-'"),
+     "invalid method name '--help'"),
 ])
 def test_the_python_api_refuses_what_the_command_refuses_with_an_exception(kgrid_results, tmp_path, call, message):
     # as arguments of the command they would have been read as options (the help, exit 0) or ended

@@ -14,7 +14,8 @@ from pipeline.cli import run_main
 from pipeline.evaluation.grids import p_target_index
 from pipeline.evaluation.metrics import METRICS
 from pipeline.report.latex import latex_escape
-from pipeline.tables import main, read_display_map
+from pipeline.report.options import read_display_map
+from pipeline.tables import main
 
 TABLES = ["table_microf1.tex", "table_macrof1.tex", "table_hamming.tex", "table_micro_pr_auc.tex",
           "table_macro_pr_auc.tex", "table_avg_precision.tex", "table_one_error.tex", "table_time.tex",

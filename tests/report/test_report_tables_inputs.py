@@ -9,7 +9,8 @@ from report_helpers import METHODS, compile_tables, overfull_boxes
 from results_factory import write_result_set
 
 from pipeline.cli import run_main
-from pipeline.tables import figure_links, main
+from pipeline.report.job import figure_links
+from pipeline.tables import main
 
 HOSTILE = "x)![t](http:evil.example"
 

@@ -9,21 +9,15 @@ from __future__ import annotations
 
 import os
 import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..data.folds import sha256_file
 from ..errors import ConfigError
-from ..runner.claims import DEFAULT_STALE_AFTER
-from ..runner.executors import RunResult, execute, make_executor
-from ..runner.history import RunHistory
-from ..runner.lifecycle import RunStop
-from ..runner.manifest import remove_partial_reports
+from ..runner.executors import RunResult, execute
+from ..runner.orchestration import AfterTasks, run_recorded
 from ..runner.plugins import engine_options
 from ..runner.run import RunSettings
-from ..runner.store import ensure_results_root
-from ..suite_cli import describe_outcome, finish_run
 from .folds import export_folds
 from .parameters import make_parameter_report, parameter_report_dir
 from .seeds import average_seeds
@@ -67,15 +61,14 @@ def _check_inside(root: Path, relative: str, field: str) -> None:
                           file=path, field=field, expected=f"a path that resolves under {real_root}")
 
 
-def run_settings(suite: Suite, paths: PaperPaths, *, log_file: str | None = None,
-                 run_started: float | None = None) -> RunSettings:
-    """The runner settings a suite stands for (always resuming: fresh results are kept)."""
+def run_settings(suite: Suite, paths: PaperPaths) -> RunSettings:
+    """The runner settings a suite stands for (always resuming: fresh results are kept); the run's log
+    and start time are added by :func:`~pipeline.runner.orchestration.run_recorded`."""
     return RunSettings(data_dir=str(paths.folds), results_dir=str(paths.results), grids=suite.grids,
                        engine=suite.engine, evaluator=suite.evaluator, mlknn_k=suite.mlknn_k,
                        mlknn_smooth=suite.mlknn_smooth, skip_existing=True, overwrite=False, rank=True,
-                       engine_options=engine_options(suite.task_timeout, suite.plugins), log_file=log_file,
-                       run_started=run_started, plugins=suite.plugins, external=suite.external_methods,
-                       tuning=suite.tuning)
+                       engine_options=engine_options(suite.task_timeout, suite.plugins),
+                       plugins=suite.plugins, external=suite.external_methods, tuning=suite.tuning)
 
 
 def run_paper(suite: Suite, suite_file: Path, paths: PaperPaths, *, to_export: list[str], raw_root: Path,
@@ -86,23 +79,22 @@ def run_paper(suite: Suite, suite_file: Path, paths: PaperPaths, *, to_export: l
     say = _printer()
     export_folds(suite, to_export, paths.folds, raw_root, report=say)
     check_inner_sizes(suite, paths.folds)
-    ensure_results_root(paths.results)
-    remove_partial_reports(paths.results, DEFAULT_STALE_AFTER)
-    history = RunHistory(paths.results, arguments)
-    settings = run_settings(suite, paths, log_file=str(history.log_path), run_started=time.time())
-    with RunStop(ends_process=True) as stop, history.closed_on_error():
-        n_tasks = len(suite.candidate_tasks()) + len(suite.tasks())
-        with make_executor(suite.executor, settings, suite.jobs, n_tasks=n_tasks) as executor:
-            history.start(settings, suite_file=str(suite_file),
-                          suite_sha256=sha256_file(suite_file))
-            result = _execute_phases(suite, executor, settings, progress, stop,
-                                     lambda o: history.log(describe_outcome(o)))
-        complete = not stop.requested and all(o.status != "failed" for o in result.outcomes)
-        extra = _after_tasks(suite, paths, say) if complete else {"tables": "not made"}
-        code = finish_run(history, paths.results, result, **extra)
-        if not complete and not stop.requested:
-            say("tables not made: some tasks failed (see failures.json); rerun the same command to resume")
-    return 128 + stop.signum if stop.signum is not None else code
+
+    def run_phases(executor, settings, stop, on_outcome):
+        return _execute_phases(suite, executor, settings, progress, stop, on_outcome)
+
+    def after_tasks(result: RunResult, stop) -> AfterTasks:
+        if stop.requested:
+            return AfterTasks({"tables": "not made"})
+        if any(o.status == "failed" for o in result.outcomes):
+            return AfterTasks({"tables": "not made"}, "tables not made: some tasks failed (see failures.json); "
+                                                      "rerun the same command to resume")
+        return AfterTasks(_after_tasks(suite, paths, say))
+
+    return run_recorded(run_settings(suite, paths), arguments, run_phases, executor=suite.executor,
+                        jobs=suite.jobs, n_tasks=len(suite.candidate_tasks()) + len(suite.tasks()),
+                        record={"suite_file": str(suite_file), "suite_sha256": sha256_file(suite_file)},
+                        after_tasks=after_tasks)
 
 
 def _execute_phases(suite: Suite, executor, settings: RunSettings, progress: bool, stop, on_outcome) -> RunResult:

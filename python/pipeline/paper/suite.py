@@ -26,11 +26,11 @@ from ..errors import ConfigError
 from ..evaluation.metrics import METRICS
 from ..methods import available_methods, get_method
 from ..names import validate_name
+from ..report.options import read_display_map
 from ..runner.plugins import activate_plugins, engine_options, plugin_paths
 from ..runner.reference import reference_tasks
 from ..runner.tasks import GridSpec, Task, canonical_params
 from ..runner.inner import TuningSpec
-from ..tables import read_display_map
 from .schema import MAX_SUITE_JOBS, GridsSection, MethodSection, SuiteFile, TablesSection, TuningSection
 
 MAX_SUITE_BYTES = 1 << 20

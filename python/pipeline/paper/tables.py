@@ -1,7 +1,7 @@
 """The suite's tables, statistics, figures and report, one folder per grid, redone only when stale.
 
 Each grid's folder records what it was made from (``.made_from.json``: the SHA-256 of every metrics
-and all-features reference file it reads, the table options and the fingerprint of the reporting
+and all-features reference file it reads, the report options and the fingerprint of the reporting
 code); a later run with the same inputs leaves the folder as it is. The dataset table is made from
 the suite's fold files (checked against their sidecars before any task runs).
 """
@@ -9,12 +9,13 @@ the suite's fold files (checked against their sidecars before any task runs).
 from __future__ import annotations
 
 import hashlib
+from dataclasses import asdict
 from pathlib import Path
 
-from .. import tables as tables_cli
 from ..aggregate import REFERENCE_FOLDER, all_features_path
-from ..errors import DataError
 from ..fileio import atomic_write_json
+from ..report.build import build_report
+from ..report.options import ReportOptions
 from ..runner.fingerprint import python_fingerprint
 from ..runner.freshness import read_json, sha256_or_none
 from ..runner.store import ResultStore
@@ -23,6 +24,8 @@ from .parameters import parameter_report_dir
 from .suite import Suite
 
 STAMP = ".made_from.json"
+#: The module that makes the tables; its fingerprint covers every module it uses.
+REPORT_MODULE = "report/build.py"
 
 
 def table_dir(suite: Suite, root: Path, grid: GridSpec) -> Path:
@@ -40,8 +43,8 @@ def tables_stamp(suite: Suite, results_dir: Path, root: Path, grid: GridSpec) ->
                 inputs.update(f"{entry.name}/{dataset}/{fold}:{digest}\n".encode())
             reference = sha256_or_none(all_features_path(results_dir, dataset, fold))
             inputs.update(f"{REFERENCE_FOLDER}/{dataset}/{fold}:{reference}\n".encode())
-    return {"inputs_sha256": inputs.hexdigest(), "arguments": table_arguments(suite, results_dir, root, grid),
-            "code_sha256": python_fingerprint("tables.py")["sha256"]}
+    return {"inputs_sha256": inputs.hexdigest(), "options": asdict(report_options(suite, results_dir, root, grid)),
+            "code_sha256": python_fingerprint(REPORT_MODULE)["sha256"]}
 
 
 def tables_status(suite: Suite, results_dir: Path, root: Path, grid: GridSpec) -> str:
@@ -57,37 +60,28 @@ def make_tables(suite: Suite, results_dir: Path, root: Path, grid: GridSpec) -> 
 
     Raises
     ------
-    DataError
-        If ``pipeline.tables`` refuses the results (e.g. a fold is missing).
+    PipelineError
+        If :func:`~pipeline.report.build.build_report` refuses the results (e.g. a fold is missing).
     """
     stamp = tables_stamp(suite, results_dir, root, grid)
     out = table_dir(suite, root, grid)
     if read_json(out / STAMP) == stamp:
         return "up to date"
-    code = tables_cli.main(stamp["arguments"])
-    if code:
-        raise DataError(f"pipeline.tables failed for the {grid.mode} tables (exit {code})", file=out)
+    build_report(report_options(suite, results_dir, root, grid), on_part=lambda part: print(part.describe()))
     atomic_write_json(out / STAMP, stamp)
     return "made"
 
 
-def table_arguments(suite: Suite, results_dir: Path, root: Path, grid: GridSpec) -> list[str]:
-    """The ``pipeline.tables`` command line the suite's table options stand for."""
+def report_options(suite: Suite, results_dir: Path, root: Path, grid: GridSpec) -> ReportOptions:
+    """The report the suite's table options stand for."""
     options = suite.tables
-    args = ["--results-dir", str(results_dir), "--methods", *[m.name for m in suite.methods],
-            "--datasets", *suite.datasets, "--ref-method", options["ref_method"],
-            "--out-dir", str(table_dir(suite, root, grid)), "--grid", grid.mode,
-            "--folds", str(len(suite.fold_indices)), "--folds-dir", str(root / suite.folds_dir)]
-    if grid.mode == "pgrid":
-        args += ["--p-target", repr(grid.p_target)]
-    if options["display_map"]:
-        args += ["--display-map", str(Path(suite.source_dir) / options["display_map"])]
-    args += ["--metrics", *options["metrics"]]
-    if not options["figures"]:
-        args.append("--no-figures")
-    if not options["fit_width"]:
-        args.append("--no-fit-width")
-    if any(entry.seeds for entry in suite.methods):
-        args.append("--seed-spread")
-    args += ["--include-tables", str(parameter_report_dir(suite, root))]
-    return args
+    display_map = options["display_map"]
+    operating_point = {"p_target": grid.p_target} if grid.mode == "pgrid" else {}
+    return ReportOptions(
+        results_dir=str(results_dir), methods=[m.name for m in suite.methods], datasets=list(suite.datasets),
+        ref_method=options["ref_method"], out_dir=str(table_dir(suite, root, grid)), grid=grid.mode,
+        folds=len(suite.fold_indices), folds_dir=str(root / suite.folds_dir),
+        display_map=None if not display_map else str(Path(suite.source_dir) / display_map),
+        metrics=list(options["metrics"]), no_figures=not options["figures"], fit_width=options["fit_width"],
+        seed_spread=any(entry.seeds for entry in suite.methods),
+        include_tables=[str(parameter_report_dir(suite, root))], **operating_point)

@@ -1,7 +1,10 @@
-"""Rendering of results for readers; no MLFS knowledge.
+"""The benchmark report: its options, its making, and the rendering of results for readers.
 
-Modules: ``latex`` (Jinja2 environment with LaTeX-safe delimiters and the ``latex`` filter),
-``tables`` (score, rank, statistics and value tables to LaTeX and Markdown), ``figures`` (curve
-panels and critical-difference diagrams, PNG + PDF, deterministic), ``output`` (output folders
-checked up front), ``templates/`` (``*.tex.j2``).
+``options`` (:class:`~.options.ReportOptions`, every option of a report, checked once), ``job``
+(one report of loaded results: statistics, captions, every output) and ``build``
+(:func:`~.build.build_report`, what every front door calls) know the benchmark. The rendering
+modules below them have no MLFS knowledge: ``latex`` (Jinja2 environment with LaTeX-safe
+delimiters and the ``latex`` filter), ``tables`` (score, rank, statistics and value tables to
+LaTeX and Markdown), ``figures`` (curve panels and critical-difference diagrams, PNG + PDF,
+deterministic), ``output`` (output folders checked up front), ``templates/`` (``*.tex.j2``).
 """

@@ -1,0 +1,174 @@
+"""What a benchmark report is made from and how it looks: the options of ``python -m pipeline.tables``.
+
+:class:`ReportOptions` is checked once, when it is made, whoever makes it (the command line,
+:mod:`pipeline.report_api`, ``pipeline.paper run``); a refused value is a ConfigError naming the
+command-line option (``--jobs``), so every front door says the same thing.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import MISSING, dataclass, field, fields, replace
+from numbers import Integral, Real
+from pathlib import Path
+
+from ..aggregate import GRIDS
+from ..cli import Bounds, check_option_bounds
+from ..data.splits import MAX_FOLDS
+from ..documents import CONFIG_LIMITS, read_document
+from ..errors import ConfigError
+from ..evaluation.metrics import METRICS
+from .layout import LAYOUTS
+from .tables import check_label
+
+#: Largest display map read (the paper's has a few dozen entries of a few bytes each).
+DISPLAY_MAP_LIMITS = replace(CONFIG_LIMITS, max_bytes=256 << 10, max_depth=1, max_string_chars=200)
+MAX_DISPLAY_MAP_ENTRIES = 2000
+#: Ranges of the numeric options and the longest caption note.
+OPTION_BOUNDS = {"--folds": Bounds(1, MAX_FOLDS), "--jobs": Bounds(1, 1024), "--bayesian-rope": Bounds(0, 1e6),
+                 "--p-target": Bounds(0, 1, low_open=True)}
+MAX_CAPTION_NOTE_CHARS = 1000
+#: Values an option may take (the command line offers the same choices).
+CHOICES = {"metrics": METRICS, "grid": GRIDS, "layout": LAYOUTS, "columns": (1, 2)}
+
+
+def read_display_map(path: str | Path | None) -> dict[str, str]:
+    """Load ``{"internal name": "Display Name", ...}`` (strict JSON, at most 256 KiB and
+    :data:`MAX_DISPLAY_MAP_ENTRIES` entries); keys and values must be non-empty strings of at most
+    200 characters."""
+    if path is None:
+        return {}
+    path = Path(path)
+    obj = read_document(path, "display map", limits=DISPLAY_MAP_LIMITS, kind="json")
+    if not isinstance(obj, dict):
+        raise ConfigError("display map must be a JSON object", file=path,
+                          expected='{"name": "Display Name"}', found=type(obj).__name__)
+    if len(obj) > MAX_DISPLAY_MAP_ENTRIES:
+        raise ConfigError("display map has too many entries", file=path,
+                          expected=f"at most {MAX_DISPLAY_MAP_ENTRIES}", found=len(obj))
+    for key, value in obj.items():
+        if not isinstance(value, str) or not value.strip() or not key:
+            raise ConfigError("display map entries must map a name to a non-empty string", file=path,
+                              field=key, found=repr(value))
+    return obj
+
+
+@dataclass(frozen=True)
+class ReportOptions:
+    """Every option of one report; the field ``x_y`` is the command-line option ``--x-y``.
+
+    Paths are kept as text, names as lists; numbers written as text (``jobs="2"``) are read as the
+    command line reads them. See ``python -m pipeline.tables --help`` for what each option means.
+    """
+
+    results_dir: str
+    ref_method: str
+    methods: list[str] | None = None
+    datasets: list[str] | None = None
+    metrics: list[str] | None = None
+    out_dir: str = "paper/tables"
+    display_map: str | None = None
+    grid: str = "kgrid"
+    p_target: float = 0.2
+    folds: int | None = None
+    separate_settings: bool = False
+    allow_incomplete: bool = False
+    label_suffix: str = ""
+    caption_note: str = ""
+    bayesian_rope: float | None = None
+    fit_width: bool = True
+    layout: str = "split"
+    columns: int = 1
+    table_width: float | None = None
+    folds_dir: str | None = None
+    pdf: bool = False
+    include_tables: list[str] = field(default_factory=list)
+    seed_spread: bool = False
+    no_figures: bool = False
+    jobs: int = 1
+    all_curve_metrics: bool = False
+
+    def __post_init__(self):
+        for spec in fields(self):
+            value = getattr(self, spec.name)
+            if value is not None or spec.default is not None:
+                object.__setattr__(self, spec.name, _typed(spec.name, spec.type, value))
+        for name, allowed in CHOICES.items():
+            for value in _as_list(getattr(self, name)):
+                if value is not None and value not in allowed:
+                    raise ConfigError("invalid choice", field=option_name(name), expected=f"one of {list(allowed)}",
+                                      found=value)
+        self._check_values()
+
+    def with_out_dir(self, out_dir: str | Path) -> "ReportOptions":
+        return replace(self, out_dir=str(out_dir))
+
+    def _check_values(self) -> None:
+        """Refuse values that would fail later (or silently) with a one-line ConfigError."""
+        if self.bayesian_rope is not None and not self.bayesian_rope >= 0:
+            raise ConfigError("--bayesian-rope must be >= 0", field="--bayesian-rope", found=self.bayesian_rope)
+        if self.jobs < 1:
+            raise ConfigError("--jobs must be at least 1", field="--jobs", found=self.jobs)
+        if self.metrics and len(set(self.metrics)) != len(self.metrics):
+            raise ConfigError("--metrics lists a metric twice", field="--metrics", found=self.metrics)
+        if self.folds is not None and self.folds < 1:
+            raise ConfigError("--folds must be at least 1", field="--folds", found=self.folds)
+        if self.table_width is not None and not 100 <= self.table_width <= 2000:
+            raise ConfigError("--table-width must lie between 100 and 2000 pt", field="--table-width",
+                              found=self.table_width)
+        if not 0 < self.p_target <= 1:
+            raise ConfigError("--p-target must lie in (0, 1]", field="--p-target", found=self.p_target)
+        check_option_bounds(self, OPTION_BOUNDS)
+        if len(self.caption_note) > MAX_CAPTION_NOTE_CHARS:
+            raise ConfigError("--caption-note is too long", field="--caption-note",
+                              expected=f"at most {MAX_CAPTION_NOTE_CHARS} characters", found=len(self.caption_note))
+        if self.label_suffix:
+            try:
+                check_label(self.label_suffix)
+            except ValueError:
+                raise ConfigError("--label-suffix may hold letters, digits and : _ . + - only",
+                                  field="--label-suffix", found=repr(self.label_suffix)) from None
+
+
+#: The default of each option that has one (the command line's defaults).
+DEFAULTS = {spec.name: spec.default if spec.default is not MISSING else spec.default_factory()
+            for spec in fields(ReportOptions) if (spec.default, spec.default_factory) != (MISSING, MISSING)}
+
+#: The options that take a list of names or folders.
+LIST_OPTIONS = frozenset(spec.name for spec in fields(ReportOptions) if spec.type.startswith("list"))
+
+
+def option_name(name: str) -> str:
+    """The command-line option of the field ``name`` (``p_target`` -> ``--p-target``)."""
+    return "--" + name.replace("_", "-")
+
+
+def _as_list(value) -> list:
+    return value if isinstance(value, list) else [value]
+
+
+def _typed(name: str, annotation: str, value):
+    """``value`` as the field's type, read as the command line reads its text; ConfigError otherwise."""
+    if annotation.startswith("list"):
+        if isinstance(value, (list, tuple)):
+            return [_text(name, item) for item in value]
+        raise ConfigError("must be a list of names", field=option_name(name), found=repr(value))
+    if annotation.startswith("bool"):
+        if isinstance(value, bool):
+            return value
+        raise ConfigError("must be True or False", field=option_name(name), found=repr(value))
+    if annotation.startswith("str"):
+        return _text(name, value)
+    number, accepted = (int, Integral) if annotation.startswith("int") else (float, Real)
+    if isinstance(value, bool) or not isinstance(value, (str, accepted)):
+        raise ConfigError(f"invalid {number.__name__} value: {value!r}", field=option_name(name))
+    try:
+        return number(value)
+    except ValueError:
+        raise ConfigError(f"invalid {number.__name__} value: {value!r}", field=option_name(name)) from None
+
+
+def _text(name: str, value) -> str:
+    if isinstance(value, (str, os.PathLike)):
+        return os.fspath(value)
+    raise ConfigError("must be text or a path", field=option_name(name), found=repr(value))
