@@ -51,8 +51,8 @@ demo: setup-core
 test: setup octave latex
 	$(PY) -m pytest -q
 
-# Every bench script records its figures in bench/results.json, then README.md's Performance
-# section is regenerated from it (docs/benchmarks.md). A failing script does not stop the others;
+# Every bench script records its figures in bench/results.json, then the "Latest measurements"
+# section of docs/performance.md is regenerated from it (docs/benchmarks.md). A failing script does not stop the others;
 # `make bench` fails at the end. Long scripts run a subset, which their figures' names state
 # (bench_paper records it as bench_paper_subset, beside the full paper's entry);
 # BENCH_PEERS names a folder with optional peers (fev, GluonTS). One script: make bench-run-bench_tables

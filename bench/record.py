@@ -7,7 +7,8 @@ peer / figure. The run's context (UTC date, git commit, CPU model, cores, memory
 before and after, Python / NumPy / Octave versions and the BLAS Octave uses) is recorded once per
 run. ``bench/results.json`` keeps one entry per script; a run replaces its own script's entry and
 nothing else, under a lock and with an atomic write, so two scripts can record at the same time.
-``bench/render_performance.py`` turns the record into README.md's "Performance" section.
+``bench/render_performance.py`` turns the record into the "Latest measurements" section of
+docs/performance.md.
 
 Use in a bench script (``bench/`` is on ``sys.path`` when the script runs)::
 
@@ -63,9 +64,11 @@ def shared_data(sub: str) -> Path:
     """``$MLFS_SHARED_DATA/<sub>``, else ``../shared/data/<sub>`` beside the repository (as the tests)."""
     return Path(os.environ.get("MLFS_SHARED_DATA", REPO.parent / "shared" / "data")) / sub
 RECORD_PATH = Path(__file__).with_name("results.json")
+#: The page whose "Latest measurements" section bench/render_performance.py makes from the record.
+PERFORMANCE_PAGE = REPO / "docs" / "performance.md"
 RECORD_VERSION = 1
 #: Files a bench run writes itself: their changes do not make the measured code "dirty".
-OWN_OUTPUTS = ("bench/results.json", "README.md")
+OWN_OUTPUTS = ("bench/results.json", PERFORMANCE_PAGE.relative_to(REPO).as_posix())
 MAX_NAME_CHARACTERS = 200
 #: A record key: a bench script's stem, or a name a script gives a partial run of its own.
 SCRIPT_NAME = re.compile(r"[A-Za-z0-9_]{1,100}", re.ASCII)
@@ -308,7 +311,7 @@ def _repo_relative(path: str) -> str:
 
 def git_state() -> dict:
     """The commit of the bench scripts' checkout and whether its tracked code (the record and the
-    README it renders aside) differs from it."""
+    page it renders aside) differs from it."""
     return fingerprint.git_state(exclude=OWN_OUTPUTS)
 
 

@@ -1,7 +1,8 @@
-"""Write README.md's "Performance" section from the performance record (bench/results.json).
+"""Write the "Latest measurements" section of docs/performance.md from the performance record
+(bench/results.json).
 
 The section sits between the lines ``<!-- performance:begin -->`` and ``<!-- performance:end -->``
-and is generated whole: the machine, the load and the date of every run, and one table per bench
+of the page and is generated whole: the machine, the load and the date of every run, and one table per bench
 script with each figure's median, spread and number of runs, its peers and the ratios.
 
     python bench/render_performance.py            # rewrite the section
@@ -17,16 +18,15 @@ import sys
 from pathlib import Path
 from typing import Mapping, Sequence
 
-from record import PARTIAL_RUNS, REPO, RECORD_PATH, format_measurement, format_number, read_record
+from record import PARTIAL_RUNS, PERFORMANCE_PAGE, RECORD_PATH, format_measurement, format_number, read_record
 
 from pipeline.cli import run_main
 from pipeline.errors import DataError
 from pipeline.fileio import atomic_write_text
 from pipeline.report.tables import markdown_escape
 
-README_PATH = REPO / "README.md"
 BEGIN, END = "<!-- performance:begin -->", "<!-- performance:end -->"
-#: The README's groups of bench scripts, in order; a recorded script not listed here goes last.
+#: The section's groups of bench scripts, in order; a recorded script not listed here goes last.
 GROUPS = (
     ("Core protocol", ("bench_mlknn_kgrid", "bench_octave_bridge", "bench_executors", "bench_tables",
                        "bench_paper", *PARTIAL_RUNS["bench_paper"], "bench_tuning", "bench_inner_setup")),
@@ -35,6 +35,7 @@ GROUPS = (
                            "bench_har_protocol")),
 )
 OTHER_GROUP = "Other benchmarks"
+HEADING = "## Latest measurements"
 
 INTRODUCTION = """\
 {machine}{software}
@@ -55,7 +56,7 @@ def render_section(record: Mapping) -> str:
     shared_machine = _shared(machine_text(c) for c in contexts)
     shared_software = _shared(software_text(c) for c in contexts)
     loads = [load for c in contexts for load in (c["load"]["before"][0], c["load"]["after"][0])]
-    parts = ["## Performance", ""]
+    parts = [HEADING, ""]
     if contexts:
         parts += [INTRODUCTION.format(
             machine=f"Measured on one machine: {shared_machine}." if shared_machine
@@ -137,41 +138,43 @@ def figures_table(figures: Sequence[Mapping]) -> str:
     return "\n".join(rows)
 
 
-def section_bounds(readme: str, path: Path) -> tuple[int, int]:
+def section_bounds(page: str, path: Path) -> tuple[int, int]:
     """Start and end offsets of the text between the two marker lines."""
-    begin, end = readme.count(BEGIN), readme.count(END)
-    if begin != 1 or end != 1 or readme.index(END) < readme.index(BEGIN):
+    begin, end = page.count(BEGIN), page.count(END)
+    if begin != 1 or end != 1 or page.index(END) < page.index(BEGIN):
         raise DataError("the performance section's markers are missing, repeated or out of order", file=path,
                         field="markers", expected=f"one {BEGIN} line, then one {END} line",
                         found=f"{begin} begin and {end} end markers")
-    return readme.index(BEGIN) + len(BEGIN), readme.index(END)
+    return page.index(BEGIN) + len(BEGIN), page.index(END)
 
 
-def replace_section(readme: str, section: str, path: Path) -> str:
-    start, stop = section_bounds(readme, path)
-    return readme[:start] + "\n" + section.strip("\n") + "\n" + readme[stop:]
+def replace_section(page: str, section: str, path: Path) -> str:
+    start, stop = section_bounds(page, path)
+    return page[:start] + "\n" + section.strip("\n") + "\n" + page[stop:]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--record", type=Path, default=RECORD_PATH, help="the record (default: bench/results.json)")
-    parser.add_argument("--readme", type=Path, default=README_PATH, help="the file to update (default: README.md)")
+    # --readme is the option's name from when the section lived in README.md
+    parser.add_argument("--page", "--readme", type=Path, default=PERFORMANCE_PAGE,
+                        help="the file to update (default: docs/performance.md)")
     parser.add_argument("--check", action="store_true", help="change nothing; exit 1 if the section is stale")
     args = parser.parse_args(argv)
     try:
-        readme = args.readme.read_text(encoding="utf-8")
+        page = args.page.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise DataError("cannot read", file=args.readme, found=str(exc)) from None
-    updated = replace_section(readme, render_section(read_record(args.record)), args.readme)
+        raise DataError("cannot read", file=args.page, found=str(exc)) from None
+    updated = replace_section(page, render_section(read_record(args.record)), args.page)
     if args.check:
-        if updated != readme:
-            print(f"{args.readme}: the performance section differs from {args.record}; "
+        if updated != page:
+            print(f"{args.page}: the performance section differs from {args.record}; "
                   "run python bench/render_performance.py", file=sys.stderr)
             return 1
         return 0
-    if updated != readme:
-        atomic_write_text(args.readme, updated)
-    print(f"{args.readme}: performance section {'rewritten' if updated != readme else 'already up to date'}")
+    if updated != page:
+        atomic_write_text(args.page, updated)
+    print(f"{args.page}: performance section {'rewritten' if updated != page else 'already up to date'}")
     return 0
 
 

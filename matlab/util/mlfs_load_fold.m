@@ -4,7 +4,8 @@ function fold = mlfs_load_fold(path)
 %   one row per instance and the same L; each part at least one row, X and Y at least one column.
 %   Returns doubles. Errors name the file, the field, what was expected and what was found, in the
 %   words of pipeline.data.folds.load_fold (mlfs:fold:missing, :badFile, :missingField,
-%   :badField, :tooLarge, :noMemory). The same files are refused as by that loader:
+%   :badField, :tooLarge, :noMemory; :noGzip without the gzip program). The same files are
+%   refused as by that loader:
 %   - size: the four arrays may take at most MLFS_MAX_FOLD_BYTES bytes as doubles (environment
 %     variable; default 2^30 = 1 GiB), counting for an array stored in a narrower type than its
 %     class (MATLAB stores a double array of small integers as uint8) its inflated data and the
@@ -14,10 +15,14 @@ function fold = mlfs_load_fold(path)
 %     take the last copy, or cut the name);
 %   - magnitude: every |feature| must be at most sqrt(realmax / (8 d)), so that no squared distance
 %     over the fold's d features can overflow.
-%   All but the magnitude are checked before `load` from the variables' headers
-%   (mlfs_inflate_prefix inflates only the first 256 bytes of a compressed variable), as is every
+%   All but the magnitude are checked before `load` from the variables' headers, as is every
 %   variable's size once inflated (`load` inflates every variable of the file, even those it does
-%   not return): a zlib bomb or a lying header never reaches `load`.
+%   not return): a zlib bomb or a lying header never reaches `load`, which allocates whatever a
+%   compressed variable's header declares (a 744-byte file declaring 3.4 GB took Octave 7 to
+%   10 GB), so the size of the compressed data alone bounds nothing. A compressed variable's header
+%   is inflated by the system's zlib through the gzip program (which must be on the PATH, as for
+%   Octave's gunzip), from at most its first 4096 compressed bytes: they inflate to at most about
+%   4 MB (deflate expands at most 1032-fold), whatever the variable declares.
   mlfs_require(exist(path, 'file') == 2, 'mlfs:fold:missing', '%s: fold file not found', path);
   keys = {'X_train', 'Y_train', 'X_test', 'Y_test'};
   limit = byte_limit();
@@ -224,7 +229,7 @@ end
 
 function check_headers(path, keys, limit)
   % Walk the file's variables without loading them (for a compressed one, only the start of its
-  % zlib stream is inflated, by mlfs_inflate_prefix), as pipeline.data.matheader does: refuse a
+  % zlib stream is inflated, by inflated_head), as pipeline.data.matheader does: refuse a
   % file that is not MAT v5 or whose elements run past its end, a name with a NUL byte, a fold
   % variable stored twice, and sizes beyond the limits (check_sizes).
   info = dir(path);
@@ -247,13 +252,8 @@ function check_headers(path, keys, limit)
     if ~(numel(tag) == 2 && offset + 8 + tag(2) <= info.bytes)
       bad_file(sprintf('element at byte %d runs past the end of the file', offset));
     end
-    if tag(1) == 15      % miCOMPRESSED: inflate the header only (256 bytes hold 32 dimensions
-      start = fread(fid, min(tag(2), 4096), 'uint8=>uint8').';  % and a 63-character name)
-      try
-        head = mlfs_inflate_prefix(start, 256);
-      catch failure
-        bad_file(failure.message);
-      end
+    if tag(1) == 15      % miCOMPRESSED
+      head = inflated_head(path, fid, tag(2), bad_file);
     else
       fseek(fid, offset, 'bof');
       head = fread(fid, min(8 + tag(2), 256), 'uint8=>uint8').';
@@ -277,6 +277,41 @@ function check_headers(path, keys, limit)
     offset = offset + 8 + tag(2);
   end
   check_sizes(path, fold_vars, other, limit);
+end
+
+function head = inflated_head(path, fid, n_compressed, bad_file)
+  % The first 256 bytes (a matrix header: 32 dimensions and a 63-character name fit) a compressed
+  % element at the position of fid inflates to. MATLAB and Octave have no zlib call on bytes in
+  % memory, so the gzip program inflates at most the first 4096 compressed bytes: a zlib stream
+  % after its 2-byte header is raw deflate data, as is a gzip member after its 10-byte header
+  % (RFC 1950, 1952). gzip then reports the missing gzip trailer, after writing what it inflated.
+  stream = double(fread(fid, min(n_compressed, 4096), 'uint8=>uint8').');
+  if numel(stream) < 2 || bitand(stream(1), 15) ~= 8 || mod(stream(1) * 256 + stream(2), 31) ~= 0 || bitand(stream(2), 32)
+    bad_file('corrupt compressed variable (no zlib header)');
+  end
+  base = tempname();
+  files = strcat(base, {'.gz', '.out', '.err'});
+  cleanup = onCleanup(@() cellfun(@delete_if_present, files));
+  packed = fopen(files{1}, 'w');
+  fwrite(packed, [31 139 8 0 0 0 0 0 0 255 stream(3:end)], 'uint8');  % gzip header: deflate, no name or time
+  fclose(packed);
+  status = system(sprintf('gzip -dc < "%s" > "%s" 2> "%s"', files{:}));
+  head = mlfs_read_bytes(files{2}).';
+  head = head(1:min(256, end));
+  gzip_said = strtrim(char(mlfs_read_bytes(files{3}).'));
+  if status > 2  % gzip exits with 0, 1 (error) or 2 (warning); anything else: it did not run
+    error('mlfs:fold:noGzip', ['%s: reading a compressed MAT file needs the gzip program on the PATH ' ...
+          '(%s); install it or save the folds without compression'], path, gzip_said);
+  end
+  if isempty(head)
+    bad_file(sprintf('corrupt compressed variable (%s)', gzip_said));
+  end
+end
+
+function delete_if_present(name)
+  if exist(name, 'file')
+    delete(name);
+  end
 end
 
 function var = matrix_header(head, big_endian, bad_file)

@@ -1,19 +1,23 @@
 """The MATLAB/Octave twins refuse what the Python side refuses (real GNU Octave): fold files from
-their headers (mlfs_inflate_prefix against zlib, then a corpus of crafted folds: bombs, lying
-headers, extreme values, broken files, through both loaders), names, ranking files, parameter
-types, p-grid size and duplicate names."""
+their headers (compressed ones with every block type, then a corpus of crafted folds: bombs, lying
+headers, corrupt streams, extreme values, broken files, through both loaders; the bombs in an
+Octave process limited to 1 GiB of address space), names, ranking files, parameter types, p-grid
+size and duplicate names."""
 
 from __future__ import annotations
 
 import math
+import struct
+import subprocess
 import zlib
+from pathlib import Path
 
 import numpy as np
 import pytest
 import scipy.io
 from hypothesis import given, settings, strategies as st
 
-from hostile_mat import compressed, file_bytes, lying_bomb, matrix, matrix_head, stored_as_uint8
+from hostile_mat import compressed, file_bytes, lying_bomb, matrix, matrix_head, stored_as_uint8, zero_bomb
 from pipeline.data.folds import load_fold, max_feature_magnitude
 from pipeline.engines.octave import OctaveSession
 from pipeline.errors import ConfigError, DataError, EngineError, RankingError
@@ -21,6 +25,7 @@ from pipeline.names import validate_name
 from pipeline.rankings import read_ranking_file
 
 pytestmark = pytest.mark.octave
+REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
@@ -43,22 +48,39 @@ def _octave_error(octave, function, *args, nout: int = 1) -> str | None:
 _STRATEGIES = [zlib.Z_DEFAULT_STRATEGY, zlib.Z_FIXED, zlib.Z_HUFFMAN_ONLY, zlib.Z_RLE, zlib.Z_FILTERED]
 
 
-@settings(max_examples=25, deadline=None)
-@given(data=st.one_of(st.binary(min_size=0, max_size=600),
-                      st.lists(st.sampled_from([b"X_train", b"\0\0\0\0", b"\x0e\0\0\0", b"MATLAB"]),
-                               max_size=80).map(b"".join)),
-       level=st.integers(0, 9), strategy=st.sampled_from(_STRATEGIES), n=st.integers(1, 700))
-def test_inflate_prefix_is_zlib_on_every_block_type(octave, data, level, strategy, n):
+def _compressed_with(element: bytes, level: int, strategy: int) -> bytes:
     packer = zlib.compressobj(level, zlib.DEFLATED, 15, 8, strategy)
-    stream = packer.compress(data) + packer.flush()
-    (out,) = octave.call("mlfs_inflate_prefix", np.frombuffer(stream, np.uint8), float(n), nout=1)
-    assert bytes(np.asarray(out, dtype=np.uint8).reshape(-1)) == data[:n]
+    stream = packer.compress(element) + packer.flush()
+    return struct.pack("<II", 15, len(stream)) + stream
 
 
-def test_inflate_prefix_refuses_corrupt_streams(octave):
-    for stream in (b"\x78", b"\x00\x00abc", zlib.compress(b"x" * 100)[:4] + b"\xff" * 20):
-        with pytest.raises(EngineError, match="mlfs:inflate:corrupt"):
-            octave.call("mlfs_inflate_prefix", np.frombuffer(stream, np.uint8), 50.0, nout=1)
+@pytest.mark.parametrize("level, strategy", [(0, zlib.Z_DEFAULT_STRATEGY), (1, zlib.Z_FILTERED),
+                                             *((9, strategy) for strategy in _STRATEGIES)])
+def test_compressed_folds_of_every_block_type_load_alike(octave, tmp_path, level, strategy):
+    """Stored, fixed and dynamic Huffman blocks: Octave reads each variable's header (inflated by
+    gzip) and loads the fold as the Python loader does."""
+    arrays = _arrays(np.random.default_rng(level + 10 * strategy), d=37)
+    long_name = "n" * 63  # the longest MATLAB name: the header still fits in the 256 bytes read
+    path = tmp_path / "fold0.mat"
+    path.write_bytes(file_bytes(*(_compressed_with(matrix(key, value), level, strategy)
+                                  for key, value in {**arrays, long_name: np.zeros((1, 3))}.items())))
+    (fold,) = octave.call("mlfs_load_fold", str(path), nout=1)
+    for key, value in arrays.items():
+        np.testing.assert_array_equal(np.asarray(fold[key]), value, err_msg=key)
+        np.testing.assert_array_equal(getattr(load_fold(path), key), value, err_msg=key)
+
+
+def test_compressed_fold_without_gzip_fails_with_its_reason(octave, tmp_path):
+    path = tmp_path / "fold0.mat"
+    scipy.io.savemat(path, _arrays(np.random.default_rng(3)), do_compression=True)
+    oc = octave.start()
+    oc.eval(f"saved_path = getenv('PATH'); setenv('PATH', '{tmp_path}');")  # a folder without gzip
+    try:
+        message = _octave_error(octave, "mlfs_load_fold", str(path))
+    finally:
+        oc.eval("setenv('PATH', saved_path);")
+    assert "mlfs:fold:noGzip" in message and "needs the gzip program on the PATH" in message, message
+    octave.call("mlfs_load_fold", str(path), nout=1)  # and with gzip back on the PATH it loads
 
 
 def _arrays(rng, d=4):
@@ -104,6 +126,12 @@ def _cases(tmp_path) -> dict:
     raw("junk_variable_bomb", _crafted(rng, {}, (lying_bomb("junk", (20000, 21250), 3_400_000),)), False)
     raw("lying_data_tag", _crafted(rng, {"Y_test": compressed(matrix_head("Y_test", (10, 2), data_bytes=80_000_000)[0])}),
         False)
+    raw("tiny_lying_header_3_4_gb", _crafted(rng, {"X_train": compressed(matrix_head("X_train", (20000, 21250))[0])}),
+        False)
+    element = matrix("X_train", rng.random((30, 4)))
+    for name, stream in (("no_zlib_header", b"\x00\x00abc"), ("corrupt_deflate", zlib.compress(element)[:2] + b"\xff" * 40),
+                         ("stream_cut_inside_header", zlib.compress(element, 0)[:20])):
+        raw(name, _crafted(rng, {"X_train": struct.pack("<II", 15, len(stream)) + stream}), False)
     _add_shared_verdict_cases(rng, raw)
     return cases
 
@@ -182,6 +210,34 @@ def test_octave_messages_name_file_field_limit_and_value(octave, tmp_path):
         octave.call("mlfs_load_fold", str(cases["junk_variable_bomb"][0]), nout=1)
     with pytest.raises(DataError, match="field 'junk': variable larger than the size limit"):
         load_fold(cases["junk_variable_bomb"][0])
+
+
+def test_bombs_are_refused_by_octave_within_1_gib_of_address_space(tmp_path):
+    """Each bomb is refused from its header by an octave-cli limited to 1 GiB of address space,
+    while `load` itself, given the same file, runs out of that memory: it allocates what a
+    compressed header declares (a 744-byte file declaring 3.4 GB took Octave 7 to 10 GB)."""
+    cases = _cases(tmp_path)
+    real_bomb = tmp_path / "real_bomb" / "fold0.mat"  # 1.3 GB of zeros in about 1.3 MB
+    real_bomb.parent.mkdir()
+    real_bomb.write_bytes(_crafted(np.random.default_rng(2), {"X_train": zero_bomb("X_train", (20000, 8000))}))
+    bombs = [str(cases[name][0]) for name in ("tiny_lying_header_3_4_gb", "lying_bomb_3_4_gb", "junk_variable_bomb")]
+    bombs.append(str(real_bomb))
+    listed = ", ".join(f"'{path}'" for path in bombs)
+    script = (f"addpath('{REPO / 'matlab' / 'util'}'); bombs = {{{listed}}};"
+              "for i = 1:numel(bombs), try, mlfs_load_fold(bombs{i}); disp('loaded'); "
+              "catch failure, disp(failure.identifier); end, end;"
+              "for i = [1, numel(bombs)], try, load(bombs{i}); disp('loaded'); catch failure, disp(failure.message); end, end")
+    limit = 2 ** 30
+
+    def limited():
+        import resource
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+    proc = subprocess.run(["octave-cli", "--no-gui", "--quiet", "--no-window-system", "--eval", script],
+                          preexec_fn=limited, capture_output=True, text=True, timeout=600)
+    lines = proc.stdout.splitlines()
+    assert lines[:4] == ["mlfs:fold:tooLarge"] * 4, proc.stdout + proc.stderr
+    assert len(lines) == 6 and all("out of memory" in line for line in lines[4:]), proc.stdout + proc.stderr
 
 
 def test_size_limit_from_the_environment_on_both_sides(octave, tmp_path, monkeypatch):

@@ -1,6 +1,6 @@
 """The bad-input corpus through the k-grid front door: exit code 2, one precise line, no result file.
 
-Conventions that are *not* errors (documented in README): a label column with no positive in a
+Conventions that are *not* errors (documented in docs/evaluation.md): a label column with no positive in a
 fold is scored (ML-kNN's smoothed conditionals stay finite; macro-F1 counts that label as 0), and a
 fold with fewer features than ``--k-min`` is evaluated at k = d.
 """

@@ -1,4 +1,4 @@
-"""The package's imports follow its two conventions (README, "Code layout").
+"""The package's imports follow its two conventions (README, "Architecture").
 
 1. Inside ``python/pipeline`` modules import each other relatively (``from ..errors import ...``):
    the code fingerprint of a result (``pipeline.runner.fingerprint``) follows relative imports, so

@@ -1,6 +1,7 @@
-"""The performance record (bench/results.json) and README.md's Performance section made from it.
+"""The performance record (bench/results.json) and the "Latest measurements" section of
+docs/performance.md made from it.
 
-The README's section must be exactly what bench/render_performance.py makes of the committed record,
+The page's section must be exactly what bench/render_performance.py makes of the committed record,
 and the record must carry, for every run, its machine, date, load and software and, for every
 figure, its spread. The benches themselves never run here: a tiny probe script records through
 the same module in real processes.
@@ -30,7 +31,7 @@ import record  # noqa: E402
 import render_performance  # noqa: E402
 
 RECORD = BENCH / "results.json"
-README = REPO / "README.md"
+PAGE = REPO / "docs" / "performance.md"
 
 
 @pytest.fixture()
@@ -42,11 +43,11 @@ def first_script(rec: dict) -> dict:
     return rec["scripts"][sorted(rec["scripts"])[0]]
 
 
-def test_readme_performance_section_is_the_rendered_record():
-    readme = README.read_text(encoding="utf-8")
+def test_performance_page_section_is_the_rendered_record():
+    page = PAGE.read_text(encoding="utf-8")
     rendered = render_performance.render_section(record.read_record(RECORD))
-    assert render_performance.replace_section(readme, rendered, README) == readme, \
-        "README.md's Performance section is stale: run python bench/render_performance.py"
+    assert render_performance.replace_section(page, rendered, PAGE) == page, \
+        "docs/performance.md's Latest measurements section is stale: run python bench/render_performance.py"
 
 
 def test_committed_record_covers_existing_scripts_with_context_and_spread(committed):
@@ -246,14 +247,21 @@ def render_cli(*args: str) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=120)
 
 
-def test_check_fails_on_a_stale_section_and_a_rewrite_mends_it(tmp_path):
-    readme = tmp_path / "README.md"
-    readme.write_text(README.read_text(encoding="utf-8").replace("| figure |", "| a figure |", 1))
-    stale = render_cli("--readme", str(readme), "--check")
+@pytest.mark.parametrize("option", ["--page", "--readme"])  # --readme: the option's name before the page
+def test_check_fails_on_a_stale_section_and_a_rewrite_mends_it(tmp_path, option):
+    page = tmp_path / "performance.md"
+    page.write_text(PAGE.read_text(encoding="utf-8").replace("| figure |", "| a figure |", 1))
+    stale = render_cli(option, str(page), "--check")
     assert stale.returncode == 1 and "differs" in stale.stderr
-    assert render_cli("--readme", str(readme)).returncode == 0
-    assert readme.read_text(encoding="utf-8") == README.read_text(encoding="utf-8")
-    assert render_cli("--readme", str(readme), "--check").returncode == 0
+    assert render_cli(option, str(page)).returncode == 0
+    assert page.read_text(encoding="utf-8") == PAGE.read_text(encoding="utf-8")
+    assert render_cli(option, str(page), "--check").returncode == 0
+
+
+def test_the_default_page_is_docs_performance_md():
+    checked = render_cli("--check")
+    assert checked.returncode == 0, checked.stderr
+    assert checked.stdout == "" and checked.stderr == ""
 
 
 @pytest.mark.parametrize("text", [
@@ -261,19 +269,19 @@ def test_check_fails_on_a_stale_section_and_a_rewrite_mends_it(tmp_path):
     f"{render_performance.BEGIN}\n{render_performance.BEGIN}\n{render_performance.END}\n",
     f"{render_performance.END}\n{render_performance.BEGIN}\n",
 ])
-def test_readme_without_one_pair_of_markers_is_a_one_line_error(tmp_path, text):
-    readme = tmp_path / "README.md"
-    readme.write_text(text)
-    done = render_cli("--readme", str(readme))
+def test_page_without_one_pair_of_markers_is_a_one_line_error(tmp_path, text):
+    page = tmp_path / "performance.md"
+    page.write_text(text)
+    done = render_cli("--page", str(page))
     assert done.returncode == 2
     assert done.stderr.startswith("error: ") and done.stderr.count("\n") == 1 and "markers" in done.stderr
-    assert readme.read_text() == text
+    assert page.read_text() == text
 
 
 def test_section_is_replaced_between_the_markers_only():
-    readme = f"intro\n{render_performance.BEGIN}\nold\n{render_performance.END}\nrest\n"
-    new = render_performance.replace_section(readme, "## Performance\n\nnew\n", Path("README.md"))
-    assert new == f"intro\n{render_performance.BEGIN}\n## Performance\n\nnew\n{render_performance.END}\nrest\n"
+    page = f"intro\n{render_performance.BEGIN}\nold\n{render_performance.END}\nrest\n"
+    new = render_performance.replace_section(page, "## Latest measurements\n\nnew\n", Path("performance.md"))
+    assert new == f"intro\n{render_performance.BEGIN}\n## Latest measurements\n\nnew\n{render_performance.END}\nrest\n"
 
 
 def test_unrecorded_known_scripts_are_named_and_unknown_ones_grouped(committed):
