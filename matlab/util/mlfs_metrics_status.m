@@ -37,7 +37,7 @@ function [status, record] = mlfs_metrics_status(path, mode, expected)
 end
 
 function ok = is_complete(record, mode)
-%IS_COMPLETE  The twin of the Python schema (pipeline.result_schema.MetricsFile) for what a
+%IS_COMPLETE  The twin of the Python schema (pipeline.results.schema.MetricsFile) for what a
 %   resumed task needs: the grid axis, every metric a real list aligned with it (null reads as NaN;
 %   a text or a boolean makes a cell or a logical, refused), integer k values, a non-negative
 %   ranking time, the constant-feature check complete or absent, a 64-digit fold digest.

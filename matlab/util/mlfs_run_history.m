@@ -25,7 +25,8 @@ function history = mlfs_run_history(varargin)
 end
 
 function history = open_run(results_dir, caller, arguments)
-  folder = fullfile(results_dir, 'runs');
+  layout = mlfs_results_layout();
+  folder = fullfile(results_dir, layout.run_history_folder);
   if ~exist(folder, 'dir')
     [ok, msg] = mkdir(folder);
     mlfs_require(ok, 'mlfs:io:mkdir', 'cannot create folder %s: %s', folder, msg);

@@ -68,7 +68,8 @@ function summary = mlfs_run_many(caller, results_dir, data_dir, datasets, method
     end
   end
   mlfs_run_history(history, 'finish', counts);
-  failures_path = fullfile(results_dir, 'failures.json');
+  layout = mlfs_results_layout();
+  failures_path = fullfile(results_dir, layout.failures_file);
   if isempty(failures)
     if exist(failures_path, 'file')
       delete(failures_path);

@@ -1,12 +1,11 @@
 function files = mlfs_task_files(results_dir, folder, dataset, fold)
-%MLFS_TASK_FILES  Paths of one task's result files (docs/results-schema.md).
+%MLFS_TASK_FILES  Paths of one task's result files (names from mlfs_results_layout, docs/results-schema.md).
   mlfs_validate_name(folder, 'method');
   mlfs_validate_name(dataset, 'dataset');
-  stem = fullfile(results_dir, folder, sprintf('%s_fold%d', dataset, fold));
-  files.scores = [stem '_scores.csv'];
-  files.ranking = [stem '_ranking.csv'];
-  files.ranking_record = [stem '_ranking.json'];
-  files.time = [stem '_time.txt'];
-  files.kgrid = [stem '_kgrid_metrics.json'];
-  files.pgrid = [stem '_pgrid_metrics.json'];
+  layout = mlfs_results_layout();
+  stem = fullfile(results_dir, folder, sprintf('%s%s%d', dataset, layout.fold_infix, fold));
+  kinds = fieldnames(layout.task_suffixes);
+  for i = 1:numel(kinds)
+    files.(kinds{i}) = [stem layout.task_suffixes.(kinds{i})];
+  end
 end

@@ -1,6 +1,6 @@
 """Read MLFS result files into tidy tables: per-fold scalars, fold means, score matrices, curves.
 
-This is the only place that knows the results layout (``docs/results-schema.md``). It reduces each
+The file names come from :mod:`pipeline.results.layout` (``docs/results-schema.md``). It reduces each
 fold's curve to one number — the mean over the grid points (k-grid) or the value at the grid point
 nearest to ``p_target`` (p-grid) — and then summarises each (dataset, method, metric) over folds
 with the mean and the *sample* standard deviation (ddof = 1).
@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,10 +31,11 @@ from .errors import ConfigError, DataError
 from .evaluation.grids import p_target_index
 from .evaluation.metrics import HIGHER_IS_BETTER, LATER_METRICS, METRIC_SPECS, METRICS
 from .names import validate_name
-from .result_schema import (SETTINGS_FIELDS, MetricsFile, absent_metrics, read_all_features_file,
-                            read_metrics_file, read_ranking_record)
+from .results.layout import (GRIDS, all_features_path, metrics_glob, metrics_name, metrics_name_pattern,
+                             ranking_record_name, seed_folder)
+from .results.schema import (SETTINGS_FIELDS, MetricsFile, absent_metrics, read_all_features_file,
+                             read_metrics_file, read_ranking_record)
 
-GRIDS = ("kgrid", "pgrid")
 LOWER_IS_BETTER = frozenset(m for m in METRICS if not HIGHER_IS_BETTER[m])
 METRIC_DISPLAY = {metric.key: metric.display for metric in METRIC_SPECS}
 METRIC_TABLE_STEM = {**{m: m for m in METRICS}, "micro_f1": "microf1", "macro_f1": "macrof1",
@@ -57,11 +57,6 @@ def _name_from_disk(name: str, kind: str, path: Path) -> str:
         return validate_name(name, kind)
     except ConfigError as exc:
         raise DataError(f"{exc.message}; rename or move it", file=path) from None
-
-
-def _file_pattern(grid: str) -> re.Pattern:
-    # DOTALL: a name with a newline must reach validate_name, not be skipped as a non-match.
-    return re.compile(rf"(?P<dataset>.+)_fold(?P<fold>[0-9]+)_{grid}_metrics\.json", re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -145,7 +140,7 @@ def _curve(values: list) -> np.ndarray:
 
 def read_fold_result(path: str | Path, method: str, dataset: str, fold: int, grid: str) -> FoldResult:
     """Read one ``_kgrid_metrics.json`` / ``_pgrid_metrics.json`` file, validated by its schema
-    (:mod:`pipeline.result_schema`) and against the names of its path."""
+    (:mod:`pipeline.results.schema`) and against the names of its path."""
     path = Path(path)
     record = read_metrics_file(path, grid)
     _check_own_names(record, path, {"method": method, "dataset": dataset, "fold": fold})
@@ -202,13 +197,13 @@ def discover_files(results_dir: str | Path, methods: Sequence[str], grid: str) -
     DataError naming the file, never skipped.
     """
     root = Path(results_dir)
-    pattern = _file_pattern(grid)
+    pattern = metrics_name_pattern(grid)
     found = {}
     for method in methods:
         folder = root / validate_name(method, "method")
         if not folder.is_dir():
             raise DataError("method folder not found in the results directory", file=folder)
-        for path in sorted(folder.glob(f"*_{grid}_metrics.json")):
+        for path in sorted(folder.glob(metrics_glob(grid))):
             match = pattern.fullmatch(path.name)
             if match is None or str(int(match["fold"])) != match["fold"]:
                 raise DataError(f"metrics file name must read <DATASET>_fold<i>_{grid}_metrics.json "
@@ -222,9 +217,9 @@ def list_methods(results_dir: str | Path, grid: str) -> list[str]:
     root = Path(results_dir)
     if not root.is_dir():
         raise DataError("results directory not found", file=root)
-    folders = [p for p in root.iterdir() if p.is_dir() and next(p.glob(f"*_{grid}_metrics.json"), None)]
+    folders = [p for p in root.iterdir() if p.is_dir() and next(p.glob(metrics_glob(grid)), None)]
     if not folders:
-        raise DataError(f"no method folder holds *_{grid}_metrics.json files", file=root)
+        raise DataError(f"no method folder holds {metrics_glob(grid)} files", file=root)
     return name_order(_name_from_disk(p.name, "method", p) for p in folders)
 
 
@@ -249,7 +244,7 @@ class ResultSet:
         missing = self.missing()
         if not missing:
             return []
-        names = [f"{m}/{d}_fold{f}_{self.grid}_metrics.json" for m, d, f in missing]
+        names = [self._name(key) for key in missing]
         if not allow_incomplete:
             shown = ", ".join(names[:8]) + (f", ... ({len(names) - 8} more)" if len(names) > 8 else "")
             raise DataError(f"{len(names)} result files missing ({shown}); rerun them, restrict "
@@ -301,7 +296,7 @@ class ResultSet:
 
     def _name(self, key: tuple[str, str, int]) -> str:
         method, dataset, fold = key
-        return f"{method}/{dataset}_fold{fold}_{self.grid}_metrics.json"
+        return f"{method}/{metrics_name(dataset, fold, self.grid)}"
 
 
 def load_results(results_dir: str | Path, methods: Sequence[str], grid: str = "kgrid", *,
@@ -327,7 +322,7 @@ def load_results(results_dir: str | Path, methods: Sequence[str], grid: str = "k
     files = discover_files(results_dir, methods, grid)
     found = {d for _, d, _ in files}
     if not found:
-        raise DataError(f"no *_{grid}_metrics.json files for the chosen methods", file=results_dir)
+        raise DataError(f"no {metrics_glob(grid)} files for the chosen methods", file=results_dir)
     names = name_order(found) if datasets is None else _chosen_datasets(datasets, found, grid, results_dir)
     files = {key: path for key, path in files.items() if key[1] in names}
     results = {key: read_fold_result(path, *key, grid) for key, path in sorted(files.items())}
@@ -347,7 +342,7 @@ def _chosen_datasets(datasets: Sequence[str], found: set[str], grid: str, result
     if absent:
         by_case = {d.casefold(): d for d in found}
         hints = [f"{d} (found {by_case[d.casefold()]})" if d.casefold() in by_case else d for d in absent]
-        raise DataError(f"no *_{grid}_metrics.json files for {', '.join(hints)}; names are case-sensitive",
+        raise DataError(f"no {metrics_glob(grid)} files for {', '.join(hints)}; names are case-sensitive",
                         file=results_dir)
     return names
 
@@ -515,17 +510,6 @@ def curve_over_datasets(per_dataset: dict[str, dict[str, tuple]], method: str) -
     return np.array(common), np.mean(values, axis=0)
 
 
-#: The results folder of the all-features reference, and the pseudo-method of the runner's task that
-#: writes it (:mod:`pipeline.runner.reference`): no method name can start with ``_``, so it never
-#: clashes with a method's folder.
-REFERENCE_FOLDER = "_reference"
-
-
-def all_features_path(results_dir: str | Path, dataset: str, fold: int) -> Path:
-    """``<RESULTS_DIR>/_reference/<DATASET>_fold<i>_all_features.json``: one fold's all-features reference."""
-    return Path(results_dir) / REFERENCE_FOLDER / f"{dataset}_fold{int(fold)}_all_features.json"
-
-
 def read_all_features(results_dir: str | Path, datasets: Sequence[str],
                       folds: dict[str, list[int]]) -> pd.DataFrame:
     """Tidy per-fold scores of ML-kNN on every feature (``_reference/<DATASET>_fold<i>_all_features.json``).
@@ -565,11 +549,9 @@ def ranking_engines(results: ResultSet) -> dict[tuple[str, str, int], str]:
     """
     engines = {}
     for (method, dataset, fold), r in results.results.items():
-        stem = f"{dataset}_fold{fold}_ranking.json"
-        folders = [results.results_dir / method]
-        if r.seed_spread is not None:
-            folders = [results.results_dir / f"{method}__seed_{s}" for s in r.seed_spread.seeds]
-        found = sorted({_record_engine(folder / stem) for folder in folders} - {None})
+        folders = [method] if r.seed_spread is None else [seed_folder(method, s) for s in r.seed_spread.seeds]
+        name = ranking_record_name(dataset, fold)
+        found = sorted({_record_engine(results.results_dir / folder / name) for folder in folders} - {None})
         if not found:
             found = ["external" if _provenance_engine(r.path) == "external" else "unknown"]
         engines[(method, dataset, fold)] = "+".join(found)

@@ -22,6 +22,7 @@ from .limits import MAX_CLAIM_STALE_AFTER, MAX_MLKNN_K, MAX_MLKNN_SMOOTH, MAX_TA
 from .locations import MATLAB_DIR_VARIABLE, matlab_dir
 from .methods import available_methods, get_method
 from .names import validate_name
+from .results.layout import task_files, variant_folder
 from .runner.claims import DEFAULT_STALE_AFTER
 from .runner.executors import EXECUTORS, execute
 from .runner.orchestration import run_recorded
@@ -309,7 +310,7 @@ def _make_tasks(args, datasets: list[str], overrides: dict[str, dict], rank: boo
 
 def _has_ranking(args, method: str, dataset: str, fold: int) -> bool:
     """Evaluate's default: score only what has a ranking, unless --datasets named the datasets."""
-    return args.datasets is not None or (args.results_dir / method / f"{dataset}_fold{fold}_ranking.csv").is_file()
+    return args.datasets is not None or task_files(args.results_dir, method, dataset, fold).ranking.is_file()
 
 
 def parameter_variants(method: str, overrides: dict, max_variants: int = DEFAULT_MAX_TASKS
@@ -330,7 +331,7 @@ def parameter_variants(method: str, overrides: dict, max_variants: int = DEFAULT
     variants = []
     for combination in itertools.product(*(overrides[name] for name in swept)):
         params = {**overrides, **dict(zip(swept, combination))}
-        label = "__".join([method, *(f"{name}_{value}" for name, value in zip(swept, combination))])
+        label = variant_folder(method, zip(swept, combination))
         variants.append((validate_name(label, "parameter-sweep folder"), params))
     _check_distinct_folders(method, variants)
     return variants

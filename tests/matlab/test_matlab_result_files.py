@@ -1,5 +1,5 @@
 """Result files read back by both front doors alike (real GNU Octave): a metrics file damaged in
-place is refused by the Python schema (pipeline.result_schema) exactly when the Octave twin
+place is refused by the Python schema (pipeline.results.schema) exactly when the Octave twin
 (mlfs_metrics_status) finds it invalid, so both front doors recompute the same tasks on resume; and
 a result file nested deeply enough to crash Octave's jsondecode is refused before it is parsed."""
 
@@ -14,7 +14,7 @@ from matlab_test_paths import REPO
 from pipeline.cli import run_main
 from pipeline.errors import DataError, EngineError
 from pipeline.kgrid import main as kgrid_main
-from pipeline.result_schema import absent_metrics, read_metrics_file
+from pipeline.results.schema import absent_metrics, read_metrics_file
 
 pytestmark = pytest.mark.octave
 

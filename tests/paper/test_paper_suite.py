@@ -69,7 +69,7 @@ def test_run_resume_and_code_staleness(workspace):
     assert first.returncode == 0, first.stderr
     assert "20 done, 0 skipped" in first.stderr      # 16 method tasks + the all-features reference of 4 folds
     reference = json.loads((results / "_reference" / "yeast_fold1_all_features.json").read_text())
-    assert reference["n_features"] == 103 and reference["mlknn"] == {"k": 10, "smooth": 1.0}
+    assert reference["n_features"] == 103 and reference["mlknn"] == {"num": 10, "smooth": 1.0}
     for mode in ("kgrid", "pgrid"):
         assert "kgrid tables: made" in first.stderr and f"{mode} tables: made" in first.stderr
         assert (home / "root" / "paper" / "tables" / mode / "report.md").is_file()

@@ -9,7 +9,6 @@ import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from pipeline.aggregate import REFERENCE_FOLDER
 from pipeline.cli import run_main
 from pipeline.data.folds import save_fold
 from pipeline.errors import ConfigError
@@ -17,6 +16,7 @@ from pipeline.evaluation.metrics import METRICS
 from pipeline.paper.__main__ import main
 from pipeline.paper.suite import load_suite
 from pipeline.paper.tuning import check_inner_sizes
+from pipeline.results.layout import REFERENCE_FOLDER, candidate_id
 from pipeline.runner.inner import TuningSpec, best_candidate, criterion_scores, make_inner_splits
 from pipeline.runner.tasks import GridSpec
 
@@ -174,7 +174,7 @@ def test_the_candidate_set_is_the_cartesian_product_in_declared_order(tmp_path):
     assert suite.methods[0].candidates() == [{"beta": b, "alpha": a} for b in (0.1, 10) for a in (1, 100, 1000)]
     candidates = suite.candidate_tasks()
     assert len(candidates) == 12 and {t.stage for t in candidates} == {"candidate"}
-    assert len({t.key for t in candidates}) == 12 and len({t.candidate_id for t in candidates}) == 6
+    assert len({t.key for t in candidates}) == 12 and len({candidate_id(t.params_json) for t in candidates}) == 6
     assert suite.methods[1].candidates() == [] and {t.method for t in candidates} == {"GRRO"}
     assert [t.stage for t in suite.tasks() if t.method != REFERENCE_FOLDER] == ["tuned", "", "tuned", ""]
 

@@ -24,7 +24,8 @@ ARGS = ["--engine", "python", "--methods", "VARIANCE", "LABELCORR", "DAGFS"]
 # task up or computes it (through the runner's task body, as a run holding the claim would).
 HOLDER = """
 import sys
-from pipeline.runner.claims import TaskClaim, claim_path
+from pipeline.results.layout import claim_path
+from pipeline.runner.claims import TaskClaim
 from pipeline.runner.run import RunSettings, Workbench, _run
 from pipeline.runner.tasks import GridSpec, Task
 folds, results, finish, method, fold = sys.argv[1:6]

@@ -10,13 +10,15 @@ import pytest
 
 from runner_helpers import result_contents
 from pipeline import kgrid, pgrid, tables
-from pipeline.aggregate import REFERENCE_FOLDER
+from pipeline.aggregate import read_all_features
 from pipeline.cli import run_main
 from pipeline.data.folds import load_fold
 from pipeline.errors import ConfigError
 from pipeline.evaluation.metrics import METRICS, compute_all
 from pipeline.evaluation.mlknn import MLkNN
 from pipeline.fileio import atomic_write_json, dumps_json
+from pipeline.results.layout import REFERENCE_FOLDER
+from pipeline.results.schema import read_all_features_file
 from pipeline.runner.fingerprint import evaluator_fingerprint
 from pipeline.runner.reference import reference_staleness
 from pipeline.runner.tasks import Task
@@ -41,7 +43,7 @@ def test_reference_is_mlknn_on_every_feature_written_once_and_kept(fold_dir, tmp
         assert raw == dumps_json(record) and set(record) == KEYS
         assert record["schema"] == "all_features/1" and (record["dataset"], record["fold"]) == ("toy", fold)
         assert (record["n_features"], record["n_train"], record["n_test"], record["n_labels"]) == (25, 60, 30, 4)
-        assert record["mlknn"] == {"k": 10, "smooth": 1.0} and set(record["metrics"]) == set(METRICS)
+        assert record["mlknn"] == {"num": 10, "smooth": 1.0} and set(record["metrics"]) == set(METRICS)
         provenance = record["provenance"]
         assert provenance["evaluator"] == "native" and provenance["code"]["evaluator"] == evaluator_fingerprint("native")
         assert len(provenance["fold_sha256"]) == 64 and provenance["ranking_sha256"] is None
@@ -84,17 +86,22 @@ def test_reference_staleness_reasons(fold_dir, tmp_path):
     assert _run(kgrid.main, fold_dir, results) == 0
     path = results / "_reference" / "toy_fold0_all_features.json"
     fold_file, code = fold_dir / "toy" / "fold0.mat", evaluator_fingerprint("native")
-    mlknn = {"k": 10, "smooth": 1.0}
+    mlknn = {"num": 10, "smooth": 1.0}
 
     def reason(**settings):
         return reference_staleness(path, fold_file, settings.get("mlknn", mlknn), settings.get("evaluator", "native"),
                                    code, overwrite=settings.get("overwrite", False))
 
     assert reason() is None
+    table = read_all_features(results, ["toy"], {"toy": [0]})
+    written = json.loads(path.read_text())
+    atomic_write_json(path, {**written, "mlknn": {"k": 10, "smooth": 1.0}})  # as written before "num" was shared
+    assert reason() is None and read_all_features_file(path).mlknn == mlknn
+    assert read_all_features(results, ["toy"], {"toy": [0]}).equals(table)
     assert reason(evaluator="octave") == "scored by the native evaluator, this run uses octave"
     with pytest.raises(ConfigError, match="other settings"):
-        reason(mlknn={"k": 5, "smooth": 1.0})
-    assert reason(mlknn={"k": 5, "smooth": 1.0}, overwrite=True) == "other settings (--overwrite)"
+        reason(mlknn={"num": 5, "smooth": 1.0})
+    assert reason(mlknn={"num": 5, "smooth": 1.0}, overwrite=True) == "other settings (--overwrite)"
     record = json.loads(path.read_text())
     del record["metrics"]["coverage"]
     atomic_write_json(path, record)

@@ -10,11 +10,12 @@ import numpy as np
 import pytest
 
 from pipeline.data.folds import save_fold
+from pipeline.results.layout import candidate_path
 from pipeline.runner.executors import run_all
 from pipeline.runner.inner import TuningSpec
 from pipeline.runner.run import RunSettings
 from pipeline.runner.tasks import GridSpec, Task, canonical_params
-from pipeline.runner.tuning import candidate_path, select
+from pipeline.runner.tuning import select
 
 GRID = GridSpec("kgrid", k_min=2, k_max=8, k_step=2)
 RULE = TuningSpec(mode="kfold", count=2, seed=5, test_size=None, scaler="minmax", clip_test=False,
@@ -34,6 +35,10 @@ def _candidates(alphas) -> list[Task]:
     return [Task("GRRO", "toy", 0, canonical_params({"alpha": a}), "GRRO", "candidate") for a in alphas]
 
 
+def _candidate_record(results_dir, task: Task) -> dict:
+    return json.loads(candidate_path(results_dir, task.folder, task.dataset, task.fold, task.params_json).read_text())
+
+
 @pytest.mark.octave
 def test_candidates_score_alike_on_octave_and_python_and_resume(folds, tmp_path):
     records = {}
@@ -42,7 +47,7 @@ def test_candidates_score_alike_on_octave_and_python_and_resume(folds, tmp_path)
                                mlknn_k=5, skip_existing=True, tuning=RULE)
         tasks = _candidates([1.0, 100.0])
         assert {o.status for o in run_all(tasks, settings, progress=False)} == {"done"}
-        records[engine] = [json.loads(candidate_path(settings.results_dir, t).read_text()) for t in tasks]
+        records[engine] = [_candidate_record(settings.results_dir, t) for t in tasks]
         assert select(settings.results_dir, tasks, settings) in ({"alpha": 1.0}, {"alpha": 100.0})
         assert {o.status for o in run_all(tasks, settings, progress=False)} == {"skipped"}
     for octave, python in zip(records["octave"], records["python"]):
@@ -104,7 +109,7 @@ def test_the_evaluator_prepares_each_inner_split_once_for_all_candidates(folds, 
                         engine="python", mlknn_k=5, tuning=RULE)
     for task in tasks:  # a run per candidate: each prepares its own splits; the records agree exactly
         run_all([task], fresh, progress=False)
-        shared = json.loads(candidate_path(settings.results_dir, task).read_text())
-        alone = json.loads(candidate_path(fresh.results_dir, task).read_text())
+        shared = _candidate_record(settings.results_dir, task)
+        alone = _candidate_record(fresh.results_dir, task)
         assert [s["micro_f1"] for s in shared["splits"]] == [s["micro_f1"] for s in alone["splits"]]
     assert len(prepared) == RULE.count * (1 + len(tasks))

@@ -21,7 +21,7 @@ LAYERS = {
     **dict.fromkeys(["__init__", "__version__", "errors", "names", "fileio", "limits", "cli", "rankings", "locations",
                      "documents"], 0),
     **dict.fromkeys(["data", "evaluation", "methods", "stats"], 1),
-    **dict.fromkeys(["report", "engines", "aggregate", "result_schema"], 2),
+    **dict.fromkeys(["report", "engines", "aggregate", "results"], 2),
     "runner": 3,
     **dict.fromkeys(["suite_cli", "paper", "protocols", "tables", "report_api", "kgrid", "pgrid", "evaluate", "datasets",
                      "export_splits"], 4),

@@ -8,7 +8,6 @@ records what it was made from, so a rerun with the same inputs leaves it as it i
 from __future__ import annotations
 
 import hashlib
-import re
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,18 +19,17 @@ from ..errors import DataError, PipelineError
 from ..fileio import atomic_write_json
 from ..methods import get_method
 from ..report.output import prepare_output_folder
-from ..result_schema import read_ranking_record
 from ..report.tuning import (CHOSEN_CAPTION, SELECTION_CAPTION, convergence_figure, level, sensitivity_figure,
                              write_table)
+from ..results.layout import MADE_FROM_FILE, is_seed_folder, task_files, tuning_path, variant_method
+from ..results.schema import read_ranking_record
+from ..results.staleness import read_json, sha256_or_none, stamp_staleness
 from ..runner.fingerprint import PACKAGE_DIR, python_fingerprint
-from ..runner.freshness import read_json, sha256_or_none
 from ..runner.tuning import SELECTED_BY_INNER
 from .suite import Suite
 
 KINDS = {"defaults": "defaults", "declared": "declared in the suite", "inner": "inner-split tuning",
          "sweep": "test-set sweep (optimistic)"}
-STAMP = ".made_from.json"
-_SEED_FOLDER = re.compile(r"__seed_[0-9]+$")
 _THIS_MODULE = Path(__file__).resolve().relative_to(PACKAGE_DIR).as_posix()
 
 
@@ -48,16 +46,15 @@ def selection_of(results_dir: Path, folder: str, datasets: Sequence[str], folds:
     """Classify a results folder from its records: inner-split tuning (a tuning record, or metrics that
     say ``selected_by: inner validation``), a test-set sweep (a sweep folder ``METHOD__name_value``),
     parameters declared in the suite, or the method's defaults."""
-    root = Path(results_dir) / folder
-    tuning = _first(root / f"{d}_fold{i}_tuning.json" for d in datasets for i in range(folds))
-    metrics = _first(root / f"{d}_fold{i}_{g}_metrics.json" for d in datasets for i in range(folds)
+    tuning = _first(tuning_path(results_dir, folder, d, i) for d in datasets for i in range(folds))
+    metrics = _first(task_files(results_dir, folder, d, i).metrics(g) for d in datasets for i in range(folds)
                      for g in ("kgrid", "pgrid")) or {}
     if tuning is not None or metrics.get("selected_by") == SELECTED_BY_INNER:
         return Selection(folder, "inner", _tuning_detail(tuning or {}))
-    method = _SEED_FOLDER.sub("", folder).split("__")[0]
+    method = variant_method(folder)
     changed = _non_defaults(method, metrics.get("params") or {})
     described = ", ".join(f"{k}={v}" for k, v in changed.items())
-    if folder != method and not _SEED_FOLDER.search(folder):
+    if folder != method and not is_seed_folder(folder):
         return Selection(folder, "sweep", (described + "; " if described else "") + "picked on the outer test part")
     return Selection(folder, "declared", described) if changed else Selection(folder, "defaults", "")
 
@@ -75,7 +72,7 @@ def chosen_parameters(results_dir: Path, folder: str, dataset: str, folds: int) 
 
 def tuning_records(results_dir: Path, folder: str, dataset: str, folds: int) -> list[dict]:
     """The tuning records of one method variant and dataset, in fold order (missing ones left out)."""
-    records = [read_json(Path(results_dir) / folder / f"{dataset}_fold{i}_tuning.json") for i in range(folds)]
+    records = [read_json(tuning_path(results_dir, folder, dataset, i)) for i in range(folds)]
     return [r for r in records if r and r.get("candidates") and r.get("chosen")]
 
 
@@ -107,7 +104,7 @@ def objective_traces(results_dir: Path, folder: str, dataset: str, folds: int) -
     """The ``info.objective`` traces (two or more values) of a method's final rankings, in fold order."""
     traces = []
     for fold in range(folds):
-        path = Path(results_dir) / folder / f"{dataset}_fold{fold}_ranking.json"
+        path = task_files(results_dir, folder, dataset, fold).ranking_record
         try:
             objective = read_ranking_record(path).objective() if path.is_file() else None
         except DataError:  # no trace to draw; the run that reads it recomputes the ranking
@@ -126,11 +123,11 @@ def make_parameter_report(suite: Suite, results_dir: Path, root: Path) -> str:
     out = parameter_report_dir(suite, root)
     folders = [label for entry in suite.methods for label, _ in entry.variants()]
     stamp = _stamp(results_dir, folders, suite)
-    if read_json(out / STAMP) == stamp:
+    if stamp_staleness(out / MADE_FROM_FILE, stamp) is None:
         return "up to date"
     write_parameter_report(results_dir, folders, suite.datasets, len(suite.fold_indices), out,
                            figures=suite.tables["figures"])
-    atomic_write_json(out / STAMP, stamp)
+    atomic_write_json(out / MADE_FROM_FILE, stamp)
     return "made"
 
 
@@ -139,9 +136,10 @@ def _stamp(results_dir: Path, folders: list[str], suite: Suite) -> dict:
     for folder in folders:
         for dataset in suite.datasets:
             for fold in suite.fold_indices:
-                stem = Path(results_dir) / folder / f"{dataset}_fold{fold}"
-                for suffix in ("_tuning.json", "_ranking.json", *(f"_{g.mode}_metrics.json" for g in suite.grids)):
-                    inputs.update(f"{stem.name}{suffix}:{sha256_or_none(Path(f'{stem}{suffix}'))}\n".encode())
+                files = task_files(results_dir, folder, dataset, fold)
+                for path in (tuning_path(results_dir, folder, dataset, fold), files.ranking_record,
+                             *(files.metrics(g.mode) for g in suite.grids)):
+                    inputs.update(f"{path.name}:{sha256_or_none(path)}\n".encode())
     return {"inputs_sha256": inputs.hexdigest(), "folders": folders, "datasets": list(suite.datasets),
             "figures": suite.tables["figures"], "code_sha256": python_fingerprint(_THIS_MODULE)["sha256"]}
 

@@ -16,10 +16,11 @@ import numpy as np
 
 from ..evaluation.metrics import METRICS
 from ..fileio import atomic_write_json
-from ..result_schema import metrics_file_data
-from ..runner.freshness import read_json, sha256_or_none
+from ..results.layout import seed_folder
+from ..results.schema import metrics_file_data, read_metrics_file
+from ..results.staleness import sha256_or_none, staleness
 from ..runner.store import ResultStore
-from .suite import MethodEntry, seed_folder
+from .suite import MethodEntry
 
 SPREAD_KEYS = ("n_constant_selected", "degenerate", "time_rank_seconds", "time_eval_seconds")
 
@@ -33,8 +34,8 @@ def average_seeds(results_dir: Path, entry: MethodEntry, dataset: str, fold: int
     if None in digests.values():
         return "missing"
     target = store.files(entry.name, dataset, fold).metrics(mode)
-    existing = read_json(target)
-    if existing is not None and existing.get("seed_sources") == digests:
+    if staleness(target, lambda path: read_metrics_file(path, mode), "metrics file", "no average yet",
+                 [lambda record: None if record.value("seed_sources") == digests else "a seed's file changed"]) is None:
         return "skipped"
     records = [metrics_file_data(path, mode) for path in sources.values()]
     atomic_write_json(target, averaged_record(entry, records, digests))

@@ -7,10 +7,12 @@ from collections import Counter
 from dataclasses import dataclass
 
 from ..data.folds import fold_path
-from ..runner.freshness import read_json
+from ..results.layout import failures_path
+from ..results.staleness import read_json
+from ..runner.freshness import NO_METRICS, NO_RANKING
 from ..runner.run import plan_task
 from ..runner.store import ResultStore
-from ..runner.tuning import plan_candidate
+from ..runner.tuning import NO_CANDIDATE, plan_candidate
 from .run import PaperPaths, run_settings
 from .suite import Suite
 from .tables import tables_status
@@ -55,7 +57,7 @@ def _task_status(task, settings, paths: PaperPaths, failed: dict) -> TaskStatus:
         return TaskStatus(task.key, "done")
     if task.key in failed:
         return TaskStatus(task.key, "failed", failed[task.key])
-    if plan.reason in ("no ranking yet", "no metrics yet"):
+    if plan.reason in (NO_RANKING, NO_METRICS):
         return TaskStatus(task.key, "missing", plan.reason)
     return TaskStatus(task.key, "stale", plan.reason)
 
@@ -76,7 +78,7 @@ def _candidate_status(task, settings, paths: PaperPaths, failed: dict) -> TaskSt
         return TaskStatus(task.key, "done", candidate=True)
     if task.key in failed:
         return TaskStatus(task.key, "failed", failed[task.key], candidate=True)
-    return TaskStatus(task.key, "missing" if reason == "no candidate scores yet" else "stale", reason, candidate=True)
+    return TaskStatus(task.key, "missing" if reason == NO_CANDIDATE else "stale", reason, candidate=True)
 
 
 def format_status(states: list[TaskStatus], tables: dict[str, str]) -> str:
@@ -100,6 +102,6 @@ def _counts(states: list[TaskStatus], what: str) -> str:
 
 
 def _last_failures(paths: PaperPaths) -> dict[str, str]:
-    report = read_json(paths.results / "failures.json") or {}
+    report = read_json(failures_path(paths.results)) or {}
     entries = report.get("failed") if isinstance(report.get("failed"), list) else []
     return {str(e.get("task")): json.dumps(e.get("message", ""))[1:-1] for e in entries if isinstance(e, dict)}

@@ -27,6 +27,7 @@ from ..evaluation.metrics import METRICS
 from ..methods import available_methods, get_method
 from ..names import validate_name
 from ..report.options import read_display_map
+from ..results.layout import seed_folder
 from ..runner.plugins import activate_plugins, engine_options, plugin_paths
 from ..runner.reference import reference_tasks
 from ..runner.tasks import GridSpec, Task, canonical_params
@@ -64,11 +65,6 @@ class MethodEntry:
         if not self.seeds:
             return [(self.name, dict(self.params))]
         return [(seed_folder(self.name, seed), {**self.params, "seed": seed}) for seed in self.seeds]
-
-
-def seed_folder(method: str, seed: int) -> str:
-    """The results folder of one seed of a multi-seed method, e.g. ``LRDG__seed_3``."""
-    return validate_name(f"{method}__seed_{seed}", "method label")
 
 
 @dataclass(frozen=True)

@@ -12,18 +12,17 @@ import hashlib
 from dataclasses import asdict
 from pathlib import Path
 
-from ..aggregate import REFERENCE_FOLDER, all_features_path
 from ..fileio import atomic_write_json
 from ..report.build import build_report
 from ..report.options import ReportOptions
+from ..results.layout import MADE_FROM_FILE, REFERENCE_FOLDER, all_features_path
+from ..results.staleness import NO_STAMP, sha256_or_none, stamp_staleness
 from ..runner.fingerprint import python_fingerprint
-from ..runner.freshness import read_json, sha256_or_none
 from ..runner.store import ResultStore
 from ..runner.tasks import GridSpec
 from .parameters import parameter_report_dir
 from .suite import Suite
 
-STAMP = ".made_from.json"
 #: The module that makes the tables; its fingerprint covers every module it uses.
 REPORT_MODULE = "report/build.py"
 
@@ -49,10 +48,9 @@ def tables_stamp(suite: Suite, results_dir: Path, root: Path, grid: GridSpec) ->
 
 def tables_status(suite: Suite, results_dir: Path, root: Path, grid: GridSpec) -> str:
     """``up to date``, ``missing`` or ``stale``."""
-    recorded = read_json(table_dir(suite, root, grid) / STAMP)
-    if recorded is None:
-        return "missing"
-    return "up to date" if recorded == tables_stamp(suite, results_dir, root, grid) else "stale"
+    stamp = tables_stamp(suite, results_dir, root, grid)
+    reason = stamp_staleness(table_dir(suite, root, grid) / MADE_FROM_FILE, stamp)
+    return "up to date" if reason is None else "missing" if reason == NO_STAMP else "stale"
 
 
 def make_tables(suite: Suite, results_dir: Path, root: Path, grid: GridSpec) -> str:
@@ -65,10 +63,10 @@ def make_tables(suite: Suite, results_dir: Path, root: Path, grid: GridSpec) -> 
     """
     stamp = tables_stamp(suite, results_dir, root, grid)
     out = table_dir(suite, root, grid)
-    if read_json(out / STAMP) == stamp:
+    if stamp_staleness(out / MADE_FROM_FILE, stamp) is None:
         return "up to date"
     build_report(report_options(suite, results_dir, root, grid), on_part=lambda part: print(part.describe()))
-    atomic_write_json(out / STAMP, stamp)
+    atomic_write_json(out / MADE_FROM_FILE, stamp)
     return "made"
 
 

@@ -25,11 +25,6 @@ from ..fileio import (create_temporary, ensure_directory, process_alive, remove_
 DEFAULT_STALE_AFTER = 6 * 3600.0
 
 
-def claim_path(results_dir: str | Path, folder: str, dataset: str, fold: int, suffix: str = "") -> Path:
-    """Where the claim of task ``folder/dataset/fold`` lives (``suffix`` tells a tuning candidate's apart)."""
-    return Path(results_dir) / folder / f".{dataset}_fold{int(fold)}{suffix}.claim"
-
-
 class TaskClaim:
     """An exclusive claim on one task, held while its files are computed.
 

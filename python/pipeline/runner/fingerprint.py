@@ -14,9 +14,9 @@ A fingerprint covers the source files one piece of code runs, closed over what t
 The fingerprint is the SHA-256 of the lines ``<path>\\0<sha256 of the file>\\n`` in path order
 (paths relative to ``python/pipeline`` or ``matlab/``, with ``/``; a plug-in folder's files are
 ``plugin/<file>``). It never covers nothing: code that cannot be found or read is a ConfigError.
-A result whose recorded fingerprint differs from the current one is stale; :func:`changed_files`
-says which files differ. The MATLAB/Octave code is found where the package is installed
-(:func:`~pipeline.locations.matlab_dir`).
+A result whose recorded fingerprint differs from the current one is stale;
+:func:`~pipeline.results.staleness.changed_files` says which files differ. The MATLAB/Octave code is
+found where the package is installed (:func:`~pipeline.locations.matlab_dir`).
 """
 
 from __future__ import annotations
@@ -45,16 +45,6 @@ def code_fingerprint(files: dict[str, str]) -> dict:
     pairs = sorted(files.items())
     lines = "".join(f"{path}\0{digest}\n" for path, digest in pairs)
     return {"sha256": hashlib.sha256(lines.encode("utf-8")).hexdigest(), "files": [list(pair) for pair in pairs]}
-
-
-def changed_files(recorded: dict | None, current: dict) -> list[str]:
-    """Paths whose hash differs between a recorded and the current fingerprint (added/removed included)."""
-    def as_map(fingerprint):
-        files = (fingerprint or {}).get("files") or []
-        return {str(pair[0]): str(pair[1]) for pair in files if isinstance(pair, list) and len(pair) == 2}
-
-    old, new = as_map(recorded), as_map(current)
-    return sorted(path for path in set(old) | set(new) if old.get(path) != new.get(path))
 
 
 def python_fingerprint(module_path: str) -> dict:

@@ -4,20 +4,22 @@ A ranking is fresh when it is complete (``_time.txt`` written last), its ``_rank
 the same parameters, and the code fingerprint recorded there equals the current one of the method
 in the engine that will run it. A metrics file is fresh when it is complete, was made with the
 same ML-kNN, grid and parameters, from the current ranking file (same SHA-256) and by the current
-evaluator code. Each check returns ``None`` (fresh) or a short reason.
+evaluator code. Each returns ``None`` (fresh) or a short reason, through
+:func:`~pipeline.results.staleness.staleness`.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from ..data.folds import sha256_file
-from ..documents import read_result_file
-from ..errors import ConfigError, DataError, PipelineError
+from ..errors import ConfigError
 from ..evaluation.metrics import METRICS
-from ..result_schema import Provenance, absent_metrics, read_metrics_file, read_ranking_record
-from .fingerprint import changed_files
-from .store import ResultStore, TaskFiles
+from ..results.layout import TaskFiles
+from ..results.schema import Provenance, absent_metrics, read_metrics_file, read_ranking_record
+from ..results.staleness import code_changed, evaluator_changed, sha256_or_none, staleness
+from .store import ResultStore
+
+#: The reasons of a task that has no result yet (as opposed to a stale one).
+NO_RANKING = "no ranking yet"
+NO_METRICS = "no metrics yet"
 
 
 def ranking_staleness(store: ResultStore, files: TaskFiles, d: int, params: dict, method_code: dict,
@@ -28,21 +30,15 @@ def ranking_staleness(store: ResultStore, files: TaskFiles, d: int, params: dict
     the ranking's record must say too.
     """
     if not store.has_ranking(files, d):
-        return "no ranking yet"
-    if not files.ranking_record.is_file():
-        return "the ranking has no record of the code that made it"
-    try:
-        record = read_ranking_record(files.ranking_record)
-    except DataError as exc:
-        return unreadable("ranking record", exc)
-    if record.params != params:
-        return "the ranking was made with other parameters"
-    if record.selected_by != selected_by:
-        return f"the ranking's parameters were not selected by {selected_by or 'the suite'}"
-    changed = changed_files(None if record.code is None else record.code.as_dict(), method_code)
-    if changed:
-        return f"method code changed ({_some(changed)})"
-    return None
+        return NO_RANKING
+    return staleness(files.ranking_record, read_ranking_record, "ranking record",
+                     "the ranking has no record of the code that made it", [
+                         lambda record: None if record.params == params else
+                         "the ranking was made with other parameters",
+                         lambda record: None if record.selected_by == selected_by else
+                         f"the ranking's parameters were not selected by {selected_by or 'the suite'}",
+                         lambda record: code_changed("method", None if record.code is None else record.code.as_dict(),
+                                                     method_code)])
 
 
 def metrics_staleness(files: TaskFiles, mode: str, expected: dict, evaluator: str,
@@ -59,54 +55,27 @@ def metrics_staleness(files: TaskFiles, mode: str, expected: dict, evaluator: st
         and ``replaced_by`` is None: keeping both would mix settings in one results folder.
     """
     path = files.metrics(mode)
-    if not path.is_file():
-        return "no metrics yet"
-    try:
-        record = read_metrics_file(path, mode)
-    except DataError as exc:
-        return unreadable("metrics file", exc)
-    absent = sorted(absent_metrics(record), key=METRICS.index)
-    if absent:
-        return f"made before the evaluator computed {', '.join(absent)}"
-    if any(record.value(key) != value for key, value in expected.items()):
+
+    def same_settings(record) -> str | None:
+        if all(record.value(key) == value for key, value in expected.items()):
+            return None
         if replaced_by is not None:
             return replaced_by
         if not overwrite:
             raise ConfigError("result exists with other settings (ML-kNN, grid or parameters); use --overwrite "
                               "or another results folder", file=path)
         return "other settings (--overwrite)"
-    provenance = record.provenance or Provenance()
-    if provenance.ranking_sha256 != sha256_or_none(files.ranking):
-        return "the ranking changed since it was scored"
-    if provenance.evaluator != evaluator:
-        return f"scored by the {provenance.evaluator} evaluator, this run uses {evaluator}"
-    changed = changed_files(provenance.evaluator_code(), evaluator_code)
-    if changed:
-        return f"evaluator code changed ({_some(changed)})"
-    return None
+
+    def same_ranking(record) -> str | None:
+        recorded = (record.provenance or Provenance()).ranking_sha256
+        return None if recorded == sha256_or_none(files.ranking) else "the ranking changed since it was scored"
+
+    return staleness(path, lambda p: read_metrics_file(p, mode), "metrics file", NO_METRICS, [
+        later_metrics_absent, same_settings, same_ranking,
+        lambda record: evaluator_changed(record.provenance or Provenance(), evaluator, evaluator_code)])
 
 
-def unreadable(what: str, exc: DataError) -> str:
-    """The reason for recomputing a result file its schema refuses (the field, when one is named)."""
-    return f"the {what} is partial or unreadable" + (f" ({exc.field})" if exc.field else "")
-
-
-def read_json(path: Path) -> dict | None:
-    """A JSON object from ``path``, or None if it is absent or not a readable object."""
-    try:
-        value = read_result_file(path, "result file")
-    except PipelineError:
-        return None
-    return value if isinstance(value, dict) else None
-
-
-def sha256_or_none(path: Path) -> str | None:
-    try:
-        return sha256_file(path)
-    except OSError:
-        return None
-
-
-def _some(paths: list[str]) -> str:
-    return ", ".join(paths[:3]) + (f" and {len(paths) - 3} more" if len(paths) > 3 else "")
-
+def later_metrics_absent(record) -> str | None:
+    """The reason for a metrics file made before the evaluator computed some of its metrics."""
+    absent = sorted(absent_metrics(record), key=METRICS.index)
+    return f"made before the evaluator computed {', '.join(absent)}" if absent else None

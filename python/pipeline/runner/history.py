@@ -23,6 +23,7 @@ from pathlib import Path
 
 from ..fileio import atomic_write_json, ensure_directory
 from ..names import validate_name
+from ..results.layout import RUN_HISTORY_FOLDER
 from .fingerprint import git_state
 
 _PACKAGES = ("numpy", "scipy", "scikit-learn", "scikit-multilearn", "oct2py", "pandas", "jinja2", "numba")
@@ -31,8 +32,6 @@ _PACKAGES = ("numpy", "scipy", "scikit-learn", "scikit-multilearn", "oct2py", "p
 NUMERICS_ENVIRONMENT = ("OPENBLAS_CORETYPE", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
                         "MKL_CBWR", "NUMBA_NUM_THREADS")
 LOGGER_NAME = "pipeline"
-#: The run history's folder in a results folder; no method may be named so (pipeline.names).
-RUN_HISTORY_FOLDER = "runs"
 
 
 def now_iso() -> str:

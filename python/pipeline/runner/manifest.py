@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..fileio import atomic_write_json, remove_abandoned_temporaries
+from ..results.layout import failures_path
 from .run import Outcome
 
 
@@ -14,13 +15,13 @@ def remove_partial_reports(root: Path, unnamed_after: float) -> None:
     A live run's temporary, about to be renamed, is never touched; one of another host, or one
     that names no writer, only once older than ``unnamed_after`` seconds.
     """
-    remove_abandoned_temporaries(root / "failures.json", unnamed_after)
+    remove_abandoned_temporaries(failures_path(root), unnamed_after)
 
 
 def write_failures(root: Path, outcomes: list[Outcome]) -> Path | None:
     """Write ``<root>/failures.json`` naming each failed or interrupted task; remove a stale one if
     there is none."""
-    path = root / "failures.json"
+    path = failures_path(root)
     failed = [o for o in outcomes if o.status in ("failed", "interrupted")]
     if not failed:
         path.unlink(missing_ok=True)

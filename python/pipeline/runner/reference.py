@@ -16,14 +16,15 @@ from pathlib import Path
 
 import numpy as np
 
-from ..aggregate import REFERENCE_FOLDER, all_features_path
 from ..data.folds import fold_path, load_fold, sha256_file
-from ..errors import ConfigError, DataError
+from ..errors import ConfigError
 from ..evaluation.metrics import LATER_METRICS, METRICS
 from ..fileio import atomic_write_json, remove_abandoned_temporaries
-from ..result_schema import ALL_FEATURES_SCHEMA, Provenance, read_all_features_file
-from .fingerprint import changed_files, evaluator_fingerprint
-from .freshness import sha256_or_none, unreadable
+from ..results.layout import REFERENCE_FOLDER, all_features_path
+from ..results.schema import ALL_FEATURES_SCHEMA, Provenance, read_all_features_file
+from ..results.staleness import evaluator_changed, sha256_or_none, staleness
+from .fingerprint import evaluator_fingerprint
+from .freshness import NO_METRICS
 from .records import runtime_versions
 from .tasks import Task
 
@@ -47,35 +48,35 @@ def reference_staleness(path: Path, fold_file: Path, mlknn: dict, evaluator: str
     ConfigError
         If the file was made with other ML-kNN settings and ``overwrite`` is off (as for metrics files).
     """
-    if not path.is_file():
-        return "no metrics yet"
-    try:
-        record = read_all_features_file(path)
-    except DataError as exc:
-        return unreadable("reference file", exc)
-    absent = [key for key in METRICS if key not in record.metrics]
-    if absent:
-        later = all(key in LATER_METRICS for key in absent)
-        return f"made before the evaluator computed {', '.join(absent)}" if later else \
-            "the reference file is partial or unreadable"
-    if record.mlknn != mlknn:
+    def all_metrics(record) -> str | None:
+        absent = [key for key in METRICS if key not in record.metrics]
+        if not absent:
+            return None
+        if all(key in LATER_METRICS for key in absent):
+            return f"made before the evaluator computed {', '.join(absent)}"
+        return "the reference file is partial or unreadable"
+
+    def same_settings(record) -> str | None:
+        if record.mlknn == mlknn:
+            return None
         if not overwrite:
             raise ConfigError("result exists with other settings (ML-kNN); use --overwrite or another results "
                               "folder", file=path)
         return "other settings (--overwrite)"
-    provenance = record.provenance or Provenance()
-    if provenance.fold_sha256 != sha256_or_none(fold_file):
-        return "the fold file changed"
-    if provenance.evaluator != evaluator:
-        return f"scored by the {provenance.evaluator} evaluator, this run uses {evaluator}"
-    changed = changed_files(provenance.evaluator_code(), evaluator_code)
-    return f"evaluator code changed ({', '.join(changed[:3])})" if changed else None
+
+    def same_fold(record) -> str | None:
+        recorded = (record.provenance or Provenance()).fold_sha256
+        return None if recorded == sha256_or_none(fold_file) else "the fold file changed"
+
+    return staleness(path, read_all_features_file, "reference file", NO_METRICS, [
+        all_metrics, same_settings, same_fold,
+        lambda record: evaluator_changed(record.provenance or Provenance(), evaluator, evaluator_code)])
 
 
 def reference_reason(task: Task, settings) -> str | None:
     """:func:`reference_staleness` of ``task`` under the run's settings (``--overwrite`` recomputes)."""
     path = all_features_path(settings.results_dir, task.dataset, task.fold)
-    stale = reference_staleness(path, fold_path(settings.data_dir, task.dataset, task.fold), mlknn_settings(settings),
+    stale = reference_staleness(path, fold_path(settings.data_dir, task.dataset, task.fold), settings.mlknn,
                                 settings.evaluator, evaluator_fingerprint(settings.evaluator),
                                 overwrite=settings.overwrite)
     return "--overwrite" if settings.overwrite and stale is None else stale
@@ -99,7 +100,7 @@ def run_reference(task: Task, settings, bench, reason: str | None) -> dict:
     record = {
         "schema": ALL_FEATURES_SCHEMA, "dataset": task.dataset, "fold": int(task.fold), "n_features": int(d),
         "n_train": int(fold.X_train.shape[0]), "n_test": int(fold.X_test.shape[0]), "n_labels": int(fold.n_labels),
-        "mlknn": mlknn_settings(settings), "metrics": {key: float(curves[key][0]) for key in METRICS},
+        "mlknn": settings.mlknn, "metrics": {key: float(curves[key][0]) for key in METRICS},
         "time_eval_seconds": seconds,
         "provenance": {"fold_sha256": sha256_file(fold_file), "ranking_sha256": None, "engine": None,
                        "evaluator": settings.evaluator,
@@ -108,8 +109,3 @@ def run_reference(task: Task, settings, bench, reason: str | None) -> dict:
     }
     atomic_write_json(path, record)
     return record
-
-
-def mlknn_settings(settings) -> dict:
-    """The reference file's ``mlknn`` entry."""
-    return {"k": int(settings.mlknn_k), "smooth": float(settings.mlknn_smooth)}

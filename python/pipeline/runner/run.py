@@ -15,22 +15,24 @@ from pathlib import Path
 
 import numpy as np
 
-from ..aggregate import REFERENCE_FOLDER, all_features_path
 from ..data.folds import fold_feature_count, fold_path, load_fold, sha256_file
 from ..engines import make_engine, make_evaluator
 from ..errors import ConfigError, EngineError, PipelineError
 from ..methods import get_method
 from ..rankings import check_ranking_sorts_scores, validate_ranking, validate_scores
-from .claims import DEFAULT_STALE_AFTER, TaskClaim, claim_path
+from ..results.layout import REFERENCE_FOLDER, TaskFiles, all_features_path, claim_path
+from ..results.schema import mlknn_settings
+from ..results.staleness import sha256_or_none
+from .claims import DEFAULT_STALE_AFTER, TaskClaim
 from .fingerprint import evaluator_fingerprint, git_state, method_fingerprint, ranking_fingerprint
 from .plugins import activate_plugins
-from .freshness import metrics_staleness, ranking_staleness, sha256_or_none
+from .freshness import metrics_staleness, ranking_staleness
 from .inner import TuningSpec, make_inner_splits
 from .records import metrics_record, ranking_record, runtime_versions, union_of_k
 from .reference import reference_reason, run_reference
-from .store import ResultStore, TaskFiles
+from .store import ResultStore
 from .tasks import GridSpec, Task
-from .tuning import SELECTED_BY_INNER, mlknn_settings, plan_candidate, run_candidate
+from .tuning import SELECTED_BY_INNER, plan_candidate, run_candidate
 
 
 @dataclass(frozen=True)
@@ -72,6 +74,11 @@ class RunSettings:
     def engine_for(self, method_spec) -> str:
         """The engine that runs ``method_spec``: the selected one, or Python for Python-only methods."""
         return self.engine if method_spec.matlab_function is not None else "python"
+
+    @property
+    def mlknn(self) -> dict:
+        """The run's ML-kNN settings as every record holds them."""
+        return mlknn_settings(self.mlknn_k, self.mlknn_smooth)
 
 
 @dataclass(frozen=True)
@@ -177,8 +184,8 @@ def run_task(task: Task, settings: RunSettings, bench: Workbench) -> Outcome:
 
 def task_claim(task: Task, settings: RunSettings) -> TaskClaim:
     """The claim that keeps two runs from computing ``task`` at once (one per candidate, too)."""
-    suffix = f"_c{task.candidate_id}" if task.stage == "candidate" else ""
-    return TaskClaim(claim_path(settings.results_dir, task.folder, task.dataset, task.fold, suffix),
+    candidate = task.params_json if task.stage == "candidate" else None
+    return TaskClaim(claim_path(settings.results_dir, task.folder, task.dataset, task.fold, candidate),
                      settings.claim_stale_after)
 
 
@@ -314,7 +321,7 @@ def _grid_reasons(files, params, evaluator_code, settings, rank_reason, selected
     """
     reasons = {}
     for grid in settings.grids:
-        expected = {"mlknn": mlknn_settings(settings), "params": params, "grid": grid.describe()}
+        expected = {"mlknn": settings.mlknn, "params": params, "grid": grid.describe()}
         if selected_by is not None:
             expected["selected_by"] = selected_by
         stale = metrics_staleness(files, grid.mode, expected, settings.evaluator, evaluator_code,
@@ -338,7 +345,7 @@ def _score(task, fold, ranking, grids, k_values, params, settings, bench) -> lis
                                       smooth=settings.mlknn_smooth, context=context)
     seconds = time.perf_counter() - started
     return [{**metrics_record(grid=grid, folder=task.folder, dataset=task.dataset, fold_index=task.fold, fold=fold,
-                              params=params, mlknn=mlknn_settings(settings), curves=curves, ranking=ranking),
+                              params=params, mlknn=settings.mlknn, curves=curves, ranking=ranking),
              "time_eval_seconds": seconds} for grid in grids]
 
 

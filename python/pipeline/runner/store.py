@@ -1,6 +1,6 @@
 """The results store: where each task's files live, and whether they are complete.
 
-Layout (see ``docs/results-schema.md``)::
+Layout (names from :mod:`pipeline.results.layout`; see ``docs/results-schema.md``)::
 
     <root>/<METHOD>/<DATASET>_fold<i>_scores.csv         "feature,score" then one row per feature, %.17g
     <root>/<METHOD>/<DATASET>_fold<i>_ranking.csv        1-based ranking, one integer per line
@@ -11,34 +11,20 @@ Layout (see ``docs/results-schema.md``)::
 
 Every file is written atomically (temporary name + rename). The scores, the ranking, its record
 and the time file are written in that order, so a ranking counts as complete only when the time file exists and the ranking is a valid
-permutation of 1..d; a metrics file counts only if it passes its schema (:mod:`pipeline.result_schema`):
+permutation of 1..d; a metrics file counts only if it passes its schema (:mod:`pipeline.results.schema`):
 every metric, typed, with lists aligned to its grid.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from ..errors import RankingError
 from ..fileio import atomic_write_json, atomic_write_text, ensure_directory, remove_abandoned_temporaries
-from ..names import validate_name
 from ..rankings import read_ranking_file
-
-
-@dataclass(frozen=True)
-class TaskFiles:
-    scores: Path
-    ranking: Path
-    ranking_record: Path
-    time: Path
-    kgrid: Path
-    pgrid: Path
-
-    def metrics(self, mode: str) -> Path:
-        return self.kgrid if mode == "kgrid" else self.pgrid
+from ..results.layout import TaskFiles, task_files
 
 
 class ResultStore:
@@ -48,12 +34,7 @@ class ResultStore:
         self.root = Path(root)
 
     def files(self, folder: str, dataset: str, fold: int) -> TaskFiles:
-        validate_name(folder, "method")
-        validate_name(dataset, "dataset")
-        stem = self.root / folder / f"{dataset}_fold{int(fold)}"
-        return TaskFiles(scores=Path(f"{stem}_scores.csv"), ranking=Path(f"{stem}_ranking.csv"),
-                         ranking_record=Path(f"{stem}_ranking.json"), time=Path(f"{stem}_time.txt"),
-                         kgrid=Path(f"{stem}_kgrid_metrics.json"), pgrid=Path(f"{stem}_pgrid_metrics.json"))
+        return task_files(self.root, folder, dataset, fold)
 
     def remove_partial_files(self, files: TaskFiles) -> list[Path]:
         """Delete temporary files a dead writer left for this task; a live writer's are kept.
@@ -62,7 +43,7 @@ class ResultStore:
         (another host's, an older version's) is then abandoned, whatever its age.
         """
         removed = []
-        for final in (files.scores, files.ranking, files.ranking_record, files.time, files.kgrid, files.pgrid):
+        for final in files.all():
             removed += remove_abandoned_temporaries(final, unnamed_after=0.0)
         return removed
 

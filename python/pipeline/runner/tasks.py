@@ -7,16 +7,15 @@ ship them to worker processes.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass, field
 from numbers import Integral
 from typing import Any
 
-from ..aggregate import REFERENCE_FOLDER
 from ..errors import ConfigError
 from ..evaluation.grids import p_grid, p_share
 from ..names import validate_name
+from ..results.layout import REFERENCE_FOLDER
 
 
 #: The kinds of task (see :attr:`Task.stage`).
@@ -30,7 +29,7 @@ class Task:
     Attributes
     ----------
     method : str
-        Registry name of the method, or :data:`~pipeline.aggregate.REFERENCE_FOLDER` for the
+        Registry name of the method, or :data:`~pipeline.results.layout.REFERENCE_FOLDER` for the
         all-features reference (:mod:`pipeline.runner.reference`).
     dataset : str
         Dataset folder name under the data directory.
@@ -82,12 +81,6 @@ class Task:
     def key(self) -> str:
         base = f"{self.folder}/{self.dataset}/fold{self.fold}"
         return f"{base} candidate {self.params_json}" if self.stage == "candidate" else base
-
-    @property
-    def candidate_id(self) -> str:
-        """A candidate's short name in file names: the first 16 hex digits of its parameters' SHA-256."""
-        return hashlib.sha256(self.params_json.encode("utf-8")).hexdigest()[:16]
-
 
 def canonical_params(params: dict[str, Any]) -> str:
     """Canonical JSON text of a parameter dict (sorted keys), used in task identities."""

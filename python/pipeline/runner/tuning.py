@@ -20,13 +20,14 @@ from pathlib import Path
 import numpy as np
 
 from ..data.folds import fold_path, load_fold
-from ..errors import DataError, EngineError, PipelineError
+from ..errors import EngineError, PipelineError
 from ..fileio import atomic_write_json, dumps_json, remove_abandoned_temporaries
 from ..methods import get_method
 from ..rankings import validate_ranking
-from ..result_schema import CANDIDATE_SCHEMA, candidate_file_data, read_candidate_file
-from .fingerprint import changed_files, evaluator_fingerprint, method_fingerprint
-from .freshness import unreadable
+from ..results.layout import candidate_id, candidate_path, tuning_path
+from ..results.schema import CANDIDATE_SCHEMA, candidate_file_data, read_candidate_file
+from ..results.staleness import code_changed, staleness
+from .fingerprint import evaluator_fingerprint, method_fingerprint
 from .inner import best_candidate, criterion_scores, fold_training_sha256
 from .records import union_of_k
 from .tasks import Task
@@ -34,16 +35,8 @@ from .tasks import Task
 #: What the final records say about parameters chosen by this module.
 SELECTED_BY_INNER = "inner validation"
 TUNING_SCHEMA = "mlfs-bench/tuning/1"
-
-
-def candidate_path(results_dir: str | Path, task: Task) -> Path:
-    """Where a candidate task's record lives."""
-    return Path(results_dir) / task.folder / f"{task.dataset}_fold{task.fold}_candidates" / f"{task.candidate_id}.json"
-
-
-def tuning_path(results_dir: str | Path, folder: str, dataset: str, fold: int) -> Path:
-    """Where the tuning record of one (method variant, dataset, outer fold) lives."""
-    return Path(results_dir) / folder / f"{dataset}_fold{int(fold)}_tuning.json"
+#: The reason of a candidate that has no record yet (as opposed to a stale one).
+NO_CANDIDATE = "no candidate scores yet"
 
 
 @dataclass(frozen=True)
@@ -65,35 +58,30 @@ def plan_candidate(task: Task, settings) -> CandidatePlan:
     params = method_spec.resolve_params(task.overrides)
     fold_file = fold_path(settings.data_dir, task.dataset, task.fold)
     expected = {"params": params, "training_sha256": fold_training_sha256(fold_file),
-                "tuning": settings.tuning.describe(), "mlknn": mlknn_settings(settings),
+                "tuning": settings.tuning.describe(), "mlknn": settings.mlknn,
                 "evaluator": settings.evaluator}
     code = {"method": method_fingerprint(method_spec, settings.engine_for(method_spec)),
             "evaluator": evaluator_fingerprint(settings.evaluator)}
-    path = candidate_path(settings.results_dir, task)
+    path = candidate_path(settings.results_dir, task.folder, task.dataset, task.fold, task.params_json)
     reason = "--overwrite" if settings.overwrite else _candidate_staleness(path, expected, code)
     return CandidatePlan(method_spec, params, path, fold_file, expected, code, reason)
 
 
 def _candidate_staleness(path: Path, expected: dict, code: dict) -> str | None:
-    if not path.is_file():
-        return "no candidate scores yet"
-    try:
-        record = read_candidate_file(path)
-    except DataError as exc:
-        return unreadable("candidate record", exc)
-    if record.params != expected["params"]:
-        return "the candidate record holds other parameters"
-    if record.training_sha256 != expected["training_sha256"]:
-        return "the outer training part changed"
-    for key in ("tuning", "mlknn", "evaluator"):
-        if getattr(record, key) != expected[key]:
-            return f"other {key} settings"
-    for part in ("method", "evaluator"):
-        recorded = record.code.get(part)
-        changed = changed_files(None if recorded is None else recorded.as_dict(), code[part])
-        if changed:
-            return f"{part} code changed ({', '.join(changed[:3])})"
-    return None
+    def same(key: str, reason: str):
+        return lambda record: None if getattr(record, key) == expected[key] else reason
+
+    def same_code(part: str):
+        def check(record) -> str | None:
+            recorded = record.code.get(part)
+            return code_changed(part, None if recorded is None else recorded.as_dict(), code[part])
+        return check
+
+    return staleness(path, read_candidate_file, "candidate record", NO_CANDIDATE, [
+        same("params", "the candidate record holds other parameters"),
+        same("training_sha256", "the outer training part changed"),
+        *(same(key, f"other {key} settings") for key in ("tuning", "mlknn", "evaluator")),
+        same_code("method"), same_code("evaluator")])
 
 
 def run_candidate(task: Task, settings, bench) -> tuple[str, str]:
@@ -161,7 +149,7 @@ def select(results_dir: str | Path, candidates: list[Task], settings, *, record:
     first = candidates[0]
     tuning = {
         "schema": TUNING_SCHEMA, "method": first.method, "folder": first.folder, "dataset": first.dataset,
-        "fold": first.fold, **settings.tuning.describe(), "mlknn": mlknn_settings(settings),
+        "fold": first.fold, **settings.tuning.describe(), "mlknn": settings.mlknn,
         "evaluator": settings.evaluator, "training_sha256": records[0]["training_sha256"],
         "inner_splits": records[0]["inner_splits"],
         "candidates": [_candidate_summary(task, record) for task, record in zip(candidates, records)],
@@ -180,7 +168,8 @@ def select(results_dir: str | Path, candidates: list[Task], settings, *, record:
 
 def _candidate_summary(task: Task, record: dict) -> dict:
     failed = {"failed": record["failed"]} if "failed" in record else {}
-    return {"id": task.candidate_id, "overrides": task.overrides, "criterion": record["criterion"], **failed,
+    return {"id": candidate_id(task.params_json), "overrides": task.overrides, "criterion": record["criterion"],
+            **failed,
             "per_split": [{"split": s["split"], "criterion": s["criterion"], "k_values": s["k_values"],
                            record["tuning"]["criterion"]["metric"]: s[record["tuning"]["criterion"]["metric"]],
                            "time_rank_seconds": s["time_rank_seconds"], "time_eval_seconds": s["time_eval_seconds"]}
@@ -190,8 +179,3 @@ def _candidate_summary(task: Task, record: dict) -> dict:
 def _number(value) -> float:
     """A recorded criterion as a float (strict JSON stores NaN as null)."""
     return float("nan") if value is None else float(value)
-
-
-def mlknn_settings(settings) -> dict:
-    """The ML-kNN settings of a run as records hold them."""
-    return {"num": int(settings.mlknn_k), "smooth": float(settings.mlknn_smooth)}

@@ -22,9 +22,9 @@ from typing import Annotated, Any, Literal, Optional, Union
 from pydantic import (BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictFloat, ValidationError,
                       create_model, model_validator)
 
-from .documents import read_result_file, refusal, schema_error
-from .errors import DataError
-from .evaluation.metrics import LATER_METRICS, METRICS
+from ..documents import read_result_file, refusal, schema_error
+from ..errors import DataError
+from ..evaluation.metrics import LATER_METRICS, METRICS
 
 Real = Union[StrictInt, StrictFloat]  # a JSON number; a boolean is not one
 Curve = list[Optional[Real]]  # aligned with the grid; null where a value is undefined
@@ -37,6 +37,11 @@ ALL_FEATURES_SCHEMA = "all_features/1"
 CANDIDATE_SCHEMA = "mlfs-bench/tuning-candidate/1"
 #: The constant-feature check of the selections, written together.
 SELECTION_FIELDS = ("n_constant_selected", "degenerate", "n_constant_features")
+
+
+def mlknn_settings(k: int, smooth: float) -> dict:
+    """The ML-kNN settings as every record holds them (``mlknn``): neighbours ``num`` and ``smooth``."""
+    return {"num": int(k), "smooth": float(smooth)}
 
 
 class _Record(BaseModel):
@@ -201,6 +206,16 @@ class AllFeaturesFile(_Record):
     #: metric -> value (null where undefined); a metric the file predates is absent
     metrics: dict[str, Optional[Real]]
     provenance: Optional[Provenance] = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _neighbours_named_num(cls, data: Any) -> Any:
+        """Reference files written before the ML-kNN settings had one definition (:func:`mlknn_settings`)
+        named the neighbours ``k``: read as ``num``, so they compare equal and stay fresh."""
+        mlknn = data.get("mlknn") if isinstance(data, dict) else None
+        if isinstance(mlknn, dict) and "k" in mlknn and "num" not in mlknn:
+            data = {**data, "mlknn": {("num" if key == "k" else key): value for key, value in mlknn.items()}}
+        return data
 
 
 def read_all_features_file(path: str | Path) -> AllFeaturesFile:

@@ -1,0 +1,48 @@
+"""A results folder written by the code before the results package existed reads back unchanged.
+
+``fixtures/results_before_package``: ``results/`` is what ``pipeline.kgrid --engine python --methods
+VARIANCE RANDOM --datasets demo --folds 2 --k-max 30`` wrote on ``data/paper_matlab_minmax`` (its
+all-features references name the ML-kNN neighbours ``k``, the metrics files ``num``), and ``tables/``
+the tables ``pipeline.tables`` made from it then. The current code must give the same tables, and
+judge no file stale except where the code that made it changed (with that reason).
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from pipeline import tables
+from pipeline.cli import run_main
+from pipeline.runner.reference import reference_tasks
+from pipeline.runner.run import RunSettings, plan_task
+from pipeline.runner.tasks import GridSpec, Task
+
+FIXTURE = Path(__file__).resolve().parent / "fixtures" / "results_before_package"
+DATA = Path(__file__).resolve().parents[2] / "data" / "paper_matlab_minmax"
+METHODS = ("RANDOM", "VARIANCE")
+FOLDS = (0, 1)
+
+
+def test_the_tables_of_an_earlier_results_folder_are_unchanged(tmp_path):
+    results, out = tmp_path / "res", tmp_path / "tables"  # report.md names the folder: "res", as then
+    shutil.copytree(FIXTURE / "results", results)
+    assert run_main(tables.main, ["--results-dir", str(results), "--methods", *METHODS, "--ref-method", "VARIANCE",
+                                  "--out-dir", str(out), "--no-figures", "--folds", str(len(FOLDS))]) == 0
+    expected = sorted(p.name for p in (FIXTURE / "tables").iterdir())
+    changed = [name for name in expected if (out / name).read_bytes() != (FIXTURE / "tables" / name).read_bytes()]
+    assert expected and changed == []
+
+
+def test_an_earlier_results_folder_is_stale_only_where_its_code_changed(tmp_path):
+    results = tmp_path / "results"
+    shutil.copytree(FIXTURE / "results", results)
+    settings = RunSettings(data_dir=str(DATA), results_dir=str(results), grids=(GridSpec(k_max=30),),
+                           skip_existing=True)
+    tasks = [Task(method, "demo", fold) for method in METHODS for fold in FOLDS]
+    tasks += reference_tasks({"demo": list(FOLDS)})
+    for task in tasks:
+        plan = plan_task(task, settings)
+        reasons = [plan.rank_reason, *plan.grid_reasons.values()]
+        assert all(reason is None or "code changed" in reason or reason == "the ranking is recomputed"
+                   for reason in reasons), (task.key, reasons)
