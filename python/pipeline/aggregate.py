@@ -34,6 +34,7 @@ from .evaluation.metrics import HIGHER_IS_BETTER, LATER_METRICS, METRIC_SPECS, M
 from .names import validate_name
 from .result_schema import (SETTINGS_FIELDS, MetricsFile, absent_metrics, read_all_features_file,
                             read_metrics_file, read_ranking_record)
+from .validation import shorten
 
 GRIDS = ("kgrid", "pgrid")
 LOWER_IS_BETTER = frozenset(m for m in METRICS if not HIGHER_IS_BETTER[m])
@@ -180,7 +181,7 @@ def _check_own_names(record: MetricsFile, path: Path, names: dict) -> None:
         found = getattr(record, key)
         if found is not None and found != expected:
             raise DataError(f"the file names another {key} than its path", file=path, field=key,
-                            expected=repr(expected), found=repr(found)[:80])
+                            expected=repr(expected), found=shorten(found))
 
 
 def _settings(record: MetricsFile) -> str:

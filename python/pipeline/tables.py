@@ -33,14 +33,14 @@ from urllib.parse import quote
 import numpy as np
 
 from . import aggregate as agg
-from .cli import Bounds, check_option_bounds, run_main
-from .data.splits import MAX_FOLDS
+from .cli import check_option_bounds, run_main
 from .documents import CONFIG_LIMITS, read_document
 from .errors import ConfigError
 from .data.summary import summarise_dataset
 from .evaluation.metrics import METRICS
 from .fileio import atomic_write_json, atomic_write_text, csv_safe_frame
-from .limits import worker_count
+from .limits import (FOLD_COUNT, JOB_COUNT, MAX_CAPTION_NOTE_CHARS, MAX_DISPLAY_MAP_ENTRIES, RUN_OPTION_RANGES,
+                     worker_count)
 from .names import validate_name
 from .report.document import FIGURES, DocumentFigure, compile_pdf, figures_tex, write_main_tex
 from .report.layout import DEFAULT_WIDTH_PT, LAYOUTS
@@ -54,6 +54,7 @@ from .report.tables import (BASELINE_NAME, CellNote, RankTable, ScoreTable, Stat
 from .stats.bonferroni_dunn import bonferroni_dunn_cd
 from .stats.compare import Comparison, compare_methods
 from .stats.fold_tests import min_signed_rank_p, significance_mark
+from .validation import option_range
 
 SIG_ALPHA = 0.05
 #: Text width a table part may take for a one- or two-column 10 pt article (``table*`` spans both columns).
@@ -67,11 +68,9 @@ DEGENERATE_NOTE = ("in at least one fold, more than half of the selected feature
 
 #: Largest display map read (the paper's has a few dozen entries of a few bytes each).
 DISPLAY_MAP_LIMITS = replace(CONFIG_LIMITS, max_bytes=256 << 10, max_depth=1, max_string_chars=200)
-MAX_DISPLAY_MAP_ENTRIES = 2000
-#: Ranges of the numeric options and the longest caption note.
-OPTION_BOUNDS = {"--folds": Bounds(1, MAX_FOLDS), "--jobs": Bounds(1, 1024), "--bayesian-rope": Bounds(0, 1e6),
-                 "--p-target": Bounds(0, 1, low_open=True)}
-MAX_CAPTION_NOTE_CHARS = 1000
+#: Ranges of the numeric options.
+OPTION_BOUNDS = {"--folds": FOLD_COUNT, "--jobs": JOB_COUNT, "--bayesian-rope": option_range(0, 1e6),
+                 "--p-target": RUN_OPTION_RANGES["p_target"]}
 
 
 def read_display_map(path: str | Path | None) -> dict[str, str]:
