@@ -23,7 +23,7 @@ function [ranking, info] = GRRO(X, Y, params, init) %#ok<INUSD>
   [X, Y] = mlfs_check_training_data(X, Y, 'GRRO');
   p = mlfs_method_params('GRRO', defaults, params);
   mlfs_require(p.num_bins == fix(p.num_bins), 'mlfs:GRRO:badParams', ...
-    'GRRO: num_bins must be an integer');   % its range (>= 2): mlfs_parameter_ranges
+    'GRRO: num_bins must be an integer');   % its range (>= 2): definitions.json
   mlfs_require(size(X, 1) >= p.num_bins, 'mlfs:GRRO:badInput', 'GRRO: needs at least num_bins training rows');
   codes = mlfs_discretize_efi(X, p.num_bins);
   features = cell(1, p.num_bins);

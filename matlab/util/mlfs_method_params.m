@@ -4,11 +4,11 @@ function p = mlfs_method_params(method, defaults, params)
 %   (mlfs:<method>:unknownParameter), as is a value of another type than its default
 %   (mlfs:<method>:badParameter), as MethodSpec.resolve_params does in Python: a logical default
 %   takes a logical scalar, a char default text, a numeric default a finite real numeric scalar
-%   (not a logical), and seed an integer in [0, 2^32 - 1] (it seeds a Mersenne Twister). MATLAB
-%   stores integer and real defaults alike as doubles, so Python's "an int default takes integers
-%   only" (max_iter = 1.7) is checked on the Python side only.
+%   (not a logical), and seed an integer in the seed range of definitions.json, [0, 2^32 - 1] (it
+%   seeds a Mersenne Twister). MATLAB stores integer and real defaults alike as doubles, so
+%   Python's "an int default takes integers only" (max_iter = 1.7) is checked on the Python side only.
 %   Then each value must lie in the method's declared range (mlfs_check_param_ranges): a shipped
-%   method's in mlfs_parameter_ranges, a plug-in's where its defaults declare it (a default made by
+%   method's in definitions.json, a plug-in's where its defaults declare it (a default made by
 %   mlfs_parameter; the returned p holds the plain value).
   [defaults, declared] = split_declarations(defaults);
   p = defaults;
@@ -42,8 +42,10 @@ end
 function check_type(method, name, value, default)
   real_scalar = isnumeric(value) && isreal(value) && isscalar(value) && isfinite(value);
   if strcmp(name, 'seed')
-    ok = real_scalar && value == fix(value) && value >= 0 && value <= 2^32 - 1;
-    expected = 'an integer in [0, 4294967295]';
+    definitions = mlfs_definitions();
+    seeds = definitions.seed;
+    ok = real_scalar && value == fix(value) && mlfs_range_admits(seeds, value);
+    expected = sprintf('an integer in [%d, %d]', seeds.low, seeds.high);
   elseif islogical(default)
     [ok, expected] = deal(islogical(value) && isscalar(value), 'true or false');
   elseif ischar(default)

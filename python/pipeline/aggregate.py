@@ -35,6 +35,7 @@ from .results.layout import (GRIDS, all_features_path, metrics_glob, metrics_nam
                              ranking_record_name, seed_folder)
 from .results.schema import (SETTINGS_FIELDS, MetricsFile, absent_metrics, read_all_features_file,
                              read_metrics_file, read_ranking_record)
+from .validation import shorten
 
 LOWER_IS_BETTER = frozenset(m for m in METRICS if not HIGHER_IS_BETTER[m])
 METRIC_DISPLAY = {metric.key: metric.display for metric in METRIC_SPECS}
@@ -175,7 +176,7 @@ def _check_own_names(record: MetricsFile, path: Path, names: dict) -> None:
         found = getattr(record, key)
         if found is not None and found != expected:
             raise DataError(f"the file names another {key} than its path", file=path, field=key,
-                            expected=repr(expected), found=repr(found)[:80])
+                            expected=repr(expected), found=shorten(found))
 
 
 def _settings(record: MetricsFile) -> str:

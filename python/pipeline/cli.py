@@ -10,13 +10,12 @@ are bounded where they are parsed (:func:`check_option_bounds`), so a count such
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import sys
-from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from .errors import ConfigError, PipelineError
+from .validation import Interval
 
 BROKEN_PIPE_EXIT = 128 + 13  # killed by SIGPIPE, the status shells report for `yes | head`
 
@@ -40,39 +39,15 @@ def run_main(main: Callable[[Sequence[str] | None], int | None], argv: Sequence[
     return int(code or 0)
 
 
-@dataclass(frozen=True)
-class Bounds:
-    """The range of a numeric command-line option (``low < value`` when ``low_open``)."""
-
-    low: float
-    high: float
-    low_open: bool = False
-
-    def holds(self, value: float) -> bool:
-        return (math.isfinite(value) and (value > self.low if self.low_open else value >= self.low)
-                and value <= self.high)
-
-    def __str__(self) -> str:
-        return f"a number in {'(' if self.low_open else '['}{_number(self.low)}, {_number(self.high)}]"
-
-
-#: Seeds of NumPy and MT19937 streams.
-SEED_BOUNDS = Bounds(0, 2**32 - 1)
-
-
-def check_option_bounds(args: argparse.Namespace, bounds: dict[str, Bounds]) -> None:
+def check_option_bounds(args: argparse.Namespace, bounds: dict[str, Interval]) -> None:
     """ConfigError (one line, exit 2) for the first numeric option outside its bounds, before any work
     or allocation; ``bounds`` maps an option (``--bootstrap``) to its range. Options left at None
     and options not given to this command are skipped; a list option is checked value by value."""
     for option, bound in bounds.items():
         value = getattr(args, option.lstrip("-").replace("-", "_"), None)
         for item in value if isinstance(value, list) else [value]:
-            if item is not None and not bound.holds(item):
+            if item is not None and not bound.admits(item):
                 raise ConfigError("out of range", field=option, expected=str(bound), found=item)
-
-
-def _number(value: float) -> str:
-    return str(int(value)) if float(value).is_integer() else f"{value:g}"
 
 
 def _discard_stdout() -> None:

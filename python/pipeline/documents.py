@@ -31,7 +31,9 @@ from typing import TYPE_CHECKING, Any, Callable
 import numpy as np
 import yaml
 
+from .definitions import definitions
 from .errors import ConfigError, DataError, PipelineError
+from .validation import shorten
 
 if TYPE_CHECKING:
     from pydantic import ValidationError
@@ -51,8 +53,10 @@ class DocumentLimits:
 #: Hand-written configuration files (suites, parameter files, display maps, protocol configurations).
 CONFIG_LIMITS = DocumentLimits()
 #: Files a run writes and reads back (metrics, ranking records, sidecars, run records): longer
-#: lists (a metric per grid point), the same depth, digit and text bounds.
-RESULT_LIMITS = DocumentLimits(max_bytes=64 << 20, max_values=10_000_000)
+#: lists (a metric per grid point), the same digit and text bounds; the size and depth are those
+#: of definitions.json, which MATLAB/Octave checks too.
+RESULT_LIMITS = DocumentLimits(max_bytes=definitions()["result_files"]["max_bytes"],
+                               max_depth=definitions()["result_files"]["max_depth"], max_values=10_000_000)
 
 _JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
 
@@ -318,7 +322,7 @@ def schema_error(exc: "ValidationError", data: Any, model: type | None = None, *
                      found=type(found).__name__)
     alternatives = [_expected(p["msg"]) for p in problems if _data_path(data, p["loc"]) == loc]
     return error("invalid value", file=file, field=where, expected=" or ".join(dict.fromkeys(alternatives)),
-                 found=_quoted(found) if isinstance(found, str) else found)
+                 found=shorten(found, 100) if isinstance(found, str) else found)
 
 
 def refusal(key: str, message: str, found: Any) -> "ValidationError":
@@ -350,11 +354,6 @@ def _data_path(data: Any, loc: tuple) -> tuple:
             continue
         path.append(part)
     return tuple(path)
-
-
-def _quoted(text: str, limit: int = 100) -> str:
-    """``text`` quoted (so that ``'false'`` is told from ``false``), cut before it is copied."""
-    return repr(text) if len(text) <= limit else f"{text[:limit]!r}... ({len(text)} characters)"
 
 
 def _allowed_keys(model: type, loc: tuple) -> list[str] | None:

@@ -1,11 +1,21 @@
-"""Size limits a user may raise through environment variables (e.g. ``MLFS_MAX_FOLD_BYTES``)."""
+"""The limits a user may meet: seeds, counts, sizes and times, and the ranges a command-line option
+and a suite key share (an :class:`~pipeline.validation.Interval` each). Some sizes a user may raise
+through environment variables (:func:`env_limit`, e.g. ``MLFS_MAX_FOLD_BYTES``).
+
+The seed range, the ML-kNN and grid options and the p-grid size come from ``definitions.json``
+(:mod:`pipeline.definitions`), which ``run_suite`` reads too. Limits that code a result's
+fingerprint covers keeps beside that code, so that a new limit here never makes results stale:
+``names.MAX_NAME_LENGTH``, ``methods.base.MAX_EXACT_INTEGER`` and ``rankings.MAX_INDEX_CHARS``.
+"""
 
 from __future__ import annotations
 
 import os
 import sys
 
+from .definitions import MAX_GRID_POINTS, MAX_SEED, RUN_OPTION_RANGES, SEED_RANGE  # noqa: F401 (listed here)
 from .errors import ConfigError
+from .validation import option_range
 
 
 def env_limit(variable: str, default: int) -> int:
@@ -28,14 +38,32 @@ def env_limit(variable: str, default: int) -> int:
     return limit
 
 
-#: Bounds shared by a suite file (pipeline.paper) and the command lines (pipeline.kgrid, ...): the
-#: largest ML-kNN neighbour count and smoothing, the longest task timeout (a week) and claim
-#: age (30 days), the largest --max-tasks.
-MAX_MLKNN_K = 1000
-MAX_MLKNN_SMOOTH = 1e6
+#: Counts: the most folds (or hold-out repeats) one export makes (a mistyped count must not run
+#: for days), the largest worker count and --max-tasks. (The ML-kNN and grid options' bounds:
+#: RUN_OPTION_RANGES.)
+MAX_FOLDS = 1000
+MAX_JOBS = 1024
+MAX_TASKS_LIMIT = 10_000_000
+#: Times: the longest task timeout (a week) and claim age (30 days).
 MAX_TASK_TIMEOUT = 7 * 24 * 3600.0
 MAX_CLAIM_STALE_AFTER = 30 * 24 * 3600.0
-MAX_TASKS_LIMIT = 10_000_000
+#: Sizes of what a user writes: a suite file, a parameter file (a few hundred bytes in use), a
+#: path a run writes, a display map's entries, a caption note; a score table (one row per data
+#: set: a few KB) and the longest header row read when looking for repeated method names.
+MAX_SUITE_BYTES = 1 << 20
+MAX_PARAMS_FILE_BYTES = 1 << 20
+MAX_PATH_CHARS = 1024
+MAX_DISPLAY_MAP_ENTRIES = 2000
+MAX_CAPTION_NOTE_CHARS = 1000
+MAX_SCORE_BYTES = 16 * 2**20
+MAX_HEADER_CHARS = 1 << 20
+
+#: Ranges a command-line option and a suite key share.
+FOLD_COUNT = option_range(1, MAX_FOLDS)
+JOB_COUNT = option_range(1, MAX_JOBS)
+TASK_COUNT = option_range(1, MAX_TASKS_LIMIT)
+TASK_TIMEOUT = option_range(0, MAX_TASK_TIMEOUT, low_open=True)
+CLAIM_STALE_AFTER = option_range(0, MAX_CLAIM_STALE_AFTER, low_open=True)
 
 
 def usable_cores() -> int:

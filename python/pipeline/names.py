@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from .errors import ConfigError
+from .validation import shorten
 
 #: Longest accepted name. The longest file a name becomes part of is a temporary such as
 #: ``.<NAME>_fold<i>_kgrid_metrics.json.<pid>-<start>@<host>.<8 random>.tmp`` (the name plus at most
@@ -33,18 +34,12 @@ def validate_name(name: str, kind: str) -> str:
         What the name is, for the message (``"method"``, ``"dataset"``, ...).
     """
     if not isinstance(name, str) or not _SAFE_NAME.fullmatch(name) or ".." in name:
-        raise ConfigError(f"invalid {kind} name {_shown(name)}: use letters, digits and _ . + - "
+        raise ConfigError(f"invalid {kind} name {shorten(name, _SHOWN_CHARACTERS)}: use letters, digits and _ . + - "
                           "only, no path separators or '..'")
     if len(name) > MAX_NAME_LENGTH:
         raise ConfigError(f"{kind} name too long", expected=f"at most {MAX_NAME_LENGTH} characters",
-                          found=_shown(name))
+                          found=shorten(name, _SHOWN_CHARACTERS))
     if kind.startswith("method") and name in RESERVED_METHOD_NAMES:
         raise ConfigError(f"invalid {kind} name {name!r}: it is reserved for the run history folder")
     return name
 
-
-def _shown(name: object) -> str:
-    """``repr`` of the name, cut to its first characters so that a huge name stays one short line."""
-    if isinstance(name, str) and len(name) > _SHOWN_CHARACTERS:
-        return f"{name[:_SHOWN_CHARACTERS]!r}... ({len(name)} characters)"
-    return repr(name)

@@ -12,13 +12,14 @@ from numbers import Real
 from pathlib import Path
 from typing import Sequence
 
-from .cli import Bounds, check_option_bounds
+from .cli import check_option_bounds
 from .data.folds import discover_datasets, list_fold_indices
-from .data.splits import MAX_FOLDS
+from .definitions import RUN_OPTION_DEFAULTS
 from .documents import CONFIG_LIMITS, read_document
 from .engines import ENGINES, EVALUATORS
 from .errors import ConfigError
-from .limits import MAX_CLAIM_STALE_AFTER, MAX_MLKNN_K, MAX_MLKNN_SMOOTH, MAX_TASK_TIMEOUT, MAX_TASKS_LIMIT
+from .limits import (CLAIM_STALE_AFTER, FOLD_COUNT, JOB_COUNT, MAX_PARAMS_FILE_BYTES, RUN_OPTION_RANGES, TASK_COUNT,
+                     TASK_TIMEOUT)
 from .locations import MATLAB_DIR_VARIABLE, matlab_dir
 from .methods import available_methods, get_method
 from .names import validate_name
@@ -34,13 +35,12 @@ from .runner.tasks import GridSpec, Task, canonical_params
 #: Default of ``--max-tasks``: several full paper suites (17 datasets x 5 folds x 11 methods = 935
 #: tasks), while a mistyped sweep of a million combinations is refused before it is expanded.
 DEFAULT_MAX_TASKS = 10_000
-#: Largest parameter file read (a JSON/YAML of method parameters is a few hundred bytes).
-MAX_PARAMS_FILE_BYTES = 1 << 20
-#: Upper bounds of the numeric options (lower bounds: _check_arguments).
-OPTION_BOUNDS = {"--mlknn-k": Bounds(1, MAX_MLKNN_K), "--mlknn-smooth": Bounds(0, MAX_MLKNN_SMOOTH, low_open=True),
-                 "--folds": Bounds(1, MAX_FOLDS), "--max-tasks": Bounds(1, MAX_TASKS_LIMIT),
-                 "--task-timeout": Bounds(0, MAX_TASK_TIMEOUT, low_open=True),
-                 "--claim-stale-after": Bounds(0, MAX_CLAIM_STALE_AFTER, low_open=True)}
+#: Ranges of the numeric options, the same as the suite keys' (checked after the lower bounds of
+#: _check_arguments, whose messages say "positive"); the p-grid's are GridSpec's.
+OPTION_BOUNDS = {"--mlknn-k": RUN_OPTION_RANGES["mlknn_k"], "--mlknn-smooth": RUN_OPTION_RANGES["mlknn_smooth"],
+                 **{f"--k-{part}": RUN_OPTION_RANGES[f"k_{part}"] for part in ("min", "max", "step")},
+                 "--folds": FOLD_COUNT, "--jobs": JOB_COUNT, "--max-tasks": TASK_COUNT, "--task-timeout": TASK_TIMEOUT,
+                 "--claim-stale-after": CLAIM_STALE_AFTER}
 #: A Dask scheduler address: protocol://host[:port] (tcp, tls, ucx, ws, wss, inproc).
 SCHEDULER_ADDRESS = re.compile(r"(tcp|tls|ucx|ws|wss|inproc)://[A-Za-z0-9._\-\[\]:]{1,253}(:[0-9]{1,5})?")
 PARAMS_LIMITS = dataclasses.replace(CONFIG_LIMITS, max_bytes=MAX_PARAMS_FILE_BYTES)
@@ -92,21 +92,24 @@ def build_parser(prog: str, mode: str | None, rank: bool) -> argparse.ArgumentPa
                        None: "results/bench_paper_kgrid"}[mode]
     parser.add_argument("--results-dir", type=Path, default=Path(default_results),
                         help="where <METHOD>/<DATASET>_fold<i>_* and runs/ go")
-    parser.add_argument("--mlknn-k", type=int, default=10, help="ML-kNN neighbours (Num)")
-    parser.add_argument("--mlknn-smooth", type=float, default=1.0, help="ML-kNN Laplace smoothing")
+    parser.add_argument("--mlknn-k", type=int, default=RUN_OPTION_DEFAULTS["mlknn_k"], help="ML-kNN neighbours (Num)")
+    parser.add_argument("--mlknn-smooth", type=float, default=RUN_OPTION_DEFAULTS["mlknn_smooth"],
+                        help="ML-kNN Laplace smoothing")
     if mode is None:
         parser.add_argument("--grid", choices=("kgrid", "pgrid"), default="kgrid", help="which grid to score")
     if mode in ("kgrid", None):
-        parser.add_argument("--k-min", type=int, default=10, help="smallest k (a fold with d < k-min uses k = d)")
-        parser.add_argument("--k-max", type=int, default=300, help="largest k (clipped to d)")
-        parser.add_argument("--k-step", type=int, default=10, help="step of the k-grid")
+        parser.add_argument("--k-min", type=int, default=RUN_OPTION_DEFAULTS["k_min"],
+                            help="smallest k (a fold with d < k-min uses k = d)")
+        parser.add_argument("--k-max", type=int, default=RUN_OPTION_DEFAULTS["k_max"], help="largest k (clipped to d)")
+        parser.add_argument("--k-step", type=int, default=RUN_OPTION_DEFAULTS["k_step"], help="step of the k-grid")
     if mode in ("pgrid", None):
-        parser.add_argument("--p-min", type=float, default=0.05,
+        parser.add_argument("--p-min", type=float, default=RUN_OPTION_DEFAULTS["p_min"],
                             help="smallest share of the d features, in (0, 1]")
-        parser.add_argument("--p-max", type=float, default=0.5,
+        parser.add_argument("--p-max", type=float, default=RUN_OPTION_DEFAULTS["p_max"],
                             help="largest share of the d features, in [p-min, 1]")
-        parser.add_argument("--p-step", type=float, default=0.05, help="step of the p-grid, in (0, 1]")
-        parser.add_argument("--p-target", type=float, default=0.2,
+        parser.add_argument("--p-step", type=float, default=RUN_OPTION_DEFAULTS["p_step"],
+                            help="step of the p-grid, in (0, 1]")
+        parser.add_argument("--p-target", type=float, default=RUN_OPTION_DEFAULTS["p_target"],
                             help="operating point recorded as <metric>_at_p_target (and used by the tables), "
                                  "in (0, 1]")
     reuse = parser.add_mutually_exclusive_group()
@@ -213,7 +216,8 @@ def _check_arguments(args: argparse.Namespace) -> None:
     """ConfigError for a numeric option out of its range, a malformed scheduler address or a name
     listed twice."""
     positive_counts = {"--mlknn-k": args.mlknn_k, "--jobs": args.jobs, "--max-tasks": args.max_tasks,
-                       "--folds": 1 if args.folds is None else args.folds}
+                       "--folds": 1 if args.folds is None else args.folds,
+                       **{f"--k-{part}": getattr(args, f"k_{part}", 1) for part in ("min", "max", "step")}}
     for option, value in positive_counts.items():
         if value < 1:
             raise ConfigError("must be a positive integer", field=option, found=value)

@@ -8,11 +8,9 @@ import numpy as np
 import pytest
 from hypothesis import assume, given, settings, strategies as st
 
-from pipeline.engines.octave import from_engine_value
 from pipeline.errors import ConfigError, EngineError
 from pipeline.evaluation.grids import k_grid, p_grid, p_to_k
 from pipeline.fileio import dumps_json
-from pipeline.methods.plugins import declared_range
 
 pytestmark = pytest.mark.octave
 
@@ -119,18 +117,6 @@ def _shipped_octave_methods():
     from pipeline.methods import available_methods, get_method
     methods = [get_method(name) for name in available_methods()]
     return [method for method in methods if method.matlab_function and method.plugin_dir is None]
-
-
-def test_octave_parameter_ranges_equal_python_allowed_for_every_shipped_method(octave):
-    """The ranges are declared twice (MethodSpec.allowed, mlfs_parameter_ranges.m): they may not drift."""
-    methods = _shipped_octave_methods()
-    assert {method.name for method in methods} >= {"LRMFS", "LSMFS", "LRDG", "RFSFS", "SRFS", "SCNMF", "GRRO"}
-    for method in methods:
-        (ranges,) = octave.call("mlfs_parameter_ranges", method.matlab_function, nout=1)
-        ranges = from_engine_value(ranges)  # struct() (no ranges) comes back as [None]
-        octave_side = ({name: declared_range(value, where=name) for name, value in ranges.items()}
-                       if isinstance(ranges, dict) else {})
-        assert octave_side == dict(method.allowed), method.name
 
 
 def test_octave_refuses_every_declared_range_in_pythons_words(octave):

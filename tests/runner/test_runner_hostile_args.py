@@ -14,9 +14,8 @@ import pytest
 from pipeline import kgrid, pgrid
 from pipeline.cli import run_main
 from pipeline.errors import ConfigError
+from pipeline.limits import MAX_GRID_POINTS, MAX_SEED
 from pipeline.methods import available_methods, get_method
-from pipeline.methods.base import MAX_SEED
-from pipeline.evaluation.grids import MAX_GRID_POINTS
 from pipeline.runner.tasks import GridSpec, Task
 from pipeline.suite_cli import parameter_variants
 

@@ -27,10 +27,9 @@ import numpy as np
 from skmultilearn.model_selection import IterativeStratification
 
 from ..errors import ConfigError
+from ..limits import MAX_FOLDS, MAX_SEED
 
 SPLIT_MODES = ("kfold", "holdout")
-#: Most folds (or hold-out repeats) one export makes: a mistyped count must not run for days.
-MAX_FOLDS = 1000
 
 
 @dataclass(frozen=True, eq=False)
@@ -113,7 +112,7 @@ def check_split_settings(mode: str, n_folds: int, seed: int, test_size: float | 
     if not minimum <= int(n_folds) <= MAX_FOLDS:
         raise ConfigError(f"invalid number of folds for {mode}", field="folds",
                           expected=f"{minimum}..{MAX_FOLDS}", found=n_folds)
-    if int(seed) < 0 or int(seed) + int(n_folds) > 2**32 - 1:
+    if int(seed) < 0 or int(seed) + int(n_folds) > MAX_SEED:
         raise ConfigError("seed out of range", field="seed", expected="0 <= seed < 2**32 - folds",
                           found=seed)
     if mode == "holdout" and (test_size is None or not 0.0 < float(test_size) < 1.0):

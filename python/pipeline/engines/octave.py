@@ -49,6 +49,7 @@ from ..fileio import process_scratch_dir
 from ..locations import matlab_dir as default_matlab_dir
 from ..methods.base import MethodSpec
 from ..evaluation.metrics import METRICS
+from ..validation import shorten
 from .base import Engine, Evaluator
 
 DEFAULT_TIMEOUT = 3600.0
@@ -509,8 +510,8 @@ def _session_class():
         def _handle_stdin(self, line):
             # oct2py would read the answer from this process's standard input, where nobody answers
             # in a run (and the read outlasts any timeout): a method must run unattended.
-            prompt = " ".join(str(line).replace("__stdin_prompt>", "").split())[:80]
-            raise oct2py.Oct2PyError(f"the code asked for keyboard input ({prompt!r}): a method must run "
+            prompt = " ".join(str(line).replace("__stdin_prompt>", "").split())
+            raise oct2py.Oct2PyError(f"the code asked for keyboard input ({shorten(prompt)}): a method must run "
                                      "without input() or keyboard()")
 
     return SingleStartOct2Py

@@ -20,10 +20,11 @@ from numbers import Integral, Real
 import numpy as np
 
 from ..errors import ConfigError
+from ..definitions import RUN_OPTION_DEFAULTS
+from ..limits import MAX_GRID_POINTS, RUN_OPTION_RANGES
 
-#: Most points a p-grid may have: with k = round(p * d), more points than features add nothing,
-#: and a step such as 1e-300 must be refused before numpy.arange tries to allocate it.
-MAX_GRID_POINTS = 10_000
+#: A share of the features: the range of p_min, p_max, p_step and p_target.
+FEATURE_SHARE = RUN_OPTION_RANGES["p_min"]
 
 
 def _positive_int(value, name: str) -> int:
@@ -43,12 +44,13 @@ def p_share(value, name: str) -> float:
     """``value`` as a float if it is a share of the features, a number in (0, 1]; ConfigError naming
     ``name`` otherwise. The one range of p_min, p_max, p_step and p_target."""
     value = _finite_real(value, name)
-    if not 0 < value <= 1:
-        raise ConfigError("out of range", field=name, expected="a number in (0, 1]", found=repr(value))
+    if not FEATURE_SHARE.admits(value):
+        raise ConfigError("out of range", field=name, expected=str(FEATURE_SHARE), found=repr(value))
     return value
 
 
-def k_grid(d: int, k_min: int = 10, k_max: int = 300, k_step: int = 10) -> list[int]:
+def k_grid(d: int, k_min: int = RUN_OPTION_DEFAULTS["k_min"], k_max: int = RUN_OPTION_DEFAULTS["k_max"],
+           k_step: int = RUN_OPTION_DEFAULTS["k_step"]) -> list[int]:
     """Return the k-grid ``k_min:k_step:min(k_max, d)`` for a fold with ``d`` features.
 
     Returns ``[d]`` when ``d < k_min`` (documented small-d rule; the reference raises instead).
@@ -69,7 +71,8 @@ def k_grid(d: int, k_min: int = 10, k_max: int = 300, k_step: int = 10) -> list[
     return list(range(k_min, min(k_max, d) + 1, k_step))
 
 
-def p_grid(p_min: float = 0.05, p_max: float = 0.5, p_step: float = 0.05) -> np.ndarray:
+def p_grid(p_min: float = RUN_OPTION_DEFAULTS["p_min"], p_max: float = RUN_OPTION_DEFAULTS["p_max"],
+           p_step: float = RUN_OPTION_DEFAULTS["p_step"]) -> np.ndarray:
     """Return ``numpy.arange(p_min, p_max + 1e-12, p_step)`` without arange's noise above 1.
 
     With the defaults the float64 values are exactly 0.05, 0.1, 0.15000000000000002, 0.2, 0.25,

@@ -35,7 +35,6 @@ docs/plugins.md.
 from __future__ import annotations
 
 import copy
-import math
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from numbers import Integral, Real
@@ -43,11 +42,13 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
+from ..definitions import MAX_SEED, SEED_RANGE
 from ..errors import ConfigError, EngineError, RankingError
 from ..names import validate_name
 from ..rankings import rank_scores, validate_scores
+from ..validation import Interval, is_finite_number, is_integer
 from ._common import check_training_data
-from .starts import MAX_SEED, UniformStream
+from .starts import UniformStream
 
 #: Integer parameters must survive the round trip through a MATLAB/Octave double exactly.
 MAX_EXACT_INTEGER = 2**53
@@ -55,50 +56,6 @@ MAX_EXACT_INTEGER = 2**53
 RankFunction = Callable[[np.ndarray, np.ndarray, dict, "dict | None"], "tuple[np.ndarray, dict]"]
 InitFunction = Callable[[int, int, int, UniformStream, dict], dict]
 ScoresFunction = Callable[..., "np.ndarray | tuple[np.ndarray, dict]"]
-
-
-@dataclass(frozen=True)
-class Allowed:
-    """What a parameter may be beyond its type: a range (``low_open``/``high_open`` exclude the
-    bound) and/or a list of choices. Checked with the type before any task runs, so a bad value is
-    a user error (exit code 2) on every engine, not a failure inside Octave."""
-
-    low: float | None = None
-    high: float | None = None
-    low_open: bool = False
-    high_open: bool = False
-    choices: tuple = ()
-
-    def admits(self, value: Any) -> bool:
-        if self.choices:
-            return value in self.choices
-        above = self.low is None or (value > self.low if self.low_open else value >= self.low)
-        below = self.high is None or (value < self.high if self.high_open else value <= self.high)
-        return above and below
-
-    def just_outside(self, default: Any) -> Any:
-        """A value of ``default``'s type just outside this range (a text that is no choice), for
-        checking that a method refuses it."""
-        if self.choices:
-            return "mlfs_check_not_a_choice"
-        if self.low is not None:
-            value = self.low if self.low_open else self.low - 1
-        else:
-            value = self.high if self.high_open else self.high + 1
-        return int(value) if isinstance(default, int) and not isinstance(default, bool) else float(value)
-
-    def __str__(self) -> str:
-        if self.choices:
-            return f"one of {list(self.choices)}"
-        low = "" if self.low is None else f"{'>' if self.low_open else '>='} {self.low:g}"
-        high = "" if self.high is None else f"{'<' if self.high_open else '<='} {self.high:g}"
-        return " and ".join(part for part in (low, high) if part)
-
-
-NON_NEGATIVE = Allowed(low=0)
-POSITIVE = Allowed(low=0, low_open=True)
-AT_LEAST_ONE = Allowed(low=1)
-FRACTION_BELOW_ONE = Allowed(low=0, high=1, high_open=True)
 
 
 @dataclass(frozen=True)
@@ -125,8 +82,11 @@ class MethodSpec:
         the stream with ``params["seed"]``.
     summary : str
         One line for ``--help`` listings.
-    allowed : Mapping[str, Allowed]
-        Ranges or choices of parameters, beyond the type their default implies.
+    allowed : Mapping[str, Interval]
+        Ranges or choices of parameters, beyond the type their default implies (a shipped
+        method's from definitions.json, :func:`~pipeline.definitions.method_ranges`). Checked with
+        the type before any task runs, so a bad value is a user error (exit code 2) on every
+        engine, not a failure inside Octave.
     plugin_dir : str or None
         The plug-in folder the method was loaded from (set by the loader; None for the shipped
         methods): MATLAB/Octave plug-ins are looked up, and fingerprinted, there.
@@ -141,7 +101,7 @@ class MethodSpec:
     matlab_function: str | None = None
     make_init: InitFunction | None = None
     summary: str = ""
-    allowed: Mapping[str, Allowed] = field(default_factory=dict)
+    allowed: Mapping[str, Interval] = field(default_factory=dict)
     scores: ScoresFunction | None = None
     plugin_dir: str | None = None
     nonnegative_features: bool = False
@@ -152,6 +112,14 @@ class MethodSpec:
             raise ConfigError(f"method {self.name} gives both python= and scores=", expected="one of the two forms")
         if not isinstance(self.defaults, Mapping):
             raise ConfigError(f"method {self.name}: defaults must be a mapping", found=type(self.defaults).__name__)
+        undeclared = sorted(set(self.allowed) - set(self.defaults), key=str)
+        if undeclared:
+            raise ConfigError(f"method {self.name}: a range for parameter(s) {undeclared} it does not have",
+                              expected=f"parameters among {sorted(self.defaults)}")
+        for name, allowed in self.allowed.items():
+            if not allowed.admits(self.defaults[name]):
+                raise ConfigError(f"method {self.name}: the default of parameter {name!r} lies outside its range",
+                                  expected=str(allowed), found=repr(self.defaults[name]))
 
     @property
     def has_python(self) -> bool:
@@ -273,14 +241,14 @@ def _writes_explained(method: str):
 def _check_parameter(method: str, name: str, value: Any, default: Any) -> None:
     """ConfigError unless ``value`` has the type (and range) that ``default`` implies."""
     if name == "seed":
-        ok, expected = _is_integer(value) and 0 <= value <= MAX_SEED, f"an integer in [0, {MAX_SEED}]"
+        ok, expected = is_integer(value) and SEED_RANGE.admits(value), f"an integer in [0, {MAX_SEED}]"
     elif isinstance(default, bool):
         ok, expected = isinstance(value, bool), "true or false"
     elif isinstance(default, Integral):
-        ok = _is_integer(value) and abs(value) <= MAX_EXACT_INTEGER
+        ok = is_integer(value) and abs(value) <= MAX_EXACT_INTEGER
         expected = f"an integer (|value| <= 2**53), like the default {default!r}"
     elif isinstance(default, Real):
-        ok, expected = _is_finite_number(value), f"a finite number, like the default {default!r}"
+        ok, expected = is_finite_number(value), f"a finite number, like the default {default!r}"
     elif isinstance(default, str):
         ok, expected = isinstance(value, str), f"a string, like the default {default!r}"
     else:
@@ -288,16 +256,3 @@ def _check_parameter(method: str, name: str, value: Any, default: Any) -> None:
     if not ok:
         raise ConfigError(f"invalid value for parameter {name!r} of method {method}", field=name,
                           expected=expected, found=f"{value!r} ({type(value).__name__})")
-
-
-def _is_integer(value: Any) -> bool:
-    return isinstance(value, Integral) and not isinstance(value, bool)
-
-
-def _is_finite_number(value: Any) -> bool:
-    if not isinstance(value, Real) or isinstance(value, bool):
-        return False
-    try:
-        return math.isfinite(value)
-    except OverflowError:  # an int beyond the float range
-        return False

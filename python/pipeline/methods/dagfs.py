@@ -16,9 +16,10 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from ..definitions import method_ranges
 from ..errors import ConfigError
 from ..rankings import rank_scores
-from .base import AT_LEAST_ONE, Allowed, MethodSpec
+from .base import MethodSpec
 
 EPS = np.finfo(np.float64).eps
 
@@ -188,6 +189,5 @@ SPEC = MethodSpec(
     defaults={k: v for k, v in asdict(DAGFSParams()).items() if k != "W0"},
     scores=feature_scores,
     summary="directed label transfer + rarity-aware group sparsity (proposed method, Python only)",
-    allowed={"transfer_graph": Allowed(choices=("directed",)), "feature_lift": Allowed(choices=("none", "center_split")),
-             "max_iter": AT_LEAST_ONE, "topK": AT_LEAST_ONE},
+    allowed=method_ranges("DAGFS"),
 )

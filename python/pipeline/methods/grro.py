@@ -26,9 +26,10 @@ from __future__ import annotations
 import numpy as np
 from scipy.linalg import solve_sylvester
 
+from ..definitions import method_ranges
 from ..errors import ConfigError, DataError
 from ._common import label_cosine_distance
-from .base import Allowed, MethodSpec
+from .base import MethodSpec
 
 #: The project's suggested sweep (the paper's grid was not available): α, β over 10^-3..10^3.
 GRID = {"alpha": [1e-3, 1e-2, 1e-1, 1.0, 10.0, 100.0, 1e3], "beta": [1e-3, 1e-2, 1e-1, 1.0, 10.0, 100.0, 1e3]}
@@ -129,4 +130,4 @@ def feature_scores(X: np.ndarray, Y: np.ndarray, params: dict) -> tuple[np.ndarr
 SPEC = MethodSpec(name="GRRO", defaults=DEFAULTS, scores=feature_scores, matlab_function="GRRO",
                   nonnegative_features=True,
                   summary="MI relevance/redundancy, Sylvester closed form (Zhang et al. 2020)",
-                  allowed={"num_bins": Allowed(low=2)})
+                  allowed=method_ranges("GRRO"))

@@ -39,10 +39,11 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from ..definitions import method_ranges
 from ..errors import ConfigError, DataError
 from ._common import gram_operand, sparse_if_mostly_zero
 from ._divergence import DEFAULT_LIMIT, check_iterates, check_limit
-from .base import AT_LEAST_ONE, NON_NEGATIVE, POSITIVE, MethodSpec
+from .base import MethodSpec
 from .starts import UniformStream
 
 SAMPLE_NEIGHBOURS = 5
@@ -220,5 +221,4 @@ def feature_scores(X: np.ndarray, Y: np.ndarray, params: dict, init: dict) -> tu
 SPEC = MethodSpec(name="LRDG", defaults=DEFAULTS, scores=feature_scores, matlab_function="LRDG",
                   make_init=make_init, nonnegative_features=True,
                   summary="latent representation + dynamic label graph (Zhang et al. 2024)",
-                  allowed={**dict.fromkeys(("alpha", "beta", "gamma"), NON_NEGATIVE), "max_iter": AT_LEAST_ONE,
-                           "divergence_limit": POSITIVE})
+                  allowed=method_ranges("LRDG"))

@@ -35,14 +35,14 @@ from __future__ import annotations
 import numpy as np
 from scipy.linalg import solve_sylvester
 
+from ..definitions import method_ranges
 from ..errors import ConfigError, DataError
 from ._common import (MATLAB_EPS, gram_matrix, gram_operand, knn_binary_laplacian, solve_symmetric,
                       sparse_if_mostly_zero)
-from .base import AT_LEAST_ONE, FRACTION_BELOW_ONE, NON_NEGATIVE, Allowed, MethodSpec
+from .base import MethodSpec
 from .starts import UniformStream
 
 FEATURE_GRAPH_K = 20
-MODES = ("fast", "faithful")
 #: The project's suggested sweep (the paper's grid was not available): α, λ over 10^-3..10^3;
 #: β and γ are inert and stay at 1.
 GRID = {"alpha": [1e-3, 1e-2, 1e-1, 1.0, 10.0, 100.0, 1e3], "lambda": [1e-3, 1e-2, 1e-1, 1.0, 10.0, 100.0, 1e3]}
@@ -163,8 +163,10 @@ def feature_scores(X: np.ndarray, Y: np.ndarray, params: dict, init: dict) -> tu
     return np.sum(W * W, axis=1), info
 
 
+RANGES = method_ranges("LRMFS")
+MODES = RANGES["mode"].choices
+
 SPEC = MethodSpec(name="LRMFS", defaults=DEFAULTS, scores=feature_scores, matlab_function="LRMFS",
                   make_init=make_init, nonnegative_features=True,
                   summary="label relaxation + l2,1 IRLS (Fan et al. 2025)",
-                  allowed={**dict.fromkeys(("alpha", "beta", "gamma", "lambda"), NON_NEGATIVE),
-                           "tol": FRACTION_BELOW_ONE, "max_iter": AT_LEAST_ONE, "mode": Allowed(choices=tuple(MODES))})
+                  allowed=RANGES)

@@ -42,10 +42,11 @@ from __future__ import annotations
 import numpy as np
 from scipy.linalg import cho_solve
 
+from ..definitions import method_ranges
 from ..errors import ConfigError, EngineError
 from ._common import MATLAB_EPS, gram_matrix, gram_operand, knn_binary_laplacian, sparse_if_mostly_zero
 from ._divergence import DEFAULT_LIMIT, check_iterates, check_limit
-from .base import AT_LEAST_ONE, FRACTION_BELOW_ONE, NON_NEGATIVE, POSITIVE, MethodSpec
+from .base import MethodSpec
 from .starts import UniformStream
 
 DEFAULTS = {"alpha": 10.0, "beta": 0.1, "gamma": 1.0, "lambda": 1.0, "max_iter": 20, "tol": 1e-6,
@@ -166,5 +167,4 @@ def feature_scores(X: np.ndarray, Y: np.ndarray, params: dict, init: dict) -> tu
 SPEC = MethodSpec(name="LSMFS", defaults=DEFAULTS, scores=feature_scores, matlab_function="LSMFS",
                   make_init=make_init, nonnegative_features=True,
                   summary="latent labels + dragged targets, l2,1 IRLS (HQUF code)",
-                  allowed={**dict.fromkeys(("alpha", "beta", "lambda"), NON_NEGATIVE), "gamma": POSITIVE,
-                           "tol": FRACTION_BELOW_ONE, "max_iter": AT_LEAST_ONE, "divergence_limit": POSITIVE})
+                  allowed=method_ranges("LSMFS"))

@@ -16,7 +16,6 @@ ConfigError naming the file; nothing is registered from a folder that fails (doc
 from __future__ import annotations
 
 import importlib
-import math
 import re
 import sys
 from dataclasses import replace
@@ -24,8 +23,9 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from ..errors import ConfigError
+from ..validation import Interval, is_finite_number
 from . import available_methods, get_method, register
-from .base import Allowed, MethodSpec
+from .base import MethodSpec
 
 #: ``matlab_defaults(function, file) -> dict``: the no-argument call of a ``.m`` method.
 DefaultsReader = Callable[[str, Path], dict]
@@ -129,7 +129,7 @@ def _method_name(name: str, path: Path) -> str:
         raise ConfigError(str(exc), file=path) from None
 
 
-def _read_defaults(name: str, path: Path, matlab_defaults: DefaultsReader) -> tuple[dict, dict[str, Allowed]]:
+def _read_defaults(name: str, path: Path, matlab_defaults: DefaultsReader) -> tuple[dict, dict[str, Interval]]:
     """The no-argument call's defaults, split into plain values and the ranges declared with them."""
     try:
         defaults = matlab_defaults(name, path)
@@ -142,7 +142,7 @@ def _read_defaults(name: str, path: Path, matlab_defaults: DefaultsReader) -> tu
         raise ConfigError(f"calling {name}() with no argument must return its default parameters as a struct",
                           file=path, found=type(defaults).__name__)
     plain: dict = {}
-    allowed: dict[str, Allowed] = {}
+    allowed: dict[str, Interval] = {}
     for parameter, value in defaults.items():
         if isinstance(value, dict) and "default" in value:
             plain[parameter] = value["default"]
@@ -165,13 +165,13 @@ def _is_parameter_value(value) -> bool:
     return value is None or isinstance(value, (bool, int, float, str))
 
 
-#: The fields of an ``mlfs_parameter`` declaration and of a range of ``mlfs_parameter_ranges``.
+#: The fields of an ``mlfs_parameter`` declaration.
 _RANGE_FIELDS = {"low", "high", "low_open", "high_open", "choices"}
 
 
-def declared_range(value: dict, where: str, file: Path | None = None) -> Allowed:
-    """The :class:`Allowed` of a range struct as the MATLAB/Octave engine returns it (``[]`` for no
-    bound, 0/1 for the open flags, a list of texts for choices); a declaration made by
+def declared_range(value: dict, where: str, file: Path | None = None) -> Interval:
+    """The :class:`~pipeline.validation.Interval` of a range struct as the MATLAB/Octave engine
+    returns it (``[]`` for no bound, 0/1 for the open flags, a list of texts for choices); a declaration made by
     ``mlfs_parameter`` also holds its ``default``, which must lie in the range."""
     declaration = {key: item for key, item in value.items() if key != "default"}
     problem = _range_problem(declaration)
@@ -179,9 +179,12 @@ def declared_range(value: dict, where: str, file: Path | None = None) -> Allowed
         raise ConfigError(f"{where}: not a range made by mlfs_parameter: {problem}", file=file,
                           expected="mlfs_parameter(default, '>=', low, '<', high) or mlfs_parameter(text, {choices})")
     bounds = {key: None if _is_empty(declaration[key]) else float(declaration[key]) for key in ("low", "high")}
-    allowed = Allowed(**bounds, low_open=bool(declaration["low_open"]), high_open=bool(declaration["high_open"]),
-                      choices=tuple(declaration["choices"] or ()))
-    if "default" in value and not _admits_default(allowed, value["default"]):
+    try:
+        allowed = Interval(**bounds, low_open=bool(declaration["low_open"]), high_open=bool(declaration["high_open"]),
+                           choices=tuple(declaration["choices"] or ()))
+    except ConfigError as exc:
+        raise ConfigError(f"{where}: not a range made by mlfs_parameter: {exc.message}", file=file) from None
+    if "default" in value and not allowed.admits(value["default"]):
         raise ConfigError(f"{where}: the default lies outside its declared range", file=file,
                           expected=str(allowed), found=repr(value["default"]))
     return allowed
@@ -192,8 +195,7 @@ def _range_problem(declaration: dict) -> str | None:
         return f"fields {sorted(declaration)}"
     for key in ("low", "high"):
         bound = declaration[key]
-        if not _is_empty(bound) and not (isinstance(bound, (int, float)) and not isinstance(bound, bool)
-                                         and math.isfinite(bound)):
+        if not _is_empty(bound) and not is_finite_number(bound):
             return f"{key} is {bound!r}"
     if any(declaration[key] not in (0, 1) for key in ("low_open", "high_open")):
         return "the open flags are not true or false"
@@ -201,12 +203,6 @@ def _range_problem(declaration: dict) -> str | None:
     if not _is_empty(choices) and not (isinstance(choices, list) and all(isinstance(c, str) for c in choices)):
         return f"choices {choices!r}"
     return None
-
-
-def _admits_default(allowed: Allowed, default) -> bool:
-    if allowed.choices:
-        return isinstance(default, str) and allowed.admits(default)
-    return isinstance(default, (int, float)) and not isinstance(default, bool) and allowed.admits(default)
 
 
 def _is_empty(value) -> bool:

@@ -26,10 +26,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..definitions import method_ranges
 from ..errors import ConfigError
 from ._common import GramProducts, label_cosine_similarity, nonnegative_start
 from ._divergence import DEFAULT_LIMIT, check_iterates, check_limit
-from .base import AT_LEAST_ONE, NON_NEGATIVE, POSITIVE, MethodSpec
+from .base import MethodSpec
 from .starts import UniformStream
 
 EPSILON = float(np.finfo(np.float32).eps)
@@ -102,5 +103,4 @@ def feature_scores(X: np.ndarray, Y: np.ndarray, params: dict, init: dict) -> tu
 SPEC = MethodSpec(name="RFSFS", defaults=DEFAULTS, scores=feature_scores, matlab_function="RFSFS",
                   make_init=make_init, nonnegative_features=True,
                   summary="robust flexible sparse regularisation, multiplicative updates (Li et al. 2023)",
-                  allowed={**dict.fromkeys(("alpha", "beta", "gamma"), NON_NEGATIVE), "max_iter": AT_LEAST_ONE,
-                           "divergence_limit": POSITIVE})
+                  allowed=method_ranges("RFSFS"))

@@ -29,9 +29,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..definitions import method_ranges
 from ..errors import ConfigError
 from ._common import gram_matrix, gram_operand, label_cosine_distance
-from .base import AT_LEAST_ONE, NON_NEGATIVE, MethodSpec
+from .base import MethodSpec
 
 SCNMF_EPS = 1e-20
 #: The authors' 5×5 sweep (``mainAllParameterSCNMF_2024_01_13.m``).
@@ -114,4 +115,4 @@ def feature_scores(X: np.ndarray, Y: np.ndarray, params: dict) -> tuple[np.ndarr
 SPEC = MethodSpec(name="SCNMF", defaults=DEFAULTS, scores=feature_scores, matlab_function="SCNMF",
                   nonnegative_features=True,
                   summary="feature-similarity NMF with label cosine constraints (He et al. 2024)",
-                  allowed={**dict.fromkeys(("lambda1", "lambda2", "tol"), NON_NEGATIVE), "max_iter": AT_LEAST_ONE})
+                  allowed=method_ranges("SCNMF"))

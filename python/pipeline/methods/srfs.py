@@ -27,9 +27,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..definitions import method_ranges
 from ..errors import ConfigError
 from ._common import GramProducts, label_cosine_similarity, nonnegative_start
-from .base import AT_LEAST_ONE, NON_NEGATIVE, MethodSpec
+from .base import MethodSpec
 from .starts import UniformStream
 
 EPSILON = 2.0 ** -23
@@ -100,4 +101,4 @@ def feature_scores(X: np.ndarray, Y: np.ndarray, params: dict, init: dict) -> tu
 SPEC = MethodSpec(name="SRFS", defaults=DEFAULTS, scores=feature_scores, matlab_function="SRFS",
                   make_init=make_init, nonnegative_features=True,
                   summary="sparse supplementation, multiplicative updates (Li et al. 2025)",
-                  allowed={**dict.fromkeys(("alpha", "beta", "gamma", "tol"), NON_NEGATIVE), "max_iter": AT_LEAST_ONE})
+                  allowed=method_ranges("SRFS"))

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..definitions import MAX_SEED, SEED_RANGE
 from ..errors import ConfigError
-
-MAX_SEED = 2**32 - 1
+from ..validation import is_integer
 
 
 class UniformStream:
@@ -24,12 +24,12 @@ class UniformStream:
     Parameters
     ----------
     seed : int
-        In [0, 2**32 - 1].
+        In [0, MAX_SEED].
     """
 
     def __init__(self, seed: int):
-        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= int(seed) <= MAX_SEED:
-            raise ConfigError("a random-start seed must be an integer in [0, 2**32 - 1]", field="seed",
+        if not is_integer(seed) or not SEED_RANGE.admits(int(seed)):
+            raise ConfigError(f"a random-start seed must be an integer in [0, {MAX_SEED}]", field="seed",
                               found=repr(seed))
         self._generator = np.random.RandomState([int(seed)])
 

@@ -12,16 +12,15 @@ import argparse
 from pathlib import Path
 from typing import Sequence
 
-from ..cli import Bounds, check_option_bounds, run_main
-from ..data.splits import MAX_FOLDS
+from ..cli import check_option_bounds, run_main
 from ..data.registry import default_data_root
 from ..engines import ENGINES
+from ..limits import FOLD_COUNT, JOB_COUNT
 from ..runner.plugins import check_runnable
 from ..suite_cli import add_code_options, use_matlab_dir
 from ..suite_cli import DEFAULT_MAX_TASKS
 from .folds import check_folds
 from .run import PaperPaths, run_paper
-from .schema import MAX_SUITE_JOBS
 from .status import format_status, suite_status
 from .suite import load_suite
 from .tuning import check_inner_sizes, check_task_count
@@ -61,7 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    check_option_bounds(args, {"--folds": Bounds(1, MAX_FOLDS), "--jobs": Bounds(1, MAX_SUITE_JOBS)})
+    check_option_bounds(args, {"--folds": FOLD_COUNT, "--jobs": JOB_COUNT})
     use_matlab_dir(args)
     suite = load_suite(args.suite, plugins=args.plugins, engine=args.engine).restricted(
         datasets=args.datasets, methods=args.methods, folds=args.folds, engine=args.engine,

@@ -17,18 +17,13 @@ from pydantic import (AfterValidator, BaseModel, ConfigDict, Field, StrictBool, 
                       ValidationInfo, field_validator)
 
 from ..aggregate import GRIDS
-from ..data.splits import MAX_FOLDS, SPLIT_MODES
+from ..data.splits import SPLIT_MODES
+from ..definitions import RUN_OPTION_DEFAULTS
 from ..documents import refusal
 from ..engines import ENGINES, EVALUATORS
 from ..evaluation.metrics import METRICS
-from ..limits import MAX_MLKNN_K, MAX_MLKNN_SMOOTH, MAX_TASK_TIMEOUT
-from ..methods.starts import MAX_SEED
+from ..limits import FOLD_COUNT, JOB_COUNT, MAX_PATH_CHARS, RUN_OPTION_RANGES, SEED_RANGE, TASK_TIMEOUT
 from ..runner.executors import EXECUTORS
-
-#: Largest grid bound and worker count a suite may declare, and longest written path.
-MAX_GRID_K = 1_000_000
-MAX_SUITE_JOBS = 1024
-MAX_PATH_CHARS = 1024
 
 
 def _relative_path(text: str) -> str:
@@ -45,7 +40,13 @@ def _relative_path(text: str) -> str:
 
 WrittenPath = Annotated[str, Field(min_length=1, max_length=MAX_PATH_CHARS), AfterValidator(_relative_path)]
 Name = Annotated[str, Field(min_length=1, max_length=128)]
-Seed = Annotated[int, Field(ge=0, le=MAX_SEED)]
+Seed = Annotated[int, SEED_RANGE.pydantic_field()]
+FoldCount = Annotated[int, FOLD_COUNT.pydantic_field()]
+
+
+def _run_option(kind: type, name: str) -> Any:
+    """The type of a run option (``mlknn_k``, ``k_min``, ...) with its range from definitions.json."""
+    return Annotated[kind, RUN_OPTION_RANGES[name].pydantic_field()]
 
 
 class Section(BaseModel):
@@ -57,7 +58,7 @@ class Section(BaseModel):
 class FoldsSection(Section):
     dir: WrittenPath = "data/paper_matlab_minmax"
     mode: Literal["holdout", "kfold"]
-    count: Annotated[int, Field(ge=1, le=MAX_FOLDS)]
+    count: FoldCount
     seed: Seed
     test_size: Literal["reference"] | Annotated[float, Field(gt=0, lt=1)] | None = "reference"
     scaler: Literal["minmax", "zscore", "none"] = "minmax"
@@ -99,25 +100,21 @@ class MethodSection(Section):
 
 
 class MlknnSection(Section):
-    k: Annotated[int, Field(ge=1, le=MAX_MLKNN_K)] = 10
-    smooth: Annotated[float, Field(gt=0, le=MAX_MLKNN_SMOOTH)] = 1.0
-
-
-GridK = Annotated[int, Field(ge=1, le=MAX_GRID_K)]
-GridP = Annotated[float, Field(gt=0, le=1)]  # a share of the features, as evaluation.grids.p_share
+    k: _run_option(int, "mlknn_k") = RUN_OPTION_DEFAULTS["mlknn_k"]
+    smooth: _run_option(float, "mlknn_smooth") = RUN_OPTION_DEFAULTS["mlknn_smooth"]
 
 
 class KGridSection(Section):
-    k_min: GridK = 10
-    k_max: GridK = 300
-    k_step: GridK = 10
+    k_min: _run_option(int, "k_min") = RUN_OPTION_DEFAULTS["k_min"]
+    k_max: _run_option(int, "k_max") = RUN_OPTION_DEFAULTS["k_max"]
+    k_step: _run_option(int, "k_step") = RUN_OPTION_DEFAULTS["k_step"]
 
 
 class PGridSection(Section):
-    p_min: GridP = 0.05
-    p_max: GridP = 0.5
-    p_step: Annotated[float, Field(gt=0, le=1)] = 0.05
-    p_target: GridP = 0.2
+    p_min: _run_option(float, "p_min") = RUN_OPTION_DEFAULTS["p_min"]
+    p_max: _run_option(float, "p_max") = RUN_OPTION_DEFAULTS["p_max"]
+    p_step: _run_option(float, "p_step") = RUN_OPTION_DEFAULTS["p_step"]
+    p_target: _run_option(float, "p_target") = RUN_OPTION_DEFAULTS["p_target"]
 
 
 class GridsSection(Section):
@@ -133,7 +130,7 @@ class InnerSplitsSection(Section):
     """``tuning.inner``: the splits of each outer training part the candidates are scored on."""
 
     mode: Literal[SPLIT_MODES]  # type: ignore[valid-type]
-    count: Annotated[int, Field(ge=1, le=MAX_FOLDS)]
+    count: FoldCount
     seed: Seed = 0
     test_size: Annotated[float, Field(gt=0, lt=1)] = DEFAULT_INNER_TEST_SIZE  # the validation share (holdout)
 
@@ -175,8 +172,8 @@ class TuningSection(Section):
 class RunSection(Section):
     results_dir: WrittenPath | None = None
     executor: Literal[EXECUTORS] = "process"  # type: ignore[valid-type]
-    jobs: Literal["auto"] | Annotated[int, Field(ge=1, le=MAX_SUITE_JOBS)] = "auto"
-    task_timeout: Annotated[float, Field(gt=0, le=MAX_TASK_TIMEOUT)] = 3600.0
+    jobs: Literal["auto"] | Annotated[int, JOB_COUNT.pydantic_field()] = "auto"
+    task_timeout: Annotated[float, TASK_TIMEOUT.pydantic_field()] = 3600.0
 
 
 class TablesSection(Section):

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -24,6 +23,7 @@ from ..documents import CONFIG_LIMITS, read_document, schema_error
 from ..engines import ENGINES
 from ..errors import ConfigError
 from ..evaluation.metrics import METRICS
+from ..limits import JOB_COUNT, MAX_JOBS, MAX_SUITE_BYTES, usable_cores
 from ..methods import available_methods, get_method
 from ..names import validate_name
 from ..report.options import read_display_map
@@ -32,9 +32,8 @@ from ..runner.plugins import activate_plugins, engine_options, plugin_paths
 from ..runner.reference import reference_tasks
 from ..runner.tasks import GridSpec, Task, canonical_params
 from ..runner.inner import TuningSpec
-from .schema import MAX_SUITE_JOBS, GridsSection, MethodSection, SuiteFile, TablesSection, TuningSection
+from .schema import GridsSection, MethodSection, SuiteFile, TablesSection, TuningSection
 
-MAX_SUITE_BYTES = 1 << 20
 SUITE_LIMITS = replace(CONFIG_LIMITS, max_bytes=MAX_SUITE_BYTES)
 
 
@@ -320,10 +319,10 @@ def _choice(value: Any, choices, where: str) -> str:
 
 
 def _jobs(value: Any) -> int:
-    """``auto`` (the machine's cores) or an integer in 1..MAX_SUITE_JOBS."""
+    """``auto`` (the cores this process may use) or an integer in 1..MAX_JOBS."""
     if value == "auto":
-        return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_SUITE_JOBS:
+        return usable_cores()
+    if isinstance(value, bool) or not isinstance(value, int) or not JOB_COUNT.admits(value):
         raise ConfigError("must be 'auto' or a whole number of workers", field="jobs",
-                          expected=f"1..{MAX_SUITE_JOBS}", found=value)
+                          expected=f"1..{MAX_JOBS}", found=value)
     return value

@@ -13,21 +13,20 @@ from numbers import Integral, Real
 from pathlib import Path
 
 from ..aggregate import GRIDS
-from ..cli import Bounds, check_option_bounds
-from ..data.splits import MAX_FOLDS
+from ..cli import check_option_bounds
 from ..documents import CONFIG_LIMITS, read_document
 from ..errors import ConfigError
 from ..evaluation.metrics import METRICS
+from ..limits import FOLD_COUNT, JOB_COUNT, MAX_CAPTION_NOTE_CHARS, MAX_DISPLAY_MAP_ENTRIES, RUN_OPTION_RANGES
+from ..validation import option_range
 from .layout import LAYOUTS
 from .tables import check_label
 
 #: Largest display map read (the paper's has a few dozen entries of a few bytes each).
 DISPLAY_MAP_LIMITS = replace(CONFIG_LIMITS, max_bytes=256 << 10, max_depth=1, max_string_chars=200)
-MAX_DISPLAY_MAP_ENTRIES = 2000
-#: Ranges of the numeric options and the longest caption note.
-OPTION_BOUNDS = {"--folds": Bounds(1, MAX_FOLDS), "--jobs": Bounds(1, 1024), "--bayesian-rope": Bounds(0, 1e6),
-                 "--p-target": Bounds(0, 1, low_open=True)}
-MAX_CAPTION_NOTE_CHARS = 1000
+#: Ranges of the numeric options.
+OPTION_BOUNDS = {"--folds": FOLD_COUNT, "--jobs": JOB_COUNT, "--bayesian-rope": option_range(0, 1e6),
+                 "--p-target": RUN_OPTION_RANGES["p_target"]}
 #: Values an option may take (the command line offers the same choices).
 CHOICES = {"metrics": METRICS, "grid": GRIDS, "layout": LAYOUTS, "columns": (1, 2)}
 

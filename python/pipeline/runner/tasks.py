@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from numbers import Integral
 from typing import Any
 
+from ..definitions import RUN_OPTION_DEFAULTS
 from ..errors import ConfigError
 from ..evaluation.grids import p_grid, p_share
 from ..names import validate_name
 from ..results.layout import REFERENCE_FOLDER
+from ..validation import is_integer, shorten
 
 
 #: The kinds of task (see :attr:`Task.stage`).
@@ -57,7 +58,7 @@ class Task:
             validate_name(self.method, "method")
             validate_name(self.label or self.method, "method label")
         validate_name(self.dataset, "dataset")
-        if not _is_integer(self.fold) or self.fold < 0:
+        if not is_integer(self.fold) or self.fold < 0:
             raise ConfigError("fold index must be an integer >= 0", field="fold", found=repr(self.fold))
         try:
             overrides = json.loads(self.params_json)
@@ -65,7 +66,7 @@ class Task:
             overrides = None
         if not isinstance(overrides, dict):
             raise ConfigError("task parameters must be a JSON object", field="params_json",
-                              found=repr(self.params_json)[:80])
+                              found=shorten(self.params_json))
         if self.stage not in TASK_STAGES:
             raise ConfigError("unknown task stage", field="stage", expected=list(TASK_STAGES), found=repr(self.stage))
 
@@ -101,13 +102,13 @@ class GridSpec:
     """
 
     mode: str = "kgrid"
-    k_min: int = 10
-    k_max: int = 300
-    k_step: int = 10
-    p_min: float = 0.05
-    p_max: float = 0.5
-    p_step: float = 0.05
-    p_target: float = 0.2
+    k_min: int = RUN_OPTION_DEFAULTS["k_min"]
+    k_max: int = RUN_OPTION_DEFAULTS["k_max"]
+    k_step: int = RUN_OPTION_DEFAULTS["k_step"]
+    p_min: float = RUN_OPTION_DEFAULTS["p_min"]
+    p_max: float = RUN_OPTION_DEFAULTS["p_max"]
+    p_step: float = RUN_OPTION_DEFAULTS["p_step"]
+    p_target: float = RUN_OPTION_DEFAULTS["p_target"]
     extra: dict = field(default_factory=dict, compare=False)
 
     def __post_init__(self):
@@ -115,7 +116,7 @@ class GridSpec:
             raise ConfigError(f"grid mode must be 'kgrid' or 'pgrid', got {self.mode!r}")
         for name in ("k_min", "k_max", "k_step"):
             value = getattr(self, name)
-            if not _is_integer(value) or value < 1:
+            if not is_integer(value) or value < 1:
                 raise ConfigError("must be a positive integer", field=name, found=repr(value))
         if self.k_min > self.k_max:
             raise ConfigError("k_min is larger than k_max", field="k_min",
@@ -129,6 +130,3 @@ class GridSpec:
             return {"k_min": self.k_min, "k_max": self.k_max, "k_step": self.k_step}
         return {"p_min": self.p_min, "p_max": self.p_max, "p_step": self.p_step, "p_target": self.p_target}
 
-
-def _is_integer(value: Any) -> bool:
-    return isinstance(value, Integral) and not isinstance(value, bool)

@@ -18,14 +18,11 @@ import pandas as pd
 from ..cli import run_main
 from ..errors import ConfigError, DataError
 from ..fileio import dumps_json
+from ..limits import MAX_HEADER_CHARS, MAX_SCORE_BYTES
 from ..report.output import prepare_output_folder
 from .compare import compare_methods
 from .ranks import average_ranks, check_score_matrix
 
-#: Longest header row read when looking for repeated method names.
-MAX_HEADER_CHARS = 1 << 20
-#: Largest score table read (one row per data set: a few KB).
-MAX_SCORE_BYTES = 16 * 2**20
 
 
 def read_score_csv(path: str | Path) -> pd.DataFrame:

@@ -11,10 +11,12 @@ import warnings
 from pathlib import Path
 from typing import Sequence
 
-from ...cli import SEED_BOUNDS, Bounds, check_option_bounds, run_main
+from ...cli import check_option_bounds, run_main
 from ...errors import ConfigError, DataError
 from ...fileio import atomic_write_json
+from ...limits import SEED_RANGE
 from ...names import validate_name
+from ...validation import option_range
 from ..devices import DEVICE_CHOICES, resolve_device
 from ..load_limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_ELEMENTS, LoadLimits
 from ..user_files import output_file, output_folder
@@ -333,14 +335,15 @@ def _cmd_models(args) -> int:
 #: Ranges of the counts and seeds given on the command line, checked before anything is read or
 #: allocated (resample counts bounded so that no run allocates without limit); the study's own
 #: settings (alpha, eps, phi) are checked where they are defined (checks.py).
-OPTION_BOUNDS = {"--permutations": Bounds(1, 1_000_000), "--bootstrap": Bounds(1, 1_000_000),
-                 "--effect-bootstrap": Bounds(1, 1_000_000), "--stats-seed": SEED_BOUNDS,
-                 "--split-seed": SEED_BOUNDS, "--seeds": SEED_BOUNDS, "--sequences": Bounds(1, 1_000_000),
-                 "--length": Bounds(1, 1_000_000), "--data-seed": SEED_BOUNDS, "--epochs": Bounds(1, 10_000),
-                 "--train-stride": Bounds(1, 1_000_000), "--latency-calls": Bounds(1, 1_000_000),
-                 "--threads": Bounds(1, 1024), "--repeats": Bounds(1, 100_000), "--seed": SEED_BOUNDS,
-                 "--batch-size": Bounds(1, 1_000_000), "--max-bytes": Bounds(1, 2**62),
-                 "--max-elements": Bounds(1, 2**62)}
+OPTION_BOUNDS = {"--permutations": option_range(1, 1_000_000), "--bootstrap": option_range(1, 1_000_000),
+                 "--effect-bootstrap": option_range(1, 1_000_000), "--stats-seed": SEED_RANGE,
+                 "--split-seed": SEED_RANGE, "--seeds": SEED_RANGE, "--sequences": option_range(1, 1_000_000),
+                 "--length": option_range(1, 1_000_000), "--data-seed": SEED_RANGE,
+                 "--epochs": option_range(1, 10_000),
+                 "--train-stride": option_range(1, 1_000_000), "--latency-calls": option_range(1, 1_000_000),
+                 "--threads": option_range(1, 1024), "--repeats": option_range(1, 100_000), "--seed": SEED_RANGE,
+                 "--batch-size": option_range(1, 1_000_000), "--max-bytes": option_range(1, 2**62),
+                 "--max-elements": option_range(1, 2**62)}
 
 _COMMANDS = {"split": _cmd_split, "train": _cmd_train, "evaluate": _cmd_evaluate,
              "make-synthetic": _cmd_make_synthetic, "analyze": _cmd_analyze, "demo": _cmd_demo, "calibrate": _cmd_calibrate, "models": _cmd_models}
