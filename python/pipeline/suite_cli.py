@@ -6,7 +6,6 @@ import argparse
 import dataclasses
 import itertools
 import math
-import os
 import re
 import sys
 import time
@@ -14,14 +13,13 @@ from numbers import Real
 from pathlib import Path
 from typing import Sequence
 
-from .cli import Bounds, check_option_bounds
+from .cli import Bounds, add_code_options, check_option_bounds, use_matlab_dir
 from .data.folds import discover_datasets, list_fold_indices
 from .data.splits import MAX_FOLDS
 from .documents import CONFIG_LIMITS, read_document
 from .engines import ENGINES, EVALUATORS
 from .errors import ConfigError, StorageError
 from .limits import MAX_CLAIM_STALE_AFTER, MAX_MLKNN_K, MAX_MLKNN_SMOOTH, MAX_TASK_TIMEOUT, MAX_TASKS_LIMIT
-from .locations import MATLAB_DIR_VARIABLE, matlab_dir
 from .methods import available_methods, get_method
 from .names import validate_name
 from .runner.claims import DEFAULT_STALE_AFTER
@@ -136,23 +134,6 @@ def build_parser(prog: str, mode: str | None, rank: bool) -> argparse.ArgumentPa
                         help="refuse a run of more tasks (methods x sweep combinations x datasets x folds)")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     return parser
-
-
-def add_code_options(parser: argparse.ArgumentParser) -> None:
-    """``--plugins`` and ``--matlab-dir``, shared with ``pipeline.paper`` and ``pipeline.methods``."""
-    parser.add_argument("--plugins", nargs="+", default=[], metavar="DIR",
-                        help="plug-in folders: every *.py MethodSpec and every NAME.m with the method signature "
-                             "in them is a method (docs/plugins.md)")
-    parser.add_argument("--matlab-dir", type=Path, default=None,
-                        help=f"the MATLAB/Octave code folder to use (default: ${MATLAB_DIR_VARIABLE}, else the "
-                             "installed package's copy, else the checkout's matlab/)")
-
-
-def use_matlab_dir(args: argparse.Namespace) -> None:
-    """``--matlab-dir``: the code folder of this process and of the workers it starts."""
-    if args.matlab_dir is not None:
-        os.environ[MATLAB_DIR_VARIABLE] = str(args.matlab_dir.resolve())
-        matlab_dir()  # a folder without the code is said now, before any work
 
 
 def use_code_options(args: argparse.Namespace, engine: str, timeout: float) -> tuple[tuple[str, ...], dict]:

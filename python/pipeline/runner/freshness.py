@@ -15,9 +15,11 @@ from ..data.folds import sha256_file
 from ..documents import read_result_file
 from ..errors import ConfigError, DataError, PipelineError
 from ..evaluation.metrics import METRICS
-from ..result_schema import Provenance, absent_metrics, read_metrics_file, read_ranking_record
 from .fingerprint import changed_files
 from .store import ResultStore, TaskFiles
+
+# The record schemas (pydantic, about half a second to import) are imported by the functions that
+# read records: every command line imports the runner at start.
 
 
 def ranking_staleness(store: ResultStore, files: TaskFiles, d: int, params: dict, method_code: dict,
@@ -27,6 +29,8 @@ def ranking_staleness(store: ResultStore, files: TaskFiles, d: int, params: dict
     ``selected_by``: how the parameters were chosen (a tuned method's ``"inner validation"``), which
     the ranking's record must say too.
     """
+    from ..result_schema import read_ranking_record
+
     if not store.has_ranking(files, d):
         return "no ranking yet"
     if not files.ranking_record.is_file():
@@ -58,6 +62,8 @@ def metrics_staleness(files: TaskFiles, mode: str, expected: dict, evaluator: st
         If the file was made with other settings (ML-kNN, grid or parameters), ``overwrite`` is off
         and ``replaced_by`` is None: keeping both would mix settings in one results folder.
     """
+    from ..result_schema import Provenance, absent_metrics, read_metrics_file
+
     path = files.metrics(mode)
     if not path.is_file():
         return "no metrics yet"

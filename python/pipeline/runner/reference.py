@@ -21,11 +21,13 @@ from ..data.folds import fold_path, load_fold, sha256_file
 from ..errors import ConfigError, DataError
 from ..evaluation.metrics import LATER_METRICS, METRICS
 from ..fileio import atomic_write_json, remove_abandoned_temporaries
-from ..result_schema import ALL_FEATURES_SCHEMA, Provenance, read_all_features_file
 from .fingerprint import changed_files, evaluator_fingerprint
 from .freshness import sha256_or_none, unreadable
 from .records import runtime_versions
 from .tasks import Task
+
+# The record schemas (pydantic, about half a second to import) are imported by the functions that
+# read records: every command line imports the runner at start.
 
 
 def reference_task(dataset: str, fold: int) -> Task:
@@ -47,6 +49,8 @@ def reference_staleness(path: Path, fold_file: Path, mlknn: dict, evaluator: str
     ConfigError
         If the file was made with other ML-kNN settings and ``overwrite`` is off (as for metrics files).
     """
+    from ..result_schema import Provenance, read_all_features_file
+
     if not path.is_file():
         return "no metrics yet"
     try:
@@ -86,6 +90,8 @@ def run_reference(task: Task, settings, bench, reason: str | None) -> dict:
 
     ``bench`` is the worker's :class:`~pipeline.runner.run.Workbench` (its evaluator and git state).
     """
+    from ..result_schema import ALL_FEATURES_SCHEMA
+
     path = all_features_path(settings.results_dir, task.dataset, task.fold)
     remove_abandoned_temporaries(path, unnamed_after=0.0)
     fold_file = fold_path(settings.data_dir, task.dataset, task.fold)

@@ -24,12 +24,14 @@ from ..errors import DataError, EngineError, PipelineError
 from ..fileio import atomic_write_json, dumps_json, remove_abandoned_temporaries
 from ..methods import get_method
 from ..rankings import validate_ranking
-from ..result_schema import CANDIDATE_SCHEMA, candidate_file_data, read_candidate_file
 from .fingerprint import changed_files, evaluator_fingerprint, method_fingerprint
 from .freshness import unreadable
 from .inner import best_candidate, criterion_scores, fold_training_sha256
 from .records import union_of_k
 from .tasks import Task
+
+# The record schemas (pydantic, about half a second to import) are imported by the functions that
+# read records: every command line imports the runner at start.
 
 #: What the final records say about parameters chosen by this module.
 SELECTED_BY_INNER = "inner validation"
@@ -75,6 +77,8 @@ def plan_candidate(task: Task, settings) -> CandidatePlan:
 
 
 def _candidate_staleness(path: Path, expected: dict, code: dict) -> str | None:
+    from ..result_schema import read_candidate_file
+
     if not path.is_file():
         return "no candidate scores yet"
     try:
@@ -98,6 +102,8 @@ def _candidate_staleness(path: Path, expected: dict, code: dict) -> str | None:
 
 def run_candidate(task: Task, settings, bench) -> tuple[str, str]:
     """Bring one candidate's record up to date; return (status, reason). Call holding its claim."""
+    from ..result_schema import CANDIDATE_SCHEMA
+
     plan = plan_candidate(task, settings)
     remove_abandoned_temporaries(plan.path, unnamed_after=0.0)  # a killed writer's, as for ordinary tasks
     if plan.reason is None:
@@ -152,6 +158,8 @@ def select(results_dir: str | Path, candidates: list[Task], settings, *, record:
     Returns the chosen parameter overrides, or None while a candidate's record is missing or stale.
     The record is rewritten only when its content changes, so a rerun leaves it byte-identical.
     """
+    from ..result_schema import candidate_file_data
+
     plans = [plan_candidate(task, settings) for task in candidates]
     if any(plan.reason is not None for plan in plans):
         return None
