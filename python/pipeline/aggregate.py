@@ -22,10 +22,9 @@ import math
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import TYPE_CHECKING, Iterable, Sequence
 
 import numpy as np
-import pandas as pd
 
 from .errors import ConfigError, DataError
 from .evaluation.grids import p_target_index
@@ -33,9 +32,14 @@ from .evaluation.metrics import HIGHER_IS_BETTER, LATER_METRICS, METRIC_SPECS, M
 from .names import validate_name
 from .results.layout import (GRIDS, all_features_path, metrics_glob, metrics_name, metrics_name_pattern,
                              ranking_record_name, seed_folder)
-from .results.schema import (SETTINGS_FIELDS, MetricsFile, absent_metrics, read_all_features_file,
-                             read_metrics_file, read_ranking_record)
 from .validation import shorten
+
+# The record schemas (pydantic, about half a second to import) are imported by the functions that
+# read records: the runner imports this module, and so does every command line at start.
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from .results.schema import MetricsFile
 
 LOWER_IS_BETTER = frozenset(m for m in METRICS if not HIGHER_IS_BETTER[m])
 METRIC_DISPLAY = {metric.key: metric.display for metric in METRIC_SPECS}
@@ -125,6 +129,8 @@ def _selection_check(record: MetricsFile) -> SelectionCheck | None:
 
 
 def _seed_spread(record: MetricsFile, size: int) -> SeedSpread | None:
+    from .results.schema import absent_metrics
+
     if record.seeds is None:
         return None
     absent = absent_metrics(record)
@@ -142,6 +148,8 @@ def _curve(values: list) -> np.ndarray:
 def read_fold_result(path: str | Path, method: str, dataset: str, fold: int, grid: str) -> FoldResult:
     """Read one ``_kgrid_metrics.json`` / ``_pgrid_metrics.json`` file, validated by its schema
     (:mod:`pipeline.results.schema`) and against the names of its path."""
+    from .results.schema import absent_metrics, read_metrics_file
+
     path = Path(path)
     record = read_metrics_file(path, grid)
     _check_own_names(record, path, {"method": method, "dataset": dataset, "fold": fold})
@@ -181,6 +189,8 @@ def _check_own_names(record: MetricsFile, path: Path, names: dict) -> None:
 
 def _settings(record: MetricsFile) -> str:
     """The settings results must share to be compared (the grid's and ML-kNN's), as canonical JSON."""
+    from .results.schema import SETTINGS_FIELDS
+
     settings = {}
     for key in SETTINGS_FIELDS:
         value = getattr(record, key)
@@ -359,19 +369,27 @@ def _table_target(results: ResultSet, p_target: float | None) -> float | None:
     return p_target if results.grid == "pgrid" else None
 
 
+def tidy_frame(rows: list[tuple]) -> pd.DataFrame:
+    """A frame of :data:`TIDY_COLUMNS` from ``(dataset, method, fold, metric, value)`` rows."""
+    # pandas takes about a second to import: a command that makes no table (a run) does not pay it
+    import pandas as pd
+
+    return pd.DataFrame(rows, columns=TIDY_COLUMNS)
+
+
 def fold_table(results: ResultSet, *, p_target: float | None = None) -> pd.DataFrame:
     """Tidy per-fold scalars: columns dataset, method, fold, metric, value."""
     target = _table_target(results, p_target)
     rows = [(d, m, f, metric, fold_scalar(r, metric, p_target=target))
             for (m, d, f), r in results.results.items() for metric in METRICS]
-    return pd.DataFrame(rows, columns=TIDY_COLUMNS)
+    return tidy_frame(rows)
 
 
 def time_table(results: ResultSet) -> pd.DataFrame:
     """Tidy ranking times (metric ``time_rank_seconds``) of the files that carry one."""
     rows = [(d, m, f, TIME_FIELD, r.time_rank_seconds) for (m, d, f), r in results.results.items()
             if r.time_rank_seconds is not None]
-    return pd.DataFrame(rows, columns=TIDY_COLUMNS)
+    return tidy_frame(rows)
 
 
 def seed_spread_table(results: ResultSet, *, p_target: float | None = None) -> pd.DataFrame:
@@ -389,7 +407,7 @@ def seed_spread_table(results: ResultSet, *, p_target: float | None = None) -> p
             std = (r.seed_spread.grid_mean_std[metric] if target is None
                    else float(r.seed_spread.curve_std[metric][r.summary_points(target)][0]))
             rows.append((d, m, f, metric, std))
-    return pd.DataFrame(rows, columns=TIDY_COLUMNS)
+    return tidy_frame(rows)
 
 
 def seed_runs(results: ResultSet) -> dict[str, dict[tuple[int, ...] | None, int]]:
@@ -527,10 +545,12 @@ def read_all_features(results_dir: str | Path, datasets: Sequence[str],
             if path.is_file():
                 values = _read_all_features_file(path, dataset, fold)
                 rows += [(dataset, "", fold, metric, values[metric]) for metric in METRICS]
-    return pd.DataFrame(rows, columns=TIDY_COLUMNS)
+    return tidy_frame(rows)
 
 
 def _read_all_features_file(path: Path, dataset: str, fold: int) -> dict[str, float]:
+    from .results.schema import read_all_features_file
+
     record = read_all_features_file(path)
     if record.dataset != dataset or record.fold != fold:
         raise DataError("file name and content disagree", file=path, field="dataset/fold",
@@ -562,6 +582,8 @@ def ranking_engines(results: ResultSet) -> dict[tuple[str, str, int], str]:
 def _record_engine(path: Path) -> str | None:
     """The engine a ranking record names; None when it is absent or unreadable (the caption then
     says the engine is not known, nothing fails)."""
+    from .results.schema import read_ranking_record
+
     try:
         return read_ranking_record(path).engine if path.is_file() else None
     except DataError:
@@ -569,6 +591,8 @@ def _record_engine(path: Path) -> str | None:
 
 
 def _provenance_engine(path: Path) -> str | None:
+    from .results.schema import read_metrics_file
+
     try:
         provenance = read_metrics_file(path).provenance
     except DataError:

@@ -12,9 +12,11 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from pathlib import Path
 from typing import Callable, Sequence
 
 from .errors import ConfigError, PipelineError
+from .locations import MATLAB_DIR_VARIABLE, matlab_dir
 from .validation import Interval
 
 BROKEN_PIPE_EXIT = 128 + 13  # killed by SIGPIPE, the status shells report for `yes | head`
@@ -37,6 +39,23 @@ def run_main(main: Callable[[Sequence[str] | None], int | None], argv: Sequence[
         print("interrupted", file=sys.stderr)
         return 130
     return int(code or 0)
+
+
+def add_code_options(parser: argparse.ArgumentParser) -> None:
+    """``--plugins`` and ``--matlab-dir``, of the run commands, ``pipeline.paper`` and ``pipeline.methods``."""
+    parser.add_argument("--plugins", nargs="+", default=[], metavar="DIR",
+                        help="plug-in folders: every *.py MethodSpec and every NAME.m with the method signature "
+                             "in them is a method (docs/plugins.md)")
+    parser.add_argument("--matlab-dir", type=Path, default=None,
+                        help=f"the MATLAB/Octave code folder to use (default: ${MATLAB_DIR_VARIABLE}, else the "
+                             "installed package's copy, else the checkout's matlab/)")
+
+
+def use_matlab_dir(args: argparse.Namespace) -> None:
+    """``--matlab-dir``: the code folder of this process and of the workers it starts."""
+    if args.matlab_dir is not None:
+        os.environ[MATLAB_DIR_VARIABLE] = str(args.matlab_dir.resolve())
+        matlab_dir()  # a folder without the code is said now, before any work
 
 
 def check_option_bounds(args: argparse.Namespace, bounds: dict[str, Interval]) -> None:

@@ -6,13 +6,12 @@ import argparse
 import dataclasses
 import itertools
 import math
-import os
 import re
 from numbers import Real
 from pathlib import Path
 from typing import Sequence
 
-from .cli import check_option_bounds
+from .cli import add_code_options, check_option_bounds, use_matlab_dir
 from .data.folds import discover_datasets, list_fold_indices
 from .definitions import RUN_OPTION_DEFAULTS
 from .documents import CONFIG_LIMITS, read_document
@@ -20,7 +19,6 @@ from .engines import ENGINES, EVALUATORS
 from .errors import ConfigError
 from .limits import (CLAIM_STALE_AFTER, FOLD_COUNT, JOB_COUNT, MAX_PARAMS_FILE_BYTES, RUN_OPTION_RANGES, TASK_COUNT,
                      TASK_TIMEOUT)
-from .locations import MATLAB_DIR_VARIABLE, matlab_dir
 from .methods import available_methods, get_method
 from .names import validate_name
 from .results.layout import task_files, variant_folder
@@ -133,23 +131,6 @@ def build_parser(prog: str, mode: str | None, rank: bool) -> argparse.ArgumentPa
                         help="refuse a run of more tasks (methods x sweep combinations x datasets x folds)")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     return parser
-
-
-def add_code_options(parser: argparse.ArgumentParser) -> None:
-    """``--plugins`` and ``--matlab-dir``, shared with ``pipeline.paper`` and ``pipeline.methods``."""
-    parser.add_argument("--plugins", nargs="+", default=[], metavar="DIR",
-                        help="plug-in folders: every *.py MethodSpec and every NAME.m with the method signature "
-                             "in them is a method (docs/plugins.md)")
-    parser.add_argument("--matlab-dir", type=Path, default=None,
-                        help=f"the MATLAB/Octave code folder to use (default: ${MATLAB_DIR_VARIABLE}, else the "
-                             "installed package's copy, else the checkout's matlab/)")
-
-
-def use_matlab_dir(args: argparse.Namespace) -> None:
-    """``--matlab-dir``: the code folder of this process and of the workers it starts."""
-    if args.matlab_dir is not None:
-        os.environ[MATLAB_DIR_VARIABLE] = str(args.matlab_dir.resolve())
-        matlab_dir()  # a folder without the code is said now, before any work
 
 
 def use_code_options(args: argparse.Namespace, engine: str, timeout: float) -> tuple[tuple[str, ...], dict]:

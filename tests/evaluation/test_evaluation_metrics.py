@@ -11,6 +11,7 @@ from sklearn import metrics as skm
 
 from pipeline.errors import DataError
 from pipeline.evaluation import metrics as M
+from pipeline.evaluation.ordered_sums import pairwise_sum
 
 SETTINGS = settings(max_examples=60, deadline=None)
 
@@ -243,4 +244,4 @@ def test_bad_metric_inputs(call, text):
 def test_pairwise_sum_is_numpys_sum_to_the_bit(values, offset):
     """The AP kernel sums in NumPy's pairwise order, which mlfs_np_sum.m mirrors in Octave."""
     padded = np.concatenate([np.full(offset, 7.0), np.array(values, dtype=np.float64)])
-    assert M.pairwise_sum(padded, offset, len(values)) == np.sum(padded[offset:])
+    assert pairwise_sum(padded, offset, len(values)) == np.sum(padded[offset:])

@@ -97,7 +97,7 @@ def test_full_disk_at_start_exits_2_and_writes_nothing(tmp_path, small_disk, cap
 
 def test_disk_filling_up_mid_run_fails_that_task_and_stops_cleanly(tmp_path, small_disk, capsys):
     folds = make_fold_dir(tmp_path / "folds", n_folds=8)
-    disk = small_disk(8 * PAGE)  # room for the manifest and a task or two, not for eight
+    disk = small_disk(9 * PAGE)  # room for the manifest and a task or two, not for eight
     results = disk.path / "res"
     code = _run(folds, results)
     err = capsys.readouterr().err

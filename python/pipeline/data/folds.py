@@ -34,7 +34,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import scipy.io
 
 from ..errors import ConfigError, DataError
 from ..names import validate_name
@@ -261,6 +260,8 @@ def _read_mat(path: Path, max_bytes: int) -> dict:
     if not path.is_file():
         raise DataError("fold file not found", file=path)
     check_declared_matrices(path, read_mat_headers(path), FOLD_KEYS, max_bytes)
+    import scipy.io  # here, not with the module: about 1 s that a command reading no MAT file should not pay
+
     try:
         return scipy.io.loadmat(path, variable_names=FOLD_KEYS)
     except Exception as exc:  # SciPy raises ValueError, TypeError, OSError... on bad files

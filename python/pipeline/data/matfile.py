@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Mapping
 
 import numpy as np
-import scipy.io
 
 from ..fileio import atomic_write_bytes
 
@@ -38,6 +37,8 @@ def mat_bytes(variables: Mapping[str, np.ndarray]) -> bytes:
     bytes
         The complete file content; identical for identical inputs (and zlib version).
     """
+    import scipy.io  # here, not with the module: about 1 s that a command writing no MAT file should not pay
+
     buffer = io.BytesIO()
     scipy.io.savemat(buffer, dict(variables), do_compression=True, format="5", oned_as="column")
     content = bytearray(buffer.getvalue())

@@ -24,7 +24,6 @@ from pathlib import Path
 
 import arff
 import numpy as np
-import scipy.io
 
 from ..errors import DataError
 from .matheader import byte_limit, check_declared_matrices, read_mat_headers
@@ -130,6 +129,8 @@ def _load_mat(path: Path, keys: tuple[str, ...]) -> dict:
     if not path.is_file():
         raise DataError("file not found", file=path)
     check_declared_matrices(path, read_mat_headers(path), keys, byte_limit())
+    import scipy.io  # here, not with the module: about 1 s that a command reading no MAT file should not pay
+
     try:
         return scipy.io.loadmat(path, variable_names=keys)
     except Exception as exc:  # SciPy raises several types for unreadable files

@@ -10,11 +10,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-from sklearn.base import TransformerMixin
-from sklearn.preprocessing import FunctionTransformer, MinMaxScaler, StandardScaler
 
 from ..errors import ConfigError
+
+if TYPE_CHECKING:
+    from sklearn.base import TransformerMixin
 
 SCALERS = ("minmax", "zscore", "none")
 
@@ -26,6 +29,9 @@ def make_scaler(kind: str, *, clip_test: bool = False) -> TransformerMixin:
     if clip_test and kind != "minmax":
         raise ConfigError("clipping applies to the minmax scaler only", field="clip_test",
                           found=f"scaler {kind!r}")
+    # scikit-learn takes about 2 s to import: only a command that scales a fold pays it
+    from sklearn.preprocessing import FunctionTransformer, MinMaxScaler, StandardScaler
+
     if kind == "minmax":
         return MinMaxScaler(feature_range=(0, 1), clip=clip_test)
     if kind == "zscore":

@@ -24,7 +24,6 @@ from dataclasses import dataclass
 from typing import Iterator
 
 import numpy as np
-from skmultilearn.model_selection import IterativeStratification
 
 from ..errors import ConfigError
 from ..limits import MAX_FOLDS, MAX_SEED
@@ -87,18 +86,29 @@ def stratified_splits(Y: np.ndarray, *, mode: str, n_folds: int, seed: int,
 
 def _kfold(Y: np.ndarray, n_folds: int, seed: int) -> list[Split]:
     perm = np.random.RandomState(seed).permutation(Y.shape[0])
-    stratifier = IterativeStratification(n_splits=n_folds, order=1,
-                                         sample_distribution_per_fold=[1.0 / n_folds] * n_folds)
+    stratifier = _iterative_stratification(n_splits=n_folds, order=1,
+                                           sample_distribution_per_fold=[1.0 / n_folds] * n_folds)
     with seeded_global_numpy_rng(seed):
         parts = list(stratifier.split(np.zeros((Y.shape[0], 1)), Y[perm]))
     return [Split(train=perm[train].astype(np.int64), test=perm[test].astype(np.int64), seed=seed)
             for train, test in parts]
 
 
+def _iterative_stratification(**settings):
+    """scikit-multilearn's ``IterativeStratification(**settings)``.
+
+    Imported here, not with the module: it imports scikit-learn (about 2 s), which every command
+    that only needs this module's constants (``MAX_FOLDS``) would otherwise pay at start.
+    """
+    from skmultilearn.model_selection import IterativeStratification
+
+    return IterativeStratification(**settings)
+
+
 def _holdout(Y: np.ndarray, test_size: float, seed: int) -> Split:
     perm = np.random.RandomState(seed).permutation(Y.shape[0])
-    stratifier = IterativeStratification(n_splits=2, order=2,
-                                         sample_distribution_per_fold=[test_size, 1.0 - test_size])
+    stratifier = _iterative_stratification(n_splits=2, order=2,
+                                           sample_distribution_per_fold=[test_size, 1.0 - test_size])
     with seeded_global_numpy_rng(seed):
         train, test = next(stratifier.split(np.zeros((Y.shape[0], 1)), Y[perm]))
     return Split(train=perm[train].astype(np.int64), test=perm[test].astype(np.int64), seed=seed)

@@ -5,5 +5,6 @@
   scikit-learn-style :class:`~.mlknn.MLkNN`;
 - :mod:`.neighbours` — the exact (canonical distance, index) neighbour rule and its fast path;
 - :mod:`.metrics` — the metrics, their one definition ``METRIC_SPECS`` and ``METRICS``,
-  ``HIGHER_IS_BETTER``, ``METRIC_CONVENTIONS`` derived from it.
+  ``HIGHER_IS_BETTER``, ``METRIC_CONVENTIONS`` derived from it;
+- :mod:`.ordered_sums` — the Numba kernels of the average precisions (NumPy's pairwise sum).
 """

@@ -19,7 +19,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from ..cli import run_main
+from ..cli import add_code_options, run_main, use_matlab_dir
 from ..data.folds import load_fold
 from ..data.scaling import scale_fold
 from ..data.synthetic import make_demo_dataset
@@ -28,7 +28,6 @@ from ..errors import ConfigError, PipelineError
 from ..locations import CHECKOUT_MATLAB_DIR
 from ..rankings import check_ranking_sorts_scores, validate_ranking, validate_scores
 from ..runner.plugins import activate_plugins, check_runnable, engine_options, plugin_paths
-from ..suite_cli import add_code_options, use_matlab_dir
 from . import available_methods, get_method, origin_of
 from .base import MethodSpec
 

@@ -7,12 +7,13 @@ order (named in the docstrings), so the two engines agree to rounding level.
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
 from numpy.linalg import LinAlgError
-from scipy.linalg import cho_factor, cho_solve
-from scipy.spatial.distance import cdist
 
 from ..errors import ConfigError, DataError
+
+# The methods import SciPy inside the functions that use it: every command that lists the methods
+# (their --help, `python -m pipeline.methods list`) imports these modules, and SciPy's sparse,
+# linalg and spatial modules take longer to import than NumPy itself.
 
 MATLAB_EPS = float(np.finfo(np.float64).eps)
 #: Below this share of non-zero entries a feature matrix is multiplied as a sparse matrix.
@@ -77,11 +78,15 @@ def sparse_if_mostly_zero(X: np.ndarray):
     Speed only: the text data sets are 92-99 % zeros, and a product with the sparse form skips
     them (the same products up to the order of the additions). Twin: ``mlfs_sparse_if_mostly_zero.m``.
     """
+    import scipy.sparse as sp
+
     return sp.csr_matrix(X) if np.count_nonzero(X) < SPARSE_DENSITY * X.size else X
 
 
 def gram_operand(X: np.ndarray):
     """X (n, d) as a CSR matrix when under :data:`SPARSE_GRAM_DENSITY` of it is non-zero, else X."""
+    import scipy.sparse as sp
+
     return sp.csr_matrix(X) if np.count_nonzero(X) < SPARSE_GRAM_DENSITY * X.size else X
 
 
@@ -92,6 +97,8 @@ def gram_matrix(X, row_scale: np.ndarray | None = None) -> np.ndarray:
     product of the array, or the sparse product (the same sums in another order). Twin:
     ``mlfs_gram_matrix.m``.
     """
+    import scipy.sparse as sp
+
     if sp.issparse(X):
         scaled = X if row_scale is None else sp.diags(row_scale) @ X
         return (scaled.T @ scaled).toarray()
@@ -102,6 +109,8 @@ def gram_matrix(X, row_scale: np.ndarray | None = None) -> np.ndarray:
 def solve_symmetric(system: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     """system⁻¹ rhs for a symmetric system (d, d): by Cholesky, or by LU when the system is not
     positive definite, as MATLAB's and Octave's ``\\`` do for a symmetric matrix."""
+    from scipy.linalg import cho_factor, cho_solve
+
     try:
         factor = cho_factor(system, lower=False, check_finite=False)
     except LinAlgError:
@@ -142,6 +151,8 @@ def column_distances(X: np.ndarray) -> np.ndarray:
     Direct differences (not the |a|^2+|b|^2-2ab expansion) give exact zeros for identical
     columns, as MATLAB's pdist2 does. Twin: ``mlfs_pdist2(X', X', 'euclidean')``.
     """
+    from scipy.spatial.distance import cdist
+
     return cdist(X.T, X.T, metric="euclidean")
 
 

@@ -24,7 +24,6 @@ builds and never uses is not reproduced; the data loading and label conversion a
 from __future__ import annotations
 
 import numpy as np
-from scipy.linalg import solve_sylvester
 
 from ..definitions import method_ranges
 from ..errors import ConfigError, DataError
@@ -113,6 +112,8 @@ def feature_scores(X: np.ndarray, Y: np.ndarray, params: dict) -> tuple[np.ndarr
 
     Returns the (d,) scores and info: ``sylvester_residual`` = |(I+αFF)W + βW LL - FL|_F / |FL|_F.
     """
+    from scipy.linalg import solve_sylvester  # imported here, not with the module: see _common.py
+
     alpha, beta, num_bins = float(params["alpha"]), float(params["beta"]), params["num_bins"]
     if not (float(num_bins).is_integer() and num_bins >= 2):
         raise ConfigError("GRRO needs an integer number of bins >= 2", field="num_bins", found=num_bins)

@@ -36,8 +36,9 @@ Labels are {0,1} (the demo's data may hold ±1).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-import scipy.sparse as sp
 
 from ..definitions import method_ranges
 from ..errors import ConfigError, DataError
@@ -45,6 +46,9 @@ from ._common import gram_operand, sparse_if_mostly_zero
 from ._divergence import DEFAULT_LIMIT, check_iterates, check_limit
 from .base import MethodSpec
 from .starts import UniformStream
+
+if TYPE_CHECKING:
+    import scipy.sparse as sp
 
 SAMPLE_NEIGHBOURS = 5
 LABEL_NEIGHBOURS = 3
@@ -69,6 +73,8 @@ def heat_knn_graph(F: np.ndarray, k: int) -> sp.csr_matrix:
     (itself normally first) with weight exp(-dist/2), ranked by the snapped distance with ties to
     the lower index; then A = max(A, A'), with sorted column indices.
     """
+    import scipy.sparse as sp  # imported here, not with the module: see _common.py
+
     F = np.asarray(F, dtype=np.float64)
     N = F.shape[0]
     if N < k + 1:

@@ -33,7 +33,6 @@ learned graphs and active subspace are not in the public code, and the benchmark
 from __future__ import annotations
 
 import numpy as np
-from scipy.linalg import solve_sylvester
 
 from ..definitions import method_ranges
 from ..errors import ConfigError, DataError
@@ -77,6 +76,8 @@ def _check_params(params: dict, init: dict, n: int, d: int, n_labels: int) -> No
 
 def _subspace_step(X, dz, F, C, graphs, alpha, beta, gamma):
     """Step 4: solve U1 Q + Q U2 = 0; ConfigError if the Sylvester operator is singular."""
+    from scipy.linalg import solve_sylvester  # imported here, not with the module: see _common.py
+
     L_X, L_Y = graphs
     d = C.shape[0]
     M = np.linalg.solve(C, X.T @ (dz[:, None] * F))

@@ -40,7 +40,6 @@ stops a run whose iterates become non-finite or exceed ``divergence_limit`` (:mo
 from __future__ import annotations
 
 import numpy as np
-from scipy.linalg import cho_solve
 
 from ..definitions import method_ranges
 from ..errors import ConfigError, EngineError
@@ -82,6 +81,8 @@ def weight_step(XtX: np.ndarray, D: np.ndarray, gamma: float, rhs: np.ndarray, i
     divergence: EngineError when the Cholesky factorisation fails or its squared pivot ratio
     (min/max)² falls below :data:`PIVOT_RATIO_LIMIT`. Twin: the same lines in ``LSMFS.m``.
     """
+    from scipy.linalg import cho_solve  # imported here, not with the module: see _common.py
+
     scale = 1.0 / np.sqrt(D)
     system = scale[:, None] * XtX * scale[None, :]
     system[np.diag_indices(D.size)] += gamma

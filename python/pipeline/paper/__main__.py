@@ -12,18 +12,11 @@ import argparse
 from pathlib import Path
 from typing import Sequence
 
-from ..cli import check_option_bounds, run_main
-from ..data.registry import default_data_root
+from ..cli import add_code_options, check_option_bounds, run_main, use_matlab_dir
 from ..engines import ENGINES
 from ..limits import FOLD_COUNT, JOB_COUNT
 from ..runner.plugins import check_runnable
-from ..suite_cli import add_code_options, use_matlab_dir
 from ..suite_cli import DEFAULT_MAX_TASKS
-from .folds import check_folds
-from .run import PaperPaths, run_paper
-from .status import format_status, suite_status
-from .suite import load_suite
-from .tuning import check_inner_sizes, check_task_count
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -60,6 +53,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    # The suite's schema, the run and the tables import pydantic, SciPy, matplotlib and the rest:
+    # imported once the arguments are parsed, so --help and a usage error answer at once.
+    from ..data.registry import default_data_root
+    from .folds import check_folds
+    from .run import PaperPaths, run_paper
+    from .status import format_status, suite_status
+    from .suite import load_suite
+    from .tuning import check_inner_sizes, check_task_count
+
     check_option_bounds(args, {"--folds": FOLD_COUNT, "--jobs": JOB_COUNT})
     use_matlab_dir(args)
     suite = load_suite(args.suite, plugins=args.plugins, engine=args.engine).restricted(

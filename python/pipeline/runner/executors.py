@@ -21,8 +21,6 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Iterator
 
-from tqdm import tqdm
-
 from ..errors import ConfigError
 from ..fileio import remove_abandoned_scratch_dirs
 from ..limits import worker_count
@@ -215,6 +213,8 @@ def execute(executor, tasks: list[Task], progress: bool = True, stop: RunStop | 
     without it they are caught while the tasks run. ``on_outcome`` is called in the driver with each
     outcome as it arrives (e.g. to log it).
     """
+    from tqdm import tqdm  # here, not with the module, which every command line imports at start
+
     if stop is None:
         with RunStop() as own:
             return execute(executor, tasks, progress, own, on_outcome)

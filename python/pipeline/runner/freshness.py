@@ -13,7 +13,6 @@ from __future__ import annotations
 from ..errors import ConfigError
 from ..evaluation.metrics import METRICS
 from ..results.layout import TaskFiles
-from ..results.schema import Provenance, absent_metrics, read_metrics_file, read_ranking_record
 from ..results.staleness import code_changed, evaluator_changed, sha256_or_none, staleness
 from .store import ResultStore
 
@@ -29,6 +28,8 @@ def ranking_staleness(store: ResultStore, files: TaskFiles, d: int, params: dict
     ``selected_by``: how the parameters were chosen (a tuned method's ``"inner validation"``), which
     the ranking's record must say too.
     """
+    from ..results.schema import read_ranking_record  # pydantic: imported when a record is read
+
     if not store.has_ranking(files, d):
         return NO_RANKING
     return staleness(files.ranking_record, read_ranking_record, "ranking record",
@@ -54,6 +55,8 @@ def metrics_staleness(files: TaskFiles, mode: str, expected: dict, evaluator: st
         If the file was made with other settings (ML-kNN, grid or parameters), ``overwrite`` is off
         and ``replaced_by`` is None: keeping both would mix settings in one results folder.
     """
+    from ..results.schema import Provenance, read_metrics_file
+
     path = files.metrics(mode)
 
     def same_settings(record) -> str | None:
@@ -77,5 +80,7 @@ def metrics_staleness(files: TaskFiles, mode: str, expected: dict, evaluator: st
 
 def later_metrics_absent(record) -> str | None:
     """The reason for a metrics file made before the evaluator computed some of its metrics."""
+    from ..results.schema import absent_metrics
+
     absent = sorted(absent_metrics(record), key=METRICS.index)
     return f"made before the evaluator computed {', '.join(absent)}" if absent else None

@@ -21,7 +21,6 @@ from ..errors import ConfigError
 from ..evaluation.metrics import LATER_METRICS, METRICS
 from ..fileio import atomic_write_json, remove_abandoned_temporaries
 from ..results.layout import REFERENCE_FOLDER, all_features_path
-from ..results.schema import ALL_FEATURES_SCHEMA, Provenance, read_all_features_file
 from ..results.staleness import evaluator_changed, sha256_or_none, staleness
 from .fingerprint import evaluator_fingerprint
 from .freshness import NO_METRICS
@@ -48,6 +47,8 @@ def reference_staleness(path: Path, fold_file: Path, mlknn: dict, evaluator: str
     ConfigError
         If the file was made with other ML-kNN settings and ``overwrite`` is off (as for metrics files).
     """
+    from ..results.schema import Provenance, read_all_features_file  # pydantic: imported when a record is read
+
     def all_metrics(record) -> str | None:
         absent = [key for key in METRICS if key not in record.metrics]
         if not absent:
@@ -87,6 +88,8 @@ def run_reference(task: Task, settings, bench, reason: str | None) -> dict:
 
     ``bench`` is the worker's :class:`~pipeline.runner.run.Workbench` (its evaluator and git state).
     """
+    from ..results.schema import ALL_FEATURES_SCHEMA
+
     path = all_features_path(settings.results_dir, task.dataset, task.fold)
     remove_abandoned_temporaries(path, unnamed_after=0.0)
     fold_file = fold_path(settings.data_dir, task.dataset, task.fold)

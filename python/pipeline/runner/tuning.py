@@ -25,7 +25,6 @@ from ..fileio import atomic_write_json, dumps_json, remove_abandoned_temporaries
 from ..methods import get_method
 from ..rankings import validate_ranking
 from ..results.layout import candidate_id, candidate_path, tuning_path
-from ..results.schema import CANDIDATE_SCHEMA, candidate_file_data, read_candidate_file
 from ..results.staleness import code_changed, staleness
 from .fingerprint import evaluator_fingerprint, method_fingerprint
 from .inner import best_candidate, criterion_scores, fold_training_sha256
@@ -68,6 +67,8 @@ def plan_candidate(task: Task, settings) -> CandidatePlan:
 
 
 def _candidate_staleness(path: Path, expected: dict, code: dict) -> str | None:
+    from ..results.schema import read_candidate_file  # pydantic: imported when a record is read
+
     def same(key: str, reason: str):
         return lambda record: None if getattr(record, key) == expected[key] else reason
 
@@ -86,6 +87,8 @@ def _candidate_staleness(path: Path, expected: dict, code: dict) -> str | None:
 
 def run_candidate(task: Task, settings, bench) -> tuple[str, str]:
     """Bring one candidate's record up to date; return (status, reason). Call holding its claim."""
+    from ..results.schema import CANDIDATE_SCHEMA
+
     plan = plan_candidate(task, settings)
     remove_abandoned_temporaries(plan.path, unnamed_after=0.0)  # a killed writer's, as for ordinary tasks
     if plan.reason is None:
@@ -140,6 +143,8 @@ def select(results_dir: str | Path, candidates: list[Task], settings, *, record:
     Returns the chosen parameter overrides, or None while a candidate's record is missing or stale.
     The record is rewritten only when its content changes, so a rerun leaves it byte-identical.
     """
+    from ..results.schema import candidate_file_data
+
     plans = [plan_candidate(task, settings) for task in candidates]
     if any(plan.reason is not None for plan in plans):
         return None
