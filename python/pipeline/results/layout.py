@@ -149,3 +149,8 @@ def is_seed_folder(folder: str) -> bool:
 def variant_method(folder: str) -> str:
     """The method a results folder belongs to (the folder's name before its variant's values)."""
     return folder.split(_VARIANT_SEPARATOR)[0]
+
+
+def mlknn_settings(k: int, smooth: float) -> dict:
+    """The ML-kNN settings as every record holds them (``mlknn``): neighbours ``num`` and ``smooth``."""
+    return {"num": int(k), "smooth": float(smooth)}

@@ -39,11 +39,6 @@ CANDIDATE_SCHEMA = "mlfs-bench/tuning-candidate/1"
 SELECTION_FIELDS = ("n_constant_selected", "degenerate", "n_constant_features")
 
 
-def mlknn_settings(k: int, smooth: float) -> dict:
-    """The ML-kNN settings as every record holds them (``mlknn``): neighbours ``num`` and ``smooth``."""
-    return {"num": int(k), "smooth": float(smooth)}
-
-
 class _Record(BaseModel):
     """A result file: strict types for the declared keys, other keys kept as they are."""
 
@@ -210,7 +205,7 @@ class AllFeaturesFile(_Record):
     @model_validator(mode="before")
     @classmethod
     def _neighbours_named_num(cls, data: Any) -> Any:
-        """Reference files written before the ML-kNN settings had one definition (:func:`mlknn_settings`)
+        """Reference files written before the ML-kNN settings had one definition (:func:`~pipeline.results.layout.mlknn_settings`)
         named the neighbours ``k``: read as ``num``, so they compare equal and stay fresh."""
         mlknn = data.get("mlknn") if isinstance(data, dict) else None
         if isinstance(mlknn, dict) and "k" in mlknn and "num" not in mlknn:

@@ -20,8 +20,7 @@ from ..engines import make_engine, make_evaluator
 from ..errors import ConfigError, EngineError, PipelineError
 from ..methods import get_method
 from ..rankings import check_ranking_sorts_scores, validate_ranking, validate_scores
-from ..results.layout import REFERENCE_FOLDER, TaskFiles, all_features_path, claim_path
-from ..results.schema import mlknn_settings
+from ..results.layout import REFERENCE_FOLDER, TaskFiles, all_features_path, claim_path, mlknn_settings
 from ..results.staleness import sha256_or_none
 from .claims import DEFAULT_STALE_AFTER, TaskClaim
 from .fingerprint import evaluator_fingerprint, git_state, method_fingerprint, ranking_fingerprint
