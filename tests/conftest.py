@@ -10,7 +10,7 @@ is slow to start without each test having to remember its marker:
   or lives in tests/matlab; tests that start Octave another way (a subprocess, an engine of their
   own) carry the marker themselves.
 - ``protocols``: every test of the sibling protocols (tests/har, steering, motion, forecast), which
-  import the torch stack.
+  import the torch stack; a test elsewhere that runs their commands carries the marker itself.
 """
 
 from __future__ import annotations
