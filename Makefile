@@ -50,10 +50,10 @@ demo: setup-core
 	  --ref-method DAGFS --out-dir results/demo_kgrid/tables
 
 # Tests run on PYTEST_WORKERS processes (pytest-xdist; each has its own Octave session and
-# exported folds); tests marked with an xdist_group run on one worker, one after the other.
-# Every run prints its 30 slowest tests and writes each test's time to build/test-reports/.
+# exported folds, and every test writes only below its own tmp_path). Every run prints its 30
+# slowest tests and writes each test's time to build/test-reports/ (JUnit XML, gitignored).
 PYTEST_WORKERS ?= 2
-PYTEST := $(PY) -m pytest -q -n $(PYTEST_WORKERS) --dist loadgroup --durations=30
+PYTEST := $(PY) -m pytest -q -n $(PYTEST_WORKERS) --durations=30
 
 # make test: everything, as CI runs it (.ci/run), after installing the venv, Octave and TeX.
 test: setup octave latex
@@ -61,7 +61,7 @@ test: setup octave latex
 
 # make test-fast: everything but the tests that start GNU Octave (marker `octave`), the sibling
 # protocols' tests (marker `protocols`: HAR, steering, motion, forecast; torch & co.) and the
-# `slow` ones; a few minutes. It reuses the venv of `make setup`; it installs no Octave, only TeX
+# `slow` ones. It reuses the venv of `make setup`; it installs no Octave, only TeX
 # (`make latex`), which the table tests compile with. The markers are applied in tests/conftest.py.
 test-fast: setup latex
 	$(PYTEST) --junitxml=build/test-reports/test-fast.xml -m "not octave and not protocols and not slow"
