@@ -1,11 +1,12 @@
 # Two front doors: `make demo` (set up + run the k-grid benchmark on the shipped demo folds)
-# and `make test` (set up + run the whole test suite). Each does its own set-up.
+# and `make test` (set up + run the whole test suite, as CI does). Each does its own set-up.
+# `make test-fast` is the lane for daily work: see below.
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup-core setup octave latex demo test bench docs-img clean FORCE
+.PHONY: setup-core setup octave latex demo test test-fast bench docs-img clean FORCE
 
 # The core (k-grid/p-grid benchmark, tables, Octave bridge) and, for the tests, everything else:
 # the sibling protocols' stack (torch, librosa, ...) and the test tools.
@@ -48,8 +49,22 @@ demo: setup-core
 	$(PY) -m pipeline.tables --results-dir results/demo_kgrid --methods $(DEMO_METHODS) \
 	  --ref-method DAGFS --out-dir results/demo_kgrid/tables
 
+# Tests run on PYTEST_WORKERS processes (pytest-xdist; each has its own Octave session and
+# exported folds, and every test writes only below its own tmp_path). Every run prints its 30
+# slowest tests and writes each test's time to build/test-reports/ (JUnit XML, gitignored).
+PYTEST_WORKERS ?= 2
+PYTEST := $(PY) -m pytest -q -n $(PYTEST_WORKERS) --durations=30
+
+# make test: everything, as CI runs it (.ci/run), after installing the venv, Octave and TeX.
 test: setup octave latex
-	$(PY) -m pytest -q
+	$(PYTEST) --junitxml=build/test-reports/test.xml
+
+# make test-fast: everything but the tests that start GNU Octave (marker `octave`), the sibling
+# protocols' tests (marker `protocols`: HAR, steering, motion, forecast; torch & co.) and the
+# `slow` ones. It reuses the venv of `make setup`; it installs no Octave, only TeX
+# (`make latex`), which the table tests compile with. The markers are applied in tests/conftest.py.
+test-fast: setup latex
+	$(PYTEST) --junitxml=build/test-reports/test-fast.xml -m "not octave and not protocols and not slow"
 
 # Every bench script records its figures in bench/results.json, then the "Latest measurements"
 # section of docs/performance.md is regenerated from it (docs/benchmarks.md). A failing script does not stop the others;

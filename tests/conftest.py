@@ -1,7 +1,16 @@
-"""Shared fixtures.
+"""Shared fixtures and the markers that sort the tests into lanes.
 
 Real datasets live in ``../shared/data`` beside the checkout (or in ``$MLFS_SHARED_DATA``). Tests
 that need them fail loudly when they are missing: a green run must mean the real data was used.
+
+Markers applied here (pyproject.toml declares them), so that ``make test-fast`` can leave out what
+is slow to start without each test having to remember its marker:
+
+- ``octave``: every test that uses the shared Octave session (``octave``, ``oc``, ``octave_engine``)
+  or lives in tests/matlab; tests that start Octave another way (a subprocess, an engine of their
+  own) carry the marker themselves.
+- ``protocols``: every test of the sibling protocols (tests/har, steering, motion, forecast), which
+  import the torch stack; a test elsewhere that runs their commands carries the marker itself.
 """
 
 from __future__ import annotations
@@ -13,6 +22,21 @@ from pathlib import Path
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
+TESTS_ROOT = REPO_ROOT / "tests"
+#: The Octave test methods (MLFS_TEST_*), on the path of the shared session.
+OCTAVE_TEST_METHODS = TESTS_ROOT / "matlab" / "fixtures"
+PROTOCOL_FOLDERS = {"har", "steering", "motion", "forecast"}
+OCTAVE_FOLDERS = {"matlab"}
+OCTAVE_FIXTURES = {"octave", "oc", "octave_engine"}
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        folder = Path(item.path).relative_to(TESTS_ROOT).parts[0]
+        if folder in PROTOCOL_FOLDERS:
+            item.add_marker(pytest.mark.protocols)
+        if folder in OCTAVE_FOLDERS or OCTAVE_FIXTURES.intersection(item.fixturenames):
+            item.add_marker(pytest.mark.octave)
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -79,3 +103,24 @@ def real_folds(tmp_path_factory, mlc_dir):
         return made[key]
 
     return export
+
+
+@pytest.fixture(scope="session")
+def octave():
+    """The one started Octave session of this test process (each xdist worker has its own), with
+    matlab/ and the test methods on its path: each Octave start costs seconds. Tests that need an
+    Octave of their own (a killed or timed-out process, a clean path, its start-up) make one."""
+    from pipeline.engines.octave import OctaveSession
+
+    session = OctaveSession(timeout=600, extra_paths=[OCTAVE_TEST_METHODS])
+    session.start()
+    yield session
+    session.close()
+
+
+@pytest.fixture(scope="session")
+def octave_engine(octave):
+    """An OctaveEngine on the shared session."""
+    from pipeline.engines.octave import OctaveEngine
+
+    return OctaveEngine(session=octave)

@@ -1,29 +1,14 @@
-"""Fixtures of the Baselines I tests (LRMFS, GRRO, SRFS, SCNMF).
-
-One real GNU Octave process for the whole session, and BLAS limited to one thread on both sides
-(the test machine has two cores shared with other jobs, where threaded BLAS spins badly). Data
-helpers are in ``baselines1_data.py``.
-"""
+"""Fixtures of the baseline tests: BLAS limited to one thread on the Python side (the test machine
+has two cores shared with other jobs, where threaded BLAS spins badly; Octave always starts with
+one BLAS thread). The Octave engine is the shared ``octave_engine`` of tests/conftest.py."""
 
 from __future__ import annotations
 
-
 import pytest
 from threadpoolctl import threadpool_limits
-
-from pipeline.engines.octave import OctaveEngine
 
 
 @pytest.fixture(scope="session", autouse=True)
 def single_thread_blas():
     with threadpool_limits(limits=1):
         yield
-
-
-@pytest.fixture(scope="session")
-def octave_engine():
-    """A started OctaveEngine (matlab/ on the path; Octave always starts with one BLAS thread)."""
-    engine = OctaveEngine(timeout=600)
-    engine.session.start()
-    yield engine
-    engine.close()

@@ -10,7 +10,7 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from baselines1_data import real_training_fold
+from baselines_data import training_fold
 from pipeline.methods._common import (SPARSE_DENSITY, SPARSE_GRAM_DENSITY, GramProducts, gram_matrix,
                                       gram_operand, solve_symmetric, sparse_if_mostly_zero)
 
@@ -76,7 +76,7 @@ def test_solve_symmetric_uses_cholesky_and_falls_back_to_lu():
 # -- the Octave twins --------------------------------------------------------------------------------
 @pytest.mark.octave
 def test_octave_gram_matrix_matches_numpy_on_a_real_sparse_fold(octave_engine, mlc_dir):
-    X, _ = real_training_fold(mlc_dir, "medical", 333, 200)    # 99 % zeros: the sparse form
+    X, _ = training_fold(mlc_dir, "medical", 333, 200)    # 99 % zeros: the sparse form
     scale = np.random.default_rng(4).random(X.shape[0]) + 0.5
     session = octave_engine.session
     (operand,) = session.call("mlfs_gram_operand", X, nout=1)

@@ -19,21 +19,12 @@ from hypothesis import given, settings, strategies as st
 
 from hostile_mat import compressed, file_bytes, lying_bomb, matrix, matrix_head, stored_as_uint8, zero_bomb
 from pipeline.data.folds import load_fold, max_feature_magnitude
-from pipeline.engines.octave import OctaveSession
 from pipeline.errors import ConfigError, DataError, EngineError, RankingError
 from pipeline.names import validate_name
 from pipeline.rankings import read_ranking_file
 
 pytestmark = pytest.mark.octave
 REPO = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture(scope="module")
-def octave():
-    session = OctaveSession(timeout=600)
-    session.start()
-    yield session
-    session.close()
 
 
 def _octave_error(octave, function, *args, nout: int = 1) -> str | None:

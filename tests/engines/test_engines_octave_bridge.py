@@ -33,8 +33,8 @@ def demo_fold(request):
 
 
 @pytest.mark.parametrize("method", ["VARIANCE", "LABELCORR"])
-def test_matlab_twins_rank_like_python(octave_session, demo_fold, method):
-    engine = OctaveEngine(session=octave_session)
+def test_matlab_twins_rank_like_python(octave, demo_fold, method):
+    engine = OctaveEngine(session=octave)
     ranking, info = engine.rank(get_method(method), demo_fold.X_train, demo_fold.Y_train, {}, None,
                                 context=f"{method}/demo/fold0")
     expected, _ = get_method(method).run(demo_fold.X_train, demo_fold.Y_train, {})
@@ -42,23 +42,23 @@ def test_matlab_twins_rank_like_python(octave_session, demo_fold, method):
     assert len(info["scores"]) == demo_fold.X_train.shape[1]
 
 
-def test_labelcorr_scores_match_python_on_constant_columns(octave_session):
+def test_labelcorr_scores_match_python_on_constant_columns(octave):
     rng = np.random.default_rng(5)
     X = rng.random((30, 6))
     X[:, 2] = 0.5                       # constant feature -> score 0
     Y = (rng.random((30, 9)) > 0.6).astype(np.uint8)
     Y[:, 4] = 1                         # constant label -> contributes 0
-    _, info = OctaveEngine(session=octave_session).rank(get_method("LABELCORR"), X, Y, {}, None)
+    _, info = OctaveEngine(session=octave).rank(get_method("LABELCORR"), X, Y, {}, None)
     np.testing.assert_allclose(info["scores"], label_correlation_scores(X, Y), rtol=0, atol=1e-14)
     assert info["scores"][2] == 0
 
 
-def test_arguments_reach_the_method_unchanged(octave_session):
+def test_arguments_reach_the_method_unchanged(octave):
     X = np.arange(12.0).reshape(4, 3)
     Y = np.array([[1, 0], [0, 1], [1, 1], [0, 0]], dtype=np.uint8)
     params = {"alpha": 0.25, "max_iter": 40, "flag": True, "name": "lift", "grid": [1, 2, 3]}
     init = {"W0": np.full((3, 2), 0.5)}
-    ranking, info = OctaveEngine(session=octave_session).rank(method_spec("MLFS_TEST_ECHO"), X, Y, params, init)
+    ranking, info = OctaveEngine(session=octave).rank(method_spec("MLFS_TEST_ECHO"), X, Y, params, init)
     np.testing.assert_array_equal(ranking, [3, 2, 1])
     assert info["params"] == {"alpha": 0.25, "max_iter": 40.0, "flag": True, "name": "lift",
                               "grid": [1.0, 2.0, 3.0]}
@@ -67,8 +67,8 @@ def test_arguments_reach_the_method_unchanged(octave_session):
     assert info["class_x"] == "double" and info["sum_y"] == 4
 
 
-def test_method_error_names_task_and_octave_message(octave_session, demo_fold):
-    engine = OctaveEngine(session=octave_session)
+def test_method_error_names_task_and_octave_message(octave, demo_fold):
+    engine = OctaveEngine(session=octave)
     with pytest.raises(EngineError) as caught:
         engine.rank(method_spec("MLFS_TEST_ERROR"), demo_fold.X_train, demo_fold.Y_train, {}, None,
                     context="MLFS_TEST_ERROR/demo/fold0")
@@ -81,9 +81,9 @@ def test_method_error_names_task_and_octave_message(octave_session, demo_fold):
     assert ranking.size == 120
 
 
-def test_bad_parameter_names_are_rejected_before_octave(octave_session):
+def test_bad_parameter_names_are_rejected_before_octave(octave):
     with pytest.raises(EngineError, match="valid MATLAB field name"):
-        OctaveEngine(session=octave_session).rank(method_spec("MLFS_TEST_ECHO"), np.ones((3, 2)), np.ones((3, 1)),
+        OctaveEngine(session=octave).rank(method_spec("MLFS_TEST_ECHO"), np.ones((3, 2)), np.ones((3, 1)),
                                                   {"bad-name": 1}, None)
 
 

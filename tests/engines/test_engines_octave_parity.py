@@ -38,22 +38,22 @@ def assert_same_curves(native: dict, octave: dict, tol: float = 0.0) -> None:
 
 
 @pytest.mark.parametrize("name,n_train,n_test", FOLDS, ids=[f[0] for f in FOLDS])
-def test_octave_evaluator_matches_native_on_real_fold(octave_session, mlc_dir, name, n_train, n_test):
+def test_octave_evaluator_matches_native_on_real_fold(octave, mlc_dir, name, n_train, n_test):
     X_train, Y_train, X_test, Y_test = real_fold(mlc_dir, name, n_train, n_test)
     d = X_train.shape[1]
     # A filter ranking puts the densest columns first; a random one mixes sparse and dense columns.
     rankings = [get_method("VARIANCE" if name != "medical" else "LABELCORR").run(X_train, Y_train, {})[0],
                 np.random.default_rng(7).permutation(d) + 1]
-    evaluator = OctaveEvaluator(session=octave_session)
+    evaluator = OctaveEvaluator(session=octave)
     for ranking in rankings:
         ks = k_grid(d, 10, 300, 10) if name in ("emotions", "yeast") else k_grid(d, 10, 150, 20)
         native = evaluate_grid(X_train, Y_train, X_test, Y_test, ranking, ks, num=10, smooth=1.0)
-        octave = evaluator.evaluate(X_train, Y_train, X_test, Y_test, ranking, ks, num=10, smooth=1.0,
-                                    context=f"parity/{name}/fold0")
-        assert_same_curves(native, octave)
+        from_octave = evaluator.evaluate(X_train, Y_train, X_test, Y_test, ranking, ks, num=10, smooth=1.0,
+                                         context=f"parity/{name}/fold0")
+        assert_same_curves(native, from_octave)
 
 
-def test_all_zero_prefix_ties_on_yahoo(octave_session, mlc_dir):
+def test_all_zero_prefix_ties_on_yahoo(octave, mlc_dir):
     """At k = 1..3 most Yahoo rows are all zero: massive exact ties settled by the training index."""
     X_train, Y_train, X_test, Y_test = real_fold(mlc_dir, "Business", 500, 200, seed=3)
     ranking = np.random.default_rng(3).permutation(X_train.shape[1]) + 1
@@ -61,18 +61,18 @@ def test_all_zero_prefix_ties_on_yahoo(octave_session, mlc_dir):
     assert zero_rows > 0.5
     ks = [1, 2, 3, 5]
     native = evaluate_grid(X_train, Y_train, X_test, Y_test, ranking, ks, num=10, smooth=1.0)
-    octave = OctaveEvaluator(session=octave_session).evaluate(
+    from_octave = OctaveEvaluator(session=octave).evaluate(
         X_train, Y_train, X_test, Y_test, ranking, ks, num=10, smooth=1.0)
-    assert_same_curves(native, octave)
+    assert_same_curves(native, from_octave)
 
 
-def test_a_prepared_fold_gives_the_same_curves_in_both_evaluators(octave_session, mlc_dir):
+def test_a_prepared_fold_gives_the_same_curves_in_both_evaluators(octave, mlc_dir):
     """A prepared fold shares the checks (the native evaluator also its label priors; Octave makes
     them at each call): both evaluators still give the curves of a fresh evaluation."""
     X_train, Y_train, X_test, Y_test = real_fold(mlc_dir, "emotions", 391, 202)
     ranking = np.random.default_rng(2).permutation(X_train.shape[1]) + 1
     ks = k_grid(X_train.shape[1], 10, 70, 10)
     fresh = evaluate_grid(X_train, Y_train, X_test, Y_test, ranking, ks, num=10, smooth=1.0)
-    for evaluator in (NativeEvaluator(), OctaveEvaluator(session=octave_session)):
+    for evaluator in (NativeEvaluator(), OctaveEvaluator(session=octave)):
         fold = evaluator.prepare(X_train, Y_train, X_test, Y_test, num=10, smooth=1.0)
         assert_same_curves(fresh, evaluator.evaluate_prepared(fold, ranking, ks, context="parity/prepared"))

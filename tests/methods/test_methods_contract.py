@@ -10,7 +10,6 @@ import pytest
 
 from pipeline import methods
 from pipeline.cli import run_main
-from pipeline.engines.octave import OctaveEngine, OctaveSession
 from pipeline.methods import available_methods, get_method
 from pipeline.methods.__main__ import check_method, main as methods_main
 
@@ -22,13 +21,6 @@ MATLAB_TWINS = [name for name in SHIPPED if get_method(name).matlab_function]
 @pytest.fixture(autouse=True)
 def own_registry(registry):
     """Every test loads its plug-ins into a registry of its own."""
-
-
-@pytest.fixture(scope="module")
-def octave_engine():
-    session = OctaveSession(timeout=600)
-    yield OctaveEngine(session=session)
-    session.close()
 
 
 def lines_of(capsys) -> list[str]:

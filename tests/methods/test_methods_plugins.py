@@ -140,6 +140,7 @@ def test_a_matlab_only_method_on_the_python_engine_is_refused_before_any_work(tm
     assert "--engine octave" in err[0] and not (tmp_path / "results").exists()
 
 
+@pytest.mark.octave  # asks Octave for the plug-in's defaults
 def test_a_matlab_plugin_whose_default_cannot_be_a_parameter_is_refused_before_any_work(tmp_path, registry, capsys):
     write(tmp_path, "CPLXDEF.m", "function [ranking, info] = CPLXDEF(X, Y, params, init)\n"
                                  "  ranking = struct('z', 1 + 2i);\n  info = struct();\nend\n")
@@ -149,6 +150,7 @@ def test_a_matlab_plugin_whose_default_cannot_be_a_parameter_is_refused_before_a
     assert "found (1+2j)" in err[0] and not (tmp_path / "results").exists()
 
 
+@pytest.mark.octave  # asks Octave for the plug-in's defaults
 def test_helper_m_files_are_not_methods_and_a_failing_no_argument_call_is_refused(tmp_path, registry, capsys):
     from pipeline.methods.plugins import matlab_methods
 

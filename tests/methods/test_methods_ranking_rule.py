@@ -12,7 +12,6 @@ import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
-from pipeline.engines.octave import OctaveSession
 from pipeline.errors import ConfigError, EngineError, RankingError
 from pipeline.methods import get_method
 from pipeline.methods.starts import UniformStream
@@ -101,13 +100,6 @@ def emotions_with_duplicates(mlc_dir):
     copies = [(3, X.shape[1]), (40, X.shape[1] + 1)]
     X = np.hstack([X, X[:, [3, 40]]])
     return X, data.Y[:200].astype(float), copies
-
-
-@pytest.fixture(scope="module")
-def octave():
-    session = OctaveSession(timeout=300)
-    yield session
-    session.close()
 
 
 @pytest.mark.octave

@@ -16,17 +16,9 @@ import numpy as np
 import pytest
 
 from pipeline.data.folds import load_fold
-from pipeline.engines.octave import OctaveSession
 from pipeline.runner.records import constant_feature_counts
 
 REPO = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture(scope="module")
-def octave():
-    session = OctaveSession(timeout=600)
-    yield session
-    session.close()
 
 
 @pytest.fixture(scope="module")

@@ -14,6 +14,7 @@ import re
 
 import pytest
 
+pytestmark = pytest.mark.protocols  # the HAR and steering commands import torch
 PROTOCOL_MODULES = ["pipeline.protocols.motion.cli", "pipeline.protocols.motion.convert",
                     "pipeline.protocols.har.cli", "pipeline.protocols.steering.__main__",
                     "pipeline.protocols.forecast.__main__"]
