@@ -49,11 +49,12 @@ demo: setup-core
 	$(PY) -m pipeline.tables --results-dir results/demo_kgrid --methods $(DEMO_METHODS) \
 	  --ref-method DAGFS --out-dir results/demo_kgrid/tables
 
-# Tests run on PYTEST_WORKERS processes (pytest-xdist; each has its own Octave session and
+# Tests run on PYTEST_WORKERS processes (pytest-xdist, an idle worker takes tests queued for a busy
+# one: the longest tests otherwise leave one core idle at the end; each has its own Octave session and
 # exported folds, and every test writes only below its own tmp_path). Every run prints its 30
 # slowest tests and writes each test's time to build/test-reports/ (JUnit XML, gitignored).
 PYTEST_WORKERS ?= 2
-PYTEST := $(PY) -m pytest -q -n $(PYTEST_WORKERS) --durations=30
+PYTEST := $(PY) -m pytest -q -n $(PYTEST_WORKERS) --dist worksteal --durations=30
 
 # make test: everything, as CI runs it (.ci/run), after installing the venv, Octave and TeX.
 test: setup octave latex

@@ -37,10 +37,24 @@ sys.path.insert(0, str(REPO / "python"))
 
 from pipeline.cli import run_main  # noqa: E402
 from pipeline.paper.suite import load_suite  # noqa: E402
-from pipeline.paper.tables import table_arguments  # noqa: E402
+from pipeline.paper.tables import report_options  # noqa: E402
+from pipeline.report.options import DEFAULTS, option_name  # noqa: E402
 from record import PARTIAL_RUNS, BenchRun  # noqa: E402
 
 SUITE = REPO / "paper" / "suite.yaml"
+
+
+def tables_command_line(options) -> list[str]:
+    """The options of ``python -m pipeline.tables`` that say what ``options`` say (defaults left out)."""
+    words = []
+    for name, value in vars(options).items():
+        if value is None or value == DEFAULTS.get(name):
+            continue
+        if isinstance(value, bool):  # a flag on, or the --no- form of a flag that is on by default
+            words.append(option_name(name) if value else option_name(f"no_{name}"))
+        else:
+            words += [option_name(name), *map(str, value if isinstance(value, list) else [value])]
+    return words
 
 
 def timed(command: list[str]) -> float:
@@ -73,7 +87,7 @@ def step_by_step(suite, root: Path, datasets: list[str], folds: int) -> dict[str
                         "--p-target", str(pgrid.p_target)]),
     }
     seconds["tables"] = sum(timed([sys.executable, "-m", "pipeline.tables",
-                                   *table_arguments(suite, results, root, grid)]) for grid in suite.grids)
+                                   *tables_command_line(report_options(suite, results, root, grid))]) for grid in suite.grids)
     return seconds
 
 

@@ -301,7 +301,7 @@ function head = inflated_head(path, fid, n_compressed, bad_file)
   gzip_said = strtrim(char(mlfs_read_bytes(files{3}).'));
   if status > 2  % gzip exits with 0, 1 (error) or 2 (warning); anything else: it did not run
     error('mlfs:fold:noGzip', ['%s: reading a compressed MAT file needs the gzip program on the PATH ' ...
-          '(%s); install it or save the folds without compression'], path, gzip_said);
+          '(%s); install it (on Windows, Git for Windows ships one: put its usr\\bin folder on the PATH)'], path, gzip_said);
   end
   if isempty(head)
     bad_file(sprintf('corrupt compressed variable (%s)', gzip_said));

@@ -24,6 +24,7 @@ import pandas as pd
 
 from . import aggregate as agg
 from .cli import check_option_bounds
+from .errors import ConfigError
 from .report.build import build_report, draw_figures
 from .report.document import compile_pdf, write_main_tex
 from .report.options import LIST_OPTIONS, OPTION_BOUNDS, ReportOptions
@@ -87,11 +88,16 @@ def _names(names: str | Sequence[str]) -> list[str]:
 def _options(results_dir, out_dir, ref_method: str, options: dict) -> ReportOptions:
     """The report options for keyword options; None leaves an option at its default and one name
     may be given as a string. A refused value is a ConfigError, as from the command line."""
-    unknown = sorted(set(options) - {spec.name for spec in fields(ReportOptions)})
-    if unknown:
-        raise TypeError(f"unknown option {unknown[0]!r} (the options of python -m pipeline.tables)")
-    given = {key: [value] if key in LIST_OPTIONS and isinstance(value, str) else value
-             for key, value in options.items() if value is not None}
+    known = {option.name for option in fields(ReportOptions)}
+    given = {}
+    for key, value in options.items():
+        if key.startswith("no_") and key[3:] in known:  # --no-fit-width, the negative of a flag that is on
+            key, value = key[3:], None if value is None else not value
+        if key not in known:
+            raise ConfigError("unknown option (the options of python -m pipeline.tables, with _ for -)",
+                              field=key)
+        if value is not None:
+            given[key] = [value] if key in LIST_OPTIONS and isinstance(value, str) else value
     return ReportOptions(results_dir=results_dir, out_dir=out_dir, ref_method=ref_method, **given)
 
 

@@ -317,8 +317,8 @@ def test_method_parameters_checked_by_type_in_octave(octave, params, accepted):
 
 
 def test_p_grid_cap_and_duplicate_names_in_octave(octave):
-    options = {"grid": "pgrid", "k_min": 10.0, "k_max": 300.0, "p_min": 0.05, "p_max": 0.5, "p_step": 1e-300,
-               "p_target": 0.2}  # the options as mlfs_suite_options completes them
+    options = {"grid": "pgrid", "mlknn_k": 10.0, "mlknn_smooth": 1.0, "k_min": 10.0, "k_max": 300.0, "k_step": 10.0,
+               "p_min": 0.05, "p_max": 0.5, "p_step": 1e-300, "p_target": 0.2}  # as mlfs_suite_options completes them
     message = _octave_error(octave, "mlfs_check_grid_options", "run_suite", options, nout=0)
     assert "mlfs:run_suite:badValue" in message and "too many points" in message
     message = _octave_error(octave, "mlfs_cellstr_arg", ["SRFS", "GRRO", "SRFS"], "method", "run_suite")

@@ -38,8 +38,10 @@ def test_values_are_read_as_the_command_line_reads_their_text():
     ({"methods": "A"}, "--methods", "must be a list of names"),
     ({"pdf": "yes"}, "--pdf", "must be True or False"),
     ({"display_map": 3}, "--display-map", "must be text or a path"),
-    ({"p_target": 0}, "--p-target", "--p-target must lie in (0, 1]"),
-    ({"jobs": 0}, "--jobs", "--jobs must be at least 1"),
+    ({"p_target": 0}, "--p-target", "out of range (expected a number in (0, 1]"),
+    ({"jobs": 0}, "--jobs", "out of range (expected a number in [1, 1024]"),
+    ({"folds": 0}, "--folds", "out of range"),
+    ({"bayesian_rope": -1.0}, "--bayesian-rope", "out of range"),
     ({"jobs": 2000}, "--jobs", "out of range"),
     ({"table_width": 50}, "--table-width", "--table-width must lie between 100 and 2000 pt"),
     ({"caption_note": "x" * 1001}, "--caption-note", "--caption-note is too long"),
@@ -49,3 +51,11 @@ def test_a_refused_value_names_its_command_line_option(given, field, message):
     with pytest.raises(ConfigError) as refused:
         ReportOptions(results_dir="r", ref_method="A", **given)
     assert refused.value.field == field and message in str(refused.value)
+
+
+@pytest.mark.parametrize("keyword, fit_width", [({"no_fit_width": True}, False), ({"no_fit_width": False}, True),
+                                                ({"fit_width": False}, False), ({}, True)])
+def test_api_keywords_are_the_command_line_options_negative_flags_included(keyword, fit_width):
+    from pipeline.report_api import _options
+
+    assert _options("r", "out", "A", keyword).fit_width is fit_width

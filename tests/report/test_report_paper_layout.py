@@ -15,6 +15,7 @@ from results_factory import write_all_features, write_fold_files, write_ranking_
 from scipy import stats
 
 from pipeline import tables
+from pipeline.errors import ConfigError
 from pipeline.aggregate import METRIC_DISPLAY, METRIC_TABLE_STEM
 from pipeline.evaluation.metrics import HIGHER_IS_BETTER, METRICS
 from pipeline.data.registry import REAL_DATASETS
@@ -222,8 +223,9 @@ def test_main_tex_with_figures_and_the_python_api(kgrid_results, tmp_path):
     assert sorted(p.name for p in drawn if p.suffix == ".pdf") == [
         "cd_bd_kgrid_micro_f1.pdf", "cd_kgrid_micro_f1.pdf", "curves_kgrid_CAL500.pdf", "curves_kgrid_emotions.pdf",
         "curves_kgrid_mean.pdf"]
-    with pytest.raises(TypeError, match="unknown option"):
+    with pytest.raises(ConfigError, match="unknown option") as refused:
         api.tables(results, out, ref_method="DAGFS", colour=True)
+    assert refused.value.field == "colour"
 
 
 @pytest.mark.parametrize("call, message", [

@@ -24,9 +24,6 @@ from ..definitions import RUN_OPTION_DEFAULTS
 from ..limits import MAX_GRID_POINTS, RUN_OPTION_RANGES
 
 #: A share of the features: the range of p_min, p_max, p_step and p_target.
-FEATURE_SHARE = RUN_OPTION_RANGES["p_min"]
-
-
 def _positive_int(value, name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, Integral) or value < 1:
         raise ConfigError("must be a positive integer", field=name, expected="an integer >= 1",
@@ -41,11 +38,12 @@ def _finite_real(value, name: str) -> float:
 
 
 def p_share(value, name: str) -> float:
-    """``value`` as a float if it is a share of the features, a number in (0, 1]; ConfigError naming
-    ``name`` otherwise. The one range of p_min, p_max, p_step and p_target."""
+    """``value`` as a float if it is a share of the features in the range that definitions.json
+    declares for the option ``name`` (p_min, p_max, p_step or p_target); ConfigError naming it otherwise."""
     value = _finite_real(value, name)
-    if not FEATURE_SHARE.admits(value):
-        raise ConfigError("out of range", field=name, expected=str(FEATURE_SHARE), found=repr(value))
+    allowed = RUN_OPTION_RANGES[name]
+    if not allowed.admits(value):
+        raise ConfigError("out of range", field=name, expected=str(allowed), found=repr(value))
     return value
 
 

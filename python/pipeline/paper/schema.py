@@ -16,7 +16,7 @@ from typing import Annotated, Any, Literal
 from pydantic import (AfterValidator, BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt,
                       ValidationInfo, field_validator)
 
-from ..aggregate import GRIDS
+from ..results.layout import GRIDS
 from ..data.splits import SPLIT_MODES
 from ..definitions import RUN_OPTION_DEFAULTS
 from ..documents import refusal

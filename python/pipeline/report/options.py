@@ -12,7 +12,7 @@ from dataclasses import MISSING, dataclass, field, fields, replace
 from numbers import Integral, Real
 from pathlib import Path
 
-from ..aggregate import GRIDS
+from ..results.layout import GRIDS
 from ..cli import check_option_bounds
 from ..documents import CONFIG_LIMITS, read_document
 from ..errors import ConfigError
@@ -88,10 +88,10 @@ class ReportOptions:
     all_curve_metrics: bool = False
 
     def __post_init__(self):
-        for spec in fields(self):
-            value = getattr(self, spec.name)
-            if value is not None or spec.default is not None:
-                object.__setattr__(self, spec.name, _typed(spec.name, spec.type, value))
+        for option in fields(self):
+            value = getattr(self, option.name)
+            if value is not None or option.default is not None:
+                object.__setattr__(self, option.name, _typed(option.name, option.type, value))
         for name, allowed in CHOICES.items():
             for value in _as_list(getattr(self, name)):
                 if value is not None and value not in allowed:
@@ -104,20 +104,12 @@ class ReportOptions:
 
     def _check_values(self) -> None:
         """Refuse values that would fail later (or silently) with a one-line ConfigError."""
-        if self.bayesian_rope is not None and not self.bayesian_rope >= 0:
-            raise ConfigError("--bayesian-rope must be >= 0", field="--bayesian-rope", found=self.bayesian_rope)
-        if self.jobs < 1:
-            raise ConfigError("--jobs must be at least 1", field="--jobs", found=self.jobs)
+        check_option_bounds(self, OPTION_BOUNDS)
         if self.metrics and len(set(self.metrics)) != len(self.metrics):
             raise ConfigError("--metrics lists a metric twice", field="--metrics", found=self.metrics)
-        if self.folds is not None and self.folds < 1:
-            raise ConfigError("--folds must be at least 1", field="--folds", found=self.folds)
         if self.table_width is not None and not 100 <= self.table_width <= 2000:
             raise ConfigError("--table-width must lie between 100 and 2000 pt", field="--table-width",
                               found=self.table_width)
-        if not 0 < self.p_target <= 1:
-            raise ConfigError("--p-target must lie in (0, 1]", field="--p-target", found=self.p_target)
-        check_option_bounds(self, OPTION_BOUNDS)
         if len(self.caption_note) > MAX_CAPTION_NOTE_CHARS:
             raise ConfigError("--caption-note is too long", field="--caption-note",
                               expected=f"at most {MAX_CAPTION_NOTE_CHARS} characters", found=len(self.caption_note))
@@ -130,11 +122,11 @@ class ReportOptions:
 
 
 #: The default of each option that has one (the command line's defaults).
-DEFAULTS = {spec.name: spec.default if spec.default is not MISSING else spec.default_factory()
-            for spec in fields(ReportOptions) if (spec.default, spec.default_factory) != (MISSING, MISSING)}
+DEFAULTS = {option.name: option.default if option.default is not MISSING else option.default_factory()
+            for option in fields(ReportOptions) if (option.default, option.default_factory) != (MISSING, MISSING)}
 
 #: The options that take a list of names or folders.
-LIST_OPTIONS = frozenset(spec.name for spec in fields(ReportOptions) if spec.type.startswith("list"))
+LIST_OPTIONS = frozenset(option.name for option in fields(ReportOptions) if option.type.startswith("list"))
 
 
 def option_name(name: str) -> str:

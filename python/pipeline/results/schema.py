@@ -54,7 +54,7 @@ class CodeFingerprint(_Record):
     files: list[Annotated[list[str], Field(min_length=2, max_length=2)]]
 
     def as_dict(self) -> dict:
-        """The fingerprint as :func:`~pipeline.runner.fingerprint.changed_files` compares it."""
+        """The fingerprint as :func:`~pipeline.results.staleness.changed_files` compares it."""
         return {"files": self.files}
 
 

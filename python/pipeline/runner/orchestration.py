@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Callable
 
 from ..errors import StorageError
+from ..results.layout import failures_path
 from .executors import RunResult, make_executor
 from .history import RunHistory
 from .lifecycle import RunStop
@@ -145,8 +146,8 @@ def report_outcomes(outcomes, summary: dict, root: Path, stop_reason: str | None
         print(f"{stop_reason or 'the run stopped early'}; {advice} with --skip-existing", file=sys.stderr)
     if not failed and not summary["interrupted"]:
         return 0
-    if (root / "failures.json").is_file():
-        print(f"details: {root / 'failures.json'}", file=sys.stderr)
+    if failures_path(root).is_file():
+        print(f"details: {failures_path(root)}", file=sys.stderr)
     if summary["interrupted"]:
         return 2
     return 2 if all(o.error_type in _USER_ERRORS for o in failed) else 1

@@ -1,0 +1,39 @@
+function decoded = mlfs_package_json(relative, what)
+%MLFS_PACKAGE_JSON  A JSON file of the Python package, decoded: the one place both languages read a
+%   definition from (definitions.json, results/layout.json). RELATIVE is its path inside the package
+%   ({'results', 'layout.json'}); WHAT names it in the error. Looked for from this MATLAB folder:
+%   under python/pipeline in a checkout first, then beside it in an installed package (the wheel
+%   carries this folder as pipeline/matlab); a checkout's own results/ folder is never read as the
+%   package's. Decoded once per session and file, again when the file has changed since (an edit
+%   in a running session). Error mlfs:package:notFound when neither place holds it.
+  persistent files versions contents
+  if isempty(files)
+    files = {}; versions = {}; contents = {};
+  end
+  key = strjoin(relative, '/');
+  slot = find(strcmp(files(1:2:end), key), 1);
+  if isempty(slot)
+    file = package_file(relative, what);
+    files(end + 1:end + 2) = {key, file};
+    versions{end + 1} = ''; contents{end + 1} = [];
+    slot = numel(versions);
+  end
+  file = files{2 * slot};
+  listing = dir(file);
+  version = sprintf('%.10f|%d', listing.datenum, listing.bytes);
+  if ~strcmp(versions{slot}, version)
+    contents{slot} = jsondecode(fileread(file));
+    versions{slot} = version;
+  end
+  decoded = contents{slot};
+end
+
+function file = package_file(relative, what)
+  matlab_folder = fileparts(fileparts(mfilename('fullpath')));
+  places = {fullfile(matlab_folder, '..', 'python', 'pipeline', relative{:}), ...
+            fullfile(fileparts(matlab_folder), relative{:})};
+  found = places(cellfun(@(place) exist(place, 'file') == 2, places));
+  mlfs_require(~isempty(found), 'mlfs:package:notFound', 'the %s (%s) was not found (looked for %s)', ...
+    what, relative{end}, strjoin(places, ' and '));
+  file = found{1};
+end
