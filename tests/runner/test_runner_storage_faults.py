@@ -160,6 +160,7 @@ def test_method_folder_that_cannot_be_created_fails_its_task_and_stops(tmp_path,
 
 def test_unreachable_dask_scheduler_exits_2_before_writing(tmp_path, capsys):
     import dask
+    import distributed  # noqa: F401  its defaults first: a config.set made before would drop them on exit
 
     folds = make_fold_dir(tmp_path / "folds", n_folds=1)
     results = tmp_path / "res"
