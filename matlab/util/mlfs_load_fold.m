@@ -137,13 +137,15 @@ function check_binary(path, key, values)
 end
 
 function limit = byte_limit()
-  % MLFS_MAX_FOLD_BYTES if set (a positive integer), else 1 GiB (pipeline.data.matheader.byte_limit).
-  text = getenv('MLFS_MAX_FOLD_BYTES');
-  limit = 2^30;
+  % The environment variable if set (a positive integer), else the default: both from the package's
+  % definitions.json (fold_files), as pipeline.data.matheader.byte_limit reads them.
+  declared = mlfs_definitions().fold_files;
+  text = getenv(declared.variable);
+  limit = declared.max_bytes;
   if ~isempty(text)
     limit = str2double(text);
     mlfs_require(isfinite(limit) && limit >= 1 && limit == fix(limit), 'mlfs:fold:badLimit', ...
-      'MLFS_MAX_FOLD_BYTES must be a positive integer number of bytes (found ''%s'')', text);
+      '%s must be a positive integer number of bytes (found ''%s'')', declared.variable, text);
   end
 end
 

@@ -65,3 +65,7 @@ RUN_OPTION_RANGES = {name: dataclasses.replace(declared_interval("run_options", 
 #: Most points a p-grid may have: with k = round(p * d), more points than features add nothing,
 #: and a step such as 1e-300 must be refused before numpy.arange tries to allocate it.
 MAX_GRID_POINTS = int(definitions()["max_grid_points"])
+#: Most bytes the arrays of one fold file may take as float64 (1 GiB, about 9 times the largest
+#: registered dataset, bibtex), unless the environment variable named here sets another limit.
+DEFAULT_MAX_FOLD_BYTES = int(definitions()["fold_files"]["max_bytes"])
+MAX_FOLD_BYTES_VARIABLE = definitions()["fold_files"]["variable"]

@@ -13,7 +13,8 @@ from __future__ import annotations
 import os
 import sys
 
-from .definitions import MAX_GRID_POINTS, MAX_SEED, RUN_OPTION_RANGES, SEED_RANGE  # noqa: F401 (listed here)
+from .definitions import (DEFAULT_MAX_FOLD_BYTES, MAX_FOLD_BYTES_VARIABLE, MAX_GRID_POINTS, MAX_SEED,  # noqa: F401
+                          RUN_OPTION_RANGES, SEED_RANGE)  # (listed here)
 from .errors import ConfigError
 from .validation import option_range
 
@@ -44,6 +45,11 @@ def env_limit(variable: str, default: int) -> int:
 MAX_FOLDS = 1000
 MAX_JOBS = 1024
 MAX_TASKS_LIMIT = 10_000_000
+#: The default of --max-tasks: several full paper suites (17 datasets x 5 folds x 11 methods = 935
+#: tasks), while a mistyped sweep of a million combinations is refused before it is expanded.
+DEFAULT_MAX_TASKS = 10_000
+#: The longest array of numbers a method's info may record (longer ones are left out of the record).
+MAX_RECORDED_INFO_NUMBERS = 1000
 #: Times: the longest task timeout (a week) and claim age (30 days).
 MAX_TASK_TIMEOUT = 7 * 24 * 3600.0
 MAX_CLAIM_STALE_AFTER = 30 * 24 * 3600.0

@@ -17,7 +17,7 @@ from .definitions import RUN_OPTION_DEFAULTS
 from .documents import CONFIG_LIMITS, read_document
 from .engines import ENGINES, EVALUATORS
 from .errors import ConfigError
-from .limits import (CLAIM_STALE_AFTER, FOLD_COUNT, JOB_COUNT, MAX_PARAMS_FILE_BYTES, RUN_OPTION_RANGES, TASK_COUNT,
+from .limits import (CLAIM_STALE_AFTER, DEFAULT_MAX_TASKS, FOLD_COUNT, JOB_COUNT, MAX_PARAMS_FILE_BYTES, RUN_OPTION_RANGES, TASK_COUNT,
                      TASK_TIMEOUT)
 from .methods import available_methods, get_method
 from .names import validate_name
@@ -30,9 +30,6 @@ from .runner.run import RunSettings
 from .runner.reference import reference_tasks
 from .runner.tasks import GridSpec, Task, canonical_params
 
-#: Default of ``--max-tasks``: several full paper suites (17 datasets x 5 folds x 11 methods = 935
-#: tasks), while a mistyped sweep of a million combinations is refused before it is expanded.
-DEFAULT_MAX_TASKS = 10_000
 #: Ranges of the numeric options, the same as the suite keys' (checked after the lower bounds of
 #: _check_arguments, whose messages say "positive"); the p-grid's are GridSpec's.
 OPTION_BOUNDS = {"--mlknn-k": RUN_OPTION_RANGES["mlknn_k"], "--mlknn-smooth": RUN_OPTION_RANGES["mlknn_smooth"],

@@ -21,6 +21,8 @@ from pathlib import Path
 from typing import BinaryIO
 
 from ..errors import ConfigError, DataError
+from ..limits import DEFAULT_MAX_FOLD_BYTES as DEFAULT_MAX_BYTES
+from ..limits import MAX_FOLD_BYTES_VARIABLE as MAX_BYTES_VARIABLE
 from ..limits import available_memory, env_limit
 
 MI_MATRIX, MI_COMPRESSED = 14, 15
@@ -39,11 +41,6 @@ CLASS_NAMES = {1: "cell", 2: "struct", 3: "object", 4: "char", 5: "sparse", 6: "
 NUMERIC_CLASSES = frozenset(range(6, 16))
 #: The most a deflate stream can expand (1032:1); a compressed element declaring more is corrupt.
 MAX_INFLATE_RATIO = 1032
-#: Default limit on the arrays read from one MAT file, counted as float64: 1 GiB, about 9 times
-#: the largest registered dataset (bibtex, 7395 x (1836 features + 159 labels) x 8 bytes).
-DEFAULT_MAX_BYTES = 1 << 30
-#: Environment variable that replaces :data:`DEFAULT_MAX_BYTES` (a positive number of bytes).
-MAX_BYTES_VARIABLE = "MLFS_MAX_FOLD_BYTES"
 
 _FILE_HEADER_BYTES = 128
 _MAX_DIMENSIONS = 32  # MATLAB's own limit on array dimensions is far higher; folds need 2

@@ -14,9 +14,8 @@ from typing import Sequence
 
 from ..cli import add_code_options, check_option_bounds, run_main, use_matlab_dir
 from ..engines import ENGINES
-from ..limits import FOLD_COUNT, JOB_COUNT
+from ..limits import DEFAULT_MAX_TASKS, FOLD_COUNT, JOB_COUNT
 from ..runner.plugins import check_runnable
-from ..suite_cli import DEFAULT_MAX_TASKS
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -17,10 +17,8 @@ from ..errors import PipelineError
 from ..evaluation.grids import k_grid, p_grid, p_target_index, p_to_k
 from ..evaluation.metrics import METRICS
 from ..fileio import dumps_json
+from ..limits import MAX_RECORDED_INFO_NUMBERS
 from .tasks import GridSpec
-
-#: Method info entries with more numbers than this (e.g. whole weight matrices) are not recorded.
-MAX_RECORDED_INFO_NUMBERS = 1000
 
 
 def grid_points(grid: GridSpec, d: int) -> tuple[list[int], list[float] | None]:
