@@ -3,7 +3,8 @@ function [ranking, info] = GRRO(X, Y, params, init) %#ok<INUSD>
 %   [ranking, info] = GRRO(X, Y, params, init)
 %   defaults = GRRO()  returns the default parameter struct (no arguments; pipeline/methods/definitions/GRRO.json).
 %   X: n×d training features; Y: n×L labels in {0,1}; init: unused (deterministic).
-%   params: alpha 100 (redundancy), beta 0.1 (label dissimilarity), num_bins 2 (equal frequency).
+%   params (missing fields take the defaults, GRRO()): alpha (redundancy), beta (label
+%     dissimilarity), num_bins (equal frequency).
 %   Closed form, as the authors' example script (docs/methods/GRRO.md): discretise each feature
 %   (mlfs_discretize_efi);
 %   FL = MI(feature, label) and FF = MI(feature, feature) in bits with diag(FF) = 1

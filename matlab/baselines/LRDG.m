@@ -3,8 +3,8 @@ function [ranking, info] = LRDG(X, Y, params, init)
 %   [ranking, info] = LRDG(X, Y, params, init)   (authors' code yunbao520/LRDG; docs/methods/LRDG.md)
 %   defaults = LRDG()  returns the default parameter struct (no arguments; pipeline/methods/definitions/LRDG.json).
 %   X: n×d training features in [0,1]; Y: n×m labels in {0,1}; needs n >= 6 and m >= 4.
-%   params: alpha 1, beta 1, gamma 1 (the demo's), max_iter 50 (fixed, no convergence test),
-%     divergence_limit 1e100, seed 0.
+%   params (missing fields take the defaults, LRDG()): alpha, beta, gamma (defaults: the demo's),
+%     max_iter (fixed, no convergence test), divergence_limit, seed.
 %   init (struct): S0 (d×m) and V0 (n×m), the random starts (docs/methods/README.md); without
 %     them mlfs_seeded_uniform(seed) draws them, in this order (the demo's).
 %   Graphs (mlfs_knn_heat_graph): A_X = graph(X, 5), (P_Y, A_Y) = graph(Y, 5), and every iteration

@@ -4,8 +4,8 @@ function [ranking, info] = RFSFS(X, Y, params, init)
 %   docs/methods/RFSFS.md)
 %   defaults = RFSFS()  returns the default parameter struct (no arguments; pipeline/methods/definitions/RFSFS.json).
 %   X: n×d training features in [0,1]; Y: n×L labels in {0,1}.
-%   params: alpha 0.1 (label graph), beta 0.1 (l1), gamma 0.1 (row inner products), max_iter 50,
-%     divergence_limit 1e100, seed 0.
+%   params (missing fields take the defaults, RFSFS()): alpha (label graph), beta (l1), gamma (row
+%     inner products), max_iter, divergence_limit, seed.
 %   init: W0 (d×L, >= 0), the random start (docs/methods/README.md); without it
 %     mlfs_seeded_uniform(seed) draws it.
 %   With C the label cosine similarity (0 for an all-zero column), D_C = diag(C 1), eps = 2^-23:

@@ -8,7 +8,7 @@ line numbers): the paper's objective, minimised by the standard multiplicative u
     min_{W>=0} |XW - Y|_F² + α tr(W L_Y W') + β |W|_2,1 + γ (|WW'|_1 - |W|_F²)
 
 with S the cosine similarity of the label columns (0 for an all-zero column), A_S = diag(S1),
-L_Y = A_S - S. Each of ``max_iter`` iterations (default 30, no convergence test unless ``tol`` > 0):
+L_Y = A_S - S. Each of ``max_iter`` iterations (no convergence test unless ``tol`` > 0):
 
     D = diag(1 / (2|w_j| + ε))
     W ← W ⊙ (X'Y + αWS + γW) ⊘ max(X'XW + αWA_S + βDW + γ 1(1'W), ε)
