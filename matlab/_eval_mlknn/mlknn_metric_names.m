@@ -1,5 +1,6 @@
 function names = mlknn_metric_names()
-%MLKNN_METRIC_NAMES  The metric keys, in the order used everywhere (pipeline.evaluation.metrics.METRICS).
-  names = {'micro_f1', 'macro_f1', 'hamming_loss', 'micro_pr_auc', 'macro_pr_auc', ...
-           'avg_precision', 'one_error', 'ranking_loss', 'coverage'};
+%MLKNN_METRIC_NAMES  The metric keys (1×M cell), in the order used everywhere: those of
+%   pipeline/evaluation/metrics.json, the file the Python package reads too (its METRICS).
+  declared = mlfs_package_json({'evaluation', 'metrics.json'}, 'metric definitions');
+  names = reshape({declared.metrics.key}, 1, []);
 end

@@ -1,9 +1,10 @@
 function [ranking, info] = GRRO(X, Y, params, init) %#ok<INUSD>
 %GRRO  Global relevance and redundancy optimisation (Zhang, Lin, Jiang, Li, Tang, Tan, IJCAI 2020).
 %   [ranking, info] = GRRO(X, Y, params, init)
-%   defaults = GRRO()  returns the default parameter struct (no arguments).
+%   defaults = GRRO()  returns the default parameter struct (no arguments; pipeline/methods/definitions/GRRO.json).
 %   X: n×d training features; Y: n×L labels in {0,1}; init: unused (deterministic).
-%   params: alpha 100 (redundancy), beta 0.1 (label dissimilarity), num_bins 2 (equal frequency).
+%   params (missing fields take the defaults, GRRO()): alpha (redundancy), beta (label
+%     dissimilarity), num_bins (equal frequency).
 %   Closed form, as the authors' example script (docs/methods/GRRO.md): discretise each feature
 %   (mlfs_discretize_efi);
 %   FL = MI(feature, label) and FF = MI(feature, feature) in bits with diag(FF) = 1
@@ -13,7 +14,7 @@ function [ranking, info] = GRRO(X, Y, params, init) %#ok<INUSD>
 %   info: scores (d×1), sylvester_residual |(I+alpha FF)W + beta W LL - FL| / |FL|, seconds,
 %   params.
 %   Twin of pipeline.methods.grro.
-  defaults = struct('alpha', 100, 'beta', 0.1, 'num_bins', 2);
+  defaults = mlfs_method_defaults('GRRO');   % the file the Python package reads too
   if nargin == 0
     ranking = defaults;
     info = struct();
@@ -23,7 +24,7 @@ function [ranking, info] = GRRO(X, Y, params, init) %#ok<INUSD>
   [X, Y] = mlfs_check_training_data(X, Y, 'GRRO');
   p = mlfs_method_params('GRRO', defaults, params);
   mlfs_require(p.num_bins == fix(p.num_bins), 'mlfs:GRRO:badParams', ...
-    'GRRO: num_bins must be an integer');   % its range (>= 2): definitions.json
+    'GRRO: num_bins must be an integer');   % its range (>= 2): definitions/GRRO.json
   mlfs_require(size(X, 1) >= p.num_bins, 'mlfs:GRRO:badInput', 'GRRO: needs at least num_bins training rows');
   codes = mlfs_discretize_efi(X, p.num_bins);
   features = cell(1, p.num_bins);

@@ -1,9 +1,10 @@
 function [ranking, info] = LRDG(X, Y, params, init)
 %LRDG  Latent representation learning and dynamic graph constraints (Zhang, Huo, Tang, PR 151, 2024).
 %   [ranking, info] = LRDG(X, Y, params, init)   (authors' code yunbao520/LRDG; docs/methods/LRDG.md)
+%   defaults = LRDG()  returns the default parameter struct (no arguments; pipeline/methods/definitions/LRDG.json).
 %   X: n×d training features in [0,1]; Y: n×m labels in {0,1}; needs n >= 6 and m >= 4.
-%   params: alpha 1, beta 1, gamma 1 (the demo's), max_iter 50 (fixed, no convergence test),
-%     divergence_limit 1e100, seed 0.
+%   params (missing fields take the defaults, LRDG()): alpha, beta, gamma (defaults: the demo's),
+%     max_iter (fixed, no convergence test), divergence_limit, seed.
 %   init (struct): S0 (d×m) and V0 (n×m), the random starts (docs/methods/README.md); without
 %     them mlfs_seeded_uniform(seed) draws them, in this order (the demo's).
 %   Graphs (mlfs_knn_heat_graph): A_X = graph(X, 5), (P_Y, A_Y) = graph(Y, 5), and every iteration
@@ -20,9 +21,14 @@ function [ranking, info] = LRDG(X, Y, params, init)
 %   ranking: the squared row norm of S (the score the code sorts), ordered by mlfs_rank_scores.
 %   info: scores (d×1), iterations, objective (J), S, V, seconds, params.
 %   Twin of pipeline.methods.lrdg.
+  defaults = mlfs_method_defaults('LRDG');   % the file the Python package reads too
+  if nargin == 0
+    ranking = defaults;
+    info = struct();
+    return
+  end
   started = tic;
   [X, Y] = mlfs_check_training_data(X, Y, 'LRDG');
-  defaults = struct('alpha', 1, 'beta', 1, 'gamma', 1, 'max_iter', 50, 'divergence_limit', 1e100, 'seed', 0);
   p = mlfs_method_params('LRDG', defaults, params);
   [n, d] = size(X);
   m = size(Y, 2);

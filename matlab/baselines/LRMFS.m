@@ -1,11 +1,11 @@
 function [ranking, info] = LRMFS(X, Y, params, init)
 %LRMFS  Multi-label feature selection via label relaxation (Fan, Liu, Liu, ASOC 175, 2025).
 %   [ranking, info] = LRMFS(X, Y, params, init)
-%   defaults = LRMFS()  returns the default parameter struct (no arguments).
+%   defaults = LRMFS()  returns the default parameter struct (no arguments; pipeline/methods/definitions/LRMFS.json).
 %   X: n×d training features in [0,1]; Y: n×L labels in {0,1}.
-%   params (struct, missing fields take the defaults):
-%     alpha 0.1 (ridge), beta 1, gamma 1 (graph terms; inert, see below), lambda 1 (l2,1 rows),
-%     max_iter 10, tol 1e-3 (|obj_{t-1} - obj_t|, in [0, 1)), mode 'fast' | 'faithful', seed 0.
+%   params (struct, missing fields take the defaults, LRMFS()):
+%     alpha (ridge), beta, gamma (graph terms; inert, see below), lambda (l2,1 rows), max_iter,
+%     tol (|obj_{t-1} - obj_t|, in [0, 1)), mode 'fast' | 'faithful', seed.
 %   init (struct): W0, Q0 (d×L) and S0 (n×L), the random starts (docs/methods/README.md); without
 %     them mlfs_seeded_uniform(seed) draws them, in this order.
 %   ranking: 1×d, the squared row norm of W (the score the code sorts) ordered by mlfs_rank_scores.
@@ -23,8 +23,7 @@ function [ranking, info] = LRMFS(X, Y, params, init)
 %   Deviations from the public code: Dz is a vector, not a dense n×n matrix, and X'DzX is formed
 %   as Xs'Xs with Xs = sqrt(Dz).*X (symmetric rank-k product); systems are solved
 %   instead of explicit inverses; the starts come from init. Twin of pipeline.methods.lrmfs.
-  defaults = struct('alpha', 0.1, 'beta', 1, 'gamma', 1, 'lambda', 1, 'max_iter', 10, 'tol', 1e-3, ...
-                    'mode', 'fast', 'seed', 0);
+  defaults = mlfs_method_defaults('LRMFS');   % the file the Python package reads too
   if nargin == 0
     ranking = defaults;
     info = struct();

@@ -1,11 +1,12 @@
 function [ranking, info] = LSMFS(X, Y, params, init)
 %LSMFS  Embedded MLFS of the public code HQUF/LSMFS (paper not identified; docs/methods/LSMFS.md).
 %   [ranking, info] = LSMFS(X, Y, params, init)
+%   defaults = LSMFS()  returns the default parameter struct (no arguments; pipeline/methods/definitions/LSMFS.json).
 %   X: n×d training features in [0,1]; Y: n×L labels in {0,1}.
-%   params (struct, missing fields take the defaults; the repository has none, and the sibling
-%     driver's alpha 0.1, beta 1 make V grow, see docs/methods/LSMFS.md):
-%     alpha 10, beta 0.1, gamma 1 (> 0), lambda 1, max_iter 20, tol 1e-6 (|obj_{t-1} - obj_t|,
-%     in [0, 1)), divergence_limit 1e100, seed 0.
+%   params (struct, missing fields take the defaults, LSMFS(); the repository has none, and the
+%     sibling driver's alpha 0.1, beta 1 make V grow, see docs/methods/LSMFS.md):
+%     alpha, beta, gamma (> 0), lambda, max_iter, tol (|obj_{t-1} - obj_t|, in [0, 1)),
+%     divergence_limit, seed.
 %   init (struct): W0 (d×L), V0 and S0 (n×L), the random starts (docs/methods/README.md); without
 %     them mlfs_seeded_uniform(seed) draws them, in this order.
 %   With B = 2Y - 1 and L_y the binary (L-1)-NN label-column Laplacian (= L I - 11' for distinct
@@ -25,10 +26,14 @@ function [ranking, info] = LSMFS(X, Y, params, init)
 %   working precision (growing rows of W on rank-deficient data) is a divergence (see weight_step),
 %   X'X cached, X sparse when under 30 % non-zero (speed only), starts from init, label distances
 %   computed directly. Twin of pipeline.methods.lsmfs.
+  defaults = mlfs_method_defaults('LSMFS');   % the file the Python package reads too
+  if nargin == 0
+    ranking = defaults;
+    info = struct();
+    return
+  end
   started = tic;
   [X, Y] = mlfs_check_training_data(X, Y, 'LSMFS');
-  defaults = struct('alpha', 10, 'beta', 0.1, 'gamma', 1, 'lambda', 1, 'max_iter', 20, 'tol', 1e-6, ...
-                    'divergence_limit', 1e100, 'seed', 0);
   p = mlfs_method_params('LSMFS', defaults, params);
   [n, d] = size(X);
   L = size(Y, 2);

@@ -2,9 +2,10 @@ function [ranking, info] = RFSFS(X, Y, params, init)
 %RFSFS  Robust flexible sparse regularised MLFS (Li, Hu, Gao, Pattern Recognition 134, 2023).
 %   [ranking, info] = RFSFS(X, Y, params, init)   (third-party code FarajiMohammad/MLFS-RFSFS;
 %   docs/methods/RFSFS.md)
+%   defaults = RFSFS()  returns the default parameter struct (no arguments; pipeline/methods/definitions/RFSFS.json).
 %   X: n×d training features in [0,1]; Y: n×L labels in {0,1}.
-%   params: alpha 0.1 (label graph), beta 0.1 (l1), gamma 0.1 (row inner products), max_iter 50,
-%     divergence_limit 1e100, seed 0.
+%   params (missing fields take the defaults, RFSFS()): alpha (label graph), beta (l1), gamma (row
+%     inner products), max_iter, divergence_limit, seed.
 %   init: W0 (d×L, >= 0), the random start (docs/methods/README.md); without it
 %     mlfs_seeded_uniform(seed) draws it.
 %   With C the label cosine similarity (0 for an all-zero column), D_C = diag(C 1), eps = 2^-23:
@@ -18,9 +19,14 @@ function [ranking, info] = RFSFS(X, Y, params, init)
 %   (docs/methods/RFSFS.md).
 %   info: scores (d×1), iterations, objective (F), W, seconds, params.
 %   Twin of pipeline.methods.rfsfs.
+  defaults = mlfs_method_defaults('RFSFS');   % the file the Python package reads too
+  if nargin == 0
+    ranking = defaults;
+    info = struct();
+    return
+  end
   started = tic;
   [X, Y] = mlfs_check_training_data(X, Y, 'RFSFS');
-  defaults = struct('alpha', 0.1, 'beta', 0.1, 'gamma', 0.1, 'max_iter', 50, 'divergence_limit', 1e100, 'seed', 0);
   p = mlfs_method_params('RFSFS', defaults, params);
   [n, d] = size(X);
   L = size(Y, 2);

@@ -1,9 +1,10 @@
 function [ranking, info] = SCNMF(X, Y, params, init) %#ok<INUSD>
 %SCNMF  Similarity constraints with non-negative matrix factorisation (He, Lin, Lin, Wang, KBS 2024).
 %   [ranking, info] = SCNMF(X, Y, params, init)
-%   defaults = SCNMF()  returns the default parameter struct (no arguments).
+%   defaults = SCNMF()  returns the default parameter struct (no arguments; pipeline/methods/definitions/SCNMF.json).
 %   X: n×d training features in [0,1]; Y: n×L labels in {0,1}; init: unused (W starts at 0.5).
-%   params: lambda1 1e-3 (|H - WW'|^2), lambda2 1 (tr(LL W'W)), max_iter 1001, tol 1e-2 (absolute).
+%   params (missing fields take the defaults, SCNMF()): lambda1 (|H - WW'|^2), lambda2 (tr(LL W'W)),
+%     max_iter, tol (absolute).
 %   Multiplicative updates of the authors' SCNMF.m (BIGOatMNNU/SCNMF; docs/methods/SCNMF.md),
 %   eps = 1e-20:
 %     R = 1 ./ max(|w_j|, eps);  W = W .* (X'Y + 2 lambda1 H W) ./
@@ -16,7 +17,7 @@ function [ranking, info] = SCNMF(X, Y, params, init) %#ok<INUSD>
 %   ranking: the row sum of W (the score the code sorts), ordered by mlfs_rank_scores.
 %   info: scores (d×1), iterations, objective (trace), sigma, seconds, params.
 %   Twin of pipeline.methods.scnmf.
-  defaults = struct('lambda1', 1e-3, 'lambda2', 1, 'max_iter', 1001, 'tol', 1e-2);
+  defaults = mlfs_method_defaults('SCNMF');   % the file the Python package reads too
   if nargin == 0
     ranking = defaults;
     info = struct();

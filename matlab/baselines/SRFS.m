@@ -1,10 +1,10 @@
 function [ranking, info] = SRFS(X, Y, params, init)
 %SRFS  Sparse-supplementation regularised MLFS (Li, Wang, Yang, Gao, Ding, Li, Inf. Fusion 117, 2025).
 %   [ranking, info] = SRFS(X, Y, params, init)
-%   defaults = SRFS()  returns the default parameter struct (no arguments).
+%   defaults = SRFS()  returns the default parameter struct (no arguments; pipeline/methods/definitions/SRFS.json).
 %   X: n×d training features in [0,1]; Y: n×L labels in {0,1}.
-%   params: alpha 0.1 (label graph), beta 0.1 (l2,1), gamma 0.1 (inner product), max_iter 30,
-%     tol 0 (off; > 0 stops at a relative objective change <= tol), seed 0.
+%   params (missing fields take the defaults, SRFS()): alpha (label graph), beta (l2,1), gamma
+%     (inner product), max_iter, tol (0: off; > 0 stops at a relative objective change <= tol), seed.
 %   init: W0 (d×L, >= 0), the random start (docs/methods/README.md); without it
 %     mlfs_seeded_uniform(seed) draws it.
 %   Multiplicative updates of min_{W>=0} |XW-Y|^2 + alpha tr(W L_Y W') + beta |W|_21
@@ -18,7 +18,7 @@ function [ranking, info] = SRFS(X, Y, params, init)
 %   ranking: the row l2 norm of W (the score the notebook sorts), ordered by mlfs_rank_scores.
 %   info: scores (d×1), iterations, objective (trace), seconds, params.
 %   Twin of pipeline.methods.srfs.
-  defaults = struct('alpha', 0.1, 'beta', 0.1, 'gamma', 0.1, 'max_iter', 30, 'tol', 0, 'seed', 0);
+  defaults = mlfs_method_defaults('SRFS');   % the file the Python package reads too
   if nargin == 0
     ranking = defaults;
     info = struct();

@@ -1,7 +1,7 @@
 function mlfs_check_param_ranges(method, params, declared)
 %MLFS_CHECK_PARAM_RANGES  Each field of params (a struct) that has a declared range must lie in it:
-%   a shipped method's ranges are those definitions.json declares for it (the file the Python
-%   package reads too), a plug-in's those its mlfs_parameter defaults declare (declared:
+%   a shipped method's ranges are those its definition file declares (mlfs_method_definition:
+%   pipeline/methods/definitions/<METHOD>.json, the file the Python package reads too), a plug-in's those its mlfs_parameter defaults declare (declared:
 %   parameter -> range, from the no-argument call). Else mlfs:<method>:badParameter in Python's
 %   words: "<method>: value out of range for parameter 'alpha' of method <method> (expected >= 0;
 %   found -1)". Called by the front doors before any task and by mlfs_method_params inside each
@@ -32,10 +32,10 @@ function mlfs_check_param_ranges(method, params, declared)
 end
 
 function ranges = shipped_ranges(method)
-%SHIPPED_RANGES  The ranges definitions.json declares for a shipped method; struct() for any other.
-  definitions = mlfs_definitions();
+%SHIPPED_RANGES  The ranges a shipped method's definition file declares; struct() for any other method.
+  definition = mlfs_method_definition(method);
   ranges = struct();
-  if isvarname(method) && isfield(definitions.method_ranges, method)
-    ranges = definitions.method_ranges.(method);
+  if isstruct(definition)
+    ranges = definition.ranges;
   end
 end

@@ -12,6 +12,10 @@ function fingerprint = mlfs_code_fingerprint(fname, plugin_dirs)
 %   MATLAB resolves on the user's path (with the other functions of its folder, as a plug-in
 %   folder). A function with no readable file is an error (mlfs:fingerprint:noCode): a
 %   fingerprint never covers nothing.
+%
+%   A shipped method's fingerprint also covers its definition file (its defaults decide what it
+%   computes), labelled with its path in the Python package, 'methods/definitions/LRMFS.json',
+%   and no other method's: editing LRMFS's defaults stales LRMFS's results only.
   if nargin < 2
     plugin_dirs = {};
   end
@@ -43,11 +47,22 @@ function fingerprint = mlfs_code_fingerprint(fname, plugin_dirs)
     words = unique(regexp(char(bytes(:).'), '[A-Za-z][A-Za-z0-9_]*', 'match'));
     pending = [pending, words(ismember(words, names))]; %#ok<AGROW>
   end
+  [found, digests] = add_definition_file(fname, found, digests);
   [found, order] = sort(found);
   digests = digests(order);
   lines = cellfun(@(p, h) [p char(0) h char(10)], found, digests, 'UniformOutput', false);
   entries = cellfun(@(p, h) {p, h}, found, digests, 'UniformOutput', false);
   fingerprint = struct('sha256', mlfs_sha256_bytes(uint8([lines{:}])), 'files', {entries});
+end
+
+function [found, digests] = add_definition_file(fname, found, digests)
+%ADD_DEFINITION_FILE  The package's definition file of fname, when it ships one, with its digest.
+  relative = {'methods', 'definitions', [fname '.json']};
+  file = mlfs_package_file(relative);
+  if ~isempty(file)
+    found{end + 1} = strjoin(relative, '/');
+    digests{end + 1} = mlfs_sha256_bytes(mlfs_read_bytes(file));
+  end
 end
 
 function [found, folder] = plugin_file(fname, plugin_dirs)

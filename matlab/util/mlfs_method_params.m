@@ -8,7 +8,7 @@ function p = mlfs_method_params(method, defaults, params)
 %   seeds a Mersenne Twister). MATLAB stores integer and real defaults alike as doubles, so
 %   Python's "an int default takes integers only" (max_iter = 1.7) is checked on the Python side only.
 %   Then each value must lie in the method's declared range (mlfs_check_param_ranges): a shipped
-%   method's in definitions.json, a plug-in's where its defaults declare it (a default made by
+%   method's in its definition file, a plug-in's where its defaults declare it (a default made by
 %   mlfs_parameter; the returned p holds the plain value).
   [defaults, declared] = split_declarations(defaults);
   p = defaults;

@@ -1,11 +1,10 @@
 function decoded = mlfs_package_json(relative, what)
 %MLFS_PACKAGE_JSON  A JSON file of the Python package, decoded: the one place both languages read a
-%   definition from (definitions.json, results/layout.json). RELATIVE is its path inside the package
-%   ({'results', 'layout.json'}); WHAT names it in the error. Looked for from this MATLAB folder:
-%   under python/pipeline in a checkout first, then beside it in an installed package (the wheel
-%   carries this folder as pipeline/matlab); a checkout's own results/ folder is never read as the
-%   package's. Decoded once per session and file, again when the file has changed since (an edit
-%   in a running session). Error mlfs:package:notFound when neither place holds it.
+%   definition from (definitions.json, methods/definitions/<METHOD>.json, results/layout.json).
+%   RELATIVE is its path inside the package ({'results', 'layout.json'}), found by
+%   mlfs_package_file; WHAT names it in the error. Decoded once per session and file, again when
+%   the file has changed since (an edit in a running session). Error mlfs:package:notFound when
+%   the package has no such file.
   persistent files versions contents
   if isempty(files)
     files = {}; versions = {}; contents = {};
@@ -29,11 +28,7 @@ function decoded = mlfs_package_json(relative, what)
 end
 
 function file = package_file(relative, what)
-  matlab_folder = fileparts(fileparts(mfilename('fullpath')));
-  places = {fullfile(matlab_folder, '..', 'python', 'pipeline', relative{:}), ...
-            fullfile(fileparts(matlab_folder), relative{:})};
-  found = places(cellfun(@(place) exist(place, 'file') == 2, places));
-  mlfs_require(~isempty(found), 'mlfs:package:notFound', 'the %s (%s) was not found (looked for %s)', ...
+  [file, places] = mlfs_package_file(relative);
+  mlfs_require(~isempty(file), 'mlfs:package:notFound', 'the %s (%s) was not found (looked for %s)', ...
     what, relative{end}, strjoin(places, ' and '));
-  file = found{1};
 end

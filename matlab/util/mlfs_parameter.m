@@ -8,7 +8,7 @@ function declared = mlfs_parameter(default, varargin)
 %   text a list of choices. mlfs_method_params reads the declarations: it returns the plain values
 %   and refuses a given value outside its range; the Python front door reads them from the
 %   no-argument call and refuses such a value before any work (exit code 2), as it does for the
-%   shipped methods' ranges (declared in definitions.json). A bad declaration, or a default outside its
+%   shipped methods' ranges (declared in their definition files). A bad declaration, or a default outside its
 %   own range, is mlfs:parameter:badDeclaration.
   declared = struct('default', default, 'low', [], 'high', [], 'low_open', false, 'high_open', false, ...
                     'choices', {{}});

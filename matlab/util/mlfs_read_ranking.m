@@ -1,17 +1,21 @@
 function ranking = mlfs_read_ranking(path, d)
 %MLFS_READ_RANKING  Read a ranking file (one value per line, or comma-separated) and validate it.
-%   As pipeline.rankings.read_ranking_file: the file may hold at most 32*d + 1024 bytes, checked
-%   before it is read; the first value that is not a decimal number, longer than 32 characters,
+%   As pipeline.rankings.read_ranking_file: the file may hold at most 32*d + 1024 bytes (the
+%   ranking_files bounds of definitions.json, which Python reads too), checked before it is read;
+%   the first value that is not a decimal number, longer than 32 characters (the bytes per feature),
 %   not in 0..d or not an integer (read exactly: 2.9999999999999999999 is not 3) is reported as it
 %   is written in the file; then mlfs_validate_ranking checks the permutation.
 %   Error identifiers: mlfs:ranking:missing, :tooLarge, :notNumeric, :tooLong, :outOfRange,
 %   :notInteger, and those of mlfs_validate_ranking.
   mlfs_require(exist(path, 'file') == 2, 'mlfs:ranking:missing', '%s: ranking file not found', path);
-  limit = 32 * d + 1024;  % pipeline.rankings.max_ranking_bytes
+  definitions = mlfs_definitions();
+  per_feature = definitions.ranking_files.bytes_per_feature;
+  slack = definitions.ranking_files.slack_bytes;
+  limit = per_feature * d + slack;  % pipeline.rankings.max_ranking_bytes
   info = dir(path);
   mlfs_require(info.bytes <= limit, 'mlfs:ranking:tooLarge', ...
-    '%s: ranking file is larger than a ranking of %d features can be (expected at most %d bytes (32 per feature + 1024); found %d bytes)', ...
-    path, d, limit, info.bytes);
+    '%s: ranking file is larger than a ranking of %d features can be (expected at most %d bytes (%d per feature + %d); found %d bytes)', ...
+    path, d, limit, per_feature, slack, info.bytes);
   text = fileread(path);
   if numel(text) >= 3 && all(double(text(1:3)) == [239 187 191])  % UTF-8 byte-order mark
     text = text(4:end);
@@ -20,7 +24,7 @@ function ranking = mlfs_read_ranking(path, d)
   is_number = ~cellfun(@isempty, regexp(tokens, '^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$', 'once'));
   values = str2double(tokens);
   lengths = cellfun(@numel, tokens);
-  short = lengths <= 32;  % pipeline.rankings.MAX_INDEX_CHARS
+  short = lengths <= per_feature;  % pipeline.rankings.MAX_INDEX_CHARS
   in_range = is_number & short & isfinite(values) & values >= 0 & values <= d;
   bad = find(~(in_range & cellfun(@decimal_is_integer, tokens)), 1);
   if ~isempty(bad)
@@ -28,8 +32,8 @@ function ranking = mlfs_read_ranking(path, d)
     if ~is_number(bad)
       error('mlfs:ranking:notNumeric', '%s: ranking holds a non-numeric value (expected integers 1..d; found ''%s'')', path, shown);
     elseif ~short(bad)
-      error('mlfs:ranking:tooLong', '%s: ranking index too long (expected values in 1..%d of at most 32 characters; found ''%s'' (entry %d, %d characters))', ...
-            path, d, shown, bad, lengths(bad));
+      error('mlfs:ranking:tooLong', '%s: ranking index too long (expected values in 1..%d of at most %d characters; found ''%s'' (entry %d, %d characters))', ...
+            path, d, per_feature, shown, bad, lengths(bad));
     elseif ~in_range(bad)
       error('mlfs:ranking:outOfRange', '%s: ranking index out of range (expected values in 1..%d; found ''%s'' (entry %d))', ...
             path, d, shown, bad);

@@ -132,17 +132,22 @@ function [ranking, used_params, timing] = compute_ranking(files, method, data, p
 end
 
 function kept = recordable_info(info)
-%RECORDABLE_INFO  info without scores, without entries of more than 1000 numbers and without entries
-%   the strict reader would refuse when the record is read back (nesting deeper than 32 levels, a
-%   text of more than 10000 characters), as the Python side: kept, they would make the ranking look
-%   unreadable, and computed again, at every resume.
+%RECORDABLE_INFO  info without scores, without entries of more than recorded_info.max_numbers
+%   numbers (1000) and without entries the strict reader would refuse when the record is read back
+%   (nesting deeper than result_files.max_depth levels (32), a text of more than
+%   result_files.max_string_chars characters (10000)): the bounds of definitions.json, which the
+%   Python side reads too. Kept, such an entry would make the ranking look unreadable, and computed
+%   again, at every resume.
+  definitions = mlfs_definitions();
+  max_numbers = definitions.recorded_info.max_numbers;
+  bounds = definitions.result_files;
   kept = struct();
   keys = fieldnames(info);
   for i = 1:numel(keys)
     value = info.(keys{i});
-    if ~strcmp(keys{i}, 'scores') && (ischar(value) || isstruct(value) || numel(value) <= 1000)
+    if ~strcmp(keys{i}, 'scores') && (ischar(value) || isstruct(value) || numel(value) <= max_numbers)
       [depth, longest_text] = mlfs_json_shape(mlfs_json_encode(struct(keys{i}, {value})));
-      if depth <= 32 && longest_text <= 10000
+      if depth <= bounds.max_depth && longest_text <= bounds.max_string_chars
         kept.(keys{i}) = value;
       end
     end

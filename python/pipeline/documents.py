@@ -53,10 +53,12 @@ class DocumentLimits:
 #: Hand-written configuration files (suites, parameter files, display maps, protocol configurations).
 CONFIG_LIMITS = DocumentLimits()
 #: Files a run writes and reads back (metrics, ranking records, sidecars, run records): longer
-#: lists (a metric per grid point), the same digit and text bounds; the size and depth are those
-#: of definitions.json, which MATLAB/Octave checks too.
+#: lists (a metric per grid point), the same digit bound; the size, depth and longest text are
+#: those of definitions.json, which MATLAB/Octave checks too.
 RESULT_LIMITS = DocumentLimits(max_bytes=definitions()["result_files"]["max_bytes"],
-                               max_depth=definitions()["result_files"]["max_depth"], max_values=10_000_000)
+                               max_depth=definitions()["result_files"]["max_depth"],
+                               max_string_chars=definitions()["result_files"]["max_string_chars"],
+                               max_values=10_000_000)
 
 _JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
 

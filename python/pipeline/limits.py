@@ -2,7 +2,8 @@
 and a suite key share (an :class:`~pipeline.validation.Interval` each). Some sizes a user may raise
 through environment variables (:func:`env_limit`, e.g. ``MLFS_MAX_FOLD_BYTES``).
 
-The seed range, the ML-kNN and grid options and the p-grid size come from ``definitions.json``
+The seed range, the ML-kNN and grid options, the p-grid size, the fold-size limit and the
+longest info list a ranking record keeps come from ``definitions.json``
 (:mod:`pipeline.definitions`), which ``run_suite`` reads too. Limits that code a result's
 fingerprint covers keeps beside that code, so that a new limit here never makes results stale:
 ``names.MAX_NAME_LENGTH``, ``methods.base.MAX_EXACT_INTEGER`` and ``rankings.MAX_INDEX_CHARS``.
@@ -13,8 +14,8 @@ from __future__ import annotations
 import os
 import sys
 
-from .definitions import (DEFAULT_MAX_FOLD_BYTES, MAX_FOLD_BYTES_VARIABLE, MAX_GRID_POINTS, MAX_SEED,  # noqa: F401
-                          RUN_OPTION_RANGES, SEED_RANGE)  # (listed here)
+from .definitions import (DEFAULT_MAX_FOLD_BYTES, MAX_FOLD_BYTES_VARIABLE, MAX_GRID_POINTS,  # noqa: F401
+                          MAX_RECORDED_INFO_NUMBERS, MAX_SEED, RUN_OPTION_RANGES, SEED_RANGE)  # (listed here)
 from .errors import ConfigError
 from .validation import option_range
 
@@ -48,8 +49,6 @@ MAX_TASKS_LIMIT = 10_000_000
 #: The default of --max-tasks: several full paper suites (17 datasets x 5 folds x 11 methods = 935
 #: tasks), while a mistyped sweep of a million combinations is refused before it is expanded.
 DEFAULT_MAX_TASKS = 10_000
-#: The longest array of numbers a method's info may record (longer ones are left out of the record).
-MAX_RECORDED_INFO_NUMBERS = 1000
 #: Times: the longest task timeout (a week) and claim age (30 days).
 MAX_TASK_TIMEOUT = 7 * 24 * 3600.0
 MAX_CLAIM_STALE_AFTER = 30 * 24 * 3600.0

@@ -14,13 +14,15 @@ from pathlib import Path
 
 import numpy as np
 
+from .definitions import definitions
 from .errors import RankingError
 
 #: Bytes allowed per feature in a ranking file: room for NumPy's default ``%.18e`` text
-#: (``1.000000000000000000e+00``, 24 characters) plus a CRLF line end, with margin.
-RANKING_BYTES_PER_FEATURE = 32
+#: (``1.000000000000000000e+00``, 24 characters) plus a CRLF line end, with margin (declared in
+#: definitions.json, which ``mlfs_read_ranking.m`` reads too).
+RANKING_BYTES_PER_FEATURE = int(definitions()["ranking_files"]["bytes_per_feature"])
 #: Extra bytes allowed per file (a byte-order mark, trailing blank lines).
-RANKING_SLACK_BYTES = 1024
+RANKING_SLACK_BYTES = int(definitions()["ranking_files"]["slack_bytes"])
 #: Longest value read (NumPy's ``%.18e`` text has 24 characters).
 MAX_INDEX_CHARS = RANKING_BYTES_PER_FEATURE
 

@@ -188,20 +188,13 @@ def test_info_records_the_resolved_parameters(octave_engine):
     assert float(info["params"]["max_iter"]) == 1001
 
 
-# LSMFS.m, LRDG.m and RFSFS.m have no argument-free call (they need X at once).
-@pytest.mark.parametrize("method", RECIPE_METHODS)
-def test_called_without_arguments_returns_the_python_defaults(octave_engine, method):
-    (defaults,) = octave_engine.session.call(method, nout=1)
-    python_defaults = get_method(method).defaults
-    assert set(defaults) == set(python_defaults)
-    for key, value in python_defaults.items():
-        assert (defaults[key] == value) if isinstance(value, str) else float(defaults[key]) == float(value)
-
-
 def test_resolved_params_merge_the_defaults(octave_engine):
     (p,) = octave_engine.session.call("mlfs_resolved_params", "SRFS", {"alpha": 0.7}, nout=1)
     expected = get_method("SRFS").resolve_params({"alpha": 0.7})
     assert {k: float(v) for k, v in p.items()} == {k: float(v) for k, v in expected.items()}
+    (p,) = octave_engine.session.call("mlfs_resolved_params", "LSMFS", {"beta": 0.5}, nout=1)  # no no-argument probe
+    assert {k: float(v) for k, v in p.items()} == {k: float(v) for k, v in get_method("LSMFS").resolve_params(
+        {"beta": 0.5}).items()}
     (unchanged,) = octave_engine.session.call("mlfs_resolved_params", "VARIANCE", {"x": 1.0}, nout=1)
     assert dict(unchanged) == {"x": 1.0}
     with pytest.raises(EngineError, match="mlfs:GRRO:unknownParameter"):

@@ -230,7 +230,7 @@ def test_discretization_two_bins_rounds_half_away_from_zero():
                                               (0.01, 1.0, 0.1)])
 def test_srfs_nonnegative_and_monotone(alpha, beta, gamma):
     X, Y = recipe(3)
-    params = {**srfs.DEFAULTS, "alpha": alpha, "beta": beta, "gamma": gamma}
+    params = {**srfs.SPEC.defaults, "alpha": alpha, "beta": beta, "gamma": gamma}
     W0 = np.random.default_rng(0).random((100, 5))
     W, info = srfs.srfs(X, Y, params, W0)
     assert W.min() >= 0
@@ -243,9 +243,9 @@ def test_srfs_nonnegative_and_monotone(alpha, beta, gamma):
 def test_srfs_wide_data_path_matches_the_gram_path():
     X, Y = recipe(2, n=60, d=100)                              # d > n: X'(XW), no d×d matrix
     W0 = np.random.default_rng(1).random((100, 5))
-    W, info = srfs.srfs(X, Y, srfs.DEFAULTS, W0)
+    W, info = srfs.srfs(X, Y, srfs.SPEC.defaults, W0)
     W_gram, info_gram = srfs.srfs(np.vstack([X, np.zeros((50, 100))]), np.vstack([Y, np.zeros((50, 5))]),
-                                  srfs.DEFAULTS, W0)           # zero rows: same problem, d <= n
+                                  srfs.SPEC.defaults, W0)           # zero rows: same problem, d <= n
     np.testing.assert_allclose(W, W_gram, rtol=1e-10)
     np.testing.assert_allclose(info["objective"], info_gram["objective"], rtol=1e-10)
 
@@ -265,7 +265,7 @@ def test_srfs_tolerance_stops_early():
 @pytest.mark.parametrize("lambda1,lambda2", [(1e-4, 1e-2), (1e-3, 1.0), (5e-2, 100.0)])
 def test_scnmf_nonnegative_and_monotone(lambda1, lambda2):
     X, Y = recipe(4)
-    W, info = scnmf.scnmf(X, Y, {**scnmf.DEFAULTS, "lambda1": lambda1, "lambda2": lambda2})
+    W, info = scnmf.scnmf(X, Y, {**scnmf.SPEC.defaults, "lambda1": lambda1, "lambda2": lambda2})
     assert W.min() >= 0
     trace = np.array(info["objective"])
     assert np.all(np.diff(trace) <= 1e-10 * np.abs(trace[:-1]))

@@ -4,7 +4,6 @@ the one helper that shortens a value for a message."""
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
 from typing import Annotated
 
@@ -12,7 +11,8 @@ import pytest
 from hypothesis import assume, given, settings, strategies as st
 from pydantic import BaseModel, ValidationError
 
-from pipeline.definitions import DEFINITIONS_FILE, RUN_OPTION_DEFAULTS, RUN_OPTION_RANGES, method_ranges
+from pipeline import definitions as definitions_module
+from pipeline.definitions import METHOD_DEFINITIONS_DIR, RUN_OPTION_DEFAULTS, RUN_OPTION_RANGES, method_definition
 from pipeline.errors import ConfigError
 from pipeline.methods import available_methods, get_method
 from pipeline.methods.base import MethodSpec
@@ -104,16 +104,41 @@ def test_the_pydantic_constraint_admits_what_the_interval_admits(interval, value
     ([0, 1], "a range must be a mapping"),
 ])
 def test_a_bad_declaration_is_refused_naming_where_it_is(declaration, problem):
-    with pytest.raises(ConfigError, match="field 'method_ranges.X.alpha'") as refused:
-        Interval.from_declaration(declaration, where="method_ranges.X.alpha")
+    with pytest.raises(ConfigError, match="field 'X.json: ranges.alpha'") as refused:
+        Interval.from_declaration(declaration, where="X.json: ranges.alpha")
     assert problem in str(refused.value)
 
 
-def test_every_shipped_method_reads_its_ranges_from_the_definitions_file():
-    declared = json.loads(DEFINITIONS_FILE.read_text(encoding="utf-8"))["method_ranges"]
-    assert set(declared) <= set(available_methods())
-    for name in available_methods():
-        assert dict(get_method(name).allowed) == method_ranges(name), name
+def test_every_definition_file_is_that_of_a_shipped_method_and_its_spec_holds_it():
+    files = sorted(METHOD_DEFINITIONS_DIR.glob("*.json"))
+    assert files and {file.stem for file in files} <= set(available_methods())
+    for file in files:
+        definition, spec = method_definition(file.stem), get_method(file.stem)
+        assert (dict(spec.defaults), dict(spec.allowed)) == (definition.defaults, definition.ranges), file.stem
+
+
+def test_a_definition_keeps_integer_and_real_parameters_apart():
+    spec = get_method("LRMFS")   # "max_iter": 10 and "beta": 1.0 in its file
+    assert type(spec.defaults["max_iter"]) is int and type(spec.defaults["beta"]) is float
+    with pytest.raises(ConfigError, match="invalid value for parameter 'max_iter'"):
+        spec.resolve_params({"max_iter": 1.5})
+    assert spec.resolve_params({"beta": 2})["beta"] == 2
+
+
+@pytest.mark.parametrize("text, problem", [
+    (None, "cannot read the definition of method BAD"),
+    ('{"defaults": ', "cannot read the definition of method BAD"),
+    ('{"defaults": {}}', "the definition of method BAD is not of the expected form"),
+    ('{"defaults": {"a": [1]}, "ranges": {}}', "the default of parameter 'a' of method BAD is not a number"),
+    ('{"defaults": {"a": 1.0}, "ranges": {"a": {"low": "x"}}}', "the low bound of a range must be a finite number"),
+])
+def test_a_bad_definition_file_is_refused_naming_it(tmp_path, monkeypatch, text, problem):
+    monkeypatch.setattr(definitions_module, "METHOD_DEFINITIONS_DIR", tmp_path)
+    if text is not None:
+        (tmp_path / "BAD.json").write_text(text, encoding="utf-8")
+    with pytest.raises(ConfigError, match=problem) as refused:
+        method_definition("BAD")
+    assert "BAD.json" in str(refused.value)
 
 
 def test_a_range_for_a_parameter_the_method_lacks_or_refusing_its_default_is_refused():

@@ -15,11 +15,13 @@ gives both's relation to scikit-learn's ``label_ranking_loss`` and ``coverage_er
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
-from ..errors import DataError
+from ..errors import ConfigError, DataError
 
 @dataclass(frozen=True)
 class MetricSpec:
@@ -36,37 +38,22 @@ class MetricSpec:
     added_later: bool = False
 
 
-#: The one definition of the metrics, in the order used everywhere (files, tables, figures).
-METRIC_SPECS = (
-    MetricSpec("micro_f1", True, "Micro-F1",
-               "2TP/(2TP+FP+FN) over all label-instance cells; 0 when the denominator is 0"),
-    MetricSpec("macro_f1", True, "Macro-F1",
-               "per-label 2TP/(2TP+FP+FN) averaged over all L labels; a label with a zero "
-               "denominator contributes 0"),
-    MetricSpec("hamming_loss", False, "Hamming Loss", "share of the L*n_test cells where prediction != truth"),
-    MetricSpec("micro_pr_auc", True, "Micro PR-AUC",
-               "order-based AP (stable descending sort, ties keep flattened order) of scores "
-               "flattened label-major (index = label*n_test + instance); NaN if no positive"),
-    MetricSpec("macro_pr_auc", True, "Macro PR-AUC",
-               "order-based AP per label (ties keep instance order), mean over labels with "
-               "both classes in the test part; NaN if no label qualifies"),
-    MetricSpec("avg_precision", True, "AvgPrec",
-               "example-based AP: labels by stable descending score (ties to the lower "
-               "label index), sum over instances with >= 1 positive, divided by n_test "
-               "(instances without positives add 0)"),
-    MetricSpec("one_error", False, "One-error",
-               "top label = first argmax (ties to the lowest label index); error if not "
-               "relevant; instances without positives always count as errors; divided by n_test"),
-    MetricSpec("ranking_loss", False, "Ranking Loss",
-               "per instance: share of (relevant, irrelevant) label pairs with score(relevant) <= "
-               "score(irrelevant) (ties count as misordered); mean over the instances with at "
-               "least one relevant and one irrelevant label; NaN if none", added_later=True),
-    MetricSpec("coverage", False, "Coverage",
-               "per instance: largest rank of a relevant label minus 1, ranks from Zhang & Zhou's "
-               "stable ascending sort (among tied labels the higher label index ranks first); "
-               "mean of the ranks over the instances with a relevant label, minus 1; NaN if none",
-               added_later=True),
-)
+#: The one definition of the metrics, in the order used everywhere (files, tables, figures):
+#: ``metrics.json`` beside this module, which MATLAB/Octave reads too (``mlknn_metric_names.m``).
+METRICS_FILE = Path(__file__).resolve().with_name("metrics.json")
+
+
+def _declared_metrics() -> tuple[MetricSpec, ...]:
+    """The metrics ``metrics.json`` declares; ConfigError naming the file if it cannot be read."""
+    try:
+        return tuple(MetricSpec(**entry) for entry in json.loads(METRICS_FILE.read_text(encoding="utf-8"))["metrics"])
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise ConfigError(f"cannot read the metric definitions: {exc}", file=METRICS_FILE,
+                          expected='{"metrics": [{"key", "higher_is_better", "display", "convention", '
+                                   '"added_later"}, ...]}') from None
+
+
+METRIC_SPECS = _declared_metrics()
 
 METRICS = tuple(metric.key for metric in METRIC_SPECS)
 HIGHER_IS_BETTER = {metric.key: metric.higher_is_better for metric in METRIC_SPECS}

@@ -1,9 +1,9 @@
 """Divergence guard shared by the Baselines II ports (LSMFS, LRDG, RFSFS).
 
-An iterate with a non-finite entry, or with an entry larger in magnitude than ``limit``
-(the method's ``divergence_limit`` parameter, default :data:`DEFAULT_LIMIT`), stops the method with
-an :class:`~pipeline.errors.EngineError` naming the method, the iteration and the iterate, instead
-of letting NaN or overflow reach the ranking. The engines add the task (``method/dataset/foldN``).
+An iterate with a non-finite entry, or with an entry larger in magnitude than ``limit`` (the
+method's ``divergence_limit`` parameter, 1e100 by default in ``definitions/<METHOD>.json``), stops
+the method with an :class:`~pipeline.errors.EngineError` naming the method, the iteration and the
+iterate, instead of letting NaN or overflow reach the ranking. The engines add the task (``method/dataset/foldN``).
 Twin: ``matlab/util/mlfs_check_iterates.m`` (error identifier ``mlfs:<METHOD>:diverged``).
 
 Why 1e100 (docs/methods/README.md): features are in [0, 1] and labels in {0, 1}; on fold 0 of the
@@ -18,8 +18,6 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ConfigError, EngineError
-
-DEFAULT_LIMIT = 1e100
 
 
 def check_limit(method: str, limit) -> float:

@@ -41,8 +41,7 @@ def label_correlation_scores(X, Y, params: dict | None = None) -> np.ndarray:
     return np.abs(corr).mean(axis=1)
 
 
-RANDOM = MethodSpec(name="RANDOM", defaults={"seed": 0}, scores=random_scores,
-                    summary="seeded random permutation (floor; Python only)")
+RANDOM = MethodSpec.shipped("RANDOM", scores=random_scores, summary="seeded random permutation (floor; Python only)")
 VARIANCE = MethodSpec(name="VARIANCE", defaults={}, scores=variance_scores, matlab_function="VARIANCE",
                       summary="unsupervised variance filter")
 LABELCORR = MethodSpec(name="LABELCORR", defaults={}, scores=label_correlation_scores,

@@ -42,7 +42,7 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from ..definitions import MAX_SEED, SEED_RANGE
+from ..definitions import MAX_SEED, SEED_RANGE, method_definition
 from ..errors import ConfigError, EngineError, RankingError
 from ..names import validate_name
 from ..rankings import rank_scores, validate_scores
@@ -67,7 +67,8 @@ class MethodSpec:
     name : str
         Registry name, also the results sub-folder (e.g. ``"DAGFS"``).
     defaults : Mapping[str, Any]
-        Default parameters; user parameters may only override these keys.
+        Default parameters; user parameters may only override these keys (a shipped method's
+        from its definition file, :meth:`shipped`).
     python : callable or None
         NumPy implementation, full form (module docstring).
     scores : callable or None
@@ -84,7 +85,7 @@ class MethodSpec:
         One line for ``--help`` listings.
     allowed : Mapping[str, Interval]
         Ranges or choices of parameters, beyond the type their default implies (a shipped
-        method's from definitions.json, :func:`~pipeline.definitions.method_ranges`). Checked with
+        method's from its definition file, :meth:`shipped`). Checked with
         the type before any task runs, so a bad value is a user error (exit code 2) on every
         engine, not a failure inside Octave.
     plugin_dir : str or None
@@ -120,6 +121,13 @@ class MethodSpec:
             if not allowed.admits(self.defaults[name]):
                 raise ConfigError(f"method {self.name}: the default of parameter {name!r} lies outside its range",
                                   expected=str(allowed), found=repr(self.defaults[name]))
+
+    @classmethod
+    def shipped(cls, name: str, **spec) -> "MethodSpec":
+        """A shipped method: its defaults and ranges are those of ``methods/definitions/<name>.json``
+        (:func:`~pipeline.definitions.method_definition`), the file the MATLAB/Octave twin reads too."""
+        definition = method_definition(name)
+        return cls(name=name, defaults=definition.defaults, allowed=definition.ranges, **spec)
 
     @property
     def has_python(self) -> bool:

@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from ..definitions import method_ranges
+from ..definitions import method_definition
 from ..errors import ConfigError
 from ..rankings import rank_scores
 from .base import MethodSpec
@@ -24,23 +24,27 @@ from .base import MethodSpec
 EPS = np.finfo(np.float64).eps
 
 
+#: The paper's fixed setting, from ``definitions/DAGFS.json`` (the method's one definition).
+_DEFAULTS = method_definition("DAGFS").defaults
+
+
 @dataclass(frozen=True)
 class DAGFSParams:
-    """DAGFS hyper-parameters; the defaults are the paper's fixed setting."""
+    """DAGFS hyper-parameters; the defaults are the paper's fixed setting (``definitions/DAGFS.json``)."""
 
-    alpha: float = 0.10
-    beta: float = 0.10
-    max_iter: int = 40
-    rarity_gamma: float = 2.0
-    tau_dir: float = 0.50
-    topK: int = 10
-    kappa: float = 1.50
-    s_max: float = 3.0
-    seed: int = 0
+    alpha: float = _DEFAULTS["alpha"]
+    beta: float = _DEFAULTS["beta"]
+    max_iter: int = _DEFAULTS["max_iter"]
+    rarity_gamma: float = _DEFAULTS["rarity_gamma"]
+    tau_dir: float = _DEFAULTS["tau_dir"]
+    topK: int = _DEFAULTS["topK"]
+    kappa: float = _DEFAULTS["kappa"]
+    s_max: float = _DEFAULTS["s_max"]
+    seed: int = _DEFAULTS["seed"]
     W0: np.ndarray | None = None
-    transfer_graph: str = "directed"
-    feature_lift: str = "center_split"
-    paired_penalty: bool = True
+    transfer_graph: str = _DEFAULTS["transfer_graph"]
+    feature_lift: str = _DEFAULTS["feature_lift"]
+    paired_penalty: bool = _DEFAULTS["paired_penalty"]
 
 
 def _instance_weights(Y: np.ndarray, p: DAGFSParams) -> tuple[np.ndarray, np.ndarray]:
@@ -184,10 +188,8 @@ def feature_scores(X: np.ndarray, Y: np.ndarray, params: dict,
     return scores, {**info, "W_sum": float(W.sum())}
 
 
-SPEC = MethodSpec(
-    name="DAGFS",
-    defaults={k: v for k, v in asdict(DAGFSParams()).items() if k != "W0"},
+SPEC = MethodSpec.shipped(
+    "DAGFS",
     scores=feature_scores,
     summary="directed label transfer + rarity-aware group sparsity (proposed method, Python only)",
-    allowed=method_ranges("DAGFS"),
 )

@@ -25,14 +25,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..definitions import method_ranges
 from ..errors import ConfigError, DataError
 from ._common import label_cosine_distance
 from .base import MethodSpec
 
 #: The project's suggested sweep (the paper's grid was not available): α, β over 10^-3..10^3.
 GRID = {"alpha": [1e-3, 1e-2, 1e-1, 1.0, 10.0, 100.0, 1e3], "beta": [1e-3, 1e-2, 1e-1, 1.0, 10.0, 100.0, 1e3]}
-DEFAULTS = {"alpha": 100.0, "beta": 0.1, "num_bins": 2}
 
 
 def discretize_equal_frequency(X: np.ndarray, num_bins: int) -> np.ndarray:
@@ -128,7 +126,6 @@ def feature_scores(X: np.ndarray, Y: np.ndarray, params: dict) -> tuple[np.ndarr
     return W.sum(axis=1), {"sylvester_residual": float(residual)}
 
 
-SPEC = MethodSpec(name="GRRO", defaults=DEFAULTS, scores=feature_scores, matlab_function="GRRO",
-                  nonnegative_features=True,
-                  summary="MI relevance/redundancy, Sylvester closed form (Zhang et al. 2020)",
-                  allowed=method_ranges("GRRO"))
+SPEC = MethodSpec.shipped("GRRO", scores=feature_scores, matlab_function="GRRO",
+                          nonnegative_features=True,
+                          summary="MI relevance/redundancy, Sylvester closed form (Zhang et al. 2020)")

@@ -40,10 +40,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..definitions import method_ranges
 from ..errors import ConfigError, DataError
 from ._common import gram_operand, sparse_if_mostly_zero
-from ._divergence import DEFAULT_LIMIT, check_iterates, check_limit
+from ._divergence import check_iterates, check_limit
 from .base import MethodSpec
 from .starts import UniformStream
 
@@ -56,8 +55,6 @@ LABEL_NEIGHBOURS = 3
 DISTANCE_RESOLUTION = 1e-10
 #: Distance entries held at once, 8 MiB of float64 (memory only; the graph does not depend on it).
 BLOCK_ENTRIES = 2 ** 20
-DEFAULTS = {"alpha": 1.0, "beta": 1.0, "gamma": 1.0, "max_iter": 50, "divergence_limit": DEFAULT_LIMIT,
-            "seed": 0}
 
 
 def make_init(n: int, d: int, n_labels: int, stream: UniformStream, params: dict) -> dict:
@@ -224,7 +221,6 @@ def feature_scores(X: np.ndarray, Y: np.ndarray, params: dict, init: dict) -> tu
     return np.sum(S * S, axis=1), info
 
 
-SPEC = MethodSpec(name="LRDG", defaults=DEFAULTS, scores=feature_scores, matlab_function="LRDG",
-                  make_init=make_init, nonnegative_features=True,
-                  summary="latent representation + dynamic label graph (Zhang et al. 2024)",
-                  allowed=method_ranges("LRDG"))
+SPEC = MethodSpec.shipped("LRDG", scores=feature_scores, matlab_function="LRDG",
+                          make_init=make_init, nonnegative_features=True,
+                          summary="latent representation + dynamic label graph (Zhang et al. 2024)")

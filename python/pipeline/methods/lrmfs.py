@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..definitions import method_ranges
 from ..errors import ConfigError, DataError
 from ._common import (MATLAB_EPS, gram_matrix, gram_operand, knn_binary_laplacian, solve_symmetric,
                       sparse_if_mostly_zero)
@@ -45,8 +44,6 @@ FEATURE_GRAPH_K = 20
 #: The project's suggested sweep (the paper's grid was not available): α, λ over 10^-3..10^3;
 #: β and γ are inert and stay at 1.
 GRID = {"alpha": [1e-3, 1e-2, 1e-1, 1.0, 10.0, 100.0, 1e3], "lambda": [1e-3, 1e-2, 1e-1, 1.0, 10.0, 100.0, 1e3]}
-DEFAULTS = {"alpha": 0.1, "beta": 1.0, "gamma": 1.0, "lambda": 1.0, "max_iter": 10, "tol": 1e-3,
-            "mode": "fast", "seed": 0}
 
 
 def make_init(n: int, d: int, n_labels: int, stream: UniformStream, params: dict) -> dict:
@@ -164,10 +161,7 @@ def feature_scores(X: np.ndarray, Y: np.ndarray, params: dict, init: dict) -> tu
     return np.sum(W * W, axis=1), info
 
 
-RANGES = method_ranges("LRMFS")
-MODES = RANGES["mode"].choices
-
-SPEC = MethodSpec(name="LRMFS", defaults=DEFAULTS, scores=feature_scores, matlab_function="LRMFS",
-                  make_init=make_init, nonnegative_features=True,
-                  summary="label relaxation + l2,1 IRLS (Fan et al. 2025)",
-                  allowed=RANGES)
+SPEC = MethodSpec.shipped("LRMFS", scores=feature_scores, matlab_function="LRMFS",
+                          make_init=make_init, nonnegative_features=True,
+                          summary="label relaxation + l2,1 IRLS (Fan et al. 2025)")
+MODES = SPEC.allowed["mode"].choices

@@ -41,15 +41,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..definitions import method_ranges
 from ..errors import ConfigError, EngineError
 from ._common import MATLAB_EPS, gram_matrix, gram_operand, knn_binary_laplacian, sparse_if_mostly_zero
-from ._divergence import DEFAULT_LIMIT, check_iterates, check_limit
+from ._divergence import check_iterates, check_limit
 from .base import MethodSpec
 from .starts import UniformStream
 
-DEFAULTS = {"alpha": 10.0, "beta": 0.1, "gamma": 1.0, "lambda": 1.0, "max_iter": 20, "tol": 1e-6,
-            "divergence_limit": DEFAULT_LIMIT, "seed": 0}
 #: Smallest admissible (min/max)² of the Cholesky pivots of the scaled W-step system.
 PIVOT_RATIO_LIMIT = 1e-14
 
@@ -165,7 +162,6 @@ def feature_scores(X: np.ndarray, Y: np.ndarray, params: dict, init: dict) -> tu
     return np.sum(W * W, axis=1), info
 
 
-SPEC = MethodSpec(name="LSMFS", defaults=DEFAULTS, scores=feature_scores, matlab_function="LSMFS",
-                  make_init=make_init, nonnegative_features=True,
-                  summary="latent labels + dragged targets, l2,1 IRLS (HQUF code)",
-                  allowed=method_ranges("LSMFS"))
+SPEC = MethodSpec.shipped("LSMFS", scores=feature_scores, matlab_function="LSMFS",
+                          make_init=make_init, nonnegative_features=True,
+                          summary="latent labels + dragged targets, l2,1 IRLS (HQUF code)")

@@ -26,16 +26,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..definitions import method_ranges
 from ..errors import ConfigError
 from ._common import GramProducts, label_cosine_similarity, nonnegative_start
-from ._divergence import DEFAULT_LIMIT, check_iterates, check_limit
+from ._divergence import check_iterates, check_limit
 from .base import MethodSpec
 from .starts import UniformStream
 
 EPSILON = float(np.finfo(np.float32).eps)
-DEFAULTS = {"alpha": 0.1, "beta": 0.1, "gamma": 0.1, "max_iter": 50, "divergence_limit": DEFAULT_LIMIT,
-            "seed": 0}
 
 
 def make_init(n: int, d: int, n_labels: int, stream: UniformStream, params: dict) -> dict:
@@ -100,7 +97,6 @@ def feature_scores(X: np.ndarray, Y: np.ndarray, params: dict, init: dict) -> tu
     return np.sqrt(np.sum(W * W, axis=1)), info  # the row norm, as the authors' code sorts (docs/methods/RFSFS.md)
 
 
-SPEC = MethodSpec(name="RFSFS", defaults=DEFAULTS, scores=feature_scores, matlab_function="RFSFS",
-                  make_init=make_init, nonnegative_features=True,
-                  summary="robust flexible sparse regularisation, multiplicative updates (Li et al. 2023)",
-                  allowed=method_ranges("RFSFS"))
+SPEC = MethodSpec.shipped("RFSFS", scores=feature_scores, matlab_function="RFSFS",
+                          make_init=make_init, nonnegative_features=True,
+                          summary="robust flexible sparse regularisation, multiplicative updates (Li et al. 2023)")

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..definitions import method_ranges
 from ..errors import ConfigError
 from ._common import gram_matrix, gram_operand, label_cosine_distance
 from .base import MethodSpec
@@ -37,7 +36,6 @@ from .base import MethodSpec
 SCNMF_EPS = 1e-20
 #: The authors' 5×5 sweep (``mainAllParameterSCNMF_2024_01_13.m``).
 GRID = {"lambda1": [1e-4, 1e-3, 5e-3, 1e-2, 5e-2], "lambda2": [1e-2, 1e-1, 1.0, 10.0, 100.0]}
-DEFAULTS = {"lambda1": 1e-3, "lambda2": 1.0, "max_iter": 1001, "tol": 1e-2}
 
 
 def gaussian_feature_kernel(XtX: np.ndarray) -> tuple[np.ndarray, float]:
@@ -112,7 +110,6 @@ def feature_scores(X: np.ndarray, Y: np.ndarray, params: dict) -> tuple[np.ndarr
     return W.sum(axis=1), info
 
 
-SPEC = MethodSpec(name="SCNMF", defaults=DEFAULTS, scores=feature_scores, matlab_function="SCNMF",
-                  nonnegative_features=True,
-                  summary="feature-similarity NMF with label cosine constraints (He et al. 2024)",
-                  allowed=method_ranges("SCNMF"))
+SPEC = MethodSpec.shipped("SCNMF", scores=feature_scores, matlab_function="SCNMF",
+                          nonnegative_features=True,
+                          summary="feature-similarity NMF with label cosine constraints (He et al. 2024)")

@@ -8,7 +8,7 @@ line numbers): the paper's objective, minimised by the standard multiplicative u
     min_{W>=0} |XW - Y|_F² + α tr(W L_Y W') + β |W|_2,1 + γ (|WW'|_1 - |W|_F²)
 
 with S the cosine similarity of the label columns (0 for an all-zero column), A_S = diag(S1),
-L_Y = A_S - S. Each of ``max_iter`` iterations (default 30, no convergence test unless ``tol`` > 0):
+L_Y = A_S - S. Each of ``max_iter`` iterations (no convergence test unless ``tol`` > 0):
 
     D = diag(1 / (2|w_j| + ε))
     W ← W ⊙ (X'Y + αWS + γW) ⊘ max(X'XW + αWA_S + βDW + γ 1(1'W), ε)
@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..definitions import method_ranges
 from ..errors import ConfigError
 from ._common import GramProducts, label_cosine_similarity, nonnegative_start
 from .base import MethodSpec
@@ -36,7 +35,6 @@ from .starts import UniformStream
 EPSILON = 2.0 ** -23
 #: The notebook's commented-out grid, for each of α, β, γ.
 GRID = {key: [0.01, 0.1, 0.3, 0.5, 0.7, 0.9, 1.0] for key in ("alpha", "beta", "gamma")}
-DEFAULTS = {"alpha": 0.1, "beta": 0.1, "gamma": 0.1, "max_iter": 30, "tol": 0.0, "seed": 0}
 
 
 def make_init(n: int, d: int, n_labels: int, stream: UniformStream, params: dict) -> dict:
@@ -98,7 +96,6 @@ def feature_scores(X: np.ndarray, Y: np.ndarray, params: dict, init: dict) -> tu
     return np.sqrt(np.sum(W * W, axis=1)), info
 
 
-SPEC = MethodSpec(name="SRFS", defaults=DEFAULTS, scores=feature_scores, matlab_function="SRFS",
-                  make_init=make_init, nonnegative_features=True,
-                  summary="sparse supplementation, multiplicative updates (Li et al. 2025)",
-                  allowed=method_ranges("SRFS"))
+SPEC = MethodSpec.shipped("SRFS", scores=feature_scores, matlab_function="SRFS",
+                          make_init=make_init, nonnegative_features=True,
+                          summary="sparse supplementation, multiplicative updates (Li et al. 2025)")

@@ -11,9 +11,17 @@ A fingerprint covers the source files one piece of code runs, closed over what t
 - a Python plug-in: its file and the modules of its folder it imports (by name), transitively;
 - external rankings: the ranking file.
 
+A shipped method's fingerprint, in either engine, also covers its definition file,
+``methods/definitions/<METHOD>.json`` (its defaults decide what it computes; the twin covers the
+same file for ``run_suite``), and no other method's: editing LRMFS's defaults stales LRMFS's
+results only. The MATLAB engine's rule keys on the function name (``LRMFS.m`` reads
+``LRMFS.json``); both languages take the file from the package beside the MATLAB folder, which is
+this package unless ``$MLFS_MATLAB_DIR`` names another checkout's code.
+
 The fingerprint is the SHA-256 of the lines ``<path>\\0<sha256 of the file>\\n`` in path order
 (paths relative to ``python/pipeline`` or ``matlab/``, with ``/``; a plug-in folder's files are
-``plugin/<file>``). It never covers nothing: code that cannot be found or read is a ConfigError.
+``plugin/<file>``; a definition file is ``methods/definitions/<METHOD>.json``). It never covers
+nothing: code that cannot be found or read is a ConfigError.
 A result whose recorded fingerprint differs from the current one is stale;
 :func:`~pipeline.results.staleness.changed_files` says which files differ. The MATLAB/Octave code is
 found where the package is installed (:func:`~pipeline.locations.matlab_dir`).
@@ -28,6 +36,7 @@ import re
 import subprocess
 from pathlib import Path
 
+from ..definitions import method_definition_file
 from ..errors import ConfigError
 from ..locations import PACKAGE_DIR, matlab_dir
 
@@ -47,19 +56,21 @@ def code_fingerprint(files: dict[str, str]) -> dict:
     return {"sha256": hashlib.sha256(lines.encode("utf-8")).hexdigest(), "files": [list(pair) for pair in pairs]}
 
 
-def python_fingerprint(module_path: str) -> dict:
-    """Fingerprint of ``python/pipeline/<module_path>`` and the package modules it imports."""
-    return code_fingerprint(_python_closure(module_path))
+def python_fingerprint(module_path: str, method: str | None = None) -> dict:
+    """Fingerprint of ``python/pipeline/<module_path>`` and the package modules it imports (and
+    of the definition file of ``method``, when the package ships one)."""
+    return code_fingerprint({**_python_closure(module_path), **_definition_file(method)})
 
 
 def matlab_fingerprint(function: str, plugin_dir: str | Path | None = None) -> dict:
-    """Fingerprint of ``<function>.m`` (under ``matlab/`` or in ``plugin_dir``) and the ``.m``
-    functions of both it uses, transitively; ConfigError when ``<function>.m`` is in neither."""
+    """Fingerprint of ``<function>.m`` (under ``matlab/`` or in ``plugin_dir``), the ``.m``
+    functions of both it uses, transitively, and the package's definition file of ``function``
+    when there is one; ConfigError when ``<function>.m`` is in neither."""
     files = _matlab_closure(function, matlab_dir(), None if plugin_dir is None else Path(plugin_dir))
     if not files:
         where = f"{matlab_dir()}" + (f" or {plugin_dir}" if plugin_dir else "")
         raise ConfigError(f"no code to fingerprint: {function}.m is not in {where}")
-    return code_fingerprint(files)
+    return code_fingerprint({**files, **_definition_file(function)})
 
 
 def method_fingerprint(method_spec, engine: str) -> dict:
@@ -78,7 +89,7 @@ def method_fingerprint(method_spec, engine: str) -> dict:
                           found=repr(function)) from None
     if PACKAGE_DIR not in path.parents:  # the plug-in's code and the harness that runs it
         return code_fingerprint({**_python_closure(HARNESS_MODULE), **plugin_closure(path)})
-    return python_fingerprint(path.relative_to(PACKAGE_DIR).as_posix())
+    return python_fingerprint(path.relative_to(PACKAGE_DIR).as_posix(), method_spec.name)
 
 
 def ranking_fingerprint(path: Path) -> dict | None:
@@ -138,6 +149,25 @@ def git_state(exclude: tuple[str, ...] = ()) -> dict:
     status = git("status", "--porcelain", "--untracked-files=no", "--", ".", *(f":!{path}" for path in exclude))
     return {"commit": commit.strip() or None if commit else None,
             "dirty": None if status is None else bool(status.strip())}
+
+
+def _definition_file(method: str | None) -> dict[str, str]:
+    """Label -> sha256 of the package's definition file of shipped method ``method`` ({} for
+    any other method, for which the package has none)."""
+    if method is None:
+        return {}
+    path = method_definition_file(method)
+    try:
+        digest, _ = _read_once(path, _no_analysis)
+    except FileNotFoundError:
+        return {}
+    except OSError as exc:
+        raise ConfigError(f"cannot read the method's definition to fingerprint it: {exc.strerror}", file=path) from None
+    return {path.relative_to(PACKAGE_DIR).as_posix(): digest}
+
+
+def _no_analysis(source: bytes) -> None:
+    return None
 
 
 def _python_closure(module_path: str) -> dict[str, str]:
