@@ -36,6 +36,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import ConfigError, DataError
+from ..fileio import open_regular_file
 from ..names import validate_name
 from .matfile import write_mat
 from .matheader import byte_limit, check_declared_matrices, read_mat_headers
@@ -106,7 +107,9 @@ def list_fold_indices(data_dir: str | Path, dataset: str) -> list[int]:
     if not folder.is_dir():
         return []
     indices = []
-    for name in sorted(p.name for p in folder.iterdir() if p.is_file()):
+    # every entry but a folder: a FIFO or device named fold1.mat is refused when it is loaded,
+    # not skipped (the dataset would silently lose a fold)
+    for name in sorted(p.name for p in folder.iterdir() if not p.is_dir()):
         match = _FOLD_FILE.fullmatch(name)
         if match:
             indices.append(int(match.group(1)))
@@ -129,7 +132,8 @@ def discover_datasets(data_dir: str | Path) -> list[str]:
     root = Path(data_dir)
     if not root.is_dir():
         return []
-    names = sorted(p.name for p in root.iterdir() if p.is_dir() and (p / "fold0.mat").is_file())
+    names = sorted(p.name for p in root.iterdir()
+                   if p.is_dir() and (p / "fold0.mat").exists() and not (p / "fold0.mat").is_dir())
     for name in names:
         try:
             validate_name(name, "dataset")
@@ -140,9 +144,10 @@ def discover_datasets(data_dir: str | Path) -> list[str]:
 
 
 def sha256_file(path: str | Path) -> str:
-    """Hex SHA-256 of a file's bytes (read in 1 MiB blocks)."""
+    """Hex SHA-256 of a file's bytes (read in 1 MiB blocks); DataError when it is missing or not a
+    regular file (a FIFO would block, a link to ``/dev/zero`` never end)."""
     digest = hashlib.sha256()
-    with open(path, "rb") as handle:
+    with open_regular_file(path, "file", None, DataError) as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
@@ -257,9 +262,7 @@ def _validated(path: Path, variables: dict) -> dict[str, np.ndarray]:
 
 def _read_mat(path: Path, max_bytes: int) -> dict:
     """The fold variables of a MAT file, after their declared classes and sizes passed the checks."""
-    if not path.is_file():
-        raise DataError("fold file not found", file=path)
-    check_declared_matrices(path, read_mat_headers(path), FOLD_KEYS, max_bytes)
+    check_declared_matrices(path, read_mat_headers(path, "fold file"), FOLD_KEYS, max_bytes)
     import scipy.io  # here, not with the module: about 1 s that a command reading no MAT file should not pay
 
     try:

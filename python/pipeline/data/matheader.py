@@ -14,6 +14,7 @@ data byte count that disagrees with the shape, ...) is a DataError naming the fi
 from __future__ import annotations
 
 import math
+import os
 import struct
 import zlib
 from dataclasses import dataclass
@@ -21,6 +22,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from ..errors import ConfigError, DataError
+from ..fileio import open_regular_file
 from ..limits import DEFAULT_MAX_FOLD_BYTES as DEFAULT_MAX_BYTES
 from ..limits import MAX_FOLD_BYTES_VARIABLE as MAX_BYTES_VARIABLE
 from ..limits import available_memory, env_limit
@@ -107,18 +109,19 @@ class MatVariable:
         return f"{self.name} {shape}{narrower}"
 
 
-def read_mat_headers(path: str | Path) -> list[MatVariable]:
+def read_mat_headers(path: str | Path, what: str = "MAT file") -> list[MatVariable]:
     """Headers of every variable of a MAT v5 file, in file order, without reading their data.
 
     Raises
     ------
     DataError
-        Not a MAT v5 file (v4, v7.3/HDF5 and other files included), truncated, or a variable
+        ``what`` not found or not a regular file (a FIFO, a device: refused without blocking);
+        not a MAT v5 file (v4, v7.3/HDF5 and other files included), truncated, or a variable
         whose header is malformed or inconsistent with its data byte count.
     """
     path = Path(path)
-    size = path.stat().st_size
-    with open(path, "rb") as handle:
+    with open_regular_file(path, what, None, DataError) as handle:
+        size = os.fstat(handle.fileno()).st_size
         endian = _file_endian(path, handle.read(_FILE_HEADER_BYTES))
         variables, offset = [], _FILE_HEADER_BYTES
         while offset < size:

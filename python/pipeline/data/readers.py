@@ -26,6 +26,8 @@ import arff
 import numpy as np
 
 from ..errors import DataError
+from ..fileio import read_regular_file
+from ..limits import dataset_file_limit
 from .matheader import byte_limit, check_declared_matrices, read_mat_headers
 
 _NUMERIC_TYPES = ("NUMERIC", "REAL", "INTEGER")
@@ -47,9 +49,10 @@ class RawData:
 def read_mulan_labels(xml_path: str | Path) -> list[str]:
     """Label names listed in a Mulan XML file, in XML order."""
     xml_path = Path(xml_path)
+    raw = read_regular_file(xml_path, "Mulan label XML", dataset_file_limit(), DataError)
     try:
-        root = ElementTree.parse(xml_path).getroot()
-    except (OSError, ElementTree.ParseError) as exc:
+        root = ElementTree.fromstring(raw)
+    except ElementTree.ParseError as exc:
         raise DataError("cannot read Mulan label XML", file=xml_path, found=str(exc)) from None
     names = [el.get("name") for el in root.iter() if el.tag.rsplit("}", 1)[-1] == "label"]
     if not names or any(name is None for name in names):
@@ -126,9 +129,7 @@ def read_clml_mat(path: str | Path) -> RawData:
 
 def _load_mat(path: Path, keys: tuple[str, ...]) -> dict:
     """The variables ``keys`` of a MAT file, loaded after their declared shapes passed the checks."""
-    if not path.is_file():
-        raise DataError("file not found", file=path)
-    check_declared_matrices(path, read_mat_headers(path), keys, byte_limit())
+    check_declared_matrices(path, read_mat_headers(path, "file"), keys, byte_limit())
     import scipy.io  # here, not with the module: about 1 s that a command reading no MAT file should not pay
 
     try:
@@ -167,10 +168,10 @@ def _mat_variable(path: Path, variables: dict, key: str) -> np.ndarray:
 
 
 def _read_arff_file(path: Path, label_set: set[str], drop_attributes: tuple[str, ...]) -> RawData:
+    raw = read_regular_file(path, "ARFF file", dataset_file_limit(), DataError)
     try:
-        with open(path, encoding="utf-8") as handle:
-            decoded = arff.load(handle)
-    except (OSError, arff.ArffException, UnicodeDecodeError) as exc:
+        decoded = arff.loads(raw.decode("utf-8"))
+    except (arff.ArffException, UnicodeDecodeError) as exc:
         raise DataError("cannot read ARFF file", file=path, found=str(exc)) from None
     attributes = decoded["attributes"]
     names = [name for name, _ in attributes]
@@ -197,7 +198,7 @@ def _read_arff_file(path: Path, label_set: set[str], drop_attributes: tuple[str,
 def _feature_column(path: Path, name: str, kind, column: np.ndarray) -> np.ndarray:
     _reject_missing(path, name, column)
     if isinstance(kind, str) and kind.upper() in _NUMERIC_TYPES:
-        return column.astype(np.float64)
+        return _finite_column(path, name, column.astype(np.float64))
     values = set(kind) if isinstance(kind, list) else set()
     if values == {"0", "1"}:
         return (column == "1").astype(np.float64)
@@ -205,6 +206,17 @@ def _feature_column(path: Path, name: str, kind, column: np.ndarray) -> np.ndarr
         return (column == "YES").astype(np.float64)
     raise DataError("unsupported feature type", file=path, field=name,
                     expected="NUMERIC, {0,1} or {YES,NO}", found=kind)
+
+
+def _finite_column(path: Path, name: str, values: np.ndarray) -> np.ndarray:
+    """``values``, or DataError naming the attribute and the first data row holding ``inf``,
+    ``nan`` or a number beyond the float range (``1e999``), which ARFF's reader takes as infinite."""
+    bad = np.flatnonzero(~np.isfinite(values))
+    if bad.size:
+        raise DataError("non-finite feature value (inf, nan, or beyond the float range as 1e999)",
+                        file=path, field=name, expected="finite numbers",
+                        found=f"{values[bad[0]]} in data row {int(bad[0])}, {bad.size} in all")
+    return values
 
 
 def _label_column(path: Path, name: str, kind, column: np.ndarray) -> np.ndarray:
