@@ -39,7 +39,7 @@ from ..errors import ConfigError, DataError
 from ..fileio import open_regular_file
 from ..names import validate_name
 from .matfile import write_mat
-from .matheader import byte_limit, check_declared_matrices, read_mat_headers
+from .matheader import byte_limit, load_declared_matrices, read_mat_headers
 
 FOLD_KEYS = ("X_train", "Y_train", "X_test", "Y_test")
 #: Canonical fold file names: ``fold0.mat`` ... ``fold999999.mat`` (ASCII digits, no leading zero).
@@ -214,7 +214,7 @@ def load_fold(path: str | Path, *, dataset: str | None = None, index: int | None
         match = _FOLD_FILE.fullmatch(path.name)
         index = int(match.group(1)) if match else -1
     try:
-        arrays = _validated(path, _read_mat(path, byte_limit(max_bytes)))
+        arrays = _validated(path, load_declared_matrices(path, "fold file", FOLD_KEYS, byte_limit(max_bytes)))
         return Fold(
             X_train=np.ascontiguousarray(arrays["X_train"], dtype=np.float64),
             Y_train=np.ascontiguousarray(arrays["Y_train"], dtype=np.uint8),
@@ -258,18 +258,6 @@ def _validated(path: Path, variables: dict) -> dict[str, np.ndarray]:
     for key in ("Y_train", "Y_test"):
         _check_binary(path, key, arrays[key])
     return arrays
-
-
-def _read_mat(path: Path, max_bytes: int) -> dict:
-    """The fold variables of a MAT file, after their declared classes and sizes passed the checks."""
-    check_declared_matrices(path, read_mat_headers(path, "fold file"), FOLD_KEYS, max_bytes)
-    import scipy.io  # here, not with the module: about 1 s that a command reading no MAT file should not pay
-
-    try:
-        return scipy.io.loadmat(path, variable_names=FOLD_KEYS)
-    except Exception as exc:  # SciPy raises ValueError, TypeError, OSError... on bad files
-        raise DataError("not a readable MATLAB .mat file (truncated or wrong format)", file=path,
-                        found=f"{type(exc).__name__}: {exc}") from None
 
 
 def _numeric_matrix(path: Path, key: str, variables: dict) -> np.ndarray:

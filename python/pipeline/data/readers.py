@@ -28,7 +28,7 @@ import numpy as np
 from ..errors import DataError
 from ..fileio import read_regular_file
 from ..limits import dataset_file_limit
-from .matheader import byte_limit, check_declared_matrices, read_mat_headers
+from .matheader import byte_limit, load_declared_matrices
 
 _NUMERIC_TYPES = ("NUMERIC", "REAL", "INTEGER")
 
@@ -98,7 +98,8 @@ def read_yahoo_mat(path: str | Path) -> RawData:
         X (n_train + n_test, d) float64; Y (n_train + n_test, L) uint8 with 1 where the target is +1.
     """
     path = Path(path)
-    variables = _load_mat(path, ("train_data", "train_target", "test_data", "test_target"))
+    variables = load_declared_matrices(path, "file", ("train_data", "train_target", "test_data", "test_target"),
+                                       byte_limit())
     xs, ys = [], []
     for part in ("train", "test"):
         x = _mat_variable(path, variables, f"{part}_data")
@@ -121,22 +122,10 @@ def read_clml_mat(path: str | Path) -> RawData:
         X (n, d) float64 and Y (n, L) uint8 with 1 where ``class`` is 1, rows in file order.
     """
     path = Path(path)
-    variables = _load_mat(path, ("dataset", "class"))
+    variables = load_declared_matrices(path, "file", ("dataset", "class"), byte_limit())
     x = _mat_variable(path, variables, "dataset")
     Y = _labels_from_targets(path, "class", _mat_variable(path, variables, "class"), x.shape[0])
     return _numbered(x.astype(np.float64), Y)
-
-
-def _load_mat(path: Path, keys: tuple[str, ...]) -> dict:
-    """The variables ``keys`` of a MAT file, loaded after their declared shapes passed the checks."""
-    check_declared_matrices(path, read_mat_headers(path, "file"), keys, byte_limit())
-    import scipy.io  # here, not with the module: about 1 s that a command reading no MAT file should not pay
-
-    try:
-        return scipy.io.loadmat(path, variable_names=keys)
-    except Exception as exc:  # SciPy raises several types for unreadable files
-        raise DataError("not a readable MATLAB .mat file", file=path,
-                        found=f"{type(exc).__name__}: {exc}") from None
 
 
 def _labels_from_targets(path: Path, key: str, targets: np.ndarray, n: int) -> np.ndarray:
