@@ -1,7 +1,8 @@
 """Only regular files are read, and each within its size limit (issue 32, item 4): the one bounded
 reader (pipeline.fileio) refuses a FIFO, a link to /dev/zero, a folder and an oversized file
 without blocking and before reading, and every reader of a user's files goes through it: plug-in
-folders (both front doors), code fingerprints (both front doors), suites and parameter files.
+folders (both front doors), code fingerprints (both front doors), suites and parameter files,
+score tables.
 Real FIFOs (os.mkfifo), real links to /dev/zero, real processes."""
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from pipeline.kgrid import main as kgrid_main
 from pipeline.limits import MAX_CODE_FILE_BYTES
 from pipeline.methods.base import MethodSpec
 from pipeline.runner.fingerprint import method_fingerprint
+from pipeline.stats.__main__ import read_score_csv
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO = REPO / "data" / "paper_matlab_minmax"
@@ -108,6 +110,13 @@ def test_suites_and_parameter_files_that_are_fifos_or_devices_are_refused(specia
         raised = _finished(read_document, special_files[kind], "parameter file")
         assert isinstance(raised, ConfigError)
         assert f"parameter file is not a regular file (expected a regular file; found {kind})" in str(raised)
+
+
+def test_a_score_table_that_is_a_fifo_or_a_device_is_refused(special_files):
+    for kind in ("a FIFO (named pipe)", "a character device"):
+        raised = _finished(read_score_csv, special_files[kind])
+        assert isinstance(raised, DataError)
+        assert f"score file is not a regular file (expected a regular file; found {kind})" in str(raised)
 
 
 def _kgrid(tmp_path: Path, *args: str) -> int:
