@@ -11,7 +11,9 @@ function fingerprint = mlfs_code_fingerprint(fname, plugin_dirs)
 %   their files are 'plugin/<file>'. A function in neither is fingerprinted by the file Octave or
 %   MATLAB resolves on the user's path (with the other functions of its folder, as a plug-in
 %   folder). A function with no readable file is an error (mlfs:fingerprint:noCode): a
-%   fingerprint never covers nothing.
+%   fingerprint never covers nothing. A file to read that is not a regular file (a FIFO, a link to
+%   /dev/zero) or is larger than definitions.json's code_files.max_bytes is refused before it is
+%   opened (mlfs:file:notRegular, mlfs:file:tooLarge), as pipeline.runner.fingerprint refuses it.
 %
 %   A shipped method's fingerprint also covers its definition file (its defaults decide what it
 %   computes), labelled with its path in the Python package, 'methods/definitions/LRMFS.json',
@@ -31,6 +33,7 @@ function fingerprint = mlfs_code_fingerprint(fname, plugin_dirs)
   if ~isempty(where)
     [names, files, labels] = add_plugin_folder(names, files, labels, where);
   end
+  definitions = mlfs_definitions();
   found = {};
   digests = {};
   pending = {fname};
@@ -41,7 +44,7 @@ function fingerprint = mlfs_code_fingerprint(fname, plugin_dirs)
     if isempty(index) || any(strcmp(found, labels{index}))
       continue
     end
-    bytes = mlfs_read_bytes(files{index});
+    bytes = mlfs_read_bytes(files{index}, 'code file', definitions.code_files.max_bytes);
     found{end + 1} = labels{index}; %#ok<AGROW>
     digests{end + 1} = mlfs_sha256_bytes(bytes); %#ok<AGROW>
     words = unique(regexp(char(bytes(:).'), '[A-Za-z][A-Za-z0-9_]*', 'match'));

@@ -4,7 +4,8 @@ function fold = mlfs_load_fold(path)
 %   one row per instance and the same L; each part at least one row, X and Y at least one column.
 %   Returns doubles. Errors name the file, the field, what was expected and what was found, in the
 %   words of pipeline.data.folds.load_fold (mlfs:fold:missing, :badFile, :missingField,
-%   :badField, :tooLarge, :noMemory; :noGzip without the gzip program). The same files are
+%   :badField, :tooLarge, :noMemory; :noGzip without the gzip program; mlfs:file:notRegular for
+%   a FIFO or a device). The same files are
 %   refused as by that loader:
 %   - size: the four arrays may take at most MLFS_MAX_FOLD_BYTES bytes as doubles (environment
 %     variable; default 2^30 = 1 GiB), counting for an array stored in a narrower type than its
@@ -24,6 +25,7 @@ function fold = mlfs_load_fold(path)
 %   Octave's gunzip), from at most its first 4096 compressed bytes: they inflate to at most about
 %   4 MB (deflate expands at most 1032-fold), whatever the variable declares.
   mlfs_require(exist(path, 'file') == 2, 'mlfs:fold:missing', '%s: fold file not found', path);
+  mlfs_regular_file(path, 'fold file');  % a FIFO or a device: refused before reading blocks on it
   keys = {'X_train', 'Y_train', 'X_test', 'Y_test'};
   limit = byte_limit();
   check_headers(path, keys, limit);

@@ -6,11 +6,16 @@ function [files, others] = mlfs_plugin_clashes(folder)
 %   front doors refuse such a folder before adding it (mlfs:plugins:nameClash). files{i} clashes with
 %   others{i} (a file, or 'the built-in NAME'); both are {} when there is no clash. Call it before
 %   the folder is on the path: a file there that shadows a function this check uses would break it.
+%   A .m there that is not a regular file (a FIFO, which Octave would wait on forever when it loads
+%   the function, or a link to a device) or is larger than definitions.json's code_files.max_bytes
+%   is an error first (mlfs:file:notRegular, mlfs:file:tooLarge), as the Python door refuses it.
   listing = dir(fullfile(folder, '*.m'));
+  definitions = mlfs_definitions();
   files = {};
   others = {};
   for j = 1:numel(listing)
     own = fullfile(folder, listing(j).name);
+    mlfs_regular_file(own, 'plug-in file', definitions.code_files.max_bytes);
     elsewhere = other_definitions(listing(j).name(1:end - 2), own);
     if ~isempty(elsewhere)
       files{end + 1} = own; %#ok<AGROW>

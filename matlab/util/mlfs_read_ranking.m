@@ -5,9 +5,10 @@ function ranking = mlfs_read_ranking(path, d)
 %   the first value that is not a decimal number, longer than 32 characters (the bytes per feature),
 %   not in 0..d or not an integer (read exactly: 2.9999999999999999999 is not 3) is reported as it
 %   is written in the file; then mlfs_validate_ranking checks the permutation.
-%   Error identifiers: mlfs:ranking:missing, :tooLarge, :notNumeric, :tooLong, :outOfRange,
+%   Error identifiers: mlfs:ranking:missing, mlfs:file:notRegular, mlfs:ranking:tooLarge, :notNumeric, :tooLong, :outOfRange,
 %   :notInteger, and those of mlfs_validate_ranking.
   mlfs_require(exist(path, 'file') == 2, 'mlfs:ranking:missing', '%s: ranking file not found', path);
+  mlfs_regular_file(path, 'ranking file');  % a FIFO or a device: refused before fileread blocks on it
   definitions = mlfs_definitions();
   per_feature = definitions.ranking_files.bytes_per_feature;
   slack = definitions.ranking_files.slack_bytes;

@@ -3,11 +3,12 @@ function value = mlfs_read_result_json(path, what)
 %   within the bounds of definitions.json's result_files, which Python reads too: at most 64 MiB,
 %   checked before it is read, and nested at most 32 levels, checked on the text before
 %   jsondecode, which a deeper file (a damaged or hostile one) crashes by recursion. Brackets
-%   inside strings do not count. Error identifiers: mlfs:result:tooLarge, :tooDeep (callers treat
+%   inside strings do not count. Error identifiers: mlfs:file:notRegular, mlfs:result:tooLarge, :tooDeep (callers treat
 %   such a file as unreadable).
   definitions = mlfs_definitions();
   max_bytes = definitions.result_files.max_bytes;
   max_depth = definitions.result_files.max_depth;
+  mlfs_regular_file(path, what);  % a FIFO or a device: refused before fileread blocks on it
   info = dir(path);
   mlfs_require(info.bytes <= max_bytes, 'mlfs:result:tooLarge', ...
     '%s: %s too large (expected at most %d bytes; found %d bytes)', path, what, max_bytes, info.bytes);

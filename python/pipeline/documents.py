@@ -4,13 +4,17 @@ maps, result files read back, protocol configurations).
 A document is refused, with one :class:`~pipeline.errors.PipelineError` line naming the file, where
 in it, what was expected and what was found, when
 
-* the file is larger than its limit (checked before a byte is parsed) or is not UTF-8;
+* it is not a regular file (a FIFO, a device, a folder), is larger than its limit (checked
+  before a byte is read: :func:`~pipeline.fileio.read_regular_file`) or is not UTF-8;
 * it nests deeper than :attr:`DocumentLimits.max_depth` levels (checked on the raw text for JSON and
   on the event stream for YAML, before any recursive step runs);
 * a mapping repeats a key (the parsers' default is to keep the last value silently);
 * an integer has more than :attr:`DocumentLimits.max_int_digits` digits, a number is not finite
   (``NaN``, ``Infinity``, ``.inf``, ``1e999``), or a string (key or value) is longer than
   :attr:`DocumentLimits.max_string_chars` characters;
+* YAML: a number is written in a form YAML 1.1 and YAML 1.2 read differently (see
+  :data:`_YAML_NUMBERS`): ``042`` (octal 34 in 1.1, 42 in 1.2), ``1:30`` (base 60: 90 in 1.1, text
+  in 1.2), ``1_000``, ``0b101``, ``0x1F``, ``08``;
 * YAML: a tag is written (``!!python/object``, ``!!binary``, ``!!str``, ...) or the aliases expand
   to more than :attr:`DocumentLimits.max_values` values (the "billion laughs" bomb is refused from
   its events, before anything is built).
@@ -33,6 +37,7 @@ import yaml
 
 from .definitions import definitions
 from .errors import ConfigError, DataError, PipelineError
+from .fileio import read_regular_file
 from .validation import shorten
 
 if TYPE_CHECKING:
@@ -71,14 +76,27 @@ class _Refusal(Exception):
         self.message, self.field, self.expected, self.found = message, field, expected, found
 
 
-class _TooManyDigits:
+class _Refused:
+    """A value a parser hook stood in for, refused by :func:`_check_values` where it is; shown as
+    written (a key named by it is named so)."""
+
     def __init__(self, text: str):
         self.text = text
 
+    def __str__(self) -> str:
+        return self.text
 
-class _NonFinite:
-    def __init__(self, text: str):
-        self.text = text
+
+class _TooManyDigits(_Refused):
+    pass
+
+
+class _NonFinite(_Refused):
+    pass
+
+
+class _AmbiguousNumber(_Refused):
+    """A plain scalar YAML 1.1 reads as a number and YAML 1.2 otherwise (``042``, ``1:30``, ``1_000``)."""
 
 
 def read_document(path: str | Path, what: str, *, limits: DocumentLimits = CONFIG_LIMITS,
@@ -87,7 +105,7 @@ def read_document(path: str | Path, what: str, *, limits: DocumentLimits = CONFI
     ``.json`` is JSON, anything else YAML) within ``limits``; ``error`` (naming ``what`` and the
     file) for anything this module refuses."""
     path = Path(path)
-    raw = _read_bounded(path, what, limits.max_bytes, error)
+    raw = read_regular_file(path, what, limits.max_bytes, error)
     kind = kind or ("json" if path.suffix.lower() == ".json" else "yaml")
     return parse_document(raw, what, kind=kind, limits=limits, error=error, file=path)
 
@@ -113,19 +131,6 @@ def parse_document(raw: bytes | str, what: str, *, kind: str, limits: DocumentLi
     except (json.JSONDecodeError, yaml.YAMLError) as exc:
         raise error(f"cannot parse {what}: {_parse_problem(exc)}", file=file) from None
     return document
-
-
-def _read_bounded(path: Path, what: str, limit: int, error: type[PipelineError]) -> bytes:
-    try:
-        if not path.is_file():
-            raise error(f"{what} not found" if not path.exists() else f"{what} is not a regular file", file=path)
-        size = path.stat().st_size
-        if size > limit:
-            raise error(f"{what} too large", file=path, expected=f"at most {limit} bytes", found=f"{size} bytes")
-        with open(path, "rb") as handle:
-            return handle.read(limit + 1)
-    except OSError as exc:
-        raise error(f"cannot read {what}: {exc.strerror or exc}", file=path) from None
 
 
 def _parse_problem(exc: Exception) -> str:
@@ -218,6 +223,28 @@ _StrictLoader.add_constructor("tag:yaml.org,2002:int", _StrictLoader.construct_y
 _StrictLoader.add_constructor("tag:yaml.org,2002:float", _StrictLoader.construct_yaml_float)
 _StrictLoader.add_constructor("tag:yaml.org,2002:map", _StrictLoader.construct_yaml_map)
 
+_AMBIGUOUS_NUMBER_TAG = "tag:mlfs-bench,2026:ambiguous-number"
+#: Numbers as both YAML 1.1 (PyYAML's resolvers) and YAML 1.2 read them: decimal integers without
+#: a leading zero, and decimal fractions (with a signed exponent, as YAML 1.1 requires); ``.inf``
+#: and ``.nan`` resolve too so that they are refused as not finite. Then every other scalar YAML
+#: 1.1 would read as a number (octal ``0``-prefixed, base 60 ``:``, ``_`` separators, ``0b``,
+#: ``0x``) and leading-zero decimals (``08``: text in 1.1, 8 in 1.2): refused, since its meaning
+#: depends on the YAML version the writer had in mind. Tried in this order, first match wins.
+_YAML_NUMBERS = (
+    ("tag:yaml.org,2002:int", r"^[-+]?(?:0|[1-9][0-9]*)$"),
+    ("tag:yaml.org,2002:float", r"^(?:[-+]?[0-9]+\.[0-9]*(?:[eE][-+][0-9]+)?|\.[0-9]+(?:[eE][-+][0-9]+)?"
+                                r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"),
+    (_AMBIGUOUS_NUMBER_TAG, r"^(?:[-+]?0b[0-1_]+|[-+]?0[0-9_]+|[-+]?0x[0-9a-fA-F_]+"
+                            r"|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?"
+                            r"|[-+]?[0-9][0-9_]*(?:\.[0-9_]*)?(?:[eE][-+][0-9]+)?|\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?)$"),
+)
+_StrictLoader.yaml_implicit_resolvers = {
+    first: [(tag, pattern) for tag, pattern in resolvers if tag not in ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float")]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()}
+for _tag, _pattern in _YAML_NUMBERS:
+    _StrictLoader.add_implicit_resolver(_tag, re.compile(_pattern), list("-+0123456789."))
+_StrictLoader.add_constructor(_AMBIGUOUS_NUMBER_TAG, lambda loader, node: _AmbiguousNumber(str(node.value)))
+
 
 def _parse_yaml(text: str, limits: DocumentLimits) -> Any:
     _check_yaml_events(text, limits)
@@ -292,6 +319,10 @@ def _check_scalar(value: Any, where: str, limits: DocumentLimits) -> None:
                        found=f"{len(value.text)} characters")
     if isinstance(value, _NonFinite):
         raise _Refusal("not a finite number", field=field, expected="a finite number", found=value.text)
+    if isinstance(value, _AmbiguousNumber):
+        raise _Refusal("a number written as YAML 1.1 and YAML 1.2 read differently (a leading zero, "
+                       "':' base 60, '_' separators, 0b or 0x)", field=field,
+                       expected="decimal digits without a leading zero, or quotes for text", found=value.text)
     if isinstance(value, str) and len(value) > limits.max_string_chars:
         raise _Refusal("text too long", field=field, expected=f"at most {limits.max_string_chars} characters",
                        found=f"{len(value)} characters")

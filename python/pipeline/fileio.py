@@ -15,6 +15,12 @@ so the folder of a killed process is removed by the next one that looks
 Operating-system errors while creating folders or writing files (no permission, read-only or full
 file system, a path through a regular file, a symbolic-link loop) are raised as
 :class:`~pipeline.errors.StorageError` naming the path and the reason.
+
+Files a user or a download provides (documents, plug-in and fingerprinted code, dataset sources,
+fold files) are opened by one bounded reader, :func:`open_regular_file` / :func:`read_regular_file`:
+only a regular file is read (a FIFO, a device such as ``/dev/zero``, a socket or a folder is
+refused with what it is, without blocking on it), and a file larger than the caller's limit is
+refused from its size before a byte is read.
 """
 
 from __future__ import annotations
@@ -27,15 +33,16 @@ import os
 import re
 import shutil
 import socket
+import stat
 import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO, Iterable
 
 import psutil
 
-from .errors import StorageError
+from .errors import PipelineError, StorageError
 
 _HOST_UNSAFE = re.compile(r"[^A-Za-z0-9.-]")
 _WRITER = re.compile(r"^(?P<pid>[0-9]+)-(?P<started>[0-9]+)@(?P<host>[A-Za-z0-9.-]+)$")
@@ -244,6 +251,13 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> Path:
     StorageError
         When the folder cannot be created or the file cannot be written; no temporary is left.
     """
+    return atomic_write_chunks(path, [data])
+
+
+def atomic_write_chunks(path: str | Path, chunks: Iterable[bytes]) -> Path:
+    """Write the ``chunks`` to ``path`` atomically, as :func:`atomic_write_bytes`, holding one chunk
+    at a time in memory (a download is streamed to the disk). Whatever the iteration raises (a
+    download refused half-way) leaves ``path`` as it was and no temporary behind."""
     path = Path(path)
     ensure_directory(path.parent)
     try:
@@ -253,7 +267,9 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> Path:
     try:
         with os.fdopen(fd, "wb") as handle:
             os.chmod(tmp, 0o666 & ~_umask())
-            write_durably(handle, data)
+            for chunk in chunks:
+                handle.write(chunk)
+            write_durably(handle, b"")
         os.replace(tmp, path)
     except BaseException as exc:
         tmp.unlink(missing_ok=True)
@@ -318,3 +334,71 @@ def csv_safe_frame(frame):
     for column in safe.columns[safe.dtypes == object]:
         safe[column] = safe[column].map(csv_cell)
     return safe
+
+
+#: What a path that is not a regular file is, for the refusal (by ``stat.S_IFMT``).
+_FILE_KINDS = {stat.S_IFIFO: "a FIFO (named pipe)", stat.S_IFCHR: "a character device",
+               stat.S_IFBLK: "a block device", stat.S_IFDIR: "a folder", stat.S_IFSOCK: "a socket"}
+
+
+def open_regular_file(path: str | Path, what: str, limit: int | None, error: type[PipelineError]) -> BinaryIO:
+    """``path`` opened for binary reading, once it is known to be a regular file of at most
+    ``limit`` bytes (None: any size, for a caller that streams it).
+
+    The file is opened without blocking (``O_NONBLOCK``: opening a FIFO for reading would wait for
+    a writer) and its type and size are taken from the opened file (``fstat``), so what is read is
+    what was checked, even if the path is replaced meanwhile. A symbolic link is followed.
+
+    Raises
+    ------
+    error
+        ``"<what> not found"``; ``"<what> is not a regular file"`` naming what it is (a FIFO, a
+        device, a folder, ...); ``"<what> too large"`` with the limit and the size; ``"cannot read
+        <what>"`` with the system's reason. Each names ``path``.
+    """
+    path = Path(path)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        raise error(f"{what} not found", file=path) from None
+    except OSError as exc:  # a socket cannot be opened (ENXIO): say what it is when stat can
+        kind = _kind_of(path)
+        if kind is not None:
+            raise error(f"{what} is not a regular file", file=path, expected="a regular file", found=kind) from None
+        raise error(f"cannot read {what}: {exc.strerror or exc}", file=path) from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise error(f"{what} is not a regular file", file=path, expected="a regular file",
+                        found=_FILE_KINDS.get(stat.S_IFMT(info.st_mode), "another kind of file"))
+        if limit is not None and info.st_size > limit:
+            raise error(f"{what} too large", file=path, expected=f"at most {limit} bytes",
+                        found=f"{info.st_size} bytes")
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def read_regular_file(path: str | Path, what: str, limit: int, error: type[PipelineError]) -> bytes:
+    """The bytes of the regular file ``path`` of at most ``limit`` bytes (see
+    :func:`open_regular_file`); at most ``limit + 1`` bytes are read, so a file that grew after
+    its size was checked is refused too."""
+    with open_regular_file(path, what, limit, error) as handle:
+        try:
+            data = handle.read(limit + 1)
+        except OSError as exc:
+            raise error(f"cannot read {what}: {exc.strerror or exc}", file=path) from None
+    if len(data) > limit:
+        raise error(f"{what} too large", file=path, expected=f"at most {limit} bytes",
+                    found=f"more than {limit} bytes (it grew while it was read)")
+    return data
+
+
+def _kind_of(path: Path) -> str | None:
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return None
+    return None if stat.S_ISREG(mode) else _FILE_KINDS.get(stat.S_IFMT(mode), "another kind of file")

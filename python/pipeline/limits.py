@@ -15,7 +15,8 @@ import os
 import sys
 
 from .definitions import (DEFAULT_MAX_FOLD_BYTES, MAX_FOLD_BYTES_VARIABLE, MAX_GRID_POINTS,  # noqa: F401
-                          MAX_RECORDED_INFO_NUMBERS, MAX_SEED, RUN_OPTION_RANGES, SEED_RANGE)  # (listed here)
+                          MAX_RECORDED_INFO_NUMBERS, MAX_SEED, RUN_OPTION_RANGES, SEED_RANGE,
+                          definitions)  # (listed here)
 from .errors import ConfigError
 from .validation import option_range
 
@@ -62,6 +63,18 @@ MAX_DISPLAY_MAP_ENTRIES = 2000
 MAX_CAPTION_NOTE_CHARS = 1000
 MAX_SCORE_BYTES = 16 * 2**20
 MAX_HEADER_CHARS = 1 << 20
+#: The most bytes of a code file read for a fingerprint or a signature (a plug-in's .py or .m, a
+#: shipped module; the largest shipped code file has 38 KB), from definitions.json, which Octave's
+#: mlfs_code_fingerprint and mlfs_plugin_clashes read too. (Read here, not in pipeline.definitions,
+#: which the fingerprint of every Python method covers.)
+MAX_CODE_FILE_BYTES = int(definitions()["code_files"]["max_bytes"])
+#: The most bytes of a dataset's source file (ARFF, XML, .mat), downloaded or read, unless the
+#: environment variable named here sets another limit: a download stops past it (and its partial
+#: file is removed), and a larger file is refused before it is read. 64 MiB is about 20 times the
+#: largest file of the registered datasets in the shared data (Social.mat, 3.3 MB); liac-arff
+#: takes about 7 times an ARFF file's size while it reads it.
+DEFAULT_MAX_DATASET_FILE_BYTES = 64 * 2**20
+MAX_DATASET_FILE_BYTES_VARIABLE = "MLFS_MAX_DATASET_FILE_BYTES"
 
 #: Ranges a command-line option and a suite key share.
 FOLD_COUNT = option_range(1, MAX_FOLDS)
@@ -69,6 +82,12 @@ JOB_COUNT = option_range(1, MAX_JOBS)
 TASK_COUNT = option_range(1, MAX_TASKS_LIMIT)
 TASK_TIMEOUT = option_range(0, MAX_TASK_TIMEOUT, low_open=True)
 CLAIM_STALE_AFTER = option_range(0, MAX_CLAIM_STALE_AFTER, low_open=True)
+
+
+def dataset_file_limit() -> int:
+    """The most bytes a dataset source file may have: ``$MLFS_MAX_DATASET_FILE_BYTES`` if set, else
+    :data:`DEFAULT_MAX_DATASET_FILE_BYTES`."""
+    return env_limit(MAX_DATASET_FILE_BYTES_VARIABLE, DEFAULT_MAX_DATASET_FILE_BYTES)
 
 
 def usable_cores() -> int:

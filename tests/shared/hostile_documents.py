@@ -280,10 +280,14 @@ def _params_cases() -> list[Case]:
         "digits": "RANDOM: {seed: " + "1" * 5000 + "}", "duplicate": "RANDOM: {seed: 1}\nRANDOM: {seed: 2}\n",
         "deep": "RANDOM: {seed: " + "[" * 30_000 + "]" * 30_000 + "}",
         "date": "RANDOM: {seed: 2024-01-01}", "octal-text": "RANDOM: {seed: 0o17}",
+        # YAML 1.1 reads these as 34, 90 and 1000, YAML 1.2 as 42, text and text
+        "octal": "RANDOM: {seed: 042}", "base-60": "RANDOM: {seed: 1:30}", "underscore": "RANDOM: {seed: 1_000}",
         "multi-document": "RANDOM: {seed: 1}\n---\nRANDOM: {seed: 2}\n",
     }
     cases += [Case(f"params-yaml-{name}", kgrid("params.yaml"), {"params.yaml": content})
               for name, content in yaml_params.items()]
+    cases += [Case("params-yaml-link-to-dev-zero", kgrid("params.yaml"), links={"params.yaml": "/dev/zero"},
+                   fragment="is not a regular file")]
     cases += [Case("params-json-valid-sweep", kgrid("params.json"), {"params.json": '{"RANDOM": {"seed": [1, 2]}}'},
                    ACCEPTED),
               Case("params-yaml-valid", kgrid("params.yaml"), {"params.yaml": "RANDOM: {seed: 3}\n"}, ACCEPTED)]

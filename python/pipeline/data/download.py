@@ -2,9 +2,11 @@
 
 Files come from the pinned commits of the source repositories listed in the registry (raw GitHub
 URLs), or from a mirror folder/URL holding the same file names (``mirror``: any URL ``urllib``
-opens, e.g. ``https://...`` or ``file:///...``). Each file is checked against the registry's
-SHA-256 before it is moved into place atomically, so a broken download never leaves a file that
-looks valid.
+opens, e.g. ``https://...`` or ``file:///...``). Each file is streamed to a temporary file and
+checked against the registry's SHA-256 before it is moved into place atomically, so a broken
+download never leaves a file that looks valid. A download is stopped, and its temporary removed,
+once it passes the dataset file size limit (:func:`pipeline.limits.dataset_file_limit`): a mirror
+serving an endless body costs at most that much disk and one block of memory.
 """
 
 from __future__ import annotations
@@ -16,7 +18,8 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from ..errors import DataError
-from ..fileio import atomic_write_bytes
+from ..fileio import atomic_write_chunks
+from ..limits import MAX_DATASET_FILE_BYTES_VARIABLE, dataset_file_limit
 from .folds import sha256_file
 from .registry import SYNTHETIC, SourceFile, get_spec
 
@@ -58,37 +61,43 @@ def fetch_dataset(name: str, dest: str | Path, *, mirror: str | None = None, for
     Raises
     ------
     DataError
-        Download failure or checksum mismatch (nothing is written for that file).
+        Download failure, a file larger than the size limit, or checksum mismatch (nothing is
+        written for that file).
     """
     spec = get_spec(name)
     if spec.format == SYNTHETIC:
         raise DataError(f"dataset {name!r} is generated in code and has no files to download",
                         field="dataset")
     dest = Path(dest)
+    limit = dataset_file_limit()
     paths = []
     for source in spec.files:
         target = dest / source.name
         if force or not (target.is_file() and sha256_file(target) == source.sha256):
-            atomic_write_bytes(target, _download_verified(source, source_url(source, mirror), opener))
+            atomic_write_chunks(target, _verified_chunks(source, source_url(source, mirror), opener, limit))
         paths.append(target)
         if on_file is not None:
             on_file(source)
     return paths
 
 
-def _download_verified(source: SourceFile, url: str, opener: Opener) -> bytes:
+def _verified_chunks(source: SourceFile, url: str, opener: Opener, limit: int) -> Iterable[bytes]:
+    """The blocks of the download of ``source`` from ``url``; DataError once more than ``limit``
+    bytes came, or at the end when their SHA-256 is not the registered one."""
+    digest = hashlib.sha256()
+    received = 0
     try:
         with opener(url, timeout=_TIMEOUT_SECONDS) as response:
-            data = b"".join(_chunks(response))
+            for block in iter(lambda: response.read(_CHUNK), b""):
+                received += len(block)
+                if received > limit:
+                    raise DataError("download larger than the dataset file size limit: stopped", file=url,
+                                    expected=f"at most {limit} bytes (set {MAX_DATASET_FILE_BYTES_VARIABLE} "
+                                             "to raise the limit)", found=f"more than {limit} bytes")
+                digest.update(block)
+                yield block
     except (urllib.error.URLError, OSError, ValueError) as exc:
         raise DataError("download failed", file=url, found=str(exc)) from None
-    digest = hashlib.sha256(data).hexdigest()
-    if digest != source.sha256:
+    if digest.hexdigest() != source.sha256:
         raise DataError("checksum mismatch: the downloaded file is not the registered one",
-                        file=url, field="sha256", expected=source.sha256, found=digest)
-    return data
-
-
-def _chunks(response) -> Iterable[bytes]:
-    for block in iter(lambda: response.read(_CHUNK), b""):
-        yield block
+                        file=url, field="sha256", expected=source.sha256, found=digest.hexdigest())

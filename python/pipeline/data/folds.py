@@ -36,9 +36,10 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import ConfigError, DataError
+from ..fileio import open_regular_file
 from ..names import validate_name
 from .matfile import write_mat
-from .matheader import byte_limit, check_declared_matrices, read_mat_headers
+from .matheader import byte_limit, load_declared_matrices, read_mat_headers
 
 FOLD_KEYS = ("X_train", "Y_train", "X_test", "Y_test")
 #: Canonical fold file names: ``fold0.mat`` ... ``fold999999.mat`` (ASCII digits, no leading zero).
@@ -106,7 +107,9 @@ def list_fold_indices(data_dir: str | Path, dataset: str) -> list[int]:
     if not folder.is_dir():
         return []
     indices = []
-    for name in sorted(p.name for p in folder.iterdir() if p.is_file()):
+    # every entry but a folder: a FIFO or device named fold1.mat is refused when it is loaded,
+    # not skipped (the dataset would silently lose a fold)
+    for name in sorted(p.name for p in folder.iterdir() if not p.is_dir()):
         match = _FOLD_FILE.fullmatch(name)
         if match:
             indices.append(int(match.group(1)))
@@ -129,7 +132,8 @@ def discover_datasets(data_dir: str | Path) -> list[str]:
     root = Path(data_dir)
     if not root.is_dir():
         return []
-    names = sorted(p.name for p in root.iterdir() if p.is_dir() and (p / "fold0.mat").is_file())
+    names = sorted(p.name for p in root.iterdir()
+                   if p.is_dir() and (p / "fold0.mat").exists() and not (p / "fold0.mat").is_dir())
     for name in names:
         try:
             validate_name(name, "dataset")
@@ -140,9 +144,10 @@ def discover_datasets(data_dir: str | Path) -> list[str]:
 
 
 def sha256_file(path: str | Path) -> str:
-    """Hex SHA-256 of a file's bytes (read in 1 MiB blocks)."""
+    """Hex SHA-256 of a file's bytes (read in 1 MiB blocks); DataError when it is missing or not a
+    regular file (a FIFO would block, a link to ``/dev/zero`` never end)."""
     digest = hashlib.sha256()
-    with open(path, "rb") as handle:
+    with open_regular_file(path, "file", None, DataError) as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
@@ -209,7 +214,7 @@ def load_fold(path: str | Path, *, dataset: str | None = None, index: int | None
         match = _FOLD_FILE.fullmatch(path.name)
         index = int(match.group(1)) if match else -1
     try:
-        arrays = _validated(path, _read_mat(path, byte_limit(max_bytes)))
+        arrays = _validated(path, load_declared_matrices(path, "fold file", FOLD_KEYS, byte_limit(max_bytes)))
         return Fold(
             X_train=np.ascontiguousarray(arrays["X_train"], dtype=np.float64),
             Y_train=np.ascontiguousarray(arrays["Y_train"], dtype=np.uint8),
@@ -253,20 +258,6 @@ def _validated(path: Path, variables: dict) -> dict[str, np.ndarray]:
     for key in ("Y_train", "Y_test"):
         _check_binary(path, key, arrays[key])
     return arrays
-
-
-def _read_mat(path: Path, max_bytes: int) -> dict:
-    """The fold variables of a MAT file, after their declared classes and sizes passed the checks."""
-    if not path.is_file():
-        raise DataError("fold file not found", file=path)
-    check_declared_matrices(path, read_mat_headers(path), FOLD_KEYS, max_bytes)
-    import scipy.io  # here, not with the module: about 1 s that a command reading no MAT file should not pay
-
-    try:
-        return scipy.io.loadmat(path, variable_names=FOLD_KEYS)
-    except Exception as exc:  # SciPy raises ValueError, TypeError, OSError... on bad files
-        raise DataError("not a readable MATLAB .mat file (truncated or wrong format)", file=path,
-                        found=f"{type(exc).__name__}: {exc}") from None
 
 
 def _numeric_matrix(path: Path, key: str, variables: dict) -> np.ndarray:

@@ -14,6 +14,7 @@ data byte count that disagrees with the shape, ...) is a DataError naming the fi
 from __future__ import annotations
 
 import math
+import os
 import struct
 import zlib
 from dataclasses import dataclass
@@ -21,6 +22,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from ..errors import ConfigError, DataError
+from ..fileio import open_regular_file
 from ..limits import DEFAULT_MAX_FOLD_BYTES as DEFAULT_MAX_BYTES
 from ..limits import MAX_FOLD_BYTES_VARIABLE as MAX_BYTES_VARIABLE
 from ..limits import available_memory, env_limit
@@ -107,35 +109,63 @@ class MatVariable:
         return f"{self.name} {shape}{narrower}"
 
 
-def read_mat_headers(path: str | Path) -> list[MatVariable]:
+def read_mat_headers(path: str | Path, what: str = "MAT file") -> list[MatVariable]:
     """Headers of every variable of a MAT v5 file, in file order, without reading their data.
 
     Raises
     ------
     DataError
-        Not a MAT v5 file (v4, v7.3/HDF5 and other files included), truncated, or a variable
+        ``what`` not found or not a regular file (a FIFO, a device: refused without blocking);
+        not a MAT v5 file (v4, v7.3/HDF5 and other files included), truncated, or a variable
         whose header is malformed or inconsistent with its data byte count.
     """
     path = Path(path)
-    size = path.stat().st_size
-    with open(path, "rb") as handle:
-        endian = _file_endian(path, handle.read(_FILE_HEADER_BYTES))
-        variables, offset = [], _FILE_HEADER_BYTES
-        while offset < size:
-            handle.seek(offset)
-            kind, n_bytes = _unpack_tag(path, endian, handle.read(8), offset)
-            if offset + 8 + n_bytes > size:
-                raise _format_error(path, f"element at byte {offset} runs past the end of the file "
-                                          f"({n_bytes} bytes declared, {size - offset - 8} present)")
-            if kind == MI_COMPRESSED:
-                reader = _InflatedPrefix(path, handle, n_bytes, offset)
-            elif kind == MI_MATRIX:
-                reader = _PlainReader(path, handle, offset)
-            else:
-                raise _format_error(path, f"element at byte {offset} has type {kind}, "
-                                          "not a matrix or compressed matrix")
-            variables.append(_matrix_header(path, endian, reader, offset))
-            offset += 8 + n_bytes
+    with open_regular_file(path, what, None, DataError) as handle:
+        return _headers(path, handle)
+
+
+def load_declared_matrices(path: str | Path, what: str, keys: tuple[str, ...], max_bytes: int) -> dict:
+    """The variables ``keys`` of a MAT v5 file, loaded by SciPy once their headers passed
+    :func:`check_declared_matrices`. The file is opened once: what is loaded is what was checked,
+    even if the path is replaced meanwhile.
+
+    Raises
+    ------
+    DataError
+        Everything :func:`read_mat_headers` and :func:`check_declared_matrices` refuse, and a file
+        SciPy cannot read.
+    """
+    path = Path(path)
+    with open_regular_file(path, what, None, DataError) as handle:
+        check_declared_matrices(path, _headers(path, handle), keys, max_bytes)
+        handle.seek(0)
+        import scipy.io  # here, not with the module: about 1 s that a command reading no MAT file should not pay
+
+        try:
+            return scipy.io.loadmat(handle, variable_names=keys)
+        except Exception as exc:  # SciPy raises ValueError, TypeError, OSError... on bad files
+            raise _format_error(path, f"{type(exc).__name__}: {exc}") from None
+
+
+def _headers(path: Path, handle: BinaryIO) -> list[MatVariable]:
+    size = os.fstat(handle.fileno()).st_size
+    endian = _file_endian(path, handle.read(_FILE_HEADER_BYTES))
+    variables, offset = [], _FILE_HEADER_BYTES
+    while offset < size:
+        handle.seek(offset)
+        kind, n_bytes = _unpack_tag(path, endian, handle.read(8), offset)
+        if offset + 8 + n_bytes > size:
+            raise _format_error(path, f"element at byte {offset} runs past the end of the file "
+                                      f"({n_bytes} bytes declared, {size - offset - 8} present)")
+        if kind == MI_COMPRESSED:
+            reader = _InflatedPrefix(path, handle, n_bytes, offset)
+        elif kind == MI_MATRIX:
+            reader = _PlainReader(path, handle, offset)
+        else:
+            raise _format_error(path, f"element at byte {offset} has type {kind}, "
+                                      "not a matrix or compressed matrix")
+        variables.append(_matrix_header(path, endian, reader, offset))
+        offset += 8 + n_bytes
     return variables
 
 

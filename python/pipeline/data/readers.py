@@ -26,7 +26,9 @@ import arff
 import numpy as np
 
 from ..errors import DataError
-from .matheader import byte_limit, check_declared_matrices, read_mat_headers
+from ..fileio import read_regular_file
+from ..limits import dataset_file_limit
+from .matheader import byte_limit, load_declared_matrices
 
 _NUMERIC_TYPES = ("NUMERIC", "REAL", "INTEGER")
 
@@ -47,9 +49,10 @@ class RawData:
 def read_mulan_labels(xml_path: str | Path) -> list[str]:
     """Label names listed in a Mulan XML file, in XML order."""
     xml_path = Path(xml_path)
+    raw = read_regular_file(xml_path, "Mulan label XML", dataset_file_limit(), DataError)
     try:
-        root = ElementTree.parse(xml_path).getroot()
-    except (OSError, ElementTree.ParseError) as exc:
+        root = ElementTree.fromstring(raw)
+    except ElementTree.ParseError as exc:
         raise DataError("cannot read Mulan label XML", file=xml_path, found=str(exc)) from None
     names = [el.get("name") for el in root.iter() if el.tag.rsplit("}", 1)[-1] == "label"]
     if not names or any(name is None for name in names):
@@ -95,7 +98,8 @@ def read_yahoo_mat(path: str | Path) -> RawData:
         X (n_train + n_test, d) float64; Y (n_train + n_test, L) uint8 with 1 where the target is +1.
     """
     path = Path(path)
-    variables = _load_mat(path, ("train_data", "train_target", "test_data", "test_target"))
+    variables = load_declared_matrices(path, "file", ("train_data", "train_target", "test_data", "test_target"),
+                                       byte_limit())
     xs, ys = [], []
     for part in ("train", "test"):
         x = _mat_variable(path, variables, f"{part}_data")
@@ -118,24 +122,10 @@ def read_clml_mat(path: str | Path) -> RawData:
         X (n, d) float64 and Y (n, L) uint8 with 1 where ``class`` is 1, rows in file order.
     """
     path = Path(path)
-    variables = _load_mat(path, ("dataset", "class"))
+    variables = load_declared_matrices(path, "file", ("dataset", "class"), byte_limit())
     x = _mat_variable(path, variables, "dataset")
     Y = _labels_from_targets(path, "class", _mat_variable(path, variables, "class"), x.shape[0])
     return _numbered(x.astype(np.float64), Y)
-
-
-def _load_mat(path: Path, keys: tuple[str, ...]) -> dict:
-    """The variables ``keys`` of a MAT file, loaded after their declared shapes passed the checks."""
-    if not path.is_file():
-        raise DataError("file not found", file=path)
-    check_declared_matrices(path, read_mat_headers(path), keys, byte_limit())
-    import scipy.io  # here, not with the module: about 1 s that a command reading no MAT file should not pay
-
-    try:
-        return scipy.io.loadmat(path, variable_names=keys)
-    except Exception as exc:  # SciPy raises several types for unreadable files
-        raise DataError("not a readable MATLAB .mat file", file=path,
-                        found=f"{type(exc).__name__}: {exc}") from None
 
 
 def _labels_from_targets(path: Path, key: str, targets: np.ndarray, n: int) -> np.ndarray:
@@ -167,10 +157,10 @@ def _mat_variable(path: Path, variables: dict, key: str) -> np.ndarray:
 
 
 def _read_arff_file(path: Path, label_set: set[str], drop_attributes: tuple[str, ...]) -> RawData:
+    raw = read_regular_file(path, "ARFF file", dataset_file_limit(), DataError)
     try:
-        with open(path, encoding="utf-8") as handle:
-            decoded = arff.load(handle)
-    except (OSError, arff.ArffException, UnicodeDecodeError) as exc:
+        decoded = arff.loads(raw.decode("utf-8"))
+    except (arff.ArffException, UnicodeDecodeError) as exc:
         raise DataError("cannot read ARFF file", file=path, found=str(exc)) from None
     attributes = decoded["attributes"]
     names = [name for name, _ in attributes]
@@ -197,7 +187,7 @@ def _read_arff_file(path: Path, label_set: set[str], drop_attributes: tuple[str,
 def _feature_column(path: Path, name: str, kind, column: np.ndarray) -> np.ndarray:
     _reject_missing(path, name, column)
     if isinstance(kind, str) and kind.upper() in _NUMERIC_TYPES:
-        return column.astype(np.float64)
+        return _finite_column(path, name, column.astype(np.float64))
     values = set(kind) if isinstance(kind, list) else set()
     if values == {"0", "1"}:
         return (column == "1").astype(np.float64)
@@ -205,6 +195,17 @@ def _feature_column(path: Path, name: str, kind, column: np.ndarray) -> np.ndarr
         return (column == "YES").astype(np.float64)
     raise DataError("unsupported feature type", file=path, field=name,
                     expected="NUMERIC, {0,1} or {YES,NO}", found=kind)
+
+
+def _finite_column(path: Path, name: str, values: np.ndarray) -> np.ndarray:
+    """``values``, or DataError naming the attribute and the first data row holding ``inf``,
+    ``nan`` or a number beyond the float range (``1e999``), which ARFF's reader takes as infinite."""
+    bad = np.flatnonzero(~np.isfinite(values))
+    if bad.size:
+        raise DataError("non-finite feature value (inf, nan, or beyond the float range as 1e999)",
+                        file=path, field=name, expected="finite numbers",
+                        found=f"{values[bad[0]]} in data row {int(bad[0])}, {bad.size} in all")
+    return values
 
 
 def _label_column(path: Path, name: str, kind, column: np.ndarray) -> np.ndarray:

@@ -9,8 +9,9 @@
   range (read into ``MethodSpec.allowed``). A ``.m`` named by a Python plug-in's
   ``matlab_function`` is that method's twin, not another method; other ``.m`` files are helpers.
 
-A name clash, a file that fails to import, or a ``.m`` whose no-argument call fails is a
-ConfigError naming the file; nothing is registered from a folder that fails (docs/plugins.md).
+A name clash, a file that fails to import, a ``.py`` or ``.m`` that is not a regular file (a FIFO,
+a link to a device) or is larger than ``MAX_CODE_FILE_BYTES``, or a ``.m`` whose no-argument call
+fails is a ConfigError naming the file; nothing is registered from a folder that fails (docs/plugins.md).
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from ..errors import ConfigError
+from ..fileio import open_regular_file, read_regular_file
+from ..limits import MAX_CODE_FILE_BYTES
 from ..validation import Interval, is_finite_number
 from . import available_methods, get_method, register
 from .base import MethodSpec
@@ -70,6 +73,7 @@ def _load_folder(folder: Path, matlab_defaults: DefaultsReader | None) -> list[s
     with_defaults = matlab_defaults is not None
     if folder in _LOADED and (_LOADED[folder] or not with_defaults):
         return [name for name in available_methods() if get_method(name).plugin_dir == str(folder)]
+    _check_code_files(folder)
     specs = _python_specs(folder)
     twins = {method_spec.matlab_function for method_spec, _ in specs}
     for name, path in matlab_methods(folder).items():
@@ -217,7 +221,12 @@ def _set_defaults(name: str, path: Path, matlab_defaults: DefaultsReader) -> Non
 
 
 def _read_text(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8", errors="replace")
-    except OSError as exc:
-        raise ConfigError(f"cannot read the plug-in: {exc.strerror}", file=path) from None
+    return read_regular_file(path, "plug-in file", MAX_CODE_FILE_BYTES, ConfigError).decode("utf-8", errors="replace")
+
+
+def _check_code_files(folder: Path) -> None:
+    """ConfigError for a ``.py`` or ``.m`` file of ``folder`` that is not a regular file or is too
+    large, before any is imported or read: importing a FIFO would wait forever for a writer, and
+    a link to ``/dev/zero`` would be read until memory runs out."""
+    for path in sorted([*folder.glob("*.py"), *folder.glob("*.m")]):
+        open_regular_file(path, "plug-in file", MAX_CODE_FILE_BYTES, ConfigError).close()

@@ -92,7 +92,7 @@ def changed_files(recorded: dict | None, current: dict) -> list[str]:
 def sha256_or_none(path: Path) -> str | None:
     try:
         return sha256_file(path)
-    except OSError:
+    except (OSError, DataError):  # missing, unreadable, or not a regular file
         return None
 
 

@@ -21,7 +21,9 @@ this package unless ``$MLFS_MATLAB_DIR`` names another checkout's code.
 The fingerprint is the SHA-256 of the lines ``<path>\\0<sha256 of the file>\\n`` in path order
 (paths relative to ``python/pipeline`` or ``matlab/``, with ``/``; a plug-in folder's files are
 ``plugin/<file>``; a definition file is ``methods/definitions/<METHOD>.json``). It never covers
-nothing: code that cannot be found or read is a ConfigError.
+nothing: code that cannot be found or read is a ConfigError, and so is a code file that is not a
+regular file (a FIFO or a link to a device would block or never end) or is larger than
+``MAX_CODE_FILE_BYTES`` (:mod:`pipeline.limits`).
 A result whose recorded fingerprint differs from the current one is stale;
 :func:`~pipeline.results.staleness.changed_files` says which files differ. The MATLAB/Octave code is
 found where the package is installed (:func:`~pipeline.locations.matlab_dir`).
@@ -38,6 +40,8 @@ from pathlib import Path
 
 from ..definitions import method_definition_file
 from ..errors import ConfigError
+from ..fileio import open_regular_file, read_regular_file
+from ..limits import MAX_CODE_FILE_BYTES
 from ..locations import PACKAGE_DIR, matlab_dir
 
 REPO_DIR = PACKAGE_DIR.parents[1]
@@ -94,12 +98,13 @@ def method_fingerprint(method_spec, engine: str) -> dict:
 
 def ranking_fingerprint(path: Path) -> dict | None:
     """Fingerprint of an external ranking: the hash of its file (None while there is none)."""
-    try:
-        digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()
-    except FileNotFoundError:
+    if not Path(path).exists():
         return None
-    except OSError as exc:
-        raise ConfigError(f"cannot read the ranking file: {exc.strerror}", file=path) from None
+    with open_regular_file(path, "ranking file", None, ConfigError) as handle:  # a FIFO would block
+        try:
+            digest = hashlib.file_digest(handle, "sha256").hexdigest()
+        except OSError as exc:
+            raise ConfigError(f"cannot read the ranking file: {exc.strerror}", file=path) from None
     return code_fingerprint({f"external/{Path(path).name}": digest})
 
 
@@ -255,7 +260,7 @@ def _read_once(path: Path, analyse, *args) -> tuple[str, object]:
 
 @functools.lru_cache(maxsize=4096)
 def _analysed(path: Path, _mtime_ns: int, _size: int, analyse, args: tuple) -> tuple[str, object]:
-    source = path.read_bytes()
+    source = read_regular_file(path, "code file", MAX_CODE_FILE_BYTES, ConfigError)
     return hashlib.sha256(source).hexdigest(), analyse(source, *args)
 
 

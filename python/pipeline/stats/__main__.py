@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import io
 import sys
 from pathlib import Path
 from typing import Sequence
@@ -17,7 +18,7 @@ import pandas as pd
 
 from ..cli import run_main
 from ..errors import ConfigError, DataError
-from ..fileio import dumps_json
+from ..fileio import dumps_json, read_regular_file
 from ..limits import MAX_HEADER_CHARS, MAX_SCORE_BYTES
 from ..report.output import prepare_output_folder
 from .compare import compare_methods
@@ -28,15 +29,10 @@ from .ranks import average_ranks, check_score_matrix
 def read_score_csv(path: str | Path) -> pd.DataFrame:
     """Read a blocks x methods score table (first column = block names) or raise DataError."""
     path = Path(path)
-    if not path.is_file():
-        raise DataError("score file not found", file=path)
-    size = path.stat().st_size
-    if size > MAX_SCORE_BYTES:
-        raise DataError("score file too large", file=path, expected=f"at most {MAX_SCORE_BYTES} bytes",
-                        found=f"{size} bytes")
-    _check_header(path)
+    raw = read_regular_file(path, "score file", MAX_SCORE_BYTES, DataError)
+    _check_header(path, raw)
     try:
-        table = pd.read_csv(path, index_col=0)
+        table = pd.read_csv(io.BytesIO(raw), index_col=0)
     except (ValueError, pd.errors.ParserError) as exc:
         raise DataError(f"cannot parse CSV: {exc}", file=path) from None
     if pd.api.types.is_numeric_dtype(table.index):  # the first method would silently name the blocks
@@ -52,13 +48,13 @@ def read_score_csv(path: str | Path) -> pd.DataFrame:
     return table
 
 
-def _check_header(path: Path) -> None:
-    """DataError for a header that names a method twice (pandas would silently rename the second
-    column ``A.1`` and report it as another method)."""
+def _check_header(path: Path, raw: bytes) -> None:
+    """DataError for a header (of the file ``path``, whose bytes are ``raw``) that names a method
+    twice (pandas would silently rename the second column ``A.1`` and report it as another method)."""
     try:
-        with open(path, newline="", encoding="utf-8") as handle:
-            header = next(csv.reader([handle.readline(MAX_HEADER_CHARS)]), [])
-    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+        text = io.TextIOWrapper(io.BytesIO(raw), encoding="utf-8", newline="")
+        header = next(csv.reader([text.readline(MAX_HEADER_CHARS)]), [])
+    except (UnicodeDecodeError, csv.Error) as exc:
         raise DataError(f"cannot read the header row: {exc}", file=path) from None
     names = [name.strip() for name in header[1:]]
     if "" in names:  # pandas would call it "Unnamed: 2" and report it as a method
