@@ -14,10 +14,10 @@ import pytest
 from pipeline import kgrid, pgrid
 from pipeline.cli import run_main
 from pipeline.errors import ConfigError
+from pipeline.experiment.model import parameter_variants
 from pipeline.limits import MAX_GRID_POINTS, MAX_SEED
 from pipeline.methods import available_methods, get_method
 from pipeline.runner.tasks import GridSpec, Task
-from pipeline.experiment.model import parameter_variants
 
 
 def _run(main, fold_dir, tmp_path, capsys, *extra, methods=("RANDOM",)):
