@@ -50,7 +50,7 @@ from bench_baselines1 import agreement, numpy_blas
 from pipeline.cli import run_main
 from pipeline.errors import ConfigError
 from pipeline.fileio import atomic_write_json
-from pipeline.paper.suite import load_suite
+from pipeline.experiment.model import load_suite
 from record import BenchRun, shared_data
 
 REPO = Path(__file__).resolve().parents[1]

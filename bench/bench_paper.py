@@ -36,7 +36,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "python"))
 
 from pipeline.cli import run_main  # noqa: E402
-from pipeline.paper.suite import load_suite  # noqa: E402
+from pipeline.experiment.model import load_suite  # noqa: E402
 from pipeline.paper.tables import report_options  # noqa: E402
 from pipeline.report.options import DEFAULTS, option_name  # noqa: E402
 from record import PARTIAL_RUNS, BenchRun  # noqa: E402

@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 
 from pipeline.cli import run_main
-from pipeline.paper.suite import load_suite
+from pipeline.experiment.model import load_suite
 from record import RECORD_PATH, BenchRun, Measurement, read_record
 
 REPO = Path(__file__).resolve().parents[1]

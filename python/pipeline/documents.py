@@ -38,7 +38,7 @@ import yaml
 from .definitions import definitions
 from .errors import ConfigError, DataError, PipelineError
 from .fileio import read_regular_file
-from .validation import shorten
+from .validation import OUT_OF_RANGE, shorten
 
 if TYPE_CHECKING:
     from pydantic import ValidationError
@@ -350,6 +350,8 @@ def schema_error(exc: "ValidationError", data: Any, model: type | None = None, *
         return error("unknown key", file=file, field=where, expected=allowed and f"one of {allowed}")
     if kind == "missing":
         return error("required key missing", file=file, field=where)
+    if kind == OUT_OF_RANGE:
+        return error("out of range", file=file, field=where, expected=first["msg"], found=found)
     if kind in ("model_type", "dict_type", "model_attributes_type"):
         return error("must be a mapping", file=file, field=where, expected="key: value pairs",
                      found=type(found).__name__)
@@ -366,6 +368,13 @@ def refusal(key: str, message: str, found: Any) -> "ValidationError":
     from pydantic_core import InitErrorDetails, PydanticCustomError
     error = PydanticCustomError("value_error", "Value error, {reason}", {"reason": message})
     return ValidationError.from_exception_data("document", [InitErrorDetails(type=error, loc=(key,), input=found)])
+
+
+def missing(key: str) -> "ValidationError":
+    """A required-key error at ``key`` for a key that only some settings require (see :func:`refusal`)."""
+    from pydantic import ValidationError
+    from pydantic_core import InitErrorDetails
+    return ValidationError.from_exception_data("document", [InitErrorDetails(type="missing", loc=(key,), input={})])
 
 
 def _expected(message: str) -> str:

@@ -4,40 +4,21 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import itertools
-import math
-import re
-from numbers import Real
 from pathlib import Path
 from typing import Sequence
 
-from .cli import add_code_options, check_option_bounds, use_matlab_dir
-from .data.folds import discover_datasets, list_fold_indices
+from .cli import add_code_options, use_matlab_dir
 from .definitions import RUN_OPTION_DEFAULTS
 from .documents import CONFIG_LIMITS, read_document
 from .engines import ENGINES, EVALUATORS
 from .errors import ConfigError
-from .limits import (CLAIM_STALE_AFTER, DEFAULT_MAX_TASKS, FOLD_COUNT, JOB_COUNT, MAX_PARAMS_FILE_BYTES, RUN_OPTION_RANGES, TASK_COUNT,
-                     TASK_TIMEOUT)
-from .methods import available_methods, get_method
+from .limits import DEFAULT_MAX_TASKS, MAX_PARAMS_FILE_BYTES
+from .methods import available_methods
 from .names import validate_name
-from .results.layout import task_files, variant_folder
 from .runner.claims import DEFAULT_STALE_AFTER
-from .runner.executors import EXECUTORS, execute
-from .runner.orchestration import run_recorded
-from .runner.plugins import activate_plugins, check_runnable, engine_options, plugin_paths
-from .runner.run import RunSettings
-from .runner.reference import reference_tasks
-from .runner.tasks import GridSpec, Task, canonical_params
+from .runner.executors import EXECUTORS
+from .runner.plugins import check_runnable
 
-#: Ranges of the numeric options, the same as the suite keys' (checked after the lower bounds of
-#: _check_arguments, whose messages say "positive"); the p-grid's are GridSpec's.
-OPTION_BOUNDS = {"--mlknn-k": RUN_OPTION_RANGES["mlknn_k"], "--mlknn-smooth": RUN_OPTION_RANGES["mlknn_smooth"],
-                 **{f"--k-{part}": RUN_OPTION_RANGES[f"k_{part}"] for part in ("min", "max", "step")},
-                 "--folds": FOLD_COUNT, "--jobs": JOB_COUNT, "--max-tasks": TASK_COUNT, "--task-timeout": TASK_TIMEOUT,
-                 "--claim-stale-after": CLAIM_STALE_AFTER}
-#: A Dask scheduler address: protocol://host[:port] (tcp, tls, ucx, ws, wss, inproc).
-SCHEDULER_ADDRESS = re.compile(r"(tcp|tls|ucx|ws|wss|inproc)://[A-Za-z0-9._\-\[\]:]{1,253}(:[0-9]{1,5})?")
 PARAMS_LIMITS = dataclasses.replace(CONFIG_LIMITS, max_bytes=MAX_PARAMS_FILE_BYTES)
 
 
@@ -130,43 +111,81 @@ def build_parser(prog: str, mode: str | None, rank: bool) -> argparse.ArgumentPa
     return parser
 
 
-def use_code_options(args: argparse.Namespace, engine: str, timeout: float) -> tuple[tuple[str, ...], dict]:
-    """Apply ``--matlab-dir`` (for this process and its workers) and load the ``--plugins`` folders
-    for ``engine``; return the folders and the engine options of the run."""
-    use_matlab_dir(args)
-    plugins = plugin_paths(args.plugins)
-    options = engine_options(timeout, plugins)
-    activate_plugins(plugins, engine, options)
-    return plugins, options
-
-
 def main(argv: Sequence[str] | None, *, prog: str, mode: str | None, rank: bool) -> int:
+    """Parse the options, build the experiment they describe (validated as a suite file is) and run it."""
     args = build_parser(prog, mode, rank).parse_args(argv)
-    _check_arguments(args)
-    engine = getattr(args, "engine", "python")
-    plugins, options = use_code_options(args, engine, args.task_timeout)
+    _check_listed_twice(args.methods)
+    use_matlab_dir(args)
+    # The experiment model imports pydantic and the runner: imported once the arguments are parsed,
+    # so --help and a usage error answer at once.
+    from .experiment.model import experiment_from_options
+    from .experiment.run import run_experiment
+    from .experiment.tuning import check_task_count
+
+    overrides = _read_params(args.params) if rank else {}
+    data = _experiment_options(args, mode or args.grid, rank, overrides)
+    try:
+        experiment = experiment_from_options(data, args.plugins).restricted(methods=args.methods)
+    except ConfigError as exc:
+        raise _as_option_error(exc, args.params, args.methods) from None
     if rank:
-        check_runnable([validate_name(m, "method") for m in args.methods], engine)
-    grid = _grid_from_args(args, mode or args.grid)
-    if not args.data_dir.is_dir():
-        raise ConfigError("data directory not found", file=args.data_dir)
-    datasets = [validate_name(d, "dataset") for d in (args.datasets or discover_datasets(args.data_dir))]
-    if not datasets:
-        raise ConfigError("no dataset folder with fold0.mat found", file=args.data_dir)
-    overrides = _load_params(args.params, args.max_tasks) if rank else {}
-    tasks = _make_tasks(args, datasets, overrides, rank)
-    settings = RunSettings(
-        data_dir=str(args.data_dir), results_dir=str(args.results_dir), grids=(grid,),
-        engine=engine, evaluator=args.evaluator, mlknn_k=args.mlknn_k,
-        mlknn_smooth=args.mlknn_smooth, skip_existing=args.skip_existing, overwrite=args.overwrite,
-        rank=rank, claim_stale_after=args.claim_stale_after, engine_options=options, plugins=plugins)
+        check_runnable([entry.name for entry in experiment.methods], experiment.engine)
+    experiment = experiment.located(args.data_dir, args.results_dir)
+    check_task_count(experiment, experiment.max_tasks)
     arguments = {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()}
+    return run_experiment(experiment, folds_dir=args.data_dir, results_dir=args.results_dir, arguments=arguments)
 
-    def run_tasks(executor, settings, stop, on_outcome):
-        return execute(executor, tasks, progress=not args.no_progress, stop=stop, on_outcome=on_outcome)
 
-    return run_recorded(settings, arguments, run_tasks, executor=args.executor, jobs=args.jobs,
-                        scheduler=args.scheduler, n_tasks=len(tasks))
+def _experiment_options(args: argparse.Namespace, mode: str, rank: bool, overrides: dict[str, dict]) -> dict:
+    """The options as an experiment's keys (schema: :mod:`pipeline.experiment.schema`). The methods of the
+    parameter file that ``--methods`` does not name are declared too, so that they are checked as well;
+    the caller leaves them out of the run."""
+    grid = {"kgrid": ("k_min", "k_max", "k_step"), "pgrid": ("p_min", "p_max", "p_step", "p_target")}[mode]
+    methods = {name: _method_options(overrides.get(name, {}), rank) for name in [*args.methods, *overrides]}
+    return {
+        "name": "run", "folds": {"mode": "files", "dir": str(args.data_dir),
+                                 **({"count": args.folds} if args.folds is not None else {})},
+        # each name checked here first, for the name check's message rather than the schema's length bound
+        **({"datasets": [validate_name(d, "dataset") for d in args.datasets]} if args.datasets is not None else {}),
+        "methods": methods, "engine": getattr(args, "engine", "python"), "evaluator": args.evaluator,
+        "score_only": not rank, "mlknn": {"k": args.mlknn_k, "smooth": args.mlknn_smooth},
+        "grids": {mode: {key: getattr(args, key) for key in grid}},
+        "run": {"results_dir": str(args.results_dir), "executor": args.executor, "jobs": args.jobs,
+                "task_timeout": args.task_timeout, "skip_existing": args.skip_existing, "overwrite": args.overwrite,
+                "scheduler": args.scheduler, "claim_stale_after": args.claim_stale_after,
+                "max_tasks": args.max_tasks, "progress": not args.no_progress},
+        "tables": None,
+    }
+
+
+def _method_options(overrides: dict, rank: bool) -> dict:
+    """One method's keys: its fixed parameters and its swept lists (``--params``), or given rankings."""
+    if not rank:
+        return {"external": True}
+    return {"params": {k: v for k, v in overrides.items() if not isinstance(v, list)},
+            "sweep": {k: v for k, v in overrides.items() if isinstance(v, list)}}
+
+
+#: The option of each experiment key the command line sets under another name.
+_OPTION_OF_KEY = {"mlknn.k": "--mlknn-k", "mlknn.smooth": "--mlknn-smooth", "folds.count": "--folds",
+                  "folds.dir": "--data-dir", "run.results_dir": "--results-dir", "datasets": "--datasets",
+                  "methods": "--methods"}
+
+
+def _as_option_error(exc: ConfigError, params_file: Path | None, methods: list[str]) -> ConfigError:
+    """``exc`` with its experiment key named as the user wrote it: the option (``mlknn.k`` ->
+    ``--mlknn-k``, ``grids.pgrid.p_min`` -> ``--p-min``, a method of ``methods`` -> ``--methods``),
+    or a method's parameter in the parameter file (``methods.SRFS.sweep.alpha`` -> ``SRFS.alpha`` of
+    that file; a method only that file names -> ``SRFS`` of that file)."""
+    parts = exc.field.split(".") if exc.field else []
+    in_params_file = parts[2:3] in (["params"], ["sweep"]) or parts[1:2] and parts[1] not in methods
+    if parts[:1] == ["methods"] and in_params_file:
+        return ConfigError(exc.message, file=params_file, field=".".join([parts[1], *parts[3:]]),
+                           expected=exc.expected, found=exc.found)
+    key = ".".join(parts[:2]) if parts[:1] in (["mlknn"], ["folds"], ["run"]) else ".".join(parts[:1])
+    option = _OPTION_OF_KEY.get(key) or (f"--{parts[-1].replace('_', '-')}" if parts[:1] in (["grids"], ["run"])
+                                         else f"--{key}" if key else None)
+    return ConfigError(exc.message, file=exc.file, field=option, expected=exc.expected, found=exc.found)
 
 
 class _DefaultsFormatter(argparse.HelpFormatter):
@@ -179,181 +198,21 @@ class _DefaultsFormatter(argparse.HelpFormatter):
         return f"{help_text} (default: %(default)s)".strip()
 
 
-def _grid_from_args(args, mode: str) -> GridSpec:
-    """The run's grid; a refused grid value is reported under its option's name (``--p-min``)."""
-    try:
-        if mode == "kgrid":
-            return GridSpec("kgrid", k_min=args.k_min, k_max=args.k_max, k_step=args.k_step)
-        return GridSpec("pgrid", p_min=args.p_min, p_max=args.p_max, p_step=args.p_step, p_target=args.p_target)
-    except ConfigError as exc:
-        option = "--" + exc.field.replace("_", "-") if exc.field else None
-        raise ConfigError(exc.message, field=option, expected=exc.expected, found=exc.found) from None
+def _check_listed_twice(methods: list[str]) -> None:
+    """ConfigError for a method named twice: the experiment's methods are a mapping, in which a second
+    mention would silently merge with the first (the model checks its list of datasets itself)."""
+    repeated = sorted({name for name in methods if methods.count(name) > 1})
+    if repeated:
+        raise ConfigError("listed twice (it would run twice)", field="--methods", found=repeated[0])
 
 
-def _check_arguments(args: argparse.Namespace) -> None:
-    """ConfigError for a numeric option out of its range, a malformed scheduler address or a name
-    listed twice."""
-    positive_counts = {"--mlknn-k": args.mlknn_k, "--jobs": args.jobs, "--max-tasks": args.max_tasks,
-                       "--folds": 1 if args.folds is None else args.folds,
-                       **{f"--k-{part}": getattr(args, f"k_{part}", 1) for part in ("min", "max", "step")}}
-    for option, value in positive_counts.items():
-        if value < 1:
-            raise ConfigError("must be a positive integer", field=option, found=value)
-    positive_reals = {"--mlknn-smooth": args.mlknn_smooth, "--task-timeout": args.task_timeout,
-                      "--claim-stale-after": args.claim_stale_after}
-    for option, value in positive_reals.items():
-        if not (math.isfinite(value) and value > 0):
-            raise ConfigError("must be a finite number > 0", field=option, found=value)
-    check_option_bounds(args, OPTION_BOUNDS)
-    if args.scheduler is not None and not SCHEDULER_ADDRESS.fullmatch(args.scheduler):
-        raise ConfigError("not a scheduler address", field="--scheduler", expected="tcp://HOST:PORT",
-                          found=repr(args.scheduler))
-    for option, names in (("--methods", args.methods), ("--datasets", args.datasets or [])):
-        repeated = sorted({name for name in names if names.count(name) > 1})
-        if repeated:
-            raise ConfigError("listed twice (it would run twice)", field=option, found=repeated[0])
-
-
-def _load_params(path: Path | None, max_tasks: int) -> dict[str, dict]:
-    """Read ``{METHOD: {param: value}}`` from JSON or YAML (safe loader only) and check it.
-
-    Every value, and every value of a swept list, is checked against the method's defaults
-    (:meth:`~pipeline.methods.base.MethodSpec.resolve_params`); a list may not repeat a value, and
-    a sweep of more than ``max_tasks`` combinations is refused before it is expanded.
-    """
+def _read_params(path: Path | None) -> dict[str, dict]:
+    """``{METHOD: {param: value}}`` from a JSON or YAML file (safe loader only); a list of values sweeps
+    that parameter. The values are checked by the experiment model."""
     if path is None:
         return {}
     data = read_document(path, "parameter file", limits=PARAMS_LIMITS)
     if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
         raise ConfigError("parameter file must map method names to parameter objects", file=path,
                           expected='{"DAGFS": {"alpha": 0.2}}')
-    for method, params in data.items():
-        try:
-            _check_sweep(method, params, max_tasks, path)
-            parameter_variants(method, params, max_tasks)
-        except ConfigError as exc:
-            raise exc if exc.file else ConfigError(exc.message, file=path, field=_in_method(method, exc.field),
-                                                   expected=exc.expected, found=exc.found) from None
     return data
-
-
-def _in_method(method: str, field: str | None) -> str:
-    return f"{method}.{field}" if field and not field.startswith("--") else (field or method)
-
-
-def _check_sweep(method: str, overrides: dict, max_tasks: int, path: Path) -> None:
-    """Check one method's parameters and sweep lists without expanding their product."""
-    spec = get_method(validate_name(method, "method"))
-    _check_combinations(method, overrides, max_tasks)
-    for name, value in overrides.items():
-        values = value if isinstance(value, list) else [value]
-        if not values:
-            raise ConfigError(f"empty value list in the parameter sweep of {method}", file=path,
-                              field=name)
-        seen = set()
-        for item in values:
-            spec.resolve_params({name: item})
-            key = _sweep_key(item)
-            if key in seen:
-                raise ConfigError(f"value listed twice in the parameter sweep of {method} (it would "
-                                  "run twice)", file=path, field=name, found=repr(item))
-            seen.add(key)
-
-
-def _make_tasks(args, datasets: list[str], overrides: dict[str, dict], rank: bool) -> list[Task]:
-    """Every (dataset, method variant, fold) task, then (when ranking) the all-features reference of every
-    (dataset, fold); ConfigError beyond ``--max-tasks`` (which counts the methods' tasks)."""
-    methods = [validate_name(m, "method") for m in args.methods]
-    if rank:
-        for method in methods:
-            get_method(method)
-    else:
-        for method in methods:
-            if not (args.results_dir / method).is_dir():
-                raise ConfigError("method folder not found", file=args.results_dir / method)
-    variants = {method: parameter_variants(method, overrides.get(method, {}), args.max_tasks)
-                for method in methods}
-    folds = {dataset: _fold_indices(args.data_dir, dataset, args.folds) for dataset in datasets}
-    total = sum(map(len, variants.values())) * sum(map(len, folds.values()))
-    if total > args.max_tasks:
-        raise ConfigError(f"the run has {total} tasks", field="--max-tasks",
-                          expected=f"at most {args.max_tasks} (raise --max-tasks to run them)")
-    tasks = []
-    for dataset in datasets:
-        for method in methods:
-            for label, params in variants[method]:
-                tasks.extend(Task(method, dataset, fold, canonical_params(params), label)
-                             for fold in folds[dataset] if rank or _has_ranking(args, label, dataset, fold))
-    if not tasks:
-        raise ConfigError("no ranking to score for these methods", file=args.results_dir,
-                          expected="<METHOD>/<DATASET>_fold<i>_ranking.csv")
-    return tasks + reference_tasks(folds) if rank else tasks
-
-
-def _has_ranking(args, method: str, dataset: str, fold: int) -> bool:
-    """Evaluate's default: score only what has a ranking, unless --datasets named the datasets."""
-    return args.datasets is not None or task_files(args.results_dir, method, dataset, fold).ranking.is_file()
-
-
-def parameter_variants(method: str, overrides: dict, max_variants: int = DEFAULT_MAX_TASKS
-                       ) -> list[tuple[str, dict]]:
-    """Expand list-valued parameters into their Cartesian product.
-
-    Returns ``(results folder, parameters)`` pairs. Without lists there is one variant stored under
-    the method's own name; with lists each combination gets its own folder
-    ``METHOD__name_value__name_value`` (swept names in sorted order), e.g. ``LRMFS__alpha_0.1``.
-    More than ``max_variants`` combinations raise ConfigError before any is built.
-    """
-    swept = sorted(name for name, value in overrides.items() if isinstance(value, list))
-    if not swept:
-        return [(method, dict(overrides))]
-    if any(len(overrides[name]) == 0 for name in swept):
-        raise ConfigError(f"empty value list in the parameter sweep of {method}", field=swept[0])
-    _check_combinations(method, overrides, max_variants)
-    variants = []
-    for combination in itertools.product(*(overrides[name] for name in swept)):
-        params = {**overrides, **dict(zip(swept, combination))}
-        label = variant_folder(method, zip(swept, combination))
-        variants.append((validate_name(label, "parameter-sweep folder"), params))
-    _check_distinct_folders(method, variants)
-    return variants
-
-
-def _check_distinct_folders(method: str, variants: list[tuple[str, dict]]) -> None:
-    """ConfigError if two combinations would share a results folder (also on a file system that
-    ignores case): the second would silently overwrite or reuse the first one's results."""
-    seen: dict[str, dict] = {}
-    for label, params in variants:
-        other = seen.setdefault(label.lower(), params)
-        if other is not params:
-            raise ConfigError(f"two combinations of the parameter sweep of {method} map to the same results "
-                              "folder", field=label, expected="values that differ in their written form",
-                              found=f"{other} and {params}")
-
-
-def _check_combinations(method: str, overrides: dict, limit: int) -> None:
-    """ConfigError if the swept lists of ``overrides`` have more than ``limit`` combinations."""
-    combinations = math.prod(len(v) for v in overrides.values() if isinstance(v, list))
-    if combinations > limit:
-        raise ConfigError(f"the parameter sweep of {method} has {combinations} combinations",
-                          field="--max-tasks", expected=f"at most {limit} (raise --max-tasks to run them)")
-
-
-def _sweep_key(value) -> object:
-    """What makes two swept values the same run: numbers by value (1 == 1.0), others by type and text."""
-    if isinstance(value, Real) and not isinstance(value, bool):
-        return float(value)
-    return type(value).__name__, repr(value)
-
-
-def _fold_indices(data_dir: Path, dataset: str, n_folds: int | None) -> list[int]:
-    present = list_fold_indices(data_dir, dataset)
-    if not present:
-        raise ConfigError("no fold files", file=data_dir / dataset, expected="fold0.mat, fold1.mat, ...")
-    if n_folds is None:
-        return present
-    missing = sorted(set(range(n_folds)) - set(present))
-    if missing:
-        raise ConfigError("fold files missing", file=data_dir / dataset,
-                          expected=f"fold0..fold{n_folds - 1}", found=f"no fold{missing[0]}.mat")
-    return list(range(n_folds))

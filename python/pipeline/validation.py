@@ -18,6 +18,8 @@ from .errors import ConfigError
 
 #: The keys of a declaration, the fields of an :class:`Interval`.
 DECLARATION_KEYS = ("low", "high", "low_open", "high_open", "choices")
+#: The pydantic error type of a value outside an :class:`Interval` (its message is the interval).
+OUT_OF_RANGE = "out_of_range"
 #: Longest text of a value an error message shows.
 SHOWN_CHARS = 80
 
@@ -95,19 +97,21 @@ class Interval:
         value = self.high if self.high_open else self.high + 1
         return math.ceil(value) if whole else float(value)
 
-    def pydantic_field(self, **extra: Any) -> Any:
-        """The pydantic constraint of this range (``Field(ge=..., lt=...)``), for ``Annotated`` types
-        of a schema, so a suite key and an option share one declaration and pydantic's messages."""
-        from pydantic import Field  # here: the command lines that never build a schema start faster
+    def pydantic_field(self) -> Any:
+        """The pydantic check of this range, for ``Annotated`` types of a schema, so a suite key and an
+        option share one declaration and one message: an error of type ``out_of_range`` whose message is
+        this range (:func:`pipeline.documents.schema_error` reads it as "out of range (expected ...)")."""
+        from pydantic import AfterValidator  # here: the command lines that never build a schema start faster
+        from pydantic_core import PydanticCustomError
 
         if self.choices:
-            raise ConfigError("choices become a Literal type in a schema, not a Field", found=repr(self))
-        bounds = {}
-        if self.low is not None:
-            bounds["gt" if self.low_open else "ge"] = self.low
-        if self.high is not None:
-            bounds["lt" if self.high_open else "le"] = self.high
-        return Field(**bounds, **extra)
+            raise ConfigError("choices become a Literal type in a schema, not a range check", found=repr(self))
+
+        def within(value: Any) -> Any:
+            if not self.admits(value):
+                raise PydanticCustomError(OUT_OF_RANGE, "{expected}", {"expected": str(self)})
+            return value
+        return AfterValidator(within)
 
     def __str__(self) -> str:
         if self.choices:

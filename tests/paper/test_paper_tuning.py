@@ -21,9 +21,10 @@ import numpy as np
 import pytest
 
 from pipeline.data.folds import load_fold, save_fold
-from pipeline.paper.run import PaperPaths, run_settings
-from pipeline.paper.suite import load_suite
-from pipeline.paper.tuning import tuned_tasks
+from pipeline.experiment.model import load_suite
+from pipeline.experiment.run import run_settings
+from pipeline.experiment.tuning import tuned_tasks
+from pipeline.paper.run import PaperPaths
 from pipeline.runner.executors import run_all
 from pipeline.runner.run import RunSettings
 from pipeline.runner.tasks import Task, canonical_params
@@ -145,7 +146,7 @@ def test_the_outer_test_part_does_not_reach_tuning(tuned_run, tmp_path):
         save_fold(target, fold.X_train, fold.Y_train, rng.random(fold.X_test.shape), fold.Y_test[::-1])
     suite = load_suite(home / "suite.yaml")
     paths = PaperPaths(root=tmp_path, folds=changed, results=tmp_path / "results")
-    settings = run_settings(suite, paths)
+    settings = run_settings(suite, paths.folds, paths.results)
     outcomes = run_all(suite.candidate_tasks(), settings, progress=False)
     assert {o.status for o in outcomes} == {"done"}
     ready, waiting = tuned_tasks(suite, settings)

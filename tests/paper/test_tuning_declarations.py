@@ -14,8 +14,8 @@ from pipeline.data.folds import save_fold
 from pipeline.errors import ConfigError
 from pipeline.evaluation.metrics import METRICS
 from pipeline.paper.__main__ import main
-from pipeline.paper.suite import load_suite
-from pipeline.paper.tuning import check_inner_sizes
+from pipeline.experiment.model import load_suite
+from pipeline.experiment.tuning import check_inner_sizes
 from pipeline.results.layout import REFERENCE_FOLDER, candidate_id
 from pipeline.runner.inner import TuningSpec, best_candidate, criterion_scores, make_inner_splits
 from pipeline.runner.tasks import GridSpec

@@ -6,11 +6,10 @@ from __future__ import annotations
 import pytest
 
 from pipeline.errors import ConfigError
-from pipeline.paper.suite import MethodEntry
+from pipeline.experiment.model import MethodEntry, parameter_variants
 from pipeline.results.layout import (all_features_path, candidate_path, claim_path, is_seed_folder,
                                      metrics_name_pattern, seed_folder, task_files, tuning_path, variant_method)
 from pipeline.runner.tasks import canonical_params
-from pipeline.suite_cli import parameter_variants
 
 
 def test_every_file_keeps_its_documented_name(tmp_path):

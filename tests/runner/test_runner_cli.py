@@ -113,7 +113,7 @@ def test_evaluate_scores_external_rankings(fold_dir, tmp_path, capsys):
     (["--methods", "DAGFS", "--datasets", "../etc"], "invalid dataset name"),
     (["--methods", "../x"], "invalid method name"),
     (["--methods", "DAGFS", "--folds", "7"], "fold files missing"),
-    (["--methods", "DAGFS", "--k-min", "0"], "positive integer"),
+    (["--methods", "DAGFS", "--k-min", "0"], "field '--k-min': out of range (expected a number in [1, 1000000]"),
 ])
 def test_user_errors_exit_2_with_one_line(fold_dir, tmp_path, args, message):
     proc = subprocess.run([sys.executable, "-m", "pipeline.kgrid", *BASE, "--data-dir", str(fold_dir),

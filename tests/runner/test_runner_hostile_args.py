@@ -14,10 +14,10 @@ import pytest
 from pipeline import kgrid, pgrid
 from pipeline.cli import run_main
 from pipeline.errors import ConfigError
+from pipeline.experiment.model import parameter_variants
 from pipeline.limits import MAX_GRID_POINTS, MAX_SEED
 from pipeline.methods import available_methods, get_method
 from pipeline.runner.tasks import GridSpec, Task
-from pipeline.suite_cli import parameter_variants
 
 
 def _run(main, fold_dir, tmp_path, capsys, *extra, methods=("RANDOM",)):
@@ -36,15 +36,15 @@ def _refused(code: int, err: str, *fragments: str) -> None:
 @pytest.mark.parametrize("extra, fragments", [
     (["--datasets", "d" * 240], ["dataset name too long (expected at most 128 characters"]),
     (["--datasets", "toy\n"], ["invalid dataset name 'toy\\n'"]),
-    (["--task-timeout", "-1"], ["field '--task-timeout': must be a finite number > 0 (found -1.0)"]),
+    (["--task-timeout", "-1"], ["field '--task-timeout': out of range (expected a number in (0, 604800]; found -1.0)"]),
     (["--task-timeout", "nan"], ["field '--task-timeout'"]),
     (["--claim-stale-after", "0"], ["field '--claim-stale-after'"]),
     (["--mlknn-smooth", "inf"], ["field '--mlknn-smooth'"]),
-    (["--mlknn-k", "0"], ["field '--mlknn-k': must be a positive integer (found 0)"]),
+    (["--mlknn-k", "0"], ["field '--mlknn-k': out of range (expected a number in [1, 1000]; found 0)"]),
     (["--jobs", "0"], ["field '--jobs'"]),
     (["--folds", "0"], ["field '--folds'"]),
     (["--max-tasks", "0"], ["field '--max-tasks'"]),
-    (["--k-min", "0"], ["field '--k-min': must be a positive integer (found 0)"]),
+    (["--k-min", "0"], ["field '--k-min': out of range (expected a number in [1, 1000000]; found 0)"]),
     (["--k-min", "50", "--k-max", "20"], ["k_min is larger than k_max"]),
     (["--datasets", "toy", "toy"], ["field '--datasets': listed twice (it would run twice) (found toy)"]),
 ])
@@ -72,7 +72,7 @@ def test_p_step_that_would_explode_or_vanish_is_refused(fold_dir, tmp_path, caps
     (["--p-max", "1.0000001"], ["field '--p-max'", "found 1.0000001"]),
     (["--p-target", "0"], ["field '--p-target': out of range"]),
     (["--p-target", "1.5"], ["field '--p-target': out of range", "found 1.5"]),
-    (["--p-target", "nan"], ["field '--p-target': must be a finite number"]),
+    (["--p-target", "nan"], ["field '--p-target': invalid value (expected a finite number; found nan)"]),
     (["--p-min", "0.6"], ["field '--p-min': p_min is larger than p_max (expected <= p_max = 0.5; found 0.6)"]),
 ])
 def test_p_grid_bounds_are_refused_not_narrowed(fold_dir, tmp_path, capsys, extra, fragments):
@@ -120,7 +120,7 @@ def _params(tmp_path, content, suffix=".json") -> str:
     ('{"SRFS": {"alpha": NaN}}', ["field 'SRFS.alpha': not a finite number (expected a finite number; found NaN)"]),
     ('{"SRFS": {"alpha": 1e999}}', ["field 'SRFS.alpha': not a finite number"]),
     ({"SRFS": {"alpha": 10**400}}, ["field 'SRFS.alpha': integer too long (expected at most 24 digits"]),
-    ({"SRFS": {"alpha": [0.1, 0.2, 0.1]}}, ["field 'alpha': value listed twice in the parameter sweep of SRFS"]),
+    ({"SRFS": {"alpha": [0.1, 0.2, 0.1]}}, ["field 'SRFS.alpha': value listed twice in the parameter sweep of SRFS"]),
     ({"RANDOM": {"seed": [1, 2, 1]}}, ["value listed twice", "found 1"]),
     ({"SRFS": {"alpha": [1, 1.0]}}, ["value listed twice", "found 1.0"]),
     ({"SRFS": {"alpha": []}}, ["empty value list"]),

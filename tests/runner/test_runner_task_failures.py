@@ -68,7 +68,7 @@ def test_the_run_record_is_closed_when_the_driver_fails(memory_folds, tmp_path, 
     def broken_execute(*args, **kwargs):
         raise RuntimeError("driver bug")
 
-    monkeypatch.setattr("pipeline.suite_cli.execute", broken_execute)
+    monkeypatch.setattr("pipeline.experiment.run.execute", broken_execute)
     with pytest.raises(RuntimeError, match="driver bug"):
         run_main(kgrid.main, ["--engine", "python", "--methods", "VARIANCE", "--no-progress", "--data-dir",
                               str(memory_folds), "--results-dir", str(tmp_path / "r"), "--datasets", "narrow"])

@@ -5,8 +5,9 @@
    an absolute ``pipeline`` import would hide a dependency from the stale-result check.
 2. Dependencies point one way: a module imports only from its own layer or lower ones (the
    helpers at the bottom, then data, evaluation, methods and statistics, then reporting, engines
-   and aggregation, then the runner); command-line modules (``__main__.py`` and the CLI modules)
-   are the top layer. No two modules import each other, even through others or inside a function.
+   and aggregation, then the runner, then the experiment model); command-line modules
+   (``__main__.py`` and the CLI modules) are the top layer. No two modules import each other, even
+   through others or inside a function.
 """
 
 from __future__ import annotations
@@ -23,8 +24,9 @@ LAYERS = {
     **dict.fromkeys(["data", "evaluation", "methods", "stats"], 1),
     **dict.fromkeys(["report", "engines", "aggregate", "results"], 2),
     "runner": 3,
+    "experiment": 4,
     **dict.fromkeys(["suite_cli", "paper", "protocols", "tables", "report_api", "kgrid", "pgrid", "evaluate", "datasets",
-                     "export_splits"], 4),
+                     "export_splits"], 5),
 }
 TOP = max(LAYERS.values())
 

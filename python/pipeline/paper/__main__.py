@@ -14,7 +14,7 @@ from typing import Sequence
 
 from ..cli import add_code_options, check_option_bounds, run_main, use_matlab_dir
 from ..engines import ENGINES
-from ..limits import DEFAULT_MAX_TASKS, FOLD_COUNT, JOB_COUNT
+from ..limits import DEFAULT_MAX_TASKS, FOLD_COUNT, JOB_COUNT, TASK_COUNT
 from ..runner.plugins import check_runnable
 
 
@@ -37,9 +37,9 @@ def build_parser() -> argparse.ArgumentParser:
         sub.add_argument("--methods", nargs="+", default=None, help="only these of the suite's methods")
         sub.add_argument("--folds", type=int, default=None, help="only the first N of the suite's folds")
         sub.add_argument("--engine", choices=ENGINES, default=None, help="override the suite's engine")
-        sub.add_argument("--max-tasks", type=int, default=DEFAULT_MAX_TASKS,
-                         help="refuse a suite of more tasks, tuning candidates included (default: "
-                              f"{DEFAULT_MAX_TASKS})")
+        sub.add_argument("--max-tasks", type=int, default=None,
+                         help="refuse a suite of more tasks, tuning candidates included (default: the suite's "
+                              f"run.max_tasks, else {DEFAULT_MAX_TASKS})")
         add_code_options(sub)
         if name == "run":
             sub.add_argument("--jobs", type=int, default=None, help="override the suite's worker count")
@@ -55,20 +55,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     # The suite's schema, the run and the tables import pydantic, SciPy, matplotlib and the rest:
     # imported once the arguments are parsed, so --help and a usage error answer at once.
     from ..data.registry import default_data_root
+    from ..experiment.model import load_suite
+    from ..experiment.tuning import check_inner_sizes, check_task_count
     from .folds import check_folds
     from .run import PaperPaths, run_paper
     from .status import format_status, suite_status
-    from .suite import load_suite
-    from .tuning import check_inner_sizes, check_task_count
 
-    check_option_bounds(args, {"--folds": FOLD_COUNT, "--jobs": JOB_COUNT})
+    check_option_bounds(args, {"--folds": FOLD_COUNT, "--jobs": JOB_COUNT, "--max-tasks": TASK_COUNT})
     use_matlab_dir(args)
     suite = load_suite(args.suite, plugins=args.plugins, engine=args.engine).restricted(
         datasets=args.datasets, methods=args.methods, folds=args.folds, engine=args.engine,
-        jobs=getattr(args, "jobs", None))
+        jobs=getattr(args, "jobs", None), max_tasks=args.max_tasks,
+        progress=False if getattr(args, "no_progress", False) else None)
     check_runnable([m.name for m in suite.methods if not m.external], suite.engine)
-    check_task_count(suite, args.max_tasks)
     paths = PaperPaths.of(suite, args.root)
+    suite = suite.located(paths.folds, paths.results)
+    check_task_count(suite, suite.max_tasks)
     to_export = check_folds(suite, paths.folds)
     check_inner_sizes(suite, paths.folds)  # the folds already exported; run checks the ones it exports
     if args.command == "status":
@@ -76,7 +78,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     arguments = {key: (str(value) if isinstance(value, Path) else value) for key, value in vars(args).items()}
     return run_paper(suite, args.suite, paths, to_export=to_export, raw_root=args.data_root or default_data_root(),
-                     progress=not args.no_progress, arguments=arguments)
+                     arguments=arguments)
 
 
 if __name__ == "__main__":

@@ -10,17 +10,17 @@ from ..data.folds import fold_path, sha256_file
 from ..data.registry import REGISTRY, get_spec, load_dataset, require_files
 from ..documents import RESULT_LIMITS, read_document
 from ..errors import ConfigError
-from .suite import Suite
+from ..experiment.model import Experiment
 
 
-def dataset_settings(suite: Suite, dataset: str) -> ExportSettings:
+def dataset_settings(suite: Experiment, dataset: str) -> ExportSettings:
     """The export settings of one dataset: a holdout with ``test_size: reference`` uses its n_test / n."""
     if suite.folds.mode != "holdout" or suite.folds.test_size is not None:
         return suite.folds
     return replace(suite.folds, test_size=get_spec(dataset).reference_test_size)
 
 
-def check_folds(suite: Suite, folds_dir: Path) -> list[str]:
+def check_folds(suite: Experiment, folds_dir: Path) -> list[str]:
     """The datasets whose fold files must be exported; the door check of ``status`` and ``run``
     alike, so that ``status`` refuses what ``run`` would.
 
@@ -32,6 +32,8 @@ def check_folds(suite: Suite, folds_dir: Path) -> list[str]:
         are missing is not a registered dataset, which could not be exported; or if a fold file's
         place is taken by a folder.
     """
+    if suite.folds is None:  # fold files: found (or refused) by Experiment.located
+        return []
     to_export = []
     for dataset in suite.datasets:
         paths = [fold_path(folds_dir, dataset, i) for i in range(suite.folds.n_folds)]
@@ -53,7 +55,7 @@ def check_folds(suite: Suite, folds_dir: Path) -> list[str]:
     return to_export
 
 
-def export_folds(suite: Suite, datasets: list[str], folds_dir: Path, raw_root: Path, report=print) -> None:
+def export_folds(suite: Experiment, datasets: list[str], folds_dir: Path, raw_root: Path, report=print) -> None:
     """Export the fold files of ``datasets`` (those :func:`check_folds` found missing)."""
     for dataset in datasets:
         settings = dataset_settings(suite, dataset)

@@ -26,7 +26,7 @@ from ..results.schema import read_ranking_record
 from ..results.staleness import read_json, sha256_or_none, stamp_staleness
 from ..runner.fingerprint import PACKAGE_DIR, python_fingerprint
 from ..runner.tuning import SELECTED_BY_INNER
-from .suite import Suite
+from ..experiment.model import Experiment
 
 KINDS = {"defaults": "defaults", "declared": "declared in the suite", "inner": "inner-split tuning",
          "sweep": "test-set sweep (optimistic)"}
@@ -114,11 +114,11 @@ def objective_traces(results_dir: Path, folder: str, dataset: str, folds: int) -
     return traces
 
 
-def parameter_report_dir(suite: Suite, root: Path) -> Path:
+def parameter_report_dir(suite: Experiment, root: Path) -> Path:
     return root / suite.tables["out_dir"] / "parameters"
 
 
-def make_parameter_report(suite: Suite, results_dir: Path, root: Path) -> str:
+def make_parameter_report(suite: Experiment, results_dir: Path, root: Path) -> str:
     """Write the suite's parameter report unless it is up to date; return ``made`` or ``up to date``."""
     out = parameter_report_dir(suite, root)
     folders = [label for entry in suite.methods for label, _ in entry.variants()]
@@ -131,7 +131,7 @@ def make_parameter_report(suite: Suite, results_dir: Path, root: Path) -> str:
     return "made"
 
 
-def _stamp(results_dir: Path, folders: list[str], suite: Suite) -> dict:
+def _stamp(results_dir: Path, folders: list[str], suite: Experiment) -> dict:
     inputs = hashlib.sha256()
     for folder in folders:
         for dataset in suite.datasets:

@@ -14,16 +14,15 @@ from pathlib import Path
 
 from ..data.folds import sha256_file
 from ..errors import ConfigError
-from ..runner.executors import RunResult, execute
-from ..runner.orchestration import AfterTasks, run_recorded
-from ..runner.plugins import engine_options
-from ..runner.run import RunSettings
+from ..experiment.model import Experiment
+from ..experiment.run import run_experiment
+from ..experiment.tuning import check_inner_sizes
+from ..runner.executors import RunResult
+from ..runner.orchestration import AfterTasks
 from .folds import export_folds
 from .parameters import make_parameter_report, parameter_report_dir
 from .seeds import average_seeds
-from .suite import Suite
 from .tables import make_tables
-from .tuning import check_inner_sizes, tuned_tasks
 
 
 @dataclass(frozen=True)
@@ -35,16 +34,18 @@ class PaperPaths:
     results: Path
 
     @classmethod
-    def of(cls, suite: Suite, root: Path) -> "PaperPaths":
+    def of(cls, suite: Experiment, root: Path) -> "PaperPaths":
         """The suite's folders under ``root``; ConfigError for any written folder (the declared ones
         and the method, dataset and table folders the run makes in them) that a symbolic link takes
         outside ``root``: the schema keeps the names relative, this keeps what they resolve to inside."""
-        out_dir = suite.tables["out_dir"]
-        written = {"folds.dir": suite.folds_dir, "run.results_dir": suite.results_dir, "tables.out_dir": out_dir}
+        written = {"folds.dir": suite.folds_dir, "run.results_dir": suite.results_dir}
         written.update({f"datasets ({name})": f"{suite.folds_dir}/{name}" for name in suite.datasets})
         written.update({f"methods ({m.name})": f"{suite.results_dir}/{m.name}" for m in suite.methods})
-        written.update({f"tables.out_dir ({sub})": f"{out_dir}/{sub}"
-                        for sub in (*(grid.mode for grid in suite.grids), "parameters")})
+        if suite.tables is not None:
+            out_dir = suite.tables["out_dir"]
+            written["tables.out_dir"] = out_dir
+            written.update({f"tables.out_dir ({sub})": f"{out_dir}/{sub}"
+                            for sub in (*(grid.mode for grid in suite.grids), "parameters")})
         for field, relative in written.items():
             _check_inside(root, relative, field)
         return cls(root=root, folds=root / suite.folds_dir, results=root / suite.results_dir)
@@ -61,27 +62,14 @@ def _check_inside(root: Path, relative: str, field: str) -> None:
                           file=path, field=field, expected=f"a path that resolves under {real_root}")
 
 
-def run_settings(suite: Suite, paths: PaperPaths) -> RunSettings:
-    """The runner settings a suite stands for (always resuming: fresh results are kept); the run's log
-    and start time are added by :func:`~pipeline.runner.orchestration.run_recorded`."""
-    return RunSettings(data_dir=str(paths.folds), results_dir=str(paths.results), grids=suite.grids,
-                       engine=suite.engine, evaluator=suite.evaluator, mlknn_k=suite.mlknn_k,
-                       mlknn_smooth=suite.mlknn_smooth, skip_existing=True, overwrite=False, rank=True,
-                       engine_options=engine_options(suite.task_timeout, suite.plugins),
-                       plugins=suite.plugins, external=suite.external_methods, tuning=suite.tuning)
-
-
-def run_paper(suite: Suite, suite_file: Path, paths: PaperPaths, *, to_export: list[str], raw_root: Path,
-              progress: bool, arguments: dict) -> int:
-    """Run the suite, first exporting the folds of ``to_export`` (:func:`~.folds.check_folds`);
-    return the exit code (0 ok, 1 a task or step failed, 2 bad input or storage fault, 128 + n
-    when stopped by signal n)."""
+def run_paper(suite: Experiment, suite_file: Path, paths: PaperPaths, *, to_export: list[str], raw_root: Path,
+              arguments: dict) -> int:
+    """Run the suite, first exporting the folds of ``to_export`` (:func:`~.folds.check_folds`), then
+    (when the suite declares tables) its seed averages and tables; return the exit code (0 ok, 1 a task
+    or step failed, 2 bad input or storage fault, 128 + n when stopped by signal n)."""
     say = _printer()
     export_folds(suite, to_export, paths.folds, raw_root, report=say)
     check_inner_sizes(suite, paths.folds)
-
-    def run_phases(executor, settings, stop, on_outcome):
-        return _execute_phases(suite, executor, settings, progress, stop, on_outcome)
 
     def after_tasks(result: RunResult, stop) -> AfterTasks:
         if stop.requested:
@@ -91,26 +79,12 @@ def run_paper(suite: Suite, suite_file: Path, paths: PaperPaths, *, to_export: l
                                                       "rerun the same command to resume")
         return AfterTasks(_after_tasks(suite, paths, say))
 
-    return run_recorded(run_settings(suite, paths), arguments, run_phases, executor=suite.executor,
-                        jobs=suite.jobs, n_tasks=len(suite.candidate_tasks()) + len(suite.tasks()),
-                        record={"suite_file": str(suite_file), "suite_sha256": sha256_file(suite_file)},
-                        after_tasks=after_tasks)
+    return run_experiment(suite, folds_dir=paths.folds, results_dir=paths.results, arguments=arguments,
+                          after_tasks=None if suite.tables is None else after_tasks,
+                          record={"suite_file": str(suite_file), "suite_sha256": sha256_file(suite_file)})
 
 
-def _execute_phases(suite: Suite, executor, settings: RunSettings, progress: bool, stop, on_outcome) -> RunResult:
-    """Tuning candidates and untuned tasks, then (selection) the tuned methods' final tasks."""
-    first = suite.candidate_tasks() + [task for task in suite.tasks() if task.stage != "tuned"]
-    result = execute(executor, first, progress=progress, stop=stop, on_outcome=on_outcome)
-    if stop.requested:
-        return result
-    finals, _waiting = tuned_tasks(suite, settings)  # waiting: a candidate failed, reported above
-    if not finals:
-        return result
-    final = execute(executor, finals, progress=progress, stop=stop, on_outcome=on_outcome)
-    return RunResult(result.outcomes + final.outcomes, final.stop_reason, final.stop_signal)
-
-
-def _after_tasks(suite: Suite, paths: PaperPaths, say) -> dict:
+def _after_tasks(suite: Experiment, paths: PaperPaths, say) -> dict:
     """Seed averages, then each grid's tables (when every average could be made)."""
     averages = _average_all_seeds(suite, paths)
     if averages.get("missing"):
@@ -124,13 +98,13 @@ def _after_tasks(suite: Suite, paths: PaperPaths, say) -> dict:
     return {"seed_averages": averages, "tables": {**tables, "parameters": parameters}}
 
 
-def _average_all_seeds(suite: Suite, paths: PaperPaths) -> dict[str, int]:
+def _average_all_seeds(suite: Experiment, paths: PaperPaths) -> dict[str, int]:
     counts: dict[str, int] = {}
     for entry in suite.methods:
         if not entry.seeds:
             continue
         for dataset in suite.datasets:
-            for fold in suite.fold_indices:
+            for fold in suite.folds_of(dataset):
                 for grid in suite.grids:
                     state = average_seeds(paths.results, entry, dataset, fold, grid.mode)
                     counts[state] = counts.get(state, 0) + 1

@@ -20,7 +20,7 @@ from ..results.layout import seed_folder
 from ..results.schema import metrics_file_data, read_metrics_file
 from ..results.staleness import sha256_or_none, staleness
 from ..runner.store import ResultStore
-from .suite import MethodEntry
+from ..experiment.model import MethodEntry
 
 SPREAD_KEYS = ("n_constant_selected", "degenerate", "time_rank_seconds", "time_eval_seconds")
 

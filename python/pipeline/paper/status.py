@@ -12,11 +12,12 @@ from ..results.staleness import read_json
 from ..runner.freshness import NO_METRICS, NO_RANKING
 from ..runner.run import plan_task
 from ..runner.store import ResultStore
+from ..experiment.model import Experiment
+from ..experiment.run import run_settings
+from ..experiment.tuning import tuned_tasks
 from ..runner.tuning import NO_CANDIDATE, plan_candidate
-from .run import PaperPaths, run_settings
-from .suite import Suite
+from .run import PaperPaths
 from .tables import tables_status
-from .tuning import tuned_tasks
 
 
 @dataclass(frozen=True)
@@ -30,12 +31,12 @@ class TaskStatus:
     candidate: bool = False
 
 
-def suite_status(suite: Suite, paths: PaperPaths) -> tuple[list[TaskStatus], dict[str, str]]:
+def suite_status(suite: Experiment, paths: PaperPaths) -> tuple[list[TaskStatus], dict[str, str]]:
     """Every task's state, and each grid's tables state (``up to date``, ``stale`` or ``missing``)."""
-    settings = run_settings(suite, paths)
+    settings = run_settings(suite, paths.folds, paths.results)
     failed = _last_failures(paths)
     folds_ready = all(fold_path(paths.folds, dataset, fold).is_file()
-                      for dataset in suite.datasets for fold in suite.fold_indices)
+                      for dataset in suite.datasets for fold in suite.folds_of(dataset))
     ready, waiting = tuned_tasks(suite, settings, record=False) if folds_ready else ([], [])
     states = [_candidate_status(task, settings, paths, failed) for task in suite.candidate_tasks()]
     for task in [t for t in suite.tasks() if t.stage != "tuned"] + ready:
@@ -43,7 +44,8 @@ def suite_status(suite: Suite, paths: PaperPaths) -> tuple[list[TaskStatus], dic
     states += [_waiting_status(task, paths) for task in waiting]
     if not folds_ready:
         states += [TaskStatus(task.key, "missing", "no fold file yet") for task in suite.tasks() if task.stage]
-    tables = {grid.mode: tables_status(suite, paths.results, paths.root, grid) for grid in suite.grids}
+    tables = {grid.mode: tables_status(suite, paths.results, paths.root, grid)
+              for grid in (suite.grids if suite.tables is not None else ())}
     return states, tables
 
 

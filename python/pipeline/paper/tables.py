@@ -21,17 +21,17 @@ from ..runner.fingerprint import python_fingerprint
 from ..runner.store import ResultStore
 from ..runner.tasks import GridSpec
 from .parameters import parameter_report_dir
-from .suite import Suite
+from ..experiment.model import Experiment
 
 #: The module that makes the tables; its fingerprint covers every module it uses.
 REPORT_MODULE = "report/build.py"
 
 
-def table_dir(suite: Suite, root: Path, grid: GridSpec) -> Path:
+def table_dir(suite: Experiment, root: Path, grid: GridSpec) -> Path:
     return root / suite.tables["out_dir"] / grid.mode
 
 
-def tables_stamp(suite: Suite, results_dir: Path, root: Path, grid: GridSpec) -> dict:
+def tables_stamp(suite: Experiment, results_dir: Path, root: Path, grid: GridSpec) -> dict:
     """What the tables of ``grid`` are made from: input files, options, reporting code."""
     store = ResultStore(results_dir)
     inputs = hashlib.sha256()
@@ -46,14 +46,14 @@ def tables_stamp(suite: Suite, results_dir: Path, root: Path, grid: GridSpec) ->
             "code_sha256": python_fingerprint(REPORT_MODULE)["sha256"]}
 
 
-def tables_status(suite: Suite, results_dir: Path, root: Path, grid: GridSpec) -> str:
+def tables_status(suite: Experiment, results_dir: Path, root: Path, grid: GridSpec) -> str:
     """``up to date``, ``missing`` or ``stale``."""
     stamp = tables_stamp(suite, results_dir, root, grid)
     reason = stamp_staleness(table_dir(suite, root, grid) / MADE_FROM_FILE, stamp)
     return "up to date" if reason is None else "missing" if reason == NO_STAMP else "stale"
 
 
-def make_tables(suite: Suite, results_dir: Path, root: Path, grid: GridSpec) -> str:
+def make_tables(suite: Experiment, results_dir: Path, root: Path, grid: GridSpec) -> str:
     """Make the tables of ``grid`` unless they are up to date; return ``made`` or ``up to date``.
 
     Raises
@@ -70,7 +70,7 @@ def make_tables(suite: Suite, results_dir: Path, root: Path, grid: GridSpec) -> 
     return "made"
 
 
-def report_options(suite: Suite, results_dir: Path, root: Path, grid: GridSpec) -> ReportOptions:
+def report_options(suite: Experiment, results_dir: Path, root: Path, grid: GridSpec) -> ReportOptions:
     """The report the suite's table options stand for."""
     options = suite.tables
     display_map = options["display_map"]

@@ -1,35 +1,54 @@
-"""The schema of a suite file (docs/paper.md): every key, its type and its range, declared once.
+"""The schema of an experiment (a suite file, docs/paper.md, or the options of ``pipeline.kgrid``,
+``pgrid`` and ``evaluate``): every key, its type and its range, declared once.
 
 Booleans, integers and numbers are strict (``"false"``, ``"no"``, ``3.0`` for an integer and ``1e9``
 for a count are refused, never converted); every mapping refuses keys it does not declare; paths of
-what a run writes are relative and stay under ``--root``. The tuning declarations (``tuning:`` and
-each method's ``tune:``, docs/tuning.md) are declared here too. Checks that need the registries
+what a suite file says a run writes are relative and stay under ``--root`` (paths given on a command
+line are used as given: validated with the context :data:`PATHS_AS_GIVEN`). The tuning declarations
+(``tuning:`` and each method's ``tune:``, docs/tuning.md) are declared here too. Checks that need the registries
 (method names, parameter names and value types, fold and grid consistency) follow in
-:mod:`pipeline.paper.suite`.
+:mod:`pipeline.experiment.model`.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import PurePosixPath, PureWindowsPath
 from typing import Annotated, Any, Literal
 
 from pydantic import (AfterValidator, BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt,
-                      ValidationInfo, field_validator)
+                      ValidationInfo, field_validator, model_validator)
 
 from ..results.layout import GRIDS
 from ..data.splits import SPLIT_MODES
 from ..definitions import RUN_OPTION_DEFAULTS
-from ..documents import refusal
+from ..documents import missing, refusal
 from ..engines import ENGINES, EVALUATORS
 from ..evaluation.metrics import METRICS
-from ..limits import FOLD_COUNT, JOB_COUNT, MAX_PATH_CHARS, RUN_OPTION_RANGES, SEED_RANGE, TASK_TIMEOUT
+from ..limits import (CLAIM_STALE_AFTER, DEFAULT_MAX_TASKS, FOLD_COUNT, JOB_COUNT, MAX_PATH_CHARS, RUN_OPTION_RANGES,
+                      SEED_RANGE, TASK_COUNT, TASK_TIMEOUT)
+from ..runner.claims import DEFAULT_STALE_AFTER
 from ..runner.executors import EXECUTORS
 
+#: The validation context of an experiment built from command-line options: its paths are the user's
+#: own (absolute or relative to the working directory), not relative to a suite's ``--root``.
+PATHS_AS_GIVEN = {"paths": "as given"}
+#: A Dask scheduler address: protocol://host[:port] (tcp, tls, ucx, ws, wss, inproc).
+SCHEDULER_ADDRESS = re.compile(r"(tcp|tls|ucx|ws|wss|inproc)://[A-Za-z0-9._\-\[\]:]{1,253}(:[0-9]{1,5})?")
 
-def _relative_path(text: str) -> str:
+
+def _scheduler_address(text: str) -> str:
+    if not SCHEDULER_ADDRESS.fullmatch(text):
+        raise ValueError("a scheduler address such as tcp://HOST:PORT")
+    return text
+
+
+def _relative_path(text: str, info: ValidationInfo) -> str:
     """A path of what a run writes: relative, without ``..``, so it stays under ``--root``."""
     if not text or len(text) > MAX_PATH_CHARS or "\0" in text:
         raise ValueError(f"a relative path of 1 to {MAX_PATH_CHARS} characters")
+    if info.context == PATHS_AS_GIVEN:
+        return text
     posix, windows = PurePosixPath(text), PureWindowsPath(text)
     if posix.is_absolute() or windows.is_absolute() or windows.drive or text.startswith("~"):
         raise ValueError("a path relative to --root (an absolute path would write outside it)")
@@ -56,13 +75,30 @@ class Section(BaseModel):
 
 
 class FoldsSection(Section):
+    """How the folds are made (``holdout``, ``kfold``: exported into ``dir``), or ``files``: fold files
+    already in ``dir``, every one present or (``count``) folds 0..count-1, which must all exist."""
+
     dir: WrittenPath = "data/paper_matlab_minmax"
-    mode: Literal["holdout", "kfold"]
-    count: FoldCount
-    seed: Seed
+    mode: Literal["holdout", "kfold", "files"]
+    count: FoldCount | None = None
+    seed: Seed | None = None
     test_size: Literal["reference"] | Annotated[float, Field(gt=0, lt=1)] | None = "reference"
     scaler: Literal["minmax", "zscore", "none"] = "minmax"
     clip_test: bool = False
+
+    @model_validator(mode="after")
+    def _settings_of_the_mode(self) -> "FoldsSection":
+        """An export needs its count and seed; fold files take no export settings."""
+        if self.mode == "files":
+            export_keys = sorted(self.model_fields_set - {"dir", "mode", "count"})
+            if export_keys:
+                raise refusal(export_keys[0], "no export settings with mode files (the fold files exist)",
+                              getattr(self, export_keys[0]))
+            return self
+        for key in ("count", "seed"):
+            if getattr(self, key) is None:
+                raise missing(key)
+        return self
 
 
 def _candidate_list(values: list) -> list:
@@ -80,7 +116,10 @@ Candidates = Annotated[list[CandidateValue], AfterValidator(_candidate_list)]
 
 class MethodSection(Section):
     external: bool = False  # rankings made elsewhere, under RESULTS/NAME/ (then the only key)
-    params: dict[Name, Any] = Field(default_factory=dict)
+    params: dict[Any, Any] = Field(default_factory=dict)  # any key: the method names the unknown ones
+    #: Values per parameter, each combination run as its own method variant (results folder
+    #: ``METHOD__name_value__...``); checked by the model, which counts them before expanding.
+    sweep: dict[Any, Any] = Field(default_factory=dict)
     seeds: Annotated[list[Seed], Field(max_length=1000)] = Field(default_factory=list)
     #: Candidate values per parameter, tuned on inner splits; the candidates are their Cartesian product.
     tune: dict[Name, Candidates] | None = None
@@ -174,6 +213,20 @@ class RunSection(Section):
     executor: Literal[EXECUTORS] = "process"  # type: ignore[valid-type]
     jobs: Literal["auto"] | Annotated[int, JOB_COUNT.pydantic_field()] = "auto"
     task_timeout: Annotated[float, TASK_TIMEOUT.pydantic_field()] = 3600.0
+    #: Keep fresh results (a suite always resumes); ``overwrite`` recomputes even those.
+    skip_existing: bool = True
+    overwrite: bool = False
+    scheduler: Annotated[str, AfterValidator(_scheduler_address)] | None = None
+    claim_stale_after: Annotated[float, CLAIM_STALE_AFTER.pydantic_field()] = DEFAULT_STALE_AFTER
+    max_tasks: Annotated[int, TASK_COUNT.pydantic_field()] = DEFAULT_MAX_TASKS
+    progress: bool = True
+
+    @field_validator("overwrite")
+    @classmethod
+    def _not_both(cls, overwrite: bool, info: ValidationInfo) -> bool:
+        if overwrite and info.data.get("skip_existing"):
+            raise ValueError("false when skip_existing is true (keep fresh results, or recompute them all)")
+        return overwrite
 
 
 class TablesSection(Section):
@@ -192,7 +245,7 @@ class SuiteFile(Section):
     description: Annotated[str, Field(max_length=10_000)] = ""
     plugins: Annotated[list[Annotated[str, Field(min_length=1, max_length=MAX_PATH_CHARS)]],
                        Field(max_length=100)] = Field(default_factory=list)  # read: relative to the suite file
-    datasets: Annotated[list[Name], Field(min_length=1, max_length=1000)]
+    datasets: Annotated[list[Name], Field(min_length=1, max_length=1000)] | None = None  # None: discovered (files)
     folds: FoldsSection
     methods: Annotated[dict[Name, MethodSection | None], Field(min_length=1, max_length=100)]
     engine: Literal[ENGINES] = "octave"  # type: ignore[valid-type]
@@ -200,5 +253,15 @@ class SuiteFile(Section):
     mlknn: MlknnSection = Field(default_factory=MlknnSection)
     grids: GridsSection
     run: RunSection = Field(default_factory=RunSection)
-    tables: TablesSection = Field(default_factory=TablesSection)
+    tables: TablesSection | None = Field(default_factory=TablesSection)  # None: no tables (the CLIs)
     tuning: TuningSection | None = None
+    #: Every method's rankings are given (``evaluate``): never ranked, no all-features reference, and
+    #: without named datasets only the (dataset, fold)s that have a ranking are scored.
+    score_only: bool = False
+
+    @model_validator(mode="after")
+    def _datasets_of_exported_folds(self) -> "SuiteFile":
+        """Only fold files already there can be discovered; exported folds need their datasets named."""
+        if self.datasets is None and self.folds.mode != "files":
+            raise missing("datasets")
+        return self

@@ -16,19 +16,20 @@ from ..errors import ConfigError
 from ..runner.run import RunSettings
 from ..runner.tasks import Task, canonical_params
 from ..runner.tuning import select
-from .suite import Suite
+from .model import Experiment
 
 
-def check_task_count(suite: Suite, max_tasks: int) -> None:
+def check_task_count(suite: Experiment, max_tasks: int) -> None:
     """ConfigError when the suite's tasks and candidates exceed ``max_tasks`` (counted, not expanded)."""
-    runs = len(suite.datasets) * len(suite.fold_indices)
-    total = runs * sum(len(entry.variants()) * (1 + entry.candidate_count()) for entry in suite.methods)
+    runs = sum(len(suite.folds_of(dataset)) for dataset in suite.datasets)
+    total = runs * sum(entry.variant_count() * (1 + entry.candidate_count()) for entry in suite.methods)
     if total > max_tasks:
-        raise ConfigError(f"the run has {total} tasks (tuning candidates included)", field="--max-tasks",
+        tuned = " (tuning candidates included)" if any(entry.tune for entry in suite.methods) else ""
+        raise ConfigError(f"the run has {total} tasks{tuned}", field="--max-tasks",
                           expected=f"at most {max_tasks} (raise --max-tasks to run them)")
 
 
-def check_inner_sizes(suite: Suite, folds_dir) -> None:
+def check_inner_sizes(suite: Experiment, folds_dir) -> None:
     """ConfigError, before any work, when an inner split of some fold cannot hold every label.
 
     Read from the fold files' headers: an inner validation part needs at least as many rows as the
@@ -39,7 +40,7 @@ def check_inner_sizes(suite: Suite, folds_dir) -> None:
     if spec is None or not any(entry.tune for entry in suite.methods):
         return
     for dataset in suite.datasets:
-        for fold in suite.fold_indices:
+        for fold in suite.folds_of(dataset):
             path = fold_path(folds_dir, dataset, fold)
             if not path.is_file():
                 continue
@@ -58,7 +59,7 @@ def check_inner_sizes(suite: Suite, folds_dir) -> None:
                                         f"of {n_train}")
 
 
-def tuned_tasks(suite: Suite, settings: RunSettings, *, record: bool = True) -> tuple[list[Task], list[Task]]:
+def tuned_tasks(suite: Experiment, settings: RunSettings, *, record: bool = True) -> tuple[list[Task], list[Task]]:
     """(final tasks with their chosen parameters, tuned tasks still waiting for candidates).
 
     With ``record`` the tuning records are written (``paper run``); without, nothing is (``status``).
