@@ -1,4 +1,5 @@
-"""Hand-made MAT v5 files for the hostile-input tests: bombs, lying headers, broken elements.
+"""Hand-made MAT v5 files for the hostile-input tests (bombs, lying headers, broken elements), and
+the peak memory a loader takes on them.
 
 Written from the MAT v5 layout (128-byte header; per variable an miMATRIX element with array
 flags, dimensions, name and real part, optionally inside an miCOMPRESSED zlib stream) so that a
@@ -8,6 +9,7 @@ test can declare any shape without allocating it.
 from __future__ import annotations
 
 import struct
+import tracemalloc
 import zlib
 
 import numpy as np
@@ -97,3 +99,16 @@ def small_fold(rng: np.random.Generator, n_train: int = 12, n_test: int = 5, d: 
     """Four valid fold arrays (X in [0, 1), Y in {0, 1} with two labels)."""
     return {"X_train": rng.random((n_train, d)), "Y_train": (rng.random((n_train, 2)) > 0.5) * 1.0,
             "X_test": rng.random((n_test, d)), "Y_test": (rng.random((n_test, 2)) > 0.5) * 1.0}
+
+
+def peak_bytes(function, *args, **kwargs) -> tuple[int, BaseException | None]:
+    """Peak Python/NumPy allocation while ``function`` runs (tracemalloc), and what it raised."""
+    tracemalloc.start()
+    try:
+        function(*args, **kwargs)
+        raised = None
+    except BaseException as exc:  # noqa: BLE001 (returned to the test, which checks its type)
+        raised = exc
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    return peak, raised

@@ -11,13 +11,13 @@ import http.server
 import os
 import shutil
 import threading
-import tracemalloc
 from pathlib import Path
 
 import numpy as np
 import pytest
 import scipy.io
 
+from hostile_mat import peak_bytes
 from pipeline import datasets as datasets_cli
 from pipeline import export_splits as export_cli
 from pipeline.cli import run_main
@@ -30,18 +30,6 @@ from pipeline.limits import MAX_DATASET_FILE_BYTES_VARIABLE
 
 LIMIT = 5_000_000  # the download limit of these tests (the default is 64 MiB)
 
-
-def _peak_bytes(function, *args, **kwargs) -> tuple[int, BaseException | None]:
-    """Peak Python/NumPy allocation while ``function`` runs (tracemalloc), and what it raised."""
-    tracemalloc.start()
-    try:
-        function(*args, **kwargs)
-        raised = None
-    except BaseException as exc:  # noqa: BLE001 (returned to the test, which checks its type)
-        raised = exc
-    _, peak = tracemalloc.get_traced_memory()
-    tracemalloc.stop()
-    return peak, raised
 
 
 class _Mirror(http.server.BaseHTTPRequestHandler):
@@ -92,7 +80,7 @@ def test_an_endless_download_stops_at_the_limit_and_leaves_no_partial_file(http_
     url, _, handler = http_mirror
     monkeypatch.setenv(MAX_DATASET_FILE_BYTES_VARIABLE, str(LIMIT))
     dest = tmp_path / "dest"
-    peak, raised = _peak_bytes(fetch_dataset, "emotions", dest, mirror=url)
+    peak, raised = peak_bytes(fetch_dataset, "emotions", dest, mirror=url)
     assert isinstance(raised, DataError)
     assert str(raised) == (f"{url}/emotions.xml: download larger than the dataset file size limit: stopped "
                            f"(expected at most {LIMIT} bytes (set {MAX_DATASET_FILE_BYTES_VARIABLE} to raise the "
@@ -196,7 +184,7 @@ def test_a_fold_storing_x_as_compressed_uint8_zeros_is_refused_before_inflating(
     scipy.io.savemat(path, {"X_train": np.zeros((4000, 1000), np.uint8), "Y_train": np.zeros((4000, 2), np.uint8),
                             "X_test": rng.random((5, 1000)), "Y_test": np.ones((5, 2))}, do_compression=True)
     assert path.stat().st_size < 100_000
-    peak, raised = _peak_bytes(load_fold, path, max_bytes=10_000_000)
+    peak, raised = peak_bytes(load_fold, path, max_bytes=10_000_000)
     assert isinstance(raised, DataError)
     assert "field 'X_train': arrays larger than the size limit (expected at most 10000000 bytes" in str(raised)
     assert "found 32104080 bytes declared (X_train 4000x1000, Y_train 4000x2" in str(raised)

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import math
 import sys
-import tracemalloc
 from pathlib import Path
 
 import numpy as np
@@ -15,7 +14,7 @@ import scipy.io
 import scipy.sparse
 from hypothesis import given, settings, strategies as st
 
-from hostile_mat import compressed, file_bytes, lying_bomb, matrix, matrix_head, small_fold, zero_bomb
+from hostile_mat import compressed, file_bytes, lying_bomb, matrix, matrix_head, peak_bytes, small_fold, zero_bomb
 from pipeline import kgrid
 from pipeline.cli import run_main
 from pipeline.data.folds import (discover_datasets, list_fold_indices, load_fold, max_feature_magnitude,
@@ -26,18 +25,6 @@ from pipeline.errors import ConfigError, DataError
 REALMAX = sys.float_info.max
 REPO = Path(__file__).resolve().parents[2]
 
-
-def _peak_bytes(function, *args, **kwargs) -> tuple[int, BaseException | None]:
-    """Peak Python/NumPy allocation while ``function`` runs (tracemalloc), and what it raised."""
-    tracemalloc.start()
-    try:
-        function(*args, **kwargs)
-        raised = None
-    except BaseException as exc:  # noqa: BLE001 (returned to the test, which checks its type)
-        raised = exc
-    _, peak = tracemalloc.get_traced_memory()
-    tracemalloc.stop()
-    return peak, raised
 
 
 def _fold_with(tmp_path, bomb_key: str, bomb: bytes, dataset: str = "bomb"):
@@ -81,7 +68,7 @@ def test_real_zlib_bomb_is_refused_before_it_is_inflated(tmp_path):
     path = tmp_path / "fold0.mat"
     path.write_bytes(file_bytes(*elements))
     assert path.stat().st_size < 200_000
-    peak, raised = _peak_bytes(load_fold, path, max_bytes=10_000_000)
+    peak, raised = peak_bytes(load_fold, path, max_bytes=10_000_000)
     assert isinstance(raised, DataError)
     assert "field 'X_train': arrays larger than the size limit" in str(raised)
     assert "at most 10000000 bytes as float64 (set MLFS_MAX_FOLD_BYTES" in str(raised)
@@ -94,7 +81,7 @@ def test_real_zlib_bomb_is_refused_before_it_is_inflated(tmp_path):
 def test_lying_header_of_a_3_4_gb_array_is_refused_with_the_default_limit(tmp_path, capsys):
     # 3.4 MB on disk (deflate expands 1032:1 at most), 20000 x 21250 doubles (3.4 GB) declared
     path = _fold_with(tmp_path / "folds", "X_train", lying_bomb("X_train", (20000, 21250), 3_400_000))
-    peak, raised = _peak_bytes(load_fold, path)
+    peak, raised = peak_bytes(load_fold, path)
     assert isinstance(raised, DataError) and f"at most {DEFAULT_MAX_BYTES} bytes" in str(raised)
     assert "found 3400" in str(raised)
     assert peak < 2_000_000
