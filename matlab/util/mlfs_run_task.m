@@ -35,7 +35,7 @@ function [status, degenerate_points] = mlfs_run_task(results_dir, data_dir, meth
   training = mlfs_training_sha256(data.X_train, data.Y_train);
   ranking_fresh = ~rank || (~opts.overwrite && is_fresh_ranking(files, code.method, training));
   if opts.skip_existing && ~opts.overwrite && strcmp(existing, 'ok') && ranking_fresh && ...
-      is_fresh_metrics(previous, files, code.evaluator, fold_sha256)
+      is_fresh_metrics(previous, metrics_path, files, code.evaluator, fold_sha256)
     status = 'skipped';
     return
   end
@@ -75,6 +75,7 @@ function [status, degenerate_points] = mlfs_run_task(results_dir, data_dir, meth
     'ranking_sha256', mlfs_sha256_file(files.ranking), 'engine', engine_name(rank), ...
     'evaluator', engine_name(true), 'code', code, 'git', context.git, 'front_door', 'run_suite', ...
     'versions', mlfs_runtime_versions());
+  record.content_sha256 = mlfs_content_sha256([mlfs_json_encode(record) char(10)]);   % as mlfs_write_json_atomic writes it
   mlfs_write_json_atomic(metrics_path, record);
   status = 'done';
   degenerate_points = sum([record.degenerate{:}]);
@@ -132,7 +133,9 @@ function [ranking, used_params, timing] = compute_ranking(files, method, data, t
     delete(files.time);                 % an old time file must not vouch for the new ranking mid-write
   end
   mlfs_write_text_atomic(files.scores, ['feature,score' char(10) sprintf('%d,%.17g\n', [1:d; double(info.scores(:)).'])]);
-  mlfs_write_text_atomic(files.ranking, sprintf('%d\n', ranking));
+  ranking_text = sprintf('%d\n', ranking);
+  mlfs_write_text_atomic(files.ranking, ranking_text);
+  record.ranking_sha256 = mlfs_sha256_bytes(uint8(ranking_text));   % the file it describes, as written
   mlfs_write_json_atomic(files.ranking_record, record);
   mlfs_write_text_atomic(files.time, sprintf('%.6f\n', seconds));
 end
@@ -161,8 +164,9 @@ function kept = recordable_info(info)
 end
 
 function fresh = is_fresh_ranking(files, method_code, training)
-%IS_FRESH_RANKING  A complete ranking whose record names the current code of the method and the
-%   fold's current training part (a record without it predates the fold hashes: stale).
+%IS_FRESH_RANKING  A complete ranking whose record names the current code of the method, the
+%   fold's current training part (a record without it predates the fold hashes: stale) and the
+%   ranking file as it is (not edited since).
   fresh = false;
   if exist(files.time, 'file') ~= 2 || exist(files.ranking_record, 'file') ~= 2
     return
@@ -170,15 +174,19 @@ function fresh = is_fresh_ranking(files, method_code, training)
   try
     record = mlfs_read_result_json(files.ranking_record, 'ranking record');
     fresh = isfield(record, 'code') && isfield(record.code, 'sha256') && strcmp(record.code.sha256, method_code.sha256) && ...
-      isfield(record, 'training_sha256') && strcmp(record.training_sha256, training);
+      isfield(record, 'training_sha256') && strcmp(record.training_sha256, training) && ...
+      isfield(record, 'ranking_sha256') && strcmp(record.ranking_sha256, mlfs_sha256_file(files.ranking));
   catch
     fresh = false;
   end
 end
 
-function fresh = is_fresh_metrics(previous, files, evaluator_code, fold_sha256)
-%IS_FRESH_METRICS  Metrics made by this evaluator's current code from the current fold and ranking files.
-  fresh = isfield(previous, 'provenance') && isfield(previous.provenance, 'evaluator') && ...
+function fresh = is_fresh_metrics(previous, metrics_path, files, evaluator_code, fold_sha256)
+%IS_FRESH_METRICS  Metrics made by this evaluator's current code from the current fold and ranking
+%   files, not edited since they were written (the file still gives its content_sha256).
+  fresh = isfield(previous, 'content_sha256') && ...
+    strcmp(previous.content_sha256, mlfs_content_sha256(fileread(metrics_path))) && ...
+    isfield(previous, 'provenance') && isfield(previous.provenance, 'evaluator') && ...
     isfield(previous.provenance, 'fold_sha256') && strcmp(previous.provenance.fold_sha256, fold_sha256) && ...
     strcmp(previous.provenance.evaluator, engine_name(true)) && ...
     isfield(previous.provenance, 'ranking_sha256') && ...

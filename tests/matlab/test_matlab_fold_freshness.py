@@ -1,6 +1,7 @@
 """``run_suite`` checks the same fold hashes as the Python front door (docs/results-schema.md): a
 ranking record names the fold's training part, a metrics file the fold file; a changed fold makes
-them stale, on a real dataset's fold."""
+them stale, on a real dataset's fold. So does a result file edited by hand, and the Python front
+door finds the files run_suite wrote fresh (the same fields, the same definitions)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,10 @@ import shutil
 import numpy as np
 import pytest
 
+from pipeline import kgrid
+from pipeline.cli import run_main
 from pipeline.data.folds import load_fold, save_fold, sha256_file
+from pipeline.fileio import dumps_json
 from pipeline.runner.inner import training_sha256
 
 pytestmark = pytest.mark.octave
@@ -62,3 +66,23 @@ def test_run_suite_recomputes_what_a_changed_fold_invalidates(octave, real_folds
     del record["training_sha256"]
     path.write_text(json.dumps(record))
     assert run_suite(octave, folds, results, "skip_existing", True) == {"done": 1, "skipped": 1}
+
+
+def test_run_suite_recomputes_files_edited_by_hand_and_python_keeps_its_files(octave, real_folds, tmp_path, capsys):
+    folds, results = real_folds("emotions"), tmp_path / "results"
+    assert run_suite(octave, folds, results) == {"done": 2, "skipped": 0}
+    ranking = results / "VARIANCE" / "emotions_fold0_ranking.csv"
+    computed = ranking.read_bytes()
+    ranking.write_bytes(b"".join(reversed(computed.splitlines(keepends=True))))
+    metrics = results / "LABELCORR" / "emotions_fold0_kgrid_metrics.json"
+    record = json.loads(metrics.read_text())
+    record["micro_f1"][0] = 0.99
+    metrics.write_text(dumps_json(record))
+    assert run_suite(octave, folds, results, "skip_existing", True) == {"done": 2, "skipped": 0}
+    assert ranking.read_bytes() == computed
+    assert json.loads(metrics.read_text())["micro_f1"][0] != 0.99
+    # the Python front door checks the same records: every method task is fresh (its own reference is new)
+    assert run_main(kgrid.main, ["--engine", "octave", "--evaluator", "octave", "--no-progress", "--methods",
+                                 *METHODS, "--k-min", "10", "--k-max", "30", "--data-dir", str(folds),
+                                 "--results-dir", str(results), "--skip-existing"]) == 0
+    assert "1 done, 2 skipped" in capsys.readouterr().err

@@ -1,6 +1,6 @@
 """Results name the data they were computed from (docs/results-schema.md): a ranking the SHA-256 of
 the fold's training part, a metrics file the SHA-256 of the fold file. A fold whose content changed
-makes them stale, with the reason, on a real dataset's fold.
+makes them stale, with the reason, on a real dataset's fold; so does a result file edited by hand.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import pytest
 from pipeline import kgrid
 from pipeline.cli import run_main
 from pipeline.data.folds import load_fold, save_fold, sha256_file
+from pipeline.fileio import dumps_json
 from pipeline.runner.inner import training_sha256
 
 METHODS = ["VARIANCE", "LABELCORR"]
@@ -90,3 +91,22 @@ def test_a_ranking_that_does_not_name_its_training_part_is_stale(folds, tmp_path
     err = _kgrid(folds, results, capsys, "--skip-existing")
     assert "2 done, 1 skipped" in err
     assert "recomputed 2 stale task(s): made before fold hashes were recorded" in err
+
+
+def test_result_files_edited_by_hand_are_recomputed(folds, tmp_path, capsys):
+    results = tmp_path / "res"
+    _kgrid(folds, results, capsys)
+    ranking = results / "VARIANCE" / "emotions_fold0_ranking.csv"
+    computed = ranking.read_bytes()
+    ranking.write_bytes(b"".join(reversed(computed.splitlines(keepends=True))))   # a valid permutation still
+    metrics = results / "LABELCORR" / "emotions_fold0_kgrid_metrics.json"
+    record = json.loads(metrics.read_text())
+    record["micro_f1"][0] = 0.99                       # written as the writer would, digest kept
+    metrics.write_text(dumps_json(record))
+    err = _kgrid(folds, results, capsys, "--skip-existing")
+    assert "2 done, 1 skipped" in err
+    assert "recomputed 1 stale task(s): the ranking file differs from the one its record describes" in err
+    assert "recomputed 1 stale task(s): the metrics file differs from its digest (edited after it was written)" in err
+    assert ranking.read_bytes() == computed
+    assert json.loads(metrics.read_text())["micro_f1"][0] != 0.99
+    assert "0 done, 3 skipped" in _kgrid(folds, results, capsys, "--skip-existing")

@@ -10,6 +10,7 @@ from pipeline.data.folds import sha256_file
 from pipeline.errors import ConfigError, RankingError, StorageError
 from pipeline.evaluation.metrics import METRICS
 from pipeline.fileio import Writer, atomic_write_json
+from pipeline.results.digest import with_digest
 from pipeline.runner.fingerprint import evaluator_fingerprint
 from pipeline.runner.freshness import metrics_staleness
 from pipeline.runner.store import ResultStore, ensure_results_root
@@ -89,7 +90,7 @@ def test_metrics_staleness_reads_the_file_through_its_schema(tmp_path):
                                  overwrite=overwrite)
 
     assert reason() == "no metrics yet"
-    atomic_write_json(files.kgrid, _record())
+    atomic_write_json(files.kgrid, with_digest(_record()))
     assert reason() is None
     with pytest.raises(ConfigError, match="other settings"):
         reason(wanted={"mlknn": {"num": 5, "smooth": 1.0}})
@@ -105,11 +106,17 @@ def test_metrics_staleness_reads_the_file_through_its_schema(tmp_path):
     del record["coverage"]
     atomic_write_json(files.kgrid, record)
     assert reason() == "made before the evaluator computed coverage"
-    atomic_write_json(files.pgrid, _record("pgrid"))
+    atomic_write_json(files.pgrid, with_digest(_record("pgrid")))
     assert reason("pgrid") is None
-    atomic_write_json(files.pgrid, _record("pgrid", fold_sha256=None))
+    atomic_write_json(files.pgrid, with_digest(_record("pgrid", fold_sha256=None)))
     assert reason("pgrid") == "made before fold hashes were recorded"
     atomic_write_json(files.pgrid, _record("pgrid"))
+    assert reason("pgrid") == "made before metrics files carried a digest of their content"
+    edited = with_digest(_record("pgrid"))
+    edited["micro_f1"] = [0.5, 0.5, 0.9]
+    atomic_write_json(files.pgrid, edited)
+    assert reason("pgrid") == "the metrics file differs from its digest (edited after it was written)"
+    atomic_write_json(files.pgrid, with_digest(_record("pgrid")))
     fold_file.write_bytes(FOLD_BYTES + b" changed")
     assert sha256_file(fold_file) != _record()["provenance"]["fold_sha256"]
     assert reason("pgrid") == "the fold file changed"

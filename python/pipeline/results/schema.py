@@ -88,6 +88,7 @@ class _MetricsFields(_Record):
     grid: Optional[dict[str, Optional[Real]]] = None
     mlknn: Optional[dict[str, Optional[Real]]] = None
     provenance: Optional[Provenance] = None
+    content_sha256: Optional[Digest] = None
 
     @property
     def axis_key(self) -> str:
@@ -224,6 +225,7 @@ class RankingRecord(_Record):
 
     params: Optional[dict[str, Any]] = None
     training_sha256: Optional[Digest] = None
+    ranking_sha256: Optional[Digest] = None
     selected_by: Optional[str] = None
     code: Optional[CodeFingerprint] = None
     engine: Optional[str] = None

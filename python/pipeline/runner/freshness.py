@@ -7,7 +7,9 @@ fingerprint recorded there equals the current one of the method in the engine th
 metrics file is fresh when it is complete, was made with the same ML-kNN, grid and parameters, from
 the current fold file and ranking file (same SHA-256s) and by the current evaluator code. Records
 written before the fold hashes were recorded are stale (:data:`BEFORE_FOLD_HASHES`): nothing says
-which data they were computed from. Each returns ``None`` (fresh) or a short reason, through
+which data they were computed from. A file that no longer matches its own record, edited after it
+was written, is stale too: a ranking record names the SHA-256 of its ranking file, a metrics file
+carries the digest of its content (:mod:`~pipeline.results.digest`). Each returns ``None`` (fresh) or a short reason, through
 :func:`~pipeline.results.staleness.staleness`.
 """
 
@@ -17,6 +19,7 @@ from pathlib import Path
 
 from ..errors import ConfigError
 from ..evaluation.metrics import METRICS
+from ..results.digest import content_unchanged
 from ..results.layout import TaskFiles
 from ..results.staleness import code_changed, evaluator_changed, sha256_or_none, staleness
 from .store import ResultStore
@@ -29,6 +32,10 @@ TRAINING_CHANGED = "the fold's training part changed"
 FOLD_CHANGED = "the fold file changed"
 #: The reason of a record that does not name the data it was computed from.
 BEFORE_FOLD_HASHES = "made before fold hashes were recorded"
+#: The reasons of result files changed after they were written (by hand, by another program).
+RANKING_EDITED = "the ranking file differs from the one its record describes"
+METRICS_EDITED = "the metrics file differs from its digest (edited after it was written)"
+NO_METRICS_DIGEST = "made before metrics files carried a digest of their content"
 
 
 def ranking_staleness(store: ResultStore, files: TaskFiles, d: int, params: dict, method_code: dict,
@@ -47,6 +54,8 @@ def ranking_staleness(store: ResultStore, files: TaskFiles, d: int, params: dict
                          lambda record: None if record.params == params else
                          "the ranking was made with other parameters",
                          lambda record: same_data(record.training_sha256, training, TRAINING_CHANGED),
+                         lambda record: None if record.ranking_sha256 == sha256_or_none(files.ranking) else
+                         RANKING_EDITED,
                          lambda record: None if record.selected_by == selected_by else
                          f"the ranking's parameters were not selected by {selected_by or 'the suite'}",
                          lambda record: code_changed("method", None if record.code is None else record.code.as_dict(),
@@ -89,8 +98,13 @@ def metrics_staleness(files: TaskFiles, mode: str, expected: dict, evaluator: st
         recorded = (record.provenance or Provenance()).ranking_sha256
         return None if recorded == sha256_or_none(files.ranking) else "the ranking changed since it was scored"
 
+    def unedited(record) -> str | None:
+        if record.content_sha256 is None:
+            return NO_METRICS_DIGEST
+        return None if content_unchanged(path, record.content_sha256) else METRICS_EDITED
+
     return staleness(path, lambda p: read_metrics_file(p, mode), "metrics file", NO_METRICS, [
-        later_metrics_absent, same_settings, same_fold, same_ranking,
+        later_metrics_absent, same_settings, same_fold, same_ranking, unedited,
         lambda record: evaluator_changed(record.provenance or Provenance(), evaluator, evaluator_code)])
 
 
@@ -100,6 +114,7 @@ def same_data(recorded: str | None, current: str | None, changed: str) -> str | 
     if recorded is None:
         return BEFORE_FOLD_HASHES
     return None if recorded == current else changed
+
 
 
 def later_metrics_absent(record) -> str | None:
