@@ -5,7 +5,9 @@ function [status, degenerate_points] = mlfs_run_task(results_dir, data_dir, meth
 %   method's own seconds); rank = false: read the ranking. Then score it with MLKNN_eval_kgrid on the
 %   grid and write _kgrid/_pgrid_metrics.json. With skip_existing a task is skipped only when its
 %   files are fresh: same settings, and made by the current code (code fingerprints,
-%   mlfs_code_fingerprint) from the current ranking (docs/results-schema.md).
+%   mlfs_code_fingerprint) from the current data and ranking: the ranking record names the fold's
+%   training part (mlfs_training_sha256), the metrics file the fold file and the ranking file
+%   (SHA-256s; docs/results-schema.md).
 %   Returns 'done' or 'skipped' and the number of grid points whose selection is mostly
 %   training-constant features; errors are thrown (the suite records them as failures).
 %   The "params" key records the method's info.params when it reports them (its defaults merged
@@ -27,9 +29,13 @@ function [status, degenerate_points] = mlfs_run_task(results_dir, data_dir, meth
   expected = struct('mlknn', mlknn, 'params', params, 'grid', mlfs_grid_struct(opts));
   [existing, previous] = mlfs_metrics_status(metrics_path, opts.grid, expected);
   degenerate_points = 0;
-  ranking_fresh = ~rank || (~opts.overwrite && is_fresh_ranking(files, code.method));
+  fold_file = fullfile(data_dir, dataset, sprintf('fold%d.mat', fold));
+  data = mlfs_load_fold(fold_file);
+  fold_sha256 = mlfs_sha256_file(fold_file);
+  training = mlfs_training_sha256(data.X_train, data.Y_train);
+  ranking_fresh = ~rank || (~opts.overwrite && is_fresh_ranking(files, code.method, training));
   if opts.skip_existing && ~opts.overwrite && strcmp(existing, 'ok') && ranking_fresh && ...
-      is_fresh_metrics(previous, files, code.evaluator)
+      is_fresh_metrics(previous, metrics_path, files, code.evaluator, fold_sha256)
     status = 'skipped';
     return
   end
@@ -37,8 +43,6 @@ function [status, degenerate_points] = mlfs_run_task(results_dir, data_dir, meth
     '%s: result exists with other settings (ML-kNN, grid or parameters); use ''overwrite'' or another results folder', ...
     metrics_path);
 
-  fold_file = fullfile(data_dir, dataset, sprintf('fold%d.mat', fold));
-  data = mlfs_load_fold(fold_file);
   [n_train, d] = size(data.X_train);
   mlfs_require(opts.mlknn_k < n_train, 'mlfs:task:tooFewTrainingRows', ...
     '%s: ML-kNN needs more training instances than neighbours (n_train = %d, mlknn_k = %d)', ...
@@ -55,7 +59,8 @@ function [status, degenerate_points] = mlfs_run_task(results_dir, data_dir, meth
     used_params = recorded_params(files, previous, params, rank);
     timing = struct('rank_seconds', read_time(files.time), 'overhead_seconds', NaN);
   else
-    [ranking, used_params, timing] = compute_ranking(files, method, data, params, opts, dataset, fold, code.method, context.git);
+    [ranking, used_params, timing] = compute_ranking(files, method, data, training, params, opts, dataset, fold, ...
+                                                     code.method, context.git);
   end
   started = tic;
   curves = MLKNN_eval_kgrid(data.X_train, data.Y_train, data.X_test, data.Y_test, ranking, ...
@@ -66,10 +71,11 @@ function [status, degenerate_points] = mlfs_run_task(results_dir, data_dir, meth
   record.time_rank_seconds = timing.rank_seconds;
   record.time_rank_overhead_seconds = timing.overhead_seconds;
   record.time_eval_seconds = seconds;
-  record.provenance = struct('fold_sha256', mlfs_sha256_file(fold_file), ...
+  record.provenance = struct('fold_sha256', fold_sha256, ...
     'ranking_sha256', mlfs_sha256_file(files.ranking), 'engine', engine_name(rank), ...
     'evaluator', engine_name(true), 'code', code, 'git', context.git, 'front_door', 'run_suite', ...
     'versions', mlfs_runtime_versions());
+  record.content_sha256 = mlfs_content_sha256([mlfs_json_encode(record) char(10)]);   % as mlfs_write_json_atomic writes it
   mlfs_write_json_atomic(metrics_path, record);
   status = 'done';
   degenerate_points = sum([record.degenerate{:}]);
@@ -82,8 +88,9 @@ function name = engine_name(rank)
   end
 end
 
-function [ranking, used_params, timing] = compute_ranking(files, method, data, params, opts, dataset, fold, method_code, git)
+function [ranking, used_params, timing] = compute_ranking(files, method, data, training, params, opts, dataset, fold, method_code, git)
 %COMPUTE_RANKING  Rank on the training part; write scores, ranking, its record, then the time file.
+%   training: the training part's SHA-256 (mlfs_training_sha256), which the record names.
 %   used_params: the method's info.params (its defaults merged with params, as the Python side
 %   records them) when it reports them, else params. timing: the method's own seconds; no bridge
 %   overhead in this front door.
@@ -119,14 +126,16 @@ function [ranking, used_params, timing] = compute_ranking(files, method, data, p
     where, ranking(rises + 1), ordered(rises + 1), ranking(rises), ordered(rises));
   timing = struct('rank_seconds', seconds, 'overhead_seconds', 0);
   record = struct('method', method, 'dataset', dataset, 'fold', int64(fold), 'params', used_params, ...
-    'engine', engine_name(true), 'code', method_code, 'git', git, ...
+    'training_sha256', training, 'engine', engine_name(true), 'code', method_code, 'git', git, ...
     'time_rank_seconds', seconds, 'time_rank_overhead_seconds', 0, 'info', recordable_info(info), ...
     'versions', mlfs_runtime_versions());
   if exist(files.time, 'file')
     delete(files.time);                 % an old time file must not vouch for the new ranking mid-write
   end
   mlfs_write_text_atomic(files.scores, ['feature,score' char(10) sprintf('%d,%.17g\n', [1:d; double(info.scores(:)).'])]);
-  mlfs_write_text_atomic(files.ranking, sprintf('%d\n', ranking));
+  ranking_text = sprintf('%d\n', ranking);
+  mlfs_write_text_atomic(files.ranking, ranking_text);
+  record.ranking_sha256 = mlfs_sha256_bytes(uint8(ranking_text));   % the file it describes, as written
   mlfs_write_json_atomic(files.ranking_record, record);
   mlfs_write_text_atomic(files.time, sprintf('%.6f\n', seconds));
 end
@@ -154,23 +163,31 @@ function kept = recordable_info(info)
   end
 end
 
-function fresh = is_fresh_ranking(files, method_code)
-%IS_FRESH_RANKING  A complete ranking whose record names the current code of the method.
+function fresh = is_fresh_ranking(files, method_code, training)
+%IS_FRESH_RANKING  A complete ranking whose record names the current code of the method, the
+%   fold's current training part (a record without it predates the fold hashes: stale) and the
+%   ranking file as it is (not edited since).
   fresh = false;
   if exist(files.time, 'file') ~= 2 || exist(files.ranking_record, 'file') ~= 2
     return
   end
   try
     record = mlfs_read_result_json(files.ranking_record, 'ranking record');
-    fresh = isfield(record, 'code') && isfield(record.code, 'sha256') && strcmp(record.code.sha256, method_code.sha256);
+    fresh = isfield(record, 'code') && isfield(record.code, 'sha256') && strcmp(record.code.sha256, method_code.sha256) && ...
+      isfield(record, 'training_sha256') && strcmp(record.training_sha256, training) && ...
+      isfield(record, 'ranking_sha256') && strcmp(record.ranking_sha256, mlfs_sha256_file(files.ranking));
   catch
     fresh = false;
   end
 end
 
-function fresh = is_fresh_metrics(previous, files, evaluator_code)
-%IS_FRESH_METRICS  Metrics made by this evaluator's current code from the current ranking file.
-  fresh = isfield(previous, 'provenance') && isfield(previous.provenance, 'evaluator') && ...
+function fresh = is_fresh_metrics(previous, metrics_path, files, evaluator_code, fold_sha256)
+%IS_FRESH_METRICS  Metrics made by this evaluator's current code from the current fold and ranking
+%   files, not edited since they were written (the file still gives its content_sha256).
+  fresh = isfield(previous, 'content_sha256') && ...
+    strcmp(previous.content_sha256, mlfs_content_sha256(fileread(metrics_path))) && ...
+    isfield(previous, 'provenance') && isfield(previous.provenance, 'evaluator') && ...
+    isfield(previous.provenance, 'fold_sha256') && strcmp(previous.provenance.fold_sha256, fold_sha256) && ...
     strcmp(previous.provenance.evaluator, engine_name(true)) && ...
     isfield(previous.provenance, 'ranking_sha256') && ...
     strcmp(previous.provenance.ranking_sha256, mlfs_sha256_file(files.ranking)) && ...

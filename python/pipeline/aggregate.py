@@ -113,6 +113,10 @@ class FoldResult:
     absent_metrics: frozenset = frozenset()
     settings: str = "{}"
     fold_sha256: str | None = None
+    #: the method's parameters as canonical JSON ("null": the file does not say); ``selected_by``:
+    #: how they were chosen per fold (a tuned method's "inner validation"), None when declared
+    params: str = "null"
+    selected_by: str | None = None
 
     def summary_points(self, p_target: float | None = None) -> slice | list[int]:
         """Grid points a table cell summarises: all (k-grid) or the one nearest ``p_target``."""
@@ -161,7 +165,8 @@ def read_fold_result(path: str | Path, method: str, dataset: str, fold: int, gri
                       record.p_target if grid == "pgrid" else None,
                       time_rank_seconds=None if record.time_rank_seconds is None else float(record.time_rank_seconds),
                       selection=_selection_check(record), seed_spread=_seed_spread(record, len(x)),
-                      absent_metrics=absent, settings=_settings(record), fold_sha256=digest)
+                      absent_metrics=absent, settings=_settings(record), fold_sha256=digest,
+                      params=json.dumps(record.value("params"), sort_keys=True), selected_by=record.value("selected_by"))
 
 
 def absent_metric_notes(results: "ResultSet") -> list[str]:
@@ -287,6 +292,18 @@ class ResultSet:
                             f"{' ...' if len(described) > 3 else ''}; rerun them alike, restrict "
                             "--methods/--datasets, or pass --separate-settings for one set of tables per "
                             "setting", file=self.results_dir)
+        self.fold_digests()
+        self._check_same_params()
+
+    def fold_digests(self) -> dict[tuple[str, int], str]:
+        """(dataset, fold) -> the SHA-256 of the fold file its metrics files were scored on (files
+        that name none are left out).
+
+        Raises
+        ------
+        DataError
+            If two methods were scored on different files of one fold.
+        """
         digests: dict[tuple[str, int], tuple[str, tuple]] = {}
         for key, result in sorted(self.results.items()):
             if result.fold_sha256 is None:
@@ -296,6 +313,22 @@ class ResultSet:
                 raise DataError(f"methods were scored on different files of one fold: {self._name(first[1])} "
                                 f"and {self._name(key)} name different fold digests (provenance.fold_sha256)",
                                 file=self.results_dir)
+        return {fold: digest for fold, (digest, _) in digests.items()}
+
+    def _check_same_params(self) -> None:
+        """Refuse a table cell (method, dataset) whose folds were made with different declared
+        parameters (files copied from other runs); a tuned method's folds may differ (chosen per fold)."""
+        cells: dict[tuple[str, str], dict[str, list[int]]] = {}
+        for (method, dataset, fold), result in sorted(self.results.items()):
+            if result.selected_by is None:
+                cells.setdefault((method, dataset), {}).setdefault(result.params, []).append(fold)
+        for (method, dataset), by_params in cells.items():
+            if len(by_params) > 1:
+                groups = sorted(by_params.values())
+                described = "; ".join(f"fold(s) {', '.join(map(str, folds))}" for folds in groups)
+                raise DataError(f"{method} on {dataset}: folds scored with different parameters ({described}); "
+                                "rerun them with one setting (--skip-existing redoes what differs from the suite)",
+                                file=self.results_dir / method, field="params")
 
     def restricted_to(self, settings: str) -> "ResultSet":
         """The results made with ``settings`` (one of :meth:`settings_groups`)."""
@@ -530,31 +563,39 @@ def curve_over_datasets(per_dataset: dict[str, dict[str, tuple]], method: str) -
 
 
 def read_all_features(results_dir: str | Path, datasets: Sequence[str],
-                      folds: dict[str, list[int]]) -> pd.DataFrame:
+                      folds: dict[str, list[int]], fold_digests: dict[tuple[str, int], str] | None = None
+                      ) -> pd.DataFrame:
     """Tidy per-fold scores of ML-kNN on every feature (``_reference/<DATASET>_fold<i>_all_features.json``).
 
     Only the expected folds of the given datasets are read; absent files give no rows (a dataset
     without any has no reference). A present file must be valid: DataError naming it otherwise; a
-    metric it lacks (made before the evaluator computed it) reads as missing.
-    Columns as :func:`fold_table` (method ``""``).
+    metric it lacks (made before the evaluator computed it) reads as missing. ``fold_digests``
+    ((dataset, fold) -> SHA-256, :meth:`ResultSet.fold_digests`): the fold files the methods were
+    scored on; a reference scored on another file is refused (DataError), so no table puts it
+    beside them. Columns as :func:`fold_table` (method ``""``).
     """
     rows = []
     for dataset in datasets:
         for fold in folds[dataset]:
             path = all_features_path(results_dir, dataset, fold)
             if path.is_file():
-                values = _read_all_features_file(path, dataset, fold)
+                values = _read_all_features_file(path, dataset, fold, (fold_digests or {}).get((dataset, fold)))
                 rows += [(dataset, "", fold, metric, values[metric]) for metric in METRICS]
     return tidy_frame(rows)
 
 
-def _read_all_features_file(path: Path, dataset: str, fold: int) -> dict[str, float]:
+def _read_all_features_file(path: Path, dataset: str, fold: int, fold_sha256: str | None) -> dict[str, float]:
     from .results.schema import read_all_features_file
 
     record = read_all_features_file(path)
     if record.dataset != dataset or record.fold != fold:
         raise DataError("file name and content disagree", file=path, field="dataset/fold",
                         expected=f"{dataset} fold {fold}", found=f"{record.dataset!r} fold {record.fold!r}")
+    scored_on = record.provenance.fold_sha256 if record.provenance is not None else None
+    if fold_sha256 is not None and scored_on is not None and scored_on != fold_sha256:
+        raise DataError(f"the all-features reference of {dataset} fold {fold} was scored on another fold file "
+                        "than the methods; rerun with --skip-existing to redo what is stale", file=path,
+                        field="provenance.fold_sha256", expected=fold_sha256, found=scored_on)
     # a metric the file predates is missing ('--'), not an error
     return {metric: math.nan if record.metrics.get(metric) is None else float(record.metrics[metric])
             for metric in METRICS}

@@ -27,7 +27,8 @@ pytestmark = pytest.mark.octave
 DATA = REPO / "data" / "paper_matlab_minmax"
 METRICS = ("micro_f1", "macro_f1", "hamming_loss", "micro_pr_auc", "macro_pr_auc", "avg_precision",
            "one_error")
-NOT_COMPARED = ("time_eval_seconds", "time_rank_seconds", "time_rank_overhead_seconds", "provenance")
+# the digest of each file covers its timings and provenance too
+NOT_COMPARED = ("time_eval_seconds", "time_rank_seconds", "time_rank_overhead_seconds", "provenance", "content_sha256")
 K_ARGS = ["--k-min", "10", "--k-max", "60", "--k-step", "10"]
 
 
@@ -80,10 +81,11 @@ def test_run_suite_writes_the_same_files_as_the_python_cli(octave, tmp_path):
         f"{m}/demo_fold{i}_{kind}" for m in methods for i in (0, 1)
         for kind in ("scores.csv", "ranking.csv", "ranking.json", "time.txt", "kgrid_metrics.json"))
     for rel in files:
-        if rel.name.endswith("_ranking.json"):   # what made the ranking: the same code and parameters
+        if rel.name.endswith("_ranking.json"):   # what made the ranking: the same code, parameters and data
             records = [json.loads((root / rel).read_text()) for root in (octave_dir, cli_dir, native_dir)]
-            assert all([r["code"], r["params"], r["engine"]] == [records[0]["code"], records[0]["params"], "octave"]
-                       for r in records)
+            first = records[0]
+            assert all([r["code"], r["params"], r["engine"], r["training_sha256"]] ==
+                       [first["code"], first["params"], "octave", first["training_sha256"]] for r in records)
         elif rel.suffix == ".csv":
             assert (octave_dir / rel).read_bytes() == (cli_dir / rel).read_bytes() == (native_dir / rel).read_bytes()
         elif rel.suffix == ".json":

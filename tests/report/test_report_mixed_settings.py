@@ -1,7 +1,8 @@
 """Results that belong together: ``pipeline.tables`` refuses metrics files made with another grid
-or ML-kNN setting, a file naming another dataset or fold than its path, and methods scored on
-different files of one fold; ``--separate-settings`` makes one set of tables per setting; the
-captions state the settings the files hold."""
+or ML-kNN setting, a file naming another dataset or fold than its path, methods (or the all-features
+reference) scored on different files of one fold, and one method's folds of a dataset made with
+different parameters; ``--separate-settings`` makes one set of tables per setting; the captions
+state the settings the files hold."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import json
 
 import pytest
 from report_helpers import DATASETS, METHODS
-from results_factory import write_result_set
+from results_factory import write_all_features, write_result_set
 
 from pipeline import report_api
 from pipeline.cli import run_main
@@ -84,3 +85,35 @@ def test_a_file_of_another_dataset_fold_or_fold_file_is_refused(results, tmp_pat
     _edit(results / "MIFS" / "CAL500_fold0_kgrid_metrics.json", **edit)
     code, err = _tables(results, tmp_path / "out", capsys, "--separate-settings")
     assert code == 2 and len(err.strip().splitlines()) == 1 and shown in err, err
+
+
+def test_a_method_whose_folds_hold_different_parameters_is_refused(results, tmp_path, capsys):
+    """Files copied from another run into one method's folder: the cell would average two settings."""
+    for fold in (0, 2):
+        _edit(results / "MIFS" / f"CAL500_fold{fold}_kgrid_metrics.json", params={"alpha": 0.5})
+    code, err = _tables(results, tmp_path / "out", capsys)
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+    assert "MIFS on CAL500: folds scored with different parameters (fold(s) 0, 2; fold(s) 1)" in err
+    assert not (tmp_path / "out" / "table_microf1.tex").exists()
+    # a tuned method chooses its parameters per fold: its records say so, and its column is tabled
+    for fold in range(3):
+        _edit(results / "MIFS" / f"CAL500_fold{fold}_kgrid_metrics.json", selected_by="inner validation")
+    code, err = _tables(results, tmp_path / "out", capsys)
+    assert code == 0, err
+
+
+def test_an_all_features_reference_of_another_fold_file_is_refused(results, tmp_path, capsys):
+    write_all_features(results, [*DATASETS, "scene"], folds=3)
+    methods_digest = json.loads((results / "MIFS" / "CAL500_fold1_kgrid_metrics.json").read_text())[
+        "provenance"]["fold_sha256"]
+    for path in (results / "_reference").glob("*.json"):   # scored on the files the methods were
+        digest = json.loads((results / "MIFS" / path.name.replace("all_features", "kgrid_metrics")).read_text())[
+            "provenance"]["fold_sha256"]
+        _edit(path, provenance={"fold_sha256": digest})
+    code, err = _tables(results, tmp_path / "out", capsys)
+    assert code == 0, err
+    other = "0" * 64 if methods_digest != "0" * 64 else "1" * 64
+    _edit(results / "_reference" / "CAL500_fold1_all_features.json", provenance={"fold_sha256": other})
+    code, err = _tables(results, tmp_path / "out2", capsys)
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+    assert "the all-features reference of CAL500 fold 1 was scored on another fold file than the methods" in err

@@ -13,6 +13,7 @@ import numpy as np
 import psutil
 
 from pipeline.data.folds import save_fold
+from pipeline.results.digest import DIGEST_FIELD
 
 
 def make_fold_dir(root: Path, dataset: str = "toy", n_folds: int = 2, n_train: int = 60, n_test: int = 30,
@@ -27,7 +28,8 @@ def make_fold_dir(root: Path, dataset: str = "toy", n_folds: int = 2, n_train: i
 
 
 def result_contents(root: Path) -> dict[str, object]:
-    """Every result file under ``root`` minus timing: JSON parsed without timing fields, text as is.
+    """Every result file under ``root`` minus timing: JSON parsed without timing fields and without a
+    metrics file's ``content_sha256`` (a digest of the whole file, timings included), text as is.
 
     The run history (``runs/``) and ``failures.json`` describe runs, not results, and are left out.
     """
@@ -39,7 +41,8 @@ def result_contents(root: Path) -> dict[str, object]:
         rel = str(path.relative_to(root))
         if path.suffix == ".json":
             record = json.loads(path.read_text())
-            contents[rel] = {key: value for key, value in record.items() if not key.startswith("time_")}
+            contents[rel] = {key: value for key, value in record.items()
+                             if not key.startswith("time_") and key != DIGEST_FIELD}
         else:
             contents[rel] = path.read_text()
     return contents

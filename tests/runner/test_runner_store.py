@@ -1,13 +1,16 @@
 """The results store: layout, ranking validation on read, completeness checks."""
 
+import hashlib
 import json
 
 import numpy as np
 import pytest
 
+from pipeline.data.folds import sha256_file
 from pipeline.errors import ConfigError, RankingError, StorageError
 from pipeline.evaluation.metrics import METRICS
 from pipeline.fileio import Writer, atomic_write_json
+from pipeline.results.digest import with_digest
 from pipeline.runner.fingerprint import evaluator_fingerprint
 from pipeline.runner.freshness import metrics_staleness
 from pipeline.runner.store import ResultStore, ensure_results_root
@@ -61,9 +64,13 @@ def test_ranking_as_one_comma_separated_row(tmp_path):
     assert ResultStore(tmp_path).read_ranking(path, 3).tolist() == [2, 3, 1]
 
 
-def _record(mode="kgrid", n=3, **extra):
+#: The file the metrics records of these tests were "scored on": its SHA-256 is all that counts here.
+FOLD_BYTES = b"a fold file"
+
+
+def _record(mode="kgrid", n=3, fold_sha256=hashlib.sha256(FOLD_BYTES).hexdigest(), **extra):
     record = {"grid_mode": mode, "k_values": list(range(1, n + 1)), "mlknn": {"num": 10, "smooth": 1.0},
-              "provenance": {"ranking_sha256": None, "evaluator": "native",
+              "provenance": {"fold_sha256": fold_sha256, "ranking_sha256": None, "evaluator": "native",
                              "code": {"evaluator": evaluator_fingerprint("native")}}}
     record.update({key: [0.5] * n for key in METRICS})
     if mode == "pgrid":
@@ -75,12 +82,15 @@ def _record(mode="kgrid", n=3, **extra):
 def test_metrics_staleness_reads_the_file_through_its_schema(tmp_path):
     files = ResultStore(tmp_path).files("M", "D", 0)
     expected = {"mlknn": {"num": 10, "smooth": 1.0}}
+    fold_file = tmp_path / "fold0.mat"
+    fold_file.write_bytes(FOLD_BYTES)
 
     def reason(mode="kgrid", wanted=expected, overwrite=False):
-        return metrics_staleness(files, mode, wanted, "native", evaluator_fingerprint("native"), overwrite=overwrite)
+        return metrics_staleness(files, mode, wanted, "native", evaluator_fingerprint("native"), fold_file,
+                                 overwrite=overwrite)
 
     assert reason() == "no metrics yet"
-    atomic_write_json(files.kgrid, _record())
+    atomic_write_json(files.kgrid, with_digest(_record()))
     assert reason() is None
     with pytest.raises(ConfigError, match="other settings"):
         reason(wanted={"mlknn": {"num": 5, "smooth": 1.0}})
@@ -96,8 +106,20 @@ def test_metrics_staleness_reads_the_file_through_its_schema(tmp_path):
     del record["coverage"]
     atomic_write_json(files.kgrid, record)
     assert reason() == "made before the evaluator computed coverage"
-    atomic_write_json(files.pgrid, _record("pgrid"))
+    atomic_write_json(files.pgrid, with_digest(_record("pgrid")))
     assert reason("pgrid") is None
+    atomic_write_json(files.pgrid, with_digest(_record("pgrid", fold_sha256=None)))
+    assert reason("pgrid") == "made before fold hashes were recorded"
+    atomic_write_json(files.pgrid, _record("pgrid"))
+    assert reason("pgrid") == "made before metrics files carried a digest of their content"
+    edited = with_digest(_record("pgrid"))
+    edited["micro_f1"] = [0.5, 0.5, 0.9]
+    atomic_write_json(files.pgrid, edited)
+    assert reason("pgrid") == "the metrics file differs from its digest (edited after it was written)"
+    atomic_write_json(files.pgrid, with_digest(_record("pgrid")))
+    fold_file.write_bytes(FOLD_BYTES + b" changed")
+    assert sha256_file(fold_file) != _record()["provenance"]["fold_sha256"]
+    assert reason("pgrid") == "the fold file changed"
 
 
 def test_results_root_cannot_be_a_file(tmp_path):

@@ -5,7 +5,8 @@ For each fold i this writes, atomically,
 * ``<output_dir>/<dataset>/fold<i>.mat`` with ``X_train, Y_train, X_test, Y_test`` (X float64,
   Y int8 in {0,1}, one row per instance, rows in the split's order), and
 * ``<output_dir>/<dataset>/fold<i>.json``, its sidecar: split settings, the train/test row indices,
-  the SHA-256 of the source files and of the fold file, and library versions.
+  the SHA-256 of the source files and of the fold file, and library versions. It is written
+  before the fold file, so that no fold file is ever without it.
 
 The same dataset, settings and library versions give byte-identical files on every run
 (:mod:`pipeline.data.matfile` removes the timestamp SciPy writes into MAT headers).
@@ -13,6 +14,7 @@ The same dataset, settings and library versions give byte-identical files on eve
 
 from __future__ import annotations
 
+import hashlib
 import platform
 import zlib
 from dataclasses import asdict, dataclass
@@ -20,9 +22,9 @@ from importlib import metadata
 from pathlib import Path
 from typing import Callable
 
-from ..fileio import atomic_write_json
+from ..fileio import atomic_write_bytes, atomic_write_json
 from ..names import validate_name
-from .folds import fold_path, save_fold, sha256_file
+from .folds import fold_bytes, fold_path
 from .dataset import Dataset
 from .scaling import make_scaler, scale_fold
 from .splits import Split, check_split_settings, stratified_splits
@@ -81,8 +83,14 @@ def export_dataset(dataset: Dataset, output_dir: str | Path, settings: ExportSet
     written = []
     for index, split in enumerate(splits):
         path = fold_path(output_dir, dataset.name, index)
-        _write_fold(path, dataset, split, settings)
-        atomic_write_json(path.with_suffix(".json"), _sidecar(path, index, dataset, split, settings))
+        content = _fold_content(path, dataset, split, settings)
+        # The sidecar before the fold file: a run stopped between them leaves a sidecar without its
+        # fold (the fold is missing, and exported again), never a fold without its record. The old
+        # fold goes first, so that it is never found beside the new sidecar.
+        path.unlink(missing_ok=True)
+        atomic_write_json(path.with_suffix(".json"),
+                          _sidecar(path, hashlib.sha256(content).hexdigest(), index, dataset, split, settings))
+        atomic_write_bytes(path, content)
         written.append(path)
         if on_fold is not None:
             on_fold(index)
@@ -100,13 +108,13 @@ def library_versions() -> dict[str, str]:
     return versions
 
 
-def _write_fold(path: Path, dataset: Dataset, split: Split, settings: ExportSettings) -> None:
+def _fold_content(path: Path, dataset: Dataset, split: Split, settings: ExportSettings) -> bytes:
     X_train, X_test = scale_fold(dataset.X[split.train], dataset.X[split.test], settings.scaler,
                                  clip_test=settings.clip_test)
-    save_fold(path, X_train, dataset.Y[split.train], X_test, dataset.Y[split.test])
+    return fold_bytes(path, X_train, dataset.Y[split.train], X_test, dataset.Y[split.test])
 
 
-def _sidecar(path: Path, index: int, dataset: Dataset, split: Split,
+def _sidecar(path: Path, fold_sha256: str, index: int, dataset: Dataset, split: Split,
              settings: ExportSettings) -> dict:
     stratifier = {"library": "scikit-multilearn", "class": "IterativeStratification",
                   "order": 1 if settings.mode == "kfold" else 2,
@@ -117,7 +125,7 @@ def _sidecar(path: Path, index: int, dataset: Dataset, split: Split,
         "dataset": dataset.name,
         "fold": index,
         "fold_file": path.name,
-        "fold_sha256": sha256_file(path),
+        "fold_sha256": fold_sha256,
         "settings": asdict(settings),
         "fold_seed": split.seed,
         "stratifier": stratifier,

@@ -38,7 +38,8 @@ import numpy as np
 from ..errors import ConfigError, DataError
 from ..fileio import open_regular_file
 from ..names import validate_name
-from .matfile import write_mat
+from ..fileio import atomic_write_bytes
+from .matfile import mat_bytes
 from .matheader import byte_limit, load_declared_matrices, read_mat_headers
 
 FOLD_KEYS = ("X_train", "Y_train", "X_test", "Y_test")
@@ -236,10 +237,17 @@ def save_fold(path: str | Path, X_train: np.ndarray, Y_train: np.ndarray,
     X_train : (n_train, d), Y_train : (n_train, L), X_test : (n_test, d), Y_test : (n_test, L)
         Y in {0,1}.
     """
+    return atomic_write_bytes(path, fold_bytes(path, X_train, Y_train, X_test, Y_test))
+
+
+def fold_bytes(path: str | Path, X_train: np.ndarray, Y_train: np.ndarray,
+               X_test: np.ndarray, Y_test: np.ndarray) -> bytes:
+    """The content :func:`save_fold` writes to ``path`` (checked as it checks them; ``path`` names
+    the file in errors), for a writer that records its SHA-256 before the file exists."""
     path = Path(path)
     _validated(path, {"X_train": np.asarray(X_train), "Y_train": np.asarray(Y_train),
                       "X_test": np.asarray(X_test), "Y_test": np.asarray(Y_test)})
-    return write_mat(path, {
+    return mat_bytes({
         "X_train": np.asarray(X_train, dtype=np.float64),
         "Y_train": np.asarray(Y_train, dtype=np.int8),
         "X_test": np.asarray(X_test, dtype=np.float64),

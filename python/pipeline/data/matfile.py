@@ -11,12 +11,10 @@ read the files as usual.
 from __future__ import annotations
 
 import io
-from pathlib import Path
 from typing import Mapping
 
 import numpy as np
 
-from ..fileio import atomic_write_bytes
 
 #: Length of the descriptive text at the start of a MAT v5 file (format definition).
 MAT_HEADER_TEXT_BYTES = 116
@@ -45,8 +43,3 @@ def mat_bytes(variables: Mapping[str, np.ndarray]) -> bytes:
     text = MAT_HEADER_TEXT.encode("ascii").ljust(MAT_HEADER_TEXT_BYTES, b" ")
     content[:MAT_HEADER_TEXT_BYTES] = text
     return bytes(content)
-
-
-def write_mat(path: str | Path, variables: Mapping[str, np.ndarray]) -> Path:
-    """Write ``variables`` to ``path`` atomically with :func:`mat_bytes`; return the path."""
-    return atomic_write_bytes(path, mat_bytes(variables))

@@ -42,6 +42,7 @@ def check_folds(suite: Experiment, folds_dir: Path) -> list[str]:
             raise ConfigError("a fold file's place is taken by something that is not a file", file=blocking,
                               expected="a fold file, or nothing (it is then exported)")
         if all(path.is_file() for path in paths):
+            check_no_partial_export(paths)
             settings = dataset_settings(suite, dataset) if dataset in REGISTRY else suite.folds
             for path in paths[:len(suite.fold_indices)]:
                 check_sidecar(path, settings)
@@ -62,6 +63,20 @@ def export_folds(suite: Experiment, datasets: list[str], folds_dir: Path, raw_ro
         require_files(dataset, raw_root)
         export_dataset(load_dataset(dataset, raw_root), folds_dir, settings)
         report(f"{dataset}: exported {settings.n_folds} folds to {folds_dir / dataset}")
+
+
+def check_no_partial_export(paths: list[Path]) -> None:
+    """Refuse a dataset's folds of which some have a sidecar and some not.
+
+    An export writes each sidecar before its fold file; a fold file without one beside folds that
+    have one was left by an older export stopped between the two, or put there by hand: which
+    settings made it, nothing says. Folds without any sidecar are folds made elsewhere, used as given.
+    """
+    without = [path for path in paths if not path.with_suffix(".json").is_file()]
+    if without and len(without) < len(paths):
+        raise ConfigError("fold file has no sidecar, though the other folds of its dataset have one (an export "
+                          "stopped between the two, or a file put there by hand); delete the dataset's folder to "
+                          "export it again with the suite's settings, or point folds.dir elsewhere", file=without[0])
 
 
 def check_sidecar(path: Path, settings: ExportSettings) -> None:

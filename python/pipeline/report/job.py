@@ -103,7 +103,8 @@ class TableJob:
         self.folds = agg.fold_table(self.results, p_target=options.p_target)
         self.means = agg.summarise(self.folds)
         self.all_features = agg.summarise(agg.read_all_features(options.results_dir, self.results.datasets,
-                                                                self.results.expected_folds))
+                                                                self.results.expected_folds,
+                                                                self.results.fold_digests()))
         split_width = COLUMN_WIDTH_PT[options.columns] if options.layout == "split" else None
         self.layout = {"layout": options.layout, "width_pt": options.table_width or split_width}
         self.seed_runs = agg.seed_runs(self.results)

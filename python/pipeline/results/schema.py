@@ -88,6 +88,7 @@ class _MetricsFields(_Record):
     grid: Optional[dict[str, Optional[Real]]] = None
     mlknn: Optional[dict[str, Optional[Real]]] = None
     provenance: Optional[Provenance] = None
+    content_sha256: Optional[Digest] = None
 
     @property
     def axis_key(self) -> str:
@@ -219,9 +220,12 @@ def read_all_features_file(path: str | Path) -> AllFeaturesFile:
 
 
 class RankingRecord(_Record):
-    """What made a ranking (``_ranking.json``): its parameters, code, engine and what it reported."""
+    """What made a ranking (``_ranking.json``): its parameters, the training part it was computed
+    from (its SHA-256), code, engine and what it reported."""
 
     params: Optional[dict[str, Any]] = None
+    training_sha256: Optional[Digest] = None
+    ranking_sha256: Optional[Digest] = None
     selected_by: Optional[str] = None
     code: Optional[CodeFingerprint] = None
     engine: Optional[str] = None

@@ -79,13 +79,15 @@ def union_of_k(grids, d: int) -> list[int]:
     return sorted({k for grid in grids for k in grid_points(grid, d)[0]})
 
 
-def ranking_record(*, folder: str, dataset: str, fold_index: int, params: dict, engine: str, code: dict,
-                   git: dict, timing: dict, info: dict, engine_versions: dict) -> dict:
+def ranking_record(*, folder: str, dataset: str, fold_index: int, params: dict, training: str, engine: str,
+                   code: dict, git: dict, timing: dict, info: dict, engine_versions: dict) -> dict:
     """The ``_ranking.json`` content: what made the ranking, when checked for freshness, and how long it took.
 
+    ``training``: the SHA-256 of the training part it was computed from (:func:`~pipeline.runner.inner.training_sha256`).
     ``versions`` holds Python's and NumPy's and the engine's own (e.g. Octave with its BLAS).
     """
-    return {"method": folder, "dataset": dataset, "fold": int(fold_index), "params": params, "engine": engine,
+    return {"method": folder, "dataset": dataset, "fold": int(fold_index), "params": params,
+            "training_sha256": training, "engine": engine,
             "code": code, "git": git, **timing, "info": recordable_info(info),
             "versions": {**runtime_versions(), **engine_versions}}
 

@@ -23,7 +23,7 @@ from ..fileio import atomic_write_json, remove_abandoned_temporaries
 from ..results.layout import REFERENCE_FOLDER, all_features_path
 from ..results.staleness import evaluator_changed, sha256_or_none, staleness
 from .fingerprint import evaluator_fingerprint
-from .freshness import NO_METRICS
+from .freshness import FOLD_CHANGED, NO_METRICS
 from .records import runtime_versions
 from .tasks import Task
 
@@ -67,7 +67,7 @@ def reference_staleness(path: Path, fold_file: Path, mlknn: dict, evaluator: str
 
     def same_fold(record) -> str | None:
         recorded = (record.provenance or Provenance()).fold_sha256
-        return None if recorded == sha256_or_none(fold_file) else "the fold file changed"
+        return None if recorded == sha256_or_none(fold_file) else FOLD_CHANGED
 
     return staleness(path, read_all_features_file, "reference file", NO_METRICS, [
         all_metrics, same_settings, same_fold,

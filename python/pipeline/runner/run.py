@@ -26,7 +26,7 @@ from .claims import DEFAULT_STALE_AFTER, TaskClaim
 from .fingerprint import evaluator_fingerprint, git_state, method_fingerprint, ranking_fingerprint
 from .plugins import activate_plugins
 from .freshness import metrics_staleness, ranking_staleness
-from .inner import TuningSpec, make_inner_splits
+from .inner import TuningSpec, fold_training_sha256, make_inner_splits, training_sha256
 from .records import metrics_record, ranking_record, runtime_versions, union_of_k
 from .reference import reference_reason, run_reference
 from .store import ResultStore
@@ -230,9 +230,9 @@ def plan_task(task: Task, settings: RunSettings) -> TaskPlan:
                        else ranking_fingerprint(files.ranking)),
             "evaluator": evaluator_fingerprint(settings.evaluator)}
     selected_by = SELECTED_BY_INNER if task.stage == "tuned" else None
-    rank_reason = (_ranking_reason(store, files, fold_feature_count(fold_file), params, code["method"], settings,
-                                   selected_by) if method_spec is not None else None)
-    grid_reasons = _grid_reasons(files, params, code["evaluator"], settings, rank_reason, selected_by)
+    rank_reason = (_ranking_reason(store, files, fold_file, params, code["method"], settings, selected_by)
+                   if method_spec is not None else None)
+    grid_reasons = _grid_reasons(files, fold_file, params, code["evaluator"], settings, rank_reason, selected_by)
     return TaskPlan(method_spec, params, files, fold_file, code, rank_reason, grid_reasons)
 
 
@@ -306,14 +306,15 @@ def ranks(task: Task, settings: RunSettings) -> bool:
     return settings.rank and task.method not in settings.external
 
 
-def _ranking_reason(store, files, d, params, method_code, settings, selected_by) -> str | None:
+def _ranking_reason(store, files, fold_file, params, method_code, settings, selected_by) -> str | None:
     """Why the ranking a run computes must be computed now (None: reuse it)."""
     if settings.overwrite:
         return "--overwrite"
-    return ranking_staleness(store, files, d, params, method_code, selected_by)
+    return ranking_staleness(store, files, fold_feature_count(fold_file), params, method_code,
+                             fold_training_sha256(fold_file), selected_by)
 
 
-def _grid_reasons(files, params, evaluator_code, settings, rank_reason, selected_by) -> dict[str, str]:
+def _grid_reasons(files, fold_file, params, evaluator_code, settings, rank_reason, selected_by) -> dict[str, str]:
     """Grid mode -> why its metrics must be computed, for every grid whose file cannot be kept.
 
     A tuned method's files may hold parameters an earlier selection chose: they are stale, not an error.
@@ -323,7 +324,7 @@ def _grid_reasons(files, params, evaluator_code, settings, rank_reason, selected
         expected = {"mlknn": settings.mlknn, "params": params, "grid": grid.describe()}
         if selected_by is not None:
             expected["selected_by"] = selected_by
-        stale = metrics_staleness(files, grid.mode, expected, settings.evaluator, evaluator_code,
+        stale = metrics_staleness(files, grid.mode, expected, settings.evaluator, evaluator_code, fold_file,
                                   overwrite=settings.overwrite,
                                   replaced_by=None if selected_by is None else "the selection changed")
         if rank_reason is not None:
@@ -393,14 +394,11 @@ def _compute_ranking(task: Task, plan: TaskPlan, fold, store: ResultStore, setti
         raise EngineError(str(exc)) from exc
     timing = {"time_rank_seconds": seconds, "time_rank_overhead_seconds": max(wall - seconds, 0.0)}
     record = ranking_record(folder=task.folder, dataset=task.dataset, fold_index=task.fold, params=plan.params,
-                            engine=settings.engine_for(method_spec), code=plan.code["method"], git=bench.git,
+                            training=training_sha256(fold.X_train, fold.Y_train), engine=settings.engine_for(method_spec), code=plan.code["method"], git=bench.git,
                             timing=timing, info=info, engine_versions=engine.versions())
     record.update(_selection(task))
     store.write_ranking(plan.files, ranking, seconds, scores, record)
     return ranking, timing
-
-
-
 
 
 def _provenance(plan: TaskPlan, settings: RunSettings, git: dict) -> dict:

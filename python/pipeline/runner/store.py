@@ -17,6 +17,7 @@ every metric, typed, with lists aligned to its grid.
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 import numpy as np
@@ -24,6 +25,7 @@ import numpy as np
 from ..errors import RankingError
 from ..fileio import atomic_write_json, atomic_write_text, ensure_directory, remove_abandoned_temporaries
 from ..rankings import read_ranking_file
+from ..results.digest import with_digest
 from ..results.layout import TaskFiles, task_files
 
 
@@ -50,11 +52,14 @@ class ResultStore:
     # -- rankings -------------------------------------------------------------------------
     def write_ranking(self, files: TaskFiles, ranking: np.ndarray, seconds: float, scores: np.ndarray,
                       record: dict) -> None:
-        """Write the scores, the ranking, its record, then the time file (complete once the time exists)."""
+        """Write the scores, the ranking, its record (with the ranking file's SHA-256), then the time
+        file (complete once the time exists)."""
         files.time.unlink(missing_ok=True)  # an old time file must not vouch for the new ranking mid-write
         atomic_write_text(files.scores, format_scores(scores))
-        atomic_write_text(files.ranking, "".join(f"{int(v)}\n" for v in ranking))
-        atomic_write_json(files.ranking_record, record)
+        text = "".join(f"{int(v)}\n" for v in ranking)
+        atomic_write_text(files.ranking, text)
+        # the record names the file it describes: a ranking edited afterwards no longer matches it
+        atomic_write_json(files.ranking_record, {**record, "ranking_sha256": hashlib.sha256(text.encode("ascii")).hexdigest()})
         atomic_write_text(files.time, f"{seconds:.6f}\n")
 
     def read_time(self, files: TaskFiles) -> float | None:
@@ -83,7 +88,8 @@ class ResultStore:
 
     # -- metrics --------------------------------------------------------------------------
     def write_metrics(self, files: TaskFiles, mode: str, record: dict) -> Path:
-        return atomic_write_json(files.metrics(mode), record)
+        """Write a metrics file with the digest of its values (:mod:`~pipeline.results.digest`)."""
+        return atomic_write_json(files.metrics(mode), with_digest(record))
 
 
 def format_scores(scores: np.ndarray) -> str:
