@@ -11,15 +11,22 @@ is slow to start without each test having to remember its marker:
   own) carry the marker themselves.
 - ``protocols``: every test of the sibling protocols (tests/har, steering, motion, forecast), which
   import the torch stack; a test elsewhere that runs their commands carries the marker itself.
+
+Two things keep the fast lane fast (issue 31): a folder whose every test the ``-m`` expression
+deselects is not even imported (torch and the Octave bridge cost seconds per xdist worker), and
+the objects that collection made are frozen out of the garbage collector (see
+:func:`pytest_collection_finish`).
 """
 
 from __future__ import annotations
 
+import gc
 import os
 import signal
 from pathlib import Path
 
 import pytest
+from marker_lanes import deselects_every_test_marked
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 TESTS_ROOT = REPO_ROOT / "tests"
@@ -28,15 +35,43 @@ OCTAVE_TEST_METHODS = TESTS_ROOT / "matlab" / "fixtures"
 PROTOCOL_FOLDERS = {"har", "steering", "motion", "forecast"}
 OCTAVE_FOLDERS = {"matlab"}
 OCTAVE_FIXTURES = {"octave", "oc", "octave_engine"}
+#: The marker every test of a top-level test folder carries.
+FOLDER_MARKERS = {**dict.fromkeys(PROTOCOL_FOLDERS, "protocols"), **dict.fromkeys(OCTAVE_FOLDERS, "octave")}
 
 
 def pytest_collection_modifyitems(items):
     for item in items:
         folder = Path(item.path).relative_to(TESTS_ROOT).parts[0]
-        if folder in PROTOCOL_FOLDERS:
-            item.add_marker(pytest.mark.protocols)
-        if folder in OCTAVE_FOLDERS or OCTAVE_FIXTURES.intersection(item.fixturenames):
+        if folder in FOLDER_MARKERS:
+            item.add_marker(FOLDER_MARKERS[folder])
+        if folder not in OCTAVE_FOLDERS and OCTAVE_FIXTURES.intersection(item.fixturenames):
             item.add_marker(pytest.mark.octave)
+
+
+def pytest_ignore_collect(collection_path: Path, config):
+    """Skip a marked folder (see :data:`FOLDER_MARKERS`) that ``-m`` would deselect whole.
+
+    Importing tests/har alone imports torch (about 5 s of each worker's start); the tests would be
+    deselected after collection anyway. Returning None leaves the decision to pytest.
+    """
+    if collection_path.parent != TESTS_ROOT or collection_path.name not in FOLDER_MARKERS:
+        return None
+    if deselects_every_test_marked(config.option.markexpr, FOLDER_MARKERS[collection_path.name]):
+        return True
+    return None
+
+
+def pytest_collection_finish(session):
+    """Freeze the objects collection made (modules, test items: about 0.5 million) out of the
+    garbage collector's reach.
+
+    Code under test calls ``gc.collect()``: statsmodels' Holm correction does on every call, nine
+    times per table run. Each full collection walks every live object, about 0.5 s in a worker
+    that collected the whole suite, which made the table tests several times slower in the suite
+    than alone. Frozen objects are live for the whole session anyway.
+    """
+    gc.collect()
+    gc.freeze()
 
 
 @pytest.fixture(scope="session", autouse=True)

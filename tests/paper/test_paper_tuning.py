@@ -49,6 +49,12 @@ tables: {ref_method: GRRO, figures: false}
 """
 
 
+#: The tuned suite's first run (real data, a Dask cluster, a code copy, subprocesses) takes 45-80 s
+#: on the shared machine: its four tests run in ``make test``. The fast lane keeps tuning end to end
+#: on the demo folds (test_a_candidate_record_damaged_in_place_is_scored_again).
+IN_MAKE_TEST = pytest.mark.slow
+
+
 @pytest.fixture(scope="module")
 def tuned_run(tmp_path_factory, shared_data):
     """A code copy, the suite, and the outcome of its first run: (home, environment, first run)."""
@@ -80,6 +86,7 @@ def _without_times(value):
     return value
 
 
+@IN_MAKE_TEST
 def test_the_chosen_candidate_is_the_best_inner_criterion(tuned_run):
     home, _, first = tuned_run
     assert first.returncode == 0, first.stderr
@@ -115,6 +122,7 @@ def test_the_chosen_candidate_is_the_best_inner_criterion(tuned_run):
         assert f"| {dataset} | " in chosen and f"({count}/2)" in chosen.split(f"| {dataset} | ")[1].split("\n")[0]
 
 
+@IN_MAKE_TEST
 def test_the_final_ranking_is_a_plain_run_with_the_chosen_parameters(tuned_run, tmp_path):
     home, _, _ = tuned_run
     results = home / "root" / "results" / "tuned"
@@ -134,6 +142,7 @@ def test_the_final_ranking_is_a_plain_run_with_the_chosen_parameters(tuned_run, 
         assert tuned["micro_f1"] == plain["micro_f1"] and tuned["selected_by"] == "inner validation"
 
 
+@IN_MAKE_TEST
 def test_the_outer_test_part_does_not_reach_tuning(tuned_run, tmp_path):
     """Folds whose test parts are replaced give the same tuning records (timings aside)."""
     home, _, _ = tuned_run
@@ -155,6 +164,7 @@ def test_the_outer_test_part_does_not_reach_tuning(tuned_run, tmp_path):
     assert [_without_times(r) for r in again] == [_without_times(r) for r in _records(home)]
 
 
+@IN_MAKE_TEST
 def test_a_second_run_does_nothing_and_a_code_edit_makes_exactly_its_tasks_stale(tuned_run):
     home, env, _ = tuned_run
     before = [p.read_bytes() for p in sorted((home / "root" / "results" / "tuned").glob("*/*_tuning.json"))]
@@ -196,27 +206,42 @@ tables: {ref_method: VARIANCE, figures: false}
 """
 
 
+@pytest.fixture(scope="module")
+def demo_tuned_run(tmp_path_factory) -> Path:
+    """A finished run of DEMO_TUNED (suite.yaml and its --root), made once; tests damage a copy."""
+    from pipeline.cli import run_main
+    from pipeline.paper.__main__ import main
+
+    home = tmp_path_factory.mktemp("demo_tuned")
+    (home / "suite.yaml").write_text(DEMO_TUNED)
+    assert run_main(main, ["run", str(home / "suite.yaml"), "--root", str(home), "--no-progress"]) == 0
+    return home
+
+
 @pytest.mark.parametrize("damage, field", [
     (lambda record: record.update(criterion="0.2"), "criterion"),
     (lambda record: record["splits"][0].pop("time_rank_seconds"), "splits.0.time_rank_seconds"),
     (lambda record: record["splits"][0].update(hamming_loss=[0.1, "x", 0.1]), "splits.0.hamming_loss.1"),
     (lambda record: record.update(code={"method": "x"}), "code.method"),
 ])
-def test_a_candidate_record_damaged_in_place_is_scored_again(tmp_path, capsys, damage, field):
+def test_a_candidate_record_damaged_in_place_is_scored_again(demo_tuned_run, tmp_path, capsys, damage, field):
     from pipeline.cli import run_main
     from pipeline.paper.__main__ import main
 
-    suite = tmp_path / "suite.yaml"
-    suite.write_text(DEMO_TUNED)
-    paper = ["run", str(suite), "--root", str(tmp_path), "--no-progress"]
-    assert run_main(main, paper) == 0
-    (candidate, _) = sorted((tmp_path / "results" / "demo_tuned" / "GRRO" / "demo_fold0_candidates").glob("*.json"))
+    home = tmp_path / "home"
+    shutil.copytree(demo_tuned_run, home)
+    suite = home / "suite.yaml"
+    paper = ["run", str(suite), "--root", str(home), "--no-progress"]
+    capsys.readouterr()
+    assert run_main(main, ["status", str(suite), "--root", str(home)]) == 0
+    assert "remaining: nothing" in capsys.readouterr().out  # the copy is as fresh as the run it was made from
+    (candidate, _) = sorted((home / "results" / "demo_tuned" / "GRRO" / "demo_fold0_candidates").glob("*.json"))
     original = json.loads(candidate.read_text())
     record = json.loads(candidate.read_text())
     damage(record)
     candidate.write_text(json.dumps(record))
     capsys.readouterr()
-    assert run_main(main, ["status", str(suite), "--root", str(tmp_path)]) == 0
+    assert run_main(main, ["status", str(suite), "--root", str(home)]) == 0
     assert f"the candidate record is partial or unreadable ({field})" in capsys.readouterr().out
     assert run_main(main, paper) == 0
     assert f"recomputed 1 stale task(s): the candidate record is partial or unreadable ({field})" in \

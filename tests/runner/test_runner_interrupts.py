@@ -51,8 +51,16 @@ def _files(results: Path) -> dict[str, int]:
     return {str(p.relative_to(results)): p.stat().st_mtime_ns for p in results.rglob("*") if p.is_file()}
 
 
-@pytest.mark.parametrize("executor", ["serial", "process", "dask"])
-@pytest.mark.parametrize("target", ["driver", "process group"])
+#: A Dask variant starts a scheduler and workers (10-25 s on the shared 2-core machine): the fast
+#: lane keeps one Dask case (Ctrl-C at the driver); every other one runs in ``make test``.
+DASK_IN_MAKE_TEST = pytest.mark.slow
+
+
+@pytest.mark.parametrize("target, executor", [
+    ("driver", "serial"), ("driver", "process"), ("driver", "dask"),
+    ("process group", "serial"), ("process group", "process"),
+    pytest.param("process group", "dask", marks=DASK_IN_MAKE_TEST),
+])
 def test_ctrl_c_stops_the_run_at_once(slow_folds, tmp_path, executor, target):
     results = tmp_path / "res"
     proc, tree = _start_running(slow_folds, results, executor)
@@ -127,6 +135,7 @@ def test_killed_pool_worker_fails_its_task_and_the_run_carries_on(slow_folds, tm
     assert summary_counts(resumed.stderr)["done"] == 1
 
 
+@DASK_IN_MAKE_TEST
 @pytest.mark.parametrize("allowed_failures", [None, 0])
 def test_killed_dask_worker_is_replaced(slow_folds, tmp_path, monkeypatch, allowed_failures):
     """Dask restarts a dead worker and runs its task again while its allowed-failures rule lets it
@@ -152,7 +161,7 @@ def test_killed_dask_worker_is_replaced(slow_folds, tmp_path, monkeypatch, allow
         assert "the Dask worker failed" in failures[0]["message"]
 
 
-@pytest.mark.parametrize("executor", ["process", "dask"])
+@pytest.mark.parametrize("executor", ["process", pytest.param("dask", marks=DASK_IN_MAKE_TEST)])
 def test_killed_driver_takes_its_workers_along(slow_folds, tmp_path, executor):
     results = tmp_path / "res"
     proc, tree = _start_running(slow_folds, results, executor)

@@ -24,7 +24,14 @@ def campaign():
     return module
 
 
-@pytest.mark.parametrize("only", ["stats/", "steering/"])
+@pytest.mark.parametrize("only", [
+    # 13 processes and a 1.5-million-line file (40-80 s on the shared machine); the same refusals
+    # in process: tests/stats/test_stats_cli.py::test_cli_rejects_bad_tables_with_exit_code_2 and
+    # test_cli_refuses_a_score_file_over_the_size_limit_before_reading_it
+    pytest.param("stats/", marks=pytest.mark.slow),
+    # the steering protocol's prediction reader (pandas and scikit-learn in every process)
+    pytest.param("steering/", marks=pytest.mark.protocols),
+])
 def test_campaign_subset_finds_no_defect(campaign, tmp_path, capsys, only):
     out = tmp_path / "outcomes.json"
     code = campaign.main(["--only", only, "--jobs", "2", "--out", str(out)])

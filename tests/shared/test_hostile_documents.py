@@ -94,6 +94,11 @@ _GENERATED = settings(max_examples=40, deadline=None, suppress_health_check=[Hea
                                                                               HealthCheck.too_slow])
 
 
+# 40 generated suites, each checked by status and then run (a whole small suite when it is valid):
+# 50-115 s on the shared machine, so it runs in ``make test``. The fast lane keeps the hand-written
+# hostile suites (test_every_hostile_case_ends_as_it_should) and status and run agreeing on generated
+# display maps (test_generated_display_maps_validate_or_are_refused_by_status_and_run).
+@pytest.mark.slow
 @_GENERATED
 @given(text=suites())
 def test_generated_suites_validate_or_are_refused_alike_by_status_and_run(workspace, text):

@@ -58,12 +58,30 @@ def test_cli_direction_and_default_reference(tmp_path, capsys):
     ("dataset,A,B,C\nx,0.1,0.2,oops\ny,0.3,0.1,0.2\n", "numeric"),
     ("dataset,A,B,C\nx,0.1,0.2,\ny,0.3,0.1,0.2\n", "non-finite"),
     ("dataset,A,B,A\nx,0.1,0.2,0.3\ny,0.3,0.1,0.2\n", "field 'A': a method column is named twice"),
+    # the stats/ cases of scripts/hostile_campaign.py (real processes: test_hostile_campaign.py, slow)
+    ("", "cannot parse CSV"),
+    ("dataset,A,B\n", "field 'A': method columns must be numeric"),
+    ("dataset,A,B,C\nd1,1e400,0.2,0.3\nd2,0.3,0.1,0.2\n", "field 'A': method columns must be numeric"),
+    (b"dataset,A,B\nd1,1,2\nd2,2,1\n\xff", "cannot read the header row"),
+    ("dataset,A,B\nd1,1,2\n", "score matrix too small (expected >= 2 blocks and >= 2 methods; found 1 blocks"),
+    ("dataset,A\nd1,1\nd2,2\n", "score matrix too small (expected >= 2 blocks and >= 2 methods; found 2 blocks"),
 ])
 def test_cli_rejects_bad_tables_with_exit_code_2(tmp_path, capsys, content, message):
     path = tmp_path / "bad.csv"
-    path.write_text(content)
+    path.write_bytes(content if isinstance(content, bytes) else content.encode())
     code, _, err = run_cli(["--scores", str(path)], capsys)
     assert code == 2 and message in err and "bad.csv" in err
+
+
+def test_cli_refuses_a_score_file_over_the_size_limit_before_reading_it(tmp_path, capsys, monkeypatch):
+    # the campaign's huge_file case writes 1.5 million lines; a lowered limit checks the same refusal
+    import pipeline.stats.__main__ as stats_cli
+
+    write_scores(tmp_path / "scores.csv")
+    size = (tmp_path / "scores.csv").stat().st_size
+    monkeypatch.setattr(stats_cli, "MAX_SCORE_BYTES", size - 1)
+    code, _, err = run_cli(["--scores", str(tmp_path / "scores.csv")], capsys)
+    assert code == 2 and f"score file too large (expected at most {size - 1} bytes; found {size} bytes)" in err
 
 
 def test_cli_rejects_unknown_reference(tmp_path, capsys):
