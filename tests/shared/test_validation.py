@@ -113,16 +113,18 @@ def test_every_definition_file_is_that_of_a_shipped_method_and_its_spec_holds_it
     files = sorted(METHOD_DEFINITIONS_DIR.glob("*.json"))
     assert files and {file.stem for file in files} <= set(available_methods())
     for file in files:
-        definition, spec = method_definition(file.stem), get_method(file.stem)
-        assert (dict(spec.defaults), dict(spec.allowed)) == (definition.defaults, definition.ranges), file.stem
+        definition, method_spec = method_definition(file.stem), get_method(file.stem)
+        assert dict(method_spec.defaults) == definition.defaults, file.stem
+        assert dict(method_spec.allowed) == definition.ranges, file.stem
 
 
 def test_a_definition_keeps_integer_and_real_parameters_apart():
-    spec = get_method("LRMFS")   # "max_iter": 10 and "beta": 1.0 in its file
-    assert type(spec.defaults["max_iter"]) is int and type(spec.defaults["beta"]) is float
+    lrmfs = get_method("LRMFS")   # "max_iter": 10 and "beta": 1.0 in its file
+    assert type(lrmfs.defaults["max_iter"]) is int
+    assert type(lrmfs.defaults["beta"]) is float
     with pytest.raises(ConfigError, match="invalid value for parameter 'max_iter'"):
-        spec.resolve_params({"max_iter": 1.5})
-    assert spec.resolve_params({"beta": 2})["beta"] == 2
+        lrmfs.resolve_params({"max_iter": 1.5})
+    assert lrmfs.resolve_params({"beta": 2})["beta"] == 2
 
 
 @pytest.mark.parametrize("text, problem", [
