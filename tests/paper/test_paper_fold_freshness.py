@@ -35,6 +35,7 @@ def paper(home: Path, shared_data: Path, command: str, *options) -> subprocess.C
     return done
 
 
+@pytest.mark.slow  # two full exports and runs (~35 s); tests/runner/test_runner_fold_freshness.py covers changed folds in the fast lane
 def test_results_of_folds_exported_again_are_stale(tmp_path, shared_data):
     (tmp_path / "suite.yaml").write_text(SUITE.format(seed=42))
     assert "3 done, 0 skipped" in paper(tmp_path, shared_data, "run").stderr

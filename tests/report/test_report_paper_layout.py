@@ -189,6 +189,7 @@ def test_reference_column_marks_wtl_engines_and_dataset_table(big_run, documents
     assert "Bonferroni--Dunn" in stats_tex and "CD N / B--D" in stats_tex
 
 
+@pytest.mark.slow  # a pdflatex compile with figures (~7 s); the two-column compile stays in the fast lane
 def test_main_tex_with_figures_and_the_python_api(kgrid_results, tmp_path):
     from pipeline import report_api as api
 

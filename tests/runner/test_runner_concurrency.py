@@ -61,8 +61,8 @@ def _hold(folds: Path, results: Path, finish: str, method: str = "VARIANCE", fol
 
 @pytest.mark.parametrize("finish,extra,expected", [
     ("gives up", [], {"done": 16, "done elsewhere": 0}),  # 4 folds x (3 methods + the all-features reference)
-    ("computes", [], {"done": 15, "done elsewhere": 1}),
-    ("computes", ["--skip-existing"], {"done": 15, "done elsewhere": 1}),
+    pytest.param("computes", [], {"done": 15, "done elsewhere": 1}, marks=pytest.mark.slow),  # ~8 s each: make test
+    pytest.param("computes", ["--skip-existing"], {"done": 15, "done elsewhere": 1}, marks=pytest.mark.slow),
 ])
 def test_task_held_by_another_run_is_waited_for(folds, reference, tmp_path, finish, extra, expected):
     results = tmp_path / "res"
@@ -85,6 +85,7 @@ def _compute_elsewhere(folds: Path, results: Path, fold: int) -> None:
     assert holder.returncode == 0
 
 
+@pytest.mark.slow  # two runs racing on held claims (~16 s); the other claim tests stay in the fast lane
 def test_without_skip_existing_a_result_finished_elsewhere_meanwhile_is_not_recomputed(tmp_path):
     folds = make_fold_dir(tmp_path / "folds", n_folds=6, n_train=400, n_test=100, d=100)
     reference = tmp_path / "reference"
@@ -115,6 +116,7 @@ def _run_together(folds: Path, results: Path, count: int, *extra: str) -> list[s
     return [subprocess.CompletedProcess(run.args, run.wait(timeout=600), None, run.stderr.read()) for run in runs]
 
 
+@pytest.mark.slow  # three runs at once (~6 s); the held-claim test that gives up stays in the fast lane
 def test_concurrent_runs_with_skip_existing_compute_each_task_once(folds, reference, tmp_path):
     results = tmp_path / "res"
     runs = _run_together(folds, results, 2, "--skip-existing")
@@ -125,6 +127,7 @@ def test_concurrent_runs_with_skip_existing_compute_each_task_once(folds, refere
     assert result_contents(results) == reference
 
 
+@pytest.mark.slow  # several runs at once (~10 s)
 def test_light_runs_started_together_never_break_each_other(folds, reference, tmp_path):
     results = tmp_path / "res"
     runs = _run_together(folds, results, 4)

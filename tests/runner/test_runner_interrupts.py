@@ -51,13 +51,13 @@ def _files(results: Path) -> dict[str, int]:
     return {str(p.relative_to(results)): p.stat().st_mtime_ns for p in results.rglob("*") if p.is_file()}
 
 
-#: A Dask variant starts a scheduler and workers (10-25 s on the shared 2-core machine): the fast
-#: lane keeps one Dask case (Ctrl-C at the driver); every other one runs in ``make test``.
+#: A Dask variant starts a scheduler and workers (10-25 s on the shared 2-core machine): every one
+#: runs in ``make test``; the fast lane keeps the serial and process variants.
 DASK_IN_MAKE_TEST = pytest.mark.slow
 
 
 @pytest.mark.parametrize("target, executor", [
-    ("driver", "serial"), ("driver", "process"), ("driver", "dask"),
+    ("driver", "serial"), ("driver", "process"), pytest.param("driver", "dask", marks=DASK_IN_MAKE_TEST),
     ("process group", "serial"), ("process group", "process"),
     pytest.param("process group", "dask", marks=DASK_IN_MAKE_TEST),
 ])
@@ -116,6 +116,7 @@ def test_repeated_ctrl_c_still_ends_cleanly(slow_folds, tmp_path, executor):
     assert not list(results.glob("*/.*.claim"))
 
 
+@pytest.mark.slow  # waits on slow tasks in a pool (~11 s); test_killed_worker_process_task_is_redone kills a worker in the fast lane
 def test_killed_pool_worker_fails_its_task_and_the_run_carries_on(slow_folds, tmp_path):
     results = tmp_path / "res"
     proc = _start(slow_folds, results, "--executor", "process", "--jobs", "2")
@@ -161,7 +162,8 @@ def test_killed_dask_worker_is_replaced(slow_folds, tmp_path, monkeypatch, allow
         assert "the Dask worker failed" in failures[0]["message"]
 
 
-@pytest.mark.parametrize("executor", ["process", pytest.param("dask", marks=DASK_IN_MAKE_TEST)])
+@pytest.mark.parametrize("executor", [pytest.param("process", marks=pytest.mark.slow),  # ~9 s: make test
+                                      pytest.param("dask", marks=DASK_IN_MAKE_TEST)])
 def test_killed_driver_takes_its_workers_along(slow_folds, tmp_path, executor):
     results = tmp_path / "res"
     proc, tree = _start_running(slow_folds, results, executor)

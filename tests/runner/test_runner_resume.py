@@ -33,7 +33,8 @@ def _all_final_files_complete(results: Path) -> None:
         assert path.read_text().endswith("\n")
 
 
-@pytest.mark.parametrize("delay", [0.8, 1.6, 2.4])
+@pytest.mark.parametrize("delay", [0.8, pytest.param(1.6, marks=pytest.mark.slow),  # later kills: make test
+                                   pytest.param(2.4, marks=pytest.mark.slow)])
 def test_sigkill_then_resume_equals_uninterrupted(tmp_path, delay):
     folds = make_fold_dir(tmp_path / "folds", n_folds=4, n_train=200, n_test=80, d=60)
     reference = tmp_path / "reference"

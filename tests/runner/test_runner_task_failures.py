@@ -41,6 +41,7 @@ def memory_folds(tmp_path_factory):
     return root
 
 
+@pytest.mark.slow  # ~7 s of large arrays; the other task-failure tests stay in the fast lane
 def test_a_memory_error_in_the_evaluator_fails_only_its_task(memory_folds, tmp_path):
     """In the driver (serial executor), where it used to abort the run; a pool worker that dies
     of it is already reported as a crash of its task."""

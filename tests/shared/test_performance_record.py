@@ -247,6 +247,7 @@ def render_cli(*args: str) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=120)
 
 
+@pytest.mark.slow  # renders the whole performance page twice (~6 s each)
 @pytest.mark.parametrize("option", ["--page", "--readme"])  # --readme: the option's name before the page
 def test_check_fails_on_a_stale_section_and_a_rewrite_mends_it(tmp_path, option):
     page = tmp_path / "performance.md"
