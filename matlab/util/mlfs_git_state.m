@@ -8,6 +8,7 @@ function state = mlfs_git_state()
     return
   end
   state.commit = strtrim(commit);
+  setenv('GIT_OPTIONAL_LOCKS', '0');  % no index refresh under .git/index.lock (a killed run would leave it)
   [code, changes] = system(sprintf('git -C "%s" status --porcelain --untracked-files=no 2>/dev/null', repo));
   if code == 0
     state.dirty = ~isempty(strtrim(changes));

@@ -34,6 +34,7 @@ from __future__ import annotations
 import ast
 import functools
 import hashlib
+import os
 import re
 import subprocess
 from pathlib import Path
@@ -145,7 +146,10 @@ def git_state(exclude: tuple[str, ...] = ()) -> dict:
     changes to the ``exclude`` paths (relative to the repository) do not make it dirty."""
     def git(*args: str) -> str | None:
         try:
-            out = subprocess.run(["git", *args], cwd=REPO_DIR, capture_output=True, text=True, timeout=10)
+            # No optional lock: `git status` would otherwise refresh the index under .git/index.lock, and a
+            # run killed meanwhile (or this call timed out) leaves the lock behind, breaking the user's git.
+            out = subprocess.run(["git", *args], cwd=REPO_DIR, capture_output=True, text=True, timeout=10,
+                                 env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"})
         except (OSError, subprocess.SubprocessError):
             return None
         return out.stdout if out.returncode == 0 else None
