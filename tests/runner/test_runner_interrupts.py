@@ -78,7 +78,7 @@ def test_ctrl_c_stops_the_run_at_once(slow_folds, tmp_path, executor, target):
     assert _files(results) == written  # nothing is written after the run ended
 
     counts = summary_counts(err)
-    assert counts["interrupted"] > 0 and counts["done"] + counts["interrupted"] == 2 * N_FOLDS  # + references
+    assert counts["interrupted"] > 0 and counts["done"] + counts["interrupted"] == 2 * N_FOLDS, err  # + references
     (record,) = (results / "runs").glob("*.json")
     manifest = json.loads(record.read_text())
     assert manifest["finished"] and manifest["summary"]["interrupted"] == counts["interrupted"]
