@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from test_paper_suite import DEMO_SUITE  # the demo suite the suite tests export
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -51,17 +52,6 @@ def test_results_of_folds_exported_again_are_stale(tmp_path, shared_data):
     assert "recomputed 1 stale task(s): the fold's training part changed" in \
         paper(tmp_path, shared_data, "run").stderr
     assert "remaining: nothing" in paper(tmp_path, shared_data, "status").stdout
-
-
-DEMO_SUITE = """
-name: demo
-datasets: [demo]
-folds: {mode: holdout, count: 2, seed: 1, test_size: 0.2}
-methods: {VARIANCE: {}}
-engine: python
-grids: {kgrid: {k_min: 5, k_max: 10, k_step: 5}}
-tables: {ref_method: VARIANCE, figures: false}
-"""
 
 
 def test_a_fold_is_never_left_without_its_sidecar_and_one_found_so_is_refused(tmp_path, capsys, monkeypatch):
