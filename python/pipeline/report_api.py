@@ -45,14 +45,17 @@ def load_results(results_dir: str | Path, *, grid: str = "kgrid", methods: Seque
     results = agg.load_results(results_dir, methods, grid, datasets=_names(datasets) if datasets else None,
                                n_folds=folds)
     results.check_complete(allow_incomplete)
-    return agg.fold_table(results, p_target=p_target if grid == "pgrid" else None)
+    table = agg.fold_table(results, p_target=p_target if grid == "pgrid" else None)
+    table.attrs["fold_digests"] = results.fold_digests()  # which fold files were scored: see load_all_features
+    return table
 
 
 def load_all_features(results_dir: str | Path, folds: pd.DataFrame) -> pd.DataFrame:
     """Per-fold scores of ML-kNN on all features for the datasets and folds of ``folds`` (same
-    columns, method ``""``; empty when the reference files are absent)."""
+    columns, method ``""``; empty when the reference files are absent). A reference scored on another
+    fold file than the methods of ``folds`` (as :func:`load_results` read them) is refused, as in the tables."""
     expected = {d: sorted(set(g["fold"])) for d, g in folds.groupby("dataset")}
-    return agg.read_all_features(results_dir, list(expected), expected)
+    return agg.read_all_features(results_dir, list(expected), expected, folds.attrs.get("fold_digests"))
 
 
 def score_matrix(folds: pd.DataFrame, metric: str) -> pd.DataFrame:

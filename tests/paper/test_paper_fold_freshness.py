@@ -84,3 +84,14 @@ def test_a_fold_is_never_left_without_its_sidecar_and_one_found_so_is_refused(tm
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and "fold1.mat: fold file has no sidecar" in err, err
         assert "delete the dataset's folder to export it again" in err
+
+    # no sidecar at all (folds made elsewhere, or by an export older than sidecars): the suite's settings
+    # cannot be checked, so they are refused with both ways out; declared as files, they are used as given
+    (folds / "fold0.json").unlink()
+    for command in ("status", "run"):
+        assert run_main(main, [command, str(suite), "--root", str(tmp_path)]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "demo: fold files have no sidecar" in err, err
+        assert "declare folds: {mode: files}" in err
+    suite.write_text(DEMO_SUITE.replace("mode: holdout, count: 2, seed: 1, test_size: 0.2", "mode: files, count: 2"))
+    assert run_main(main, ["status", str(suite), "--root", str(tmp_path)]) == 0, capsys.readouterr().err

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import math
+from dataclasses import asdict
 
 import numpy as np
 import pytest
@@ -10,10 +12,11 @@ import yaml
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from pipeline.cli import run_main
-from pipeline.data.folds import save_fold
+from pipeline.data.folds import save_fold, sha256_file
 from pipeline.errors import ConfigError
 from pipeline.evaluation.metrics import METRICS
 from pipeline.paper.__main__ import main
+from pipeline.paper.folds import dataset_settings
 from pipeline.experiment.model import load_suite
 from pipeline.experiment.tuning import check_inner_sizes
 from pipeline.results.layout import REFERENCE_FOLDER, candidate_id
@@ -187,6 +190,9 @@ def test_an_inner_split_too_small_for_the_labels_is_refused(tmp_path, capsys):
     for fold in (0, 1):  # 40 training rows: 10 validation rows cannot hold 12 labels
         Y = (rng.random((40, 12)) < 0.3).astype(np.int8)
         save_fold(folds / f"fold{fold}.mat", rng.random((40, 5)), Y, rng.random((5, 5)), Y[:5])
+        sidecar = {"settings": asdict(dataset_settings(suite, "emotions")),  # as if exported with the suite's settings
+                   "fold_sha256": sha256_file(folds / f"fold{fold}.mat")}
+        (folds / f"fold{fold}.json").write_text(json.dumps(sidecar))
     with pytest.raises(ConfigError, match="fold0.mat.*too small to hold every label.*found 10 validation"):
         check_inner_sizes(suite, folds.parent)
     err = _refusal(tmp_path, capsys, "  GRRO: {tune: {alpha: [1, 2]}}\n")  # at the door of status and run

@@ -14,6 +14,7 @@ from results_factory import write_all_features, write_result_set
 
 from pipeline import report_api
 from pipeline.cli import run_main
+from pipeline.errors import DataError
 from pipeline.tables import main
 
 GRID = {"k_min": 10, "k_max": 300, "k_step": 10}
@@ -117,3 +118,9 @@ def test_an_all_features_reference_of_another_fold_file_is_refused(results, tmp_
     code, err = _tables(results, tmp_path / "out2", capsys)
     assert code == 2 and len(err.strip().splitlines()) == 1, err
     assert "the all-features reference of CAL500 fold 1 was scored on another fold file than the methods" in err
+    # the notebook API refuses it alike, for the folds load_results read
+    folds = report_api.load_results(results, datasets=DATASETS)
+    with pytest.raises(DataError, match="reference of CAL500 fold 1 was scored on another fold file"):
+        report_api.load_all_features(results, folds)
+    assert set(report_api.load_all_features(results, folds[folds["dataset"] != "CAL500"])["dataset"]) == set(DATASETS) - {
+        "CAL500"}

@@ -103,10 +103,14 @@ def test_result_files_edited_by_hand_are_recomputed(folds, tmp_path, capsys):
     record = json.loads(metrics.read_text())
     record["micro_f1"][0] = 0.99                       # written as the writer would, digest kept
     metrics.write_text(dumps_json(record))
+    reference = results / "_reference" / "emotions_fold0_all_features.json"
+    scored = json.loads(reference.read_text())
+    reference.write_text(dumps_json({**scored, "metrics": {**scored["metrics"], "micro_f1": 0.99}}))
     err = _kgrid(folds, results, capsys, "--skip-existing")
-    assert "2 done, 1 skipped" in err
+    assert "3 done, 0 skipped" in err
     assert "recomputed 1 stale task(s): the ranking file differs from the one its record describes" in err
-    assert "recomputed 1 stale task(s): the metrics file differs from its digest (edited after it was written)" in err
+    assert "recomputed 2 stale task(s): the metrics file differs from its digest (edited after it was written)" in err
     assert ranking.read_bytes() == computed
     assert json.loads(metrics.read_text())["micro_f1"][0] != 0.99
+    assert json.loads(reference.read_text())["metrics"] == scored["metrics"]
     assert "0 done, 3 skipped" in _kgrid(folds, results, capsys, "--skip-existing")

@@ -42,7 +42,7 @@ def check_folds(suite: Experiment, folds_dir: Path) -> list[str]:
             raise ConfigError("a fold file's place is taken by something that is not a file", file=blocking,
                               expected="a fold file, or nothing (it is then exported)")
         if all(path.is_file() for path in paths):
-            check_no_partial_export(paths)
+            check_sidecars_present(paths)
             settings = dataset_settings(suite, dataset) if dataset in REGISTRY else suite.folds
             for path in paths[:len(suite.fold_indices)]:
                 check_sidecar(path, settings)
@@ -65,25 +65,29 @@ def export_folds(suite: Experiment, datasets: list[str], folds_dir: Path, raw_ro
         report(f"{dataset}: exported {settings.n_folds} folds to {folds_dir / dataset}")
 
 
-def check_no_partial_export(paths: list[Path]) -> None:
-    """Refuse a dataset's folds of which some have a sidecar and some not.
+def check_sidecars_present(paths: list[Path]) -> None:
+    """Refuse a dataset's fold files that lack a sidecar: the suite declares how its folds are made,
+    and only the sidecar says which settings made a fold file.
 
-    An export writes each sidecar before its fold file; a fold file without one beside folds that
-    have one was left by an older export stopped between the two, or put there by hand: which
-    settings made it, nothing says. Folds without any sidecar are folds made elsewhere, used as given.
+    An export writes each sidecar before its fold file; a fold file without one was left by an
+    older export stopped between the two, copied in by hand or made elsewhere. Fold files made
+    elsewhere are used as given with ``folds: {mode: files}``, which declares no settings.
     """
     without = [path for path in paths if not path.with_suffix(".json").is_file()]
-    if without and len(without) < len(paths):
+    if not without:
+        return
+    if len(without) < len(paths):
         raise ConfigError("fold file has no sidecar, though the other folds of its dataset have one (an export "
                           "stopped between the two, or a file put there by hand); delete the dataset's folder to "
                           "export it again with the suite's settings, or point folds.dir elsewhere", file=without[0])
+    raise ConfigError("fold files have no sidecar, so nothing says they were made with the suite's fold settings; "
+                      "delete the dataset's folder to export it with them, or declare folds: {mode: files} to use "
+                      "these files as given", file=without[0].parent)
 
 
 def check_sidecar(path: Path, settings: ExportSettings) -> None:
-    """A fold file with a sidecar must match the declared settings and the SHA-256 recorded there."""
+    """A fold file must match the declared settings and the SHA-256 recorded there."""
     sidecar_path = path.with_suffix(".json")
-    if not sidecar_path.is_file():
-        return  # folds made elsewhere: used as given
     sidecar = read_document(sidecar_path, "fold sidecar", limits=RESULT_LIMITS, kind="json")
     recorded = sidecar.get("settings") if isinstance(sidecar, dict) else None
     if recorded != asdict(settings):

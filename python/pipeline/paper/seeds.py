@@ -5,7 +5,8 @@ method's own folder gets, per dataset and fold, a metrics file of the usual sche
 are the mean over the seeds at every grid point, plus the across-seed spread
 (docs/results-schema.md): ``seeds``, ``<metric>_seed_std`` (per grid point), ``<metric>_mean_seed_std``
 and, on the p-grid, ``<metric>_at_p_target_seed_std`` (sample std, ddof = 1). The file records the
-SHA-256 of every seed's file it averages, so it is redone exactly when one of them changes.
+SHA-256 of every seed's file it averages, so it is redone exactly when one of them changes, and the
+digest of its own content, so it is redone when it was edited by hand.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import numpy as np
 
 from ..evaluation.metrics import METRICS
 from ..fileio import atomic_write_json
+from ..results.digest import DIGEST_FIELD, content_unchanged, with_digest
 from ..results.layout import seed_folder
 from ..results.schema import metrics_file_data, read_metrics_file
 from ..results.staleness import sha256_or_none, staleness
@@ -34,11 +36,13 @@ def average_seeds(results_dir: Path, entry: MethodEntry, dataset: str, fold: int
     if None in digests.values():
         return "missing"
     target = store.files(entry.name, dataset, fold).metrics(mode)
-    if staleness(target, lambda path: read_metrics_file(path, mode), "metrics file", "no average yet",
-                 [lambda record: None if record.value("seed_sources") == digests else "a seed's file changed"]) is None:
+    if staleness(target, lambda path: read_metrics_file(path, mode), "metrics file", "no average yet", [
+            lambda record: None if record.value("seed_sources") == digests else "a seed's file changed",
+            lambda record: None if record.content_sha256 and content_unchanged(target, record.content_sha256)
+            else "the average was edited after it was written"]) is None:
         return "skipped"
     records = [metrics_file_data(path, mode) for path in sources.values()]
-    atomic_write_json(target, averaged_record(entry, records, digests))
+    atomic_write_json(target, with_digest(averaged_record(entry, records, digests)))
     return "done"
 
 
@@ -46,7 +50,8 @@ def averaged_record(entry: MethodEntry, records: list[dict], digests: dict) -> d
     """One record from the per-seed records of a task (same grid, fold and settings)."""
     template = records[0]
     averaged = {key: value for key, value in template.items()
-                if not any(key == m or key.startswith(f"{m}_") for m in METRICS) and key not in SPREAD_KEYS}
+                if not any(key == m or key.startswith(f"{m}_") for m in METRICS)
+                and key not in SPREAD_KEYS and key != DIGEST_FIELD}
     averaged.update(method=entry.name, params={k: v for k, v in template["params"].items() if k != "seed"},
                     seeds=list(entry.seeds), seed_sources=digests)
     for metric in METRICS:

@@ -202,6 +202,7 @@ class AllFeaturesFile(_Record):
     #: metric -> value (null where undefined); a metric the file predates is absent
     metrics: dict[str, Optional[Real]]
     provenance: Optional[Provenance] = None
+    content_sha256: Optional[Digest] = None
 
     @model_validator(mode="before")
     @classmethod

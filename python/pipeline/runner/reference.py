@@ -20,10 +20,11 @@ from ..data.folds import fold_path, load_fold, sha256_file
 from ..errors import ConfigError
 from ..evaluation.metrics import LATER_METRICS, METRICS
 from ..fileio import atomic_write_json, remove_abandoned_temporaries
+from ..results.digest import content_unchanged, with_digest
 from ..results.layout import REFERENCE_FOLDER, all_features_path
 from ..results.staleness import evaluator_changed, sha256_or_none, staleness
 from .fingerprint import evaluator_fingerprint
-from .freshness import FOLD_CHANGED, NO_METRICS
+from .freshness import FOLD_CHANGED, METRICS_EDITED, NO_METRICS, NO_METRICS_DIGEST
 from .records import runtime_versions
 from .tasks import Task
 
@@ -69,8 +70,13 @@ def reference_staleness(path: Path, fold_file: Path, mlknn: dict, evaluator: str
         recorded = (record.provenance or Provenance()).fold_sha256
         return None if recorded == sha256_or_none(fold_file) else FOLD_CHANGED
 
+    def unedited(record) -> str | None:
+        if record.content_sha256 is None:
+            return NO_METRICS_DIGEST
+        return None if content_unchanged(path, record.content_sha256) else METRICS_EDITED
+
     return staleness(path, read_all_features_file, "reference file", NO_METRICS, [
-        all_metrics, same_settings, same_fold,
+        all_metrics, same_settings, same_fold, unedited,
         lambda record: evaluator_changed(record.provenance or Provenance(), evaluator, evaluator_code)])
 
 
@@ -110,5 +116,5 @@ def run_reference(task: Task, settings, bench, reason: str | None) -> dict:
                        "code": {"method": None, "evaluator": evaluator_fingerprint(settings.evaluator)},
                        "git": bench.git, "versions": runtime_versions()},
     }
-    atomic_write_json(path, record)
+    atomic_write_json(path, with_digest(record))
     return record
