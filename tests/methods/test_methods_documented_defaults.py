@@ -1,69 +1,53 @@
-"""Each method's page (docs/methods/<METHOD>.md) documents exactly the defaults the code uses.
-
-The page's table ``| parameter | default | ... |`` lists every parameter (backticked names, several
-per row allowed: ``| `alpha`, `beta` | 10, 0.1 | ... |``); rows without a backticked name are
-fixed constants of the code, not parameters. The Octave twins record the same defaults as the
-NumPy ports (the front-door test compares the recorded parameters), so this guards both engines.
-"""
+"""Each method page's default column is written from the method's definition file
+(scripts/render_method_defaults.py), the file both engines read: the pages are current, and the
+renderer writes a changed default, refuses a table naming a parameter the method lacks and one
+leaving a parameter out."""
 
 from __future__ import annotations
 
-import re
+import importlib.util
 from pathlib import Path
 
 import pytest
 
-from pipeline.methods import available_methods, get_method
+ROOT = Path(__file__).resolve().parents[2]
+spec = importlib.util.spec_from_file_location("render_method_defaults", ROOT / "scripts" / "render_method_defaults.py")
+render = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(render)
 
-PAGES = Path(__file__).resolve().parents[2] / "docs" / "methods"
-SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")
+PAGE = """# M
 
+| parameter | default | source |
+|---|---|---|
+| `alpha`, `tol` | 7, 1 | the script, line 3 |
+| graph k | 5 | fixed |
+| `mode` | `slow` | project |
 
-def documented_value(text: str):
-    """A default as the page writes it: ``10⁻⁶``, ``1e100``, ``0 (off)``, ```fast```, ``"directed"``, ``true``."""
-    text = re.sub(r"\(.*?\)", "", text).strip().strip("`").strip('"')
-    power = re.fullmatch(r"10([⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+)", text)
-    if power:
-        return 10.0 ** int(power.group(1).translate(SUPERSCRIPT))
-    if text in ("true", "false"):
-        return text == "true"
-    try:
-        return float(text)
-    except ValueError:
-        return text
+Text after the table.
+"""
+DEFAULTS = {"alpha": 100.0, "tol": 1e-6, "mode": "fast"}
 
 
-def documented_defaults(page: Path) -> dict:
-    lines = page.read_text(encoding="utf-8").splitlines()
-    start = next(i for i, line in enumerate(lines) if line.startswith("| parameter | default |"))
-    found = {}
-    for line in lines[start + 2:]:
-        if not line.startswith("|"):
-            break
-        names_cell, values_cell = (cell.strip() for cell in line.strip("|").split("|")[:2])
-        names = re.findall(r"`([A-Za-z_][A-Za-z0-9_]*)`", names_cell)
-        if not names:
-            continue  # a fixed constant of the code
-        values = [part.strip() for part in values_cell.split(",")] if len(names) > 1 else [values_cell]
-        assert len(values) == len(names), line
-        found.update({name: documented_value(value) for name, value in zip(names, values)})
-    return found
+def test_every_page_is_current():
+    assert render.stale_pages(write=False) == []
 
 
-METHODS_WITH_PARAMETERS = [name for name in available_methods() if get_method(name).defaults]
+def test_the_default_cells_are_written_from_the_definition_and_nothing_else_changes():
+    written = render.rendered_page(PAGE, DEFAULTS, Path("M.md"))
+    assert written == PAGE.replace("| 7, 1 |", "| 100, 10⁻⁶ |").replace("| `slow` |", "| `fast` |")
+    assert render.rendered_page(written, DEFAULTS, Path("M.md")) == written
 
 
-@pytest.mark.parametrize("method", METHODS_WITH_PARAMETERS)
-def test_the_page_lists_the_code_defaults(method):
-    documented = documented_defaults(PAGES / f"{method}.md")
-    code = dict(get_method(method).defaults)
-    assert set(documented) == set(code), f"{method}: page {sorted(documented)} vs code {sorted(code)}"
-    for name, value in code.items():
-        assert documented[name] == pytest.approx(value) if isinstance(value, float) else documented[name] == value, \
-            f"{method}.{name}: page {documented[name]!r}, code {value!r}"
+@pytest.mark.parametrize("defaults, message", [
+    ({"alpha": 1.0, "mode": "fast"}, r"M.md: the table names \['tol'\], which the method's definition does not have"),
+    ({**DEFAULTS, "seed": 0}, r"M.md: the parameter table leaves out \['seed'\]"),
+])
+def test_a_table_that_does_not_match_the_parameters_is_refused(defaults, message):
+    with pytest.raises(ValueError, match=message):
+        render.rendered_page(PAGE, defaults, Path("M.md"))
 
 
-@pytest.mark.parametrize("text,value", [("10⁻⁶", 1e-6), ("1e100", 1e100), ("0 (off)", 0.0), ("`fast`", "fast"),
-                                        ('`"directed"`', "directed"), ("true", True), ("0.50", 0.5)])
-def test_documented_values_are_read_as_written(text, value):
-    assert documented_value(text) == value
+@pytest.mark.parametrize("value, written", [(1e-6, "10⁻⁶"), (1e100, "10¹⁰⁰"), (1e-3, "10⁻³"), (0.5, "0.5"),
+                                            (3.0, "3"), (20, "20"), (True, "true"), ("fast", "`fast`")])
+def test_values_are_written_as_the_pages_write_them(value, written):
+    assert render.written_value(value) == written
