@@ -3,16 +3,14 @@ function [outputs, failure, seconds] = mlfs_engine_call(fname, nout, varargin)
 %   outputs: 1×nout cell of results ({} on failure). failure: '' on success, else a struct with the
 %   error's identifier, message and a one-line call stack, so the Python side can report the
 %   method, the task and the Octave/MATLAB message instead of a bridge traceback. seconds: the
-%   call's own wall time inside Octave/MATLAB (no start-up, no data transfer).
+%   call's own wall time inside Octave/MATLAB (no start-up, no data transfer). The session state
+%   the call may change (path, working folder, random generators, warnings) is put back after it,
+%   as after every method call (mlfs_isolated_call).
   outputs = {};
   failure = '';
   seconds = NaN;
   try
-    results = cell(1, nout);
-    started = tic;
-    [results{:}] = feval(fname, varargin{:});
-    seconds = toc(started);
-    outputs = results;
+    [outputs, seconds] = mlfs_isolated_call(fname, nout, varargin{:});
   catch err
     where = '';
     if ~isempty(err.stack)

@@ -93,7 +93,8 @@ function [ranking, used_params, timing] = compute_ranking(files, method, data, t
 %   training: the training part's SHA-256 (mlfs_training_sha256), which the record names.
 %   used_params: the method's info.params (its defaults merged with params, as the Python side
 %   records them) when it reports them, else params. timing: the method's own seconds; no bridge
-%   overhead in this front door.
+%   overhead in this front door. The method runs isolated (mlfs_isolated_call): the path, folder,
+%   random generators and warnings it changes are put back before anything else runs.
   d = size(data.X_train, 2);
   mlfs_require(exist(method, 'file') ~= 0, 'mlfs:task:unknownMethod', ...
     'no MATLAB/Octave function named %s on the path (matlab/baselines/%s.m)', method, method);
@@ -101,14 +102,13 @@ function [ranking, used_params, timing] = compute_ranking(files, method, data, t
   if isfield(opts.init, method)
     init = opts.init.(method);
   end
-  started = tic;
   try
-    [ranking, info] = feval(method, data.X_train, data.Y_train, params, init);
+    [outputs, seconds] = mlfs_isolated_call(method, 2, data.X_train, data.Y_train, params, init);
   catch err
     error('mlfs:task:methodFailed', '%s/%s/fold%d: %s failed: %s [%s]', method, dataset, fold, ...
           method, err.message, err.identifier);
   end
-  seconds = toc(started);
+  [ranking, info] = outputs{:};
   used_params = params;
   if isstruct(info) && isscalar(info) && isfield(info, 'params') && isstruct(info.params)
     used_params = info.params;

@@ -11,11 +11,14 @@ from threadpoolctl import threadpool_limits
 from ..errors import EngineError, PipelineError
 from ..methods.base import MethodSpec
 from .base import Engine, Evaluator
+from .process_state import process_state_restored
 
 
 class PythonEngine(Engine):
     """Runs a method's NumPy implementation in the calling process, through the harness
-    (:meth:`~pipeline.methods.base.MethodSpec.run`: input checks, parameters, ranking rule)."""
+    (:meth:`~pipeline.methods.base.MethodSpec.run`: input checks, parameters, ranking rule); the
+    working folder, random generators and floating-point error handling the method changes are
+    put back when it returns or raises (:func:`~.process_state.process_state_restored`)."""
 
     name = "python"
 
@@ -27,7 +30,8 @@ class PythonEngine(Engine):
         if not method_spec.has_python:
             raise EngineError(f"method {method_spec.name} has no Python implementation", field=context or None)
         try:
-            with threadpool_limits(limits=1, user_api="blas"):  # results must not depend on the core count
+            # results must not depend on the core count, nor a method change what is computed after it
+            with process_state_restored(), threadpool_limits(limits=1, user_api="blas"):
                 started = time.perf_counter()
                 ranking, info = method_spec.run(X_train, Y_train, params, init)
                 seconds = time.perf_counter() - started

@@ -9,6 +9,7 @@ grid of the run from one ML-kNN pass over the union of their k values; files tha
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,6 +18,7 @@ import numpy as np
 
 from ..data.folds import fold_feature_count, fold_path, load_fold, sha256_file
 from ..engines import make_engine, make_evaluator
+from ..engines.process_state import process_state_restored
 from ..errors import ConfigError, EngineError, PipelineError
 from ..methods import get_method
 from ..rankings import check_ranking_sorts_scores, validate_ranking, validate_scores
@@ -45,6 +47,7 @@ class RunSettings:
     ``tuning``: the inner-split rule and criterion of candidate tasks (None: the run has none).
     ``plugins``: the plug-in folders every worker loads (docs/plugins.md); ``external``: methods
     whose rankings are given (scored, never computed; their code fingerprint is their ranking file's).
+    The folders and the log are held as absolute paths.
     """
 
     data_dir: str
@@ -66,6 +69,9 @@ class RunSettings:
     external: tuple[str, ...] = ()
 
     def __post_init__(self):
+        for name in ("data_dir", "results_dir", "log_file"):  # a method's os.chdir cannot redirect a write
+            if getattr(self, name) is not None:
+                object.__setattr__(self, name, os.path.abspath(getattr(self, name)))
         if not self.grids or len({grid.mode for grid in self.grids}) != len(self.grids):
             raise ConfigError("a run needs one or more grids, at most one of each mode",
                               found=[grid.mode for grid in self.grids])
@@ -162,10 +168,13 @@ class Workbench:
 
 
 def run_task(task: Task, settings: RunSettings, bench: Workbench) -> Outcome:
-    """Run one task and return its outcome; user errors and engine failures are caught here."""
+    """Run one task and return its outcome; user errors and engine failures are caught here.
+
+    The process state the task's code may change (working folder, random generators, floating-point
+    error handling) is put back after it, as after each method call, for the tasks that follow."""
     start = time.perf_counter()
     try:
-        with task_claim(task, settings) as claim:
+        with process_state_restored(), task_claim(task, settings) as claim:
             if not claim.acquired:  # the executor waits for the holder, then counts or reruns it
                 return Outcome(task, "locked")
             if task.stage == "candidate":
