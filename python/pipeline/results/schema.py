@@ -84,6 +84,8 @@ class _MetricsFields(_Record):
     n_constant_selected: Optional[list[StrictInt]] = None
     degenerate: Optional[list[StrictBool]] = None
     n_constant_features: Optional[Count] = None
+    n_train: Optional[Count] = None
+    n_test: Optional[Count] = None
     seeds: Optional[Annotated[list[StrictInt], Field(min_length=1)]] = None
     grid: Optional[dict[str, Optional[Real]]] = None
     mlknn: Optional[dict[str, Optional[Real]]] = None
