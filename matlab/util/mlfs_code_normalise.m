@@ -8,7 +8,7 @@ function normalised = mlfs_code_normalise(bytes)
 %   Twin of pipeline.runner.fingerprint.matlab_canonical: both front doors hash the same bytes.
   text = char(bytes(:).');
   ends = [0, find(text == char(10)), numel(text) + 1];
-  kept = cell(1, numel(ends) - 1);
+  kept = repmat({''}, 1, numel(ends) - 1);   % char, so that joining them converts nothing
   depth = 0;
   for i = 1:numel(ends) - 1
     line = text(ends(i) + 1:ends(i + 1) - 1);
