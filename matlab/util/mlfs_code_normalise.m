@@ -7,32 +7,38 @@ function normalised = mlfs_code_normalise(bytes)
 %   double-quoted one a backslash escapes the next character. Bytes are characters one to one.
 %   Twin of pipeline.runner.fingerprint.matlab_canonical: both front doors hash the same bytes.
   text = char(bytes(:).');
-  ends = [0, find(text == char(10)), numel(text) + 1];
-  kept = repmat({''}, 1, numel(ends) - 1);   % char, so that joining them converts nothing
-  depth = 0;
-  for i = 1:numel(ends) - 1
-    line = text(ends(i) + 1:ends(i + 1) - 1);
-    stripped = strip_blanks(line);
-    if any(strcmp(stripped, {'%{', '#{'}))
-      depth = depth + 1;
-    elseif depth > 0
-      depth = depth - any(strcmp(stripped, {'%}', '#}'}));
-    else
-      code = strip_blanks(without_comment(line));
-      if ~isempty(code)
-        kept{i} = [code char(10)];
-      end
-    end
+  lines = strsplit(text, char(10), 'CollapseDelimiters', false);
+  % Whole-file operations where possible: Octave is slow line by line, and most lines need no scan
+  blanks_around = '^[\x20\x09\x0d\x0c\x0b]+|[\x20\x09\x0d\x0c\x0b]+$';
+  stripped = regexprep(lines, blanks_around, '');
+  code = regexprep(lines, '^([^''"%#]*)[%#].*$', '$1');   % a comment mark before any quote
+  scan = ~cellfun(@isempty, regexp(code, '[''"].*[%#]', 'once'));   % a quote, then a mark
+  code(scan) = cellfun(@without_comment, code(scan), 'UniformOutput', false);
+  code = regexprep(code, blanks_around, '');
+  keep = outside_block_comments(stripped) & ~cellfun(@isempty, code);
+  normalised = uint8(sprintf('%s\n', code{keep}));
+  if ~any(keep)
+    normalised = uint8([]);
   end
-  normalised = uint8([kept{:}]);
 end
 
-function line = strip_blanks(line)
-  code = find(~ismember(line, [' ' char([9 13 12 11])]));
-  if isempty(code)
-    line = '';
-  else
-    line = line(code(1):code(end));
+function outside = outside_block_comments(stripped)
+%OUTSIDE_BLOCK_COMMENTS  Lines outside (nested) %{ %} and #{ #} block comments, whose marks stand
+%   alone on their (stripped) lines; the marks' own lines are not outside.
+  opens = strcmp(stripped, '%{') | strcmp(stripped, '#{');
+  outside = ~opens;
+  if ~any(opens)
+    return
+  end
+  closes = strcmp(stripped, '%}') | strcmp(stripped, '#}');
+  depth = 0;
+  for i = 1:numel(stripped)
+    if opens(i)
+      depth = depth + 1;
+    elseif depth > 0
+      outside(i) = false;
+      depth = depth - closes(i);
+    end
   end
 end
 
