@@ -124,10 +124,14 @@ def test_both_front_doors_normalise_and_fingerprint_alike(tmp_path):
     shutil.copy(EXAMPLE / "MADEV.m", tmp_path / "MADEV.m")
     (tmp_path / "MADEV.m").write_text((tmp_path / "MADEV.m").read_text() + "% mentions madev_unused in a comment\n")
     (tmp_path / "madev_unused.m").write_text("function x = madev_unused()\n  x = 1;\nend\n")
+    shipped = sorted((REPO / "matlab").rglob("*.m"))  # every shipped .m file too
+    (tmp_path / "shipped.txt").write_text("".join(f"{path}\n" for path in shipped))
     script = (f"addpath(genpath('{REPO / 'matlab'}')); "
               f"for i = 0:{len(MATLAB_CASES) - 1}, "
               f"printf('%s\\n', mlfs_sha256_bytes(mlfs_code_normalise(mlfs_read_bytes(sprintf('{cases}/case%d.m', i))))); "
-              f"end; f = mlfs_code_fingerprint('MADEV', {{'{tmp_path}'}}); printf('%s %s\\n', f.sha256, f.scheme);")
+              f"end; f = mlfs_code_fingerprint('MADEV', {{'{tmp_path}'}}); printf('%s %s\\n', f.sha256, f.scheme); "
+              f"files = strsplit(fileread('{tmp_path / 'shipped.txt'}'), char(10)); "
+              "for i = 1:numel(files) - 1, printf('%s\\n', mlfs_sha256_bytes(mlfs_code_normalise(mlfs_read_bytes(files{i})))); end")
     done = subprocess.run(["octave-cli", "--no-gui", "--quiet", "--eval", script], capture_output=True, text=True,
                           timeout=300)
     assert done.returncode == 0 and "warning" not in done.stderr, done.stderr  # run_suite would log a warning
@@ -138,3 +142,6 @@ def test_both_front_doors_normalise_and_fingerprint_alike(tmp_path):
                                      "octave")
     assert lines[len(MATLAB_CASES)] == f"{python_side['sha256']} {FINGERPRINT_SCHEME}"
     assert "plugin/madev_unused.m" not in [path for path, _ in python_side["files"]]  # named in a comment only
+    differ = [path.name for path, line in zip(shipped, lines[len(MATLAB_CASES) + 1:])
+              if line != hashlib.sha256(matlab_canonical(path.read_bytes())).hexdigest()]
+    assert len(lines) > len(MATLAB_CASES) + len(shipped) and differ == []
