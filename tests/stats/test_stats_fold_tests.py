@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from pipeline.stats.fold_tests import corrected_t_p, paired_t_p, significance_mark
+from pipeline.stats.fold_tests import corrected_t_p, paired_t_p, significance_marks
 
 #: Five hold-out splits of 80 training and 20 test rows: n_test/n_train = 0.25.
 REFERENCE = np.array([0.50, 0.52, 0.51, 0.49, 0.50])
@@ -41,17 +41,19 @@ def test_the_correction_removes_a_mark_the_plain_test_gives():
     other = np.array([0.02, 0.0, 0.03, 0.01, 0.025])
     plain, corrected = paired_t_p(other, reference), corrected_t_p(other, reference, 1 / 4)
     assert plain < 0.05 < corrected
-    assert significance_mark(reference, other, alpha=0.05, lower_is_better=False, test_train_ratio=0.0) == "better"
-    assert significance_mark(reference, other, alpha=0.05, lower_is_better=True, test_train_ratio=0.0) == "worse"
-    assert significance_mark(reference, other, alpha=0.05, lower_is_better=False, test_train_ratio=1 / 4) == ""
+    pairs = [(reference, other), (other, reference)]
+    assert significance_marks(pairs, alpha=0.05, lower_is_better=False, test_train_ratio=0.0) == ["better", "worse"]
+    assert significance_marks(pairs, alpha=0.05, lower_is_better=True, test_train_ratio=0.0) == ["worse", "better"]
+    assert significance_marks(pairs, alpha=0.05, lower_is_better=False, test_train_ratio=1 / 4) == ["", ""]
 
 
 def test_undefined_cases_give_no_mark():
     assert math.isnan(corrected_t_p(REFERENCE + 0.01, REFERENCE, 0.25))  # differences without spread
     assert math.isnan(corrected_t_p([0.5], [0.4], 0.25))  # a single pair
     assert math.isnan(corrected_t_p([0.5, np.nan], [0.4, 0.3], 0.25))
-    assert significance_mark(REFERENCE, REFERENCE[::-1], alpha=0.05, lower_is_better=False,
-                             test_train_ratio=0.25) == ""
+    undefined = [(REFERENCE, REFERENCE + 0.01), (REFERENCE, REFERENCE[::-1]), ([0.5], [0.4])]
+    assert significance_marks(undefined, alpha=0.05, lower_is_better=False, test_train_ratio=0.25) == ["", "", ""]
+    assert significance_marks([], alpha=0.05, lower_is_better=False, test_train_ratio=0.25) == []
     with pytest.raises(ValueError, match="test_train_ratio"):
         corrected_t_p(OTHER, REFERENCE, -0.1)
 

@@ -25,7 +25,7 @@ from ..limits import worker_count
 from ..names import validate_name
 from ..stats.bonferroni_dunn import bonferroni_dunn_cd
 from ..stats.compare import Comparison, compare_methods
-from ..stats.fold_tests import PAIRED_T_TEST, min_signed_rank_p, significance_mark
+from ..stats.fold_tests import PAIRED_T_TEST, min_signed_rank_p, significance_marks
 from .fold_design import design_note, fold_designs
 from .document import FIGURES, DocumentFigure, compile_pdf, figures_tex, write_main_tex
 from .layout import DEFAULT_WIDTH_PT
@@ -240,12 +240,15 @@ class TableJob:
             if ratio is None or dataset not in values.index.get_level_values(0):
                 continue
             folds = values.loc[dataset].to_numpy(float)  # folds x methods
-            for j, method in enumerate(self.methods):
+            others = [j for j in range(len(self.methods)) if j != ref]
+            pairs = []
+            for j in others:
                 paired = np.isfinite(folds[:, ref]) & np.isfinite(folds[:, j])
-                mark = "" if j == ref else significance_mark(folds[paired, ref], folds[paired, j], alpha=SIG_ALPHA,
-                                                             lower_is_better=lower, test_train_ratio=ratio)
+                pairs.append((folds[paired, ref], folds[paired, j]))
+            marks = significance_marks(pairs, alpha=SIG_ALPHA, lower_is_better=lower, test_train_ratio=ratio)
+            for j, mark in zip(others, marks):
                 if mark:
-                    found[mark].add((method, dataset))
+                    found[mark].add((self.methods[j], dataset))
         return self._cells(found["worse"]), self._cells(found["better"])
 
     def test_train_ratio(self, dataset: str) -> float | None:
