@@ -1,9 +1,13 @@
 function fingerprint = mlfs_code_fingerprint(fname, plugin_dirs)
 %MLFS_CODE_FINGERPRINT  Fingerprint of a function's .m file and every .m file it uses, transitively.
-%   fingerprint = mlfs_code_fingerprint('LRMFS') returns struct('sha256', hex, 'files', {{path, hex}, ...})
+%   fingerprint = mlfs_code_fingerprint('LRMFS') returns struct('sha256', hex, 'files', {{path, hex}, ...},
+%   'scheme', name)
 %   where the files are fname.m and, transitively, every .m file under matlab/ whose function name
 %   appears in one of them as a word; paths are relative to matlab/ with '/', in path order, and
-%   sha256 is the SHA-256 of the lines "<path>\0<file sha256>\n". Twin of
+%   sha256 is the SHA-256 of the lines "<path>\0<file sha256>\n"; a .m file's sha256 is that of its
+%   normalised form (mlfs_code_normalise: no comments, blank lines or blanks around a line), whose
+%   words also decide which functions it uses, and 'scheme' names that hashing
+%   (definitions.json's code_files.fingerprint_scheme). Twin of
 %   pipeline.runner.fingerprint.matlab_fingerprint: both front doors record the same value, so
 %   either can tell whether a result was made by the current code (docs/results-schema.md).
 %
@@ -44,10 +48,10 @@ function fingerprint = mlfs_code_fingerprint(fname, plugin_dirs)
     if isempty(index) || any(strcmp(found, labels{index}))
       continue
     end
-    bytes = mlfs_read_bytes(files{index}, 'code file', definitions.code_files.max_bytes);
+    code = mlfs_code_normalise(mlfs_read_bytes(files{index}, 'code file', definitions.code_files.max_bytes));
     found{end + 1} = labels{index}; %#ok<AGROW>
-    digests{end + 1} = mlfs_sha256_bytes(bytes); %#ok<AGROW>
-    words = unique(regexp(char(bytes(:).'), '[A-Za-z][A-Za-z0-9_]*', 'match'));
+    digests{end + 1} = mlfs_sha256_bytes(code); %#ok<AGROW>
+    words = unique(regexp(char(code), '[A-Za-z][A-Za-z0-9_]*', 'match'));
     pending = [pending, words(ismember(words, names))]; %#ok<AGROW>
   end
   [found, digests] = add_definition_file(fname, found, digests);
@@ -55,7 +59,8 @@ function fingerprint = mlfs_code_fingerprint(fname, plugin_dirs)
   digests = digests(order);
   lines = cellfun(@(p, h) [p char(0) h char(10)], found, digests, 'UniformOutput', false);
   entries = cellfun(@(p, h) {p, h}, found, digests, 'UniformOutput', false);
-  fingerprint = struct('sha256', mlfs_sha256_bytes(uint8([lines{:}])), 'files', {entries});
+  fingerprint = struct('sha256', mlfs_sha256_bytes(uint8([lines{:}])), 'files', {entries}, ...
+                       'scheme', definitions.code_files.fingerprint_scheme);
 end
 
 function [found, digests] = add_definition_file(fname, found, digests)

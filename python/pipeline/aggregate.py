@@ -117,6 +117,9 @@ class FoldResult:
     #: how they were chosen per fold (a tuned method's "inner validation"), None when declared
     params: str = "null"
     selected_by: str | None = None
+    #: rows of the fold file's training and test parts, as it was scored (None: the file does not say)
+    n_train: int | None = None
+    n_test: int | None = None
 
     def summary_points(self, p_target: float | None = None) -> slice | list[int]:
         """Grid points a table cell summarises: all (k-grid) or the one nearest ``p_target``."""
@@ -166,7 +169,8 @@ def read_fold_result(path: str | Path, method: str, dataset: str, fold: int, gri
                       time_rank_seconds=None if record.time_rank_seconds is None else float(record.time_rank_seconds),
                       selection=_selection_check(record), seed_spread=_seed_spread(record, len(x)),
                       absent_metrics=absent, settings=_settings(record), fold_sha256=digest,
-                      params=json.dumps(record.value("params"), sort_keys=True), selected_by=record.value("selected_by"))
+                      params=json.dumps(record.value("params"), sort_keys=True), selected_by=record.value("selected_by"),
+                      n_train=record.n_train, n_test=record.n_test)
 
 
 def absent_metric_notes(results: "ResultSet") -> list[str]:

@@ -68,6 +68,9 @@ MAX_HEADER_CHARS = 1 << 20
 #: mlfs_code_fingerprint and mlfs_plugin_clashes read too. (Read here, not in pipeline.definitions,
 #: which the fingerprint of every Python method covers.)
 MAX_CODE_FILE_BYTES = int(definitions()["code_files"]["max_bytes"])
+#: How code files are hashed for a fingerprint (pipeline.runner.fingerprint, mlfs_code_fingerprint.m):
+#: recorded with each fingerprint, so that a result made under another scheme says so when it is stale.
+FINGERPRINT_SCHEME = str(definitions()["code_files"]["fingerprint_scheme"])
 #: The most bytes of a dataset's source file (ARFF, XML, .mat), downloaded or read, unless the
 #: environment variable named here sets another limit: a download stops past it (and its partial
 #: file is removed), and a larger file is refused before it is read. 64 MiB is about 20 times the

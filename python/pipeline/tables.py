@@ -59,6 +59,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--caption-note", default=DEFAULTS["caption_note"], help="sentence appended to every caption")
     p.add_argument("--bayesian-rope", type=float, default=None,
                    help="add the Bayesian signed-rank P(ref better) column with this rope")
+    p.add_argument("--fold-test", choices=CHOICES["fold_test"], default=DEFAULTS["fold_test"],
+                   help="per-dataset marks against the reference: corrected, the corrected resampled t-test "
+                        "(Nadeau and Bengio 2003; default), or paired, the plain paired t-test, which ignores "
+                        "that the folds' training sets overlap")
     p.add_argument("--fit-width", action=argparse.BooleanOptionalAction, default=DEFAULTS["fit_width"],
                    help=r"shrink a table part wider than the line to fit (default; a safety net, since wide "
                         r"tables are split into parts that fit at 8 pt; needs \usepackage{graphicx})")

@@ -2,7 +2,8 @@
 virtual environment and a plug-in folder outside the repository, a small suite (2 datasets x 2
 folds; a Python plug-in in the minimal form, a MATLAB plug-in, an external ranking, two baselines;
 both grids; tables) runs on the Octave engine from another working folder; a second run does
-nothing; editing each plug-in file makes exactly its tasks stale, in both front doors."""
+nothing; a comment added to each plug-in file leaves everything fresh, and a one-token edit of each
+makes exactly its tasks stale, in both front doors."""
 
 from __future__ import annotations
 
@@ -97,6 +98,11 @@ def test_an_installed_package_runs_plugins_and_reruns_exactly_what_changed(insta
     for name, comment in (("fisher.py", "\n# edited\n"), ("MADEV.m", "\n% edited\n")):
         with open(plugins / name, "a") as handle:
             handle.write(comment)
+    status = run([*paper, "status", "suite.yaml"], cwd=work).stdout
+    assert not [line for line in status.splitlines() if line.startswith(("stale", "missing", "failed"))], status
+    for name, old, new in (("fisher.py", "negative.var(axis=0)", "negative.std(axis=0)"),
+                           ("MADEV.m", "mean(abs(centred), 1)", "median(abs(centred), 1)")):  # one token each
+        (plugins / name).write_text((plugins / name).read_text().replace(old, new))
     status = run([*paper, "status", "suite.yaml"], cwd=work).stdout
     lines = [line for line in status.splitlines() if line.startswith(("stale", "missing", "failed"))]
     assert len(lines) == 4 * FOLDS, status

@@ -94,7 +94,8 @@ def test_run_resume_and_code_staleness(workspace):
     assert "pgrid tables: up to date" in second.stderr
 
     source = home / "code" / "matlab" / "baselines" / "SRFS.m"
-    source.write_text(source.read_text() + "% an edit\n")
+    # code: a local function (a comment would change no fingerprint)
+    source.write_text(source.read_text() + "\nfunction edited_marker()\nend\n")
     status = paper(workspace, "status")
     assert status.returncode == 0, status.stderr
     stale = [line for line in status.stdout.splitlines() if line.startswith("stale")]

@@ -176,7 +176,7 @@ def test_a_second_run_does_nothing_and_a_code_edit_makes_exactly_its_tasks_stale
     assert [p.read_bytes() for p in sorted((home / "root" / "results" / "tuned").glob("*/*_tuning.json"))] == before
 
     source = home / "code" / "python" / "pipeline" / "methods" / "grro.py"
-    source.write_text(source.read_text() + "# an edit\n")
+    source.write_text(source.read_text() + "_EDITED = True\n")  # code (a comment would change no fingerprint)
     status = _paper(home, env, "status")
     assert status.returncode == 0, status.stderr
     assert "remaining: 4 task(s) and 16 tuning candidate(s)" in status.stdout

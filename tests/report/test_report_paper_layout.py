@@ -22,7 +22,7 @@ from pipeline.data.registry import REAL_DATASETS
 from pipeline.report.layout import split_columns, text_width_pt
 from pipeline.report.tables import RankTable, ScoreTable, printed_marks, render_score_table_latex
 from pipeline.stats.bonferroni_dunn import bonferroni_dunn_cd, bonferroni_dunn_q
-from pipeline.stats.fold_tests import min_signed_rank_p, paired_t_p, significance_mark
+from pipeline.stats.fold_tests import min_signed_rank_p, paired_t_p
 
 METHODS = ["DAGFS", "LRMFS", "MIFS", "SCLS", "GRRO", "LRDG", "SRFS", "CSFS", "MDFS", "RFNM", "VARIANCE", "RANDOM"]
 #: pdftotext's word height for Computer Modern text is 0.8847 x the type size (10 pt -> 8.847).
@@ -59,18 +59,13 @@ def test_bonferroni_dunn_critical_values_are_demsar_table_5b():
         bonferroni_dunn_q(1, 0.05)
 
 
-def test_per_dataset_marks_use_the_paired_t_test():
-    ref, other = np.array([0.50, 0.52, 0.51, 0.49, 0.50]), np.array([0.55, 0.58, 0.56, 0.55, 0.57])
-    assert paired_t_p(other, ref) == pytest.approx(stats.ttest_rel(other, ref).pvalue)
+def test_the_plain_paired_t_test_on_request_is_scipys():
+    """``--fold-test paired`` (the corrected default: tests/stats/test_stats_fold_tests.py)."""
     rng = np.random.default_rng(5)
     for n in (2, 3, 5, 10, 30):
         for _ in range(10):
             x, y = rng.normal(0.5, 0.1, n), rng.normal(0.52, 0.1, n)
             assert paired_t_p(x, y) == pytest.approx(stats.ttest_rel(x, y).pvalue, rel=1e-9, abs=1e-15)
-    assert significance_mark(ref, other, alpha=0.05, lower_is_better=False) == "better"
-    assert significance_mark(ref, other, alpha=0.05, lower_is_better=True) == "worse"
-    assert significance_mark(ref, ref + 0.01, alpha=0.05, lower_is_better=False) == ""  # no spread: undefined
-    assert significance_mark(ref, ref[::-1], alpha=0.05, lower_is_better=False) == ""
     assert min_signed_rank_p(5) == 0.0625 and min_signed_rank_p(6) == 0.03125
 
 
@@ -160,15 +155,20 @@ def test_reference_column_marks_wtl_engines_and_dataset_table(big_run, documents
     assert arts.split(" & ")[1] == f"\\begin{{tabular}}[t]{{@{{}}c@{{}}}}{np.mean(values):.4f}\\\\" \
                                    f"$\\pm$ {np.std(values, ddof=1):.4f}\\end{{tabular}}"
     assert reference["schema"] == "all_features/1"
-    assert "Corel5k & -- &" in micro and "two-sided paired t-test over the folds, alpha = 0.05" in micro
-    assert "exact Wilcoxon signed-rank test cannot reach it" in micro
-    # per-dataset marks equal a direct paired t-test on the fold values
+    assert "Corel5k & -- &" in micro and "two-sided corrected resampled t-test, alpha = 0.05" in micro
+    assert "(1/J + n\\_test/n\\_train) s\\textasciicircum{}2 over J folds as their training sets overlap" in micro
+    assert "(Nadeau and Bengio 2003, hold-out assumed: one k-fold gives the same)" in micro  # no sidecar
+    assert "exact Wilcoxon signed-rank test cannot reach alpha" in micro
+    # per-dataset marks equal a direct corrected t-test on the fold values: 5 folds whose metrics files
+    # record 80 training and 20 test rows (no sidecar), variance (1/5 + 20/80) s^2, df = 4
     fold = {m: [np.mean(json.loads((results / m / f"yeast_fold{i}_kgrid_metrics.json").read_text())["micro_f1"])
                 for i in range(5)] for m in METHODS}
     expected = {"better": 0, "worse": 0, "": 0}
     for method in METHODS[1:]:
-        p = stats.ttest_rel(fold[method], fold["DAGFS"]).pvalue
-        advantage = np.mean(fold[method]) - np.mean(fold["DAGFS"])
+        diffs = np.subtract(fold[method], fold["DAGFS"])
+        t = diffs.mean() / np.sqrt((1 / 5 + 5 / 20) * diffs.var(ddof=1))
+        p = 2 * stats.t.sf(abs(t), 4)
+        advantage = diffs.mean()
         expected["better" if p <= 0.05 and advantage > 0 else "worse" if p <= 0.05 else ""] += 1
     yeast = "".join(line for line in micro.splitlines() if line.startswith("yeast & "))
     assert (yeast.count("$\\circ$"), yeast.count("$\\bullet$")) == (expected["better"], expected["worse"])

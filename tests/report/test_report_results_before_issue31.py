@@ -5,7 +5,9 @@ The fixture ``tests/fixtures/results_before_issue31`` was made by ``python -m pi
 suite.yaml`` at that commit (Python engine, three folds of the demo data set: a tuned method with
 candidate folders and tuning records, two seeds of RANDOM, a method with its own parameters, the
 all-features reference), and its ``expected_tables`` by the commands this test runs, at that commit.
-Any change to how result files are named, read or tabled shows up here as a difference.
+Any change to how result files are named, read or tabled shows up here as a difference. The
+per-dataset marks of then were the plain paired t-test, now asked for with ``--fold-test paired``
+(the default became the corrected resampled t-test; tests/stats/test_stats_fold_tests.py).
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ def test_tables_of_a_results_folder_written_before_the_refactor_are_unchanged(co
     out = copied_fixture / "tables" / grid
     subprocess.run([sys.executable, "-m", "pipeline.tables", "--results-dir", "results", "--methods", *METHODS,
                     "--datasets", "demo", "--ref-method", "DAGFS", "--out-dir", str(out), "--grid", grid,
-                    "--folds", "3", "--folds-dir", "folds", "--no-figures", "--seed-spread"],
+                    "--folds", "3", "--folds-dir", "folds", "--no-figures", "--seed-spread", "--fold-test", "paired"],
                    cwd=copied_fixture, check=True, capture_output=True, text=True)
     expected = _files(FIXTURE / "expected_tables" / grid)
     made = _files(out)

@@ -3,7 +3,8 @@
 ``fixtures/results_before_package``: ``results/`` is what ``pipeline.kgrid --engine python --methods
 VARIANCE RANDOM --datasets demo --folds 2 --k-max 30`` wrote on ``data/paper_matlab_minmax`` (its
 all-features references name the ML-kNN neighbours ``k``, the metrics files ``num``), and ``tables/``
-the tables ``pipeline.tables`` made from it then. The current code must give the same tables, and
+the tables ``pipeline.tables`` made from it then. The current code must give the same tables (asked for
+the plain paired t-test those tables used; the corrected one is the default since), and
 judge no file stale except where the code that made it changed (with that reason), and its rankings
 and metrics files, whose records predate the fold hashes and the metrics files' digest.
 """
@@ -30,10 +31,17 @@ def test_the_tables_of_an_earlier_results_folder_are_unchanged(tmp_path):
     results, out = tmp_path / "res", tmp_path / "tables"  # report.md names the folder: "res", as then
     shutil.copytree(FIXTURE / "results", results)
     assert run_main(tables.main, ["--results-dir", str(results), "--methods", *METHODS, "--ref-method", "VARIANCE",
-                                  "--out-dir", str(out), "--no-figures", "--folds", str(len(FOLDS))]) == 0
+                                  "--out-dir", str(out), "--no-figures", "--folds", str(len(FOLDS)),
+                                  "--fold-test", "paired"]) == 0
     expected = sorted(p.name for p in (FIXTURE / "tables").iterdir())
     changed = [name for name in expected if (out / name).read_bytes() != (FIXTURE / "tables" / name).read_bytes()]
     assert expected and changed == []
+    # By default the same folder reads with the corrected test, its sizes from the metrics files (no sidecar)
+    assert run_main(tables.main, ["--results-dir", str(results), "--methods", *METHODS, "--ref-method", "VARIANCE",
+                                  "--out-dir", str(tmp_path / "corrected"), "--no-figures",
+                                  "--folds", str(len(FOLDS))]) == 0
+    caption = (tmp_path / "corrected" / "table_microf1.tex").read_text()
+    assert "corrected resampled t-test" in caption and "hold-out assumed" in caption
 
 
 def test_an_earlier_results_folder_is_stale_only_where_its_code_changed(tmp_path):

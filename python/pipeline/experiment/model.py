@@ -489,7 +489,7 @@ def _tables(tables: "TablesSection", methods: dict) -> dict:
     if len(set(metrics)) != len(metrics):
         raise ConfigError("a metric is listed twice", field="tables.metrics", found=metrics)
     return {"out_dir": tables.out_dir, "ref_method": ref, "display_map": tables.display_map, "metrics": metrics,
-            "figures": tables.figures, "fit_width": tables.fit_width}
+            "figures": tables.figures, "fit_width": tables.fit_width, "fold_test": tables.fold_test}
 
 
 def _names(values: list[str], where: str, kind: str) -> list[str]:

@@ -29,6 +29,7 @@ from ..limits import (CLAIM_STALE_AFTER, DEFAULT_MAX_TASKS, FOLD_COUNT, JOB_COUN
                       SEED_RANGE, TASK_COUNT, TASK_TIMEOUT)
 from ..runner.claims import DEFAULT_STALE_AFTER
 from ..runner.executors import EXECUTORS
+from ..stats.fold_tests import FOLD_TESTS
 
 #: The validation context of an experiment built from command-line options: its paths are the user's
 #: own (absolute or relative to the working directory), not relative to a suite's ``--root``.
@@ -236,6 +237,7 @@ class TablesSection(Section):
     metrics: Annotated[list[Literal[METRICS]], Field(min_length=1)] | None = None  # type: ignore[valid-type]
     figures: bool = True
     fit_width: bool = True
+    fold_test: Literal[FOLD_TESTS] = FOLD_TESTS[0]  # type: ignore[valid-type]
 
 
 class SuiteFile(Section):

@@ -81,5 +81,6 @@ def report_options(suite: Experiment, results_dir: Path, root: Path, grid: GridS
         folds=len(suite.fold_indices), folds_dir=str(root / suite.folds_dir),
         display_map=None if not display_map else str(Path(suite.source_dir) / display_map),
         metrics=list(options["metrics"]), no_figures=not options["figures"], fit_width=options["fit_width"],
+        fold_test=options["fold_test"],
         seed_spread=any(entry.seeds for entry in suite.methods),
         include_tables=[str(parameter_report_dir(suite, root))], **operating_point)

@@ -25,7 +25,8 @@ from ..limits import worker_count
 from ..names import validate_name
 from ..stats.bonferroni_dunn import bonferroni_dunn_cd
 from ..stats.compare import Comparison, compare_methods
-from ..stats.fold_tests import min_signed_rank_p, significance_mark
+from ..stats.fold_tests import PAIRED_T_TEST, min_signed_rank_p, significance_marks
+from .fold_design import design_note, fold_designs
 from .document import FIGURES, DocumentFigure, compile_pdf, figures_tex, write_main_tex
 from .layout import DEFAULT_WIDTH_PT
 from .options import ReportOptions, read_display_map
@@ -113,6 +114,8 @@ class TableJob:
             raise ConfigError("no method has seed-averaged results (metrics files with 'seeds')",
                               field="--seed-spread", file=options.results_dir)
         self.degenerate = agg.degenerate_folds(self.results, p_target=options.p_target)
+        # the plain test needs no fold sizes: a folder of sidecars it cannot read does not stop it
+        self.fold_designs = {} if options.fold_test == PAIRED_T_TEST else fold_designs(self.results, options.folds_dir)
         self.comparisons: dict[str, Comparison] = {}
         self.excluded: dict[str, list[str]] = {}
         self.notes += self.selection_notes()
@@ -225,37 +228,58 @@ class TableJob:
                           baseline_stds=None if baseline is None else baseline[1], **self.layout)
 
     def significant_cells(self, metric: str, lower: bool) -> tuple[frozenset, frozenset]:
-        """Cells significantly worse / better than the reference on their dataset (paired t-test over
-        the folds both have, two-sided, level SIG_ALPHA)."""
+        """Cells significantly worse / better than the reference on their dataset (the test of
+        ``--fold-test`` over the folds both have, two-sided, level SIG_ALPHA)."""
         values = self.folds[self.folds["metric"] == metric].pivot_table(
             index=["dataset", "fold"], columns="method", values="value", aggfunc="first")
         values = values.reindex(columns=self.methods)
         ref = self.methods.index(self.options.ref_method)
         found: dict[str, set] = {"worse": set(), "better": set()}
         for dataset in self.results.datasets:
-            if dataset not in values.index.get_level_values(0):
+            ratio = self.test_train_ratio(dataset)
+            if ratio is None or dataset not in values.index.get_level_values(0):
                 continue
             folds = values.loc[dataset].to_numpy(float)  # folds x methods
-            for j, method in enumerate(self.methods):
+            others = [j for j in range(len(self.methods)) if j != ref]
+            pairs = []
+            for j in others:
                 paired = np.isfinite(folds[:, ref]) & np.isfinite(folds[:, j])
-                mark = "" if j == ref else significance_mark(folds[paired, ref], folds[paired, j], alpha=SIG_ALPHA,
-                                                             lower_is_better=lower)
+                pairs.append((folds[paired, ref], folds[paired, j]))
+            marks = significance_marks(pairs, alpha=SIG_ALPHA, lower_is_better=lower, test_train_ratio=ratio)
+            for j, mark in zip(others, marks):
                 if mark:
-                    found[mark].add((method, dataset))
+                    found[mark].add((self.methods[j], dataset))
         return self._cells(found["worse"]), self._cells(found["better"])
 
+    def test_train_ratio(self, dataset: str) -> float | None:
+        """The ``n_test / n_train`` the dataset's test corrects with: 0 for the plain paired t-test,
+        None when the corrected test cannot know it (no mark)."""
+        return 0.0 if self.options.fold_test == PAIRED_T_TEST else self.fold_designs[dataset].test_train_ratio
+
     def fold_test_sentence(self) -> str:
-        """The per-dataset test, its level, and which tests the fold count lets reach that level."""
+        """The per-dataset test, why it is corrected, its level, and which tests the fold count lets
+        reach that level."""
+        reference = self.name(self.options.ref_method)
+        if self.options.fold_test == PAIRED_T_TEST:
+            limit = self.fold_count_limit("it")
+            return (f"Marks against {reference} per dataset: two-sided paired t-test over the folds, "
+                    f"alpha = {SIG_ALPHA:g}" + (f"; {limit}." if limit else "."))
+        limit = self.fold_count_limit("alpha")
+        return (f"Marks against {reference} per dataset: two-sided corrected resampled t-test, alpha = {SIG_ALPHA:g}, "
+                "variance (1/J + n_test/n_train) s^2 over J folds as their training sets overlap "
+                f"({design_note(self.fold_designs, self.name)})." + (f" {limit[0].upper()}{limit[1:]}." if limit else ""))
+
+    def fold_count_limit(self, level: str) -> str:
+        """What the smallest fold count allows: no test with one fold; with few, no signed-rank test
+        reaching the ``level`` (the words that name it)."""
         n = min(len(f) for f in self.results.expected_folds.values())
-        text = (f"Marks against {self.name(self.options.ref_method)} per dataset: two-sided paired t-test over the "
-                f"folds, alpha = {SIG_ALPHA:g}")
         if n < 2:
-            return text + "; with a single fold no test is possible, so no cell is marked."
+            return "with a single fold no test is possible, so no cell is marked"
         floor = min_signed_rank_p(n)
         if floor > SIG_ALPHA:
-            return text + (f"; with {n} folds the exact Wilcoxon signed-rank test cannot reach it (its smallest "
-                           f"two-sided p is 2/{2 ** n} = {floor:.4g}), the t-test can.")
-        return text + "."
+            return (f"with {n} folds the exact Wilcoxon signed-rank test cannot reach {level} (its smallest "
+                    f"two-sided p is 2/{2 ** n} = {floor:.4g}), the t-test can")
+        return ""
 
     def baseline(self, metric: str) -> tuple[tuple[np.ndarray, np.ndarray] | None, str]:
         """The all-features column of a score table (means, stds per dataset) and its caption sentence."""

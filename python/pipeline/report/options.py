@@ -19,6 +19,7 @@ from ..errors import ConfigError
 from ..evaluation.metrics import METRICS
 from ..limits import FOLD_COUNT, JOB_COUNT, MAX_CAPTION_NOTE_CHARS, MAX_DISPLAY_MAP_ENTRIES, RUN_OPTION_RANGES
 from ..validation import option_range
+from ..stats.fold_tests import FOLD_TESTS
 from .layout import LAYOUTS
 from .tables import check_label
 
@@ -28,7 +29,7 @@ DISPLAY_MAP_LIMITS = replace(CONFIG_LIMITS, max_bytes=256 << 10, max_depth=1, ma
 OPTION_BOUNDS = {"--folds": FOLD_COUNT, "--jobs": JOB_COUNT, "--bayesian-rope": option_range(0, 1e6),
                  "--p-target": RUN_OPTION_RANGES["p_target"]}
 #: Values an option may take (the command line offers the same choices).
-CHOICES = {"metrics": METRICS, "grid": GRIDS, "layout": LAYOUTS, "columns": (1, 2)}
+CHOICES = {"metrics": METRICS, "grid": GRIDS, "layout": LAYOUTS, "columns": (1, 2), "fold_test": FOLD_TESTS}
 
 
 def read_display_map(path: str | Path | None) -> dict[str, str]:
@@ -75,6 +76,7 @@ class ReportOptions:
     label_suffix: str = ""
     caption_note: str = ""
     bayesian_rope: float | None = None
+    fold_test: str = FOLD_TESTS[0]
     fit_width: bool = True
     layout: str = "split"
     columns: int = 1

@@ -52,10 +52,12 @@ class CodeFingerprint(_Record):
     """The code that made a result: ``[path, sha256]`` pairs (``pipeline.runner.fingerprint``)."""
 
     files: list[Annotated[list[str], Field(min_length=2, max_length=2)]]
+    #: how the files were hashed (``pipeline.limits.FINGERPRINT_SCHEME``); None before schemes were recorded
+    scheme: Optional[str] = None
 
     def as_dict(self) -> dict:
-        """The fingerprint as :func:`~pipeline.results.staleness.changed_files` compares it."""
-        return {"files": self.files}
+        """The fingerprint as :func:`~pipeline.results.staleness.code_changed` compares it."""
+        return {"files": self.files, "scheme": self.scheme}
 
 
 class Provenance(_Record):
@@ -84,6 +86,8 @@ class _MetricsFields(_Record):
     n_constant_selected: Optional[list[StrictInt]] = None
     degenerate: Optional[list[StrictBool]] = None
     n_constant_features: Optional[Count] = None
+    n_train: Optional[Count] = None
+    n_test: Optional[Count] = None
     seeds: Optional[Annotated[list[StrictInt], Field(min_length=1)]] = None
     grid: Optional[dict[str, Optional[Real]]] = None
     mlknn: Optional[dict[str, Optional[Real]]] = None

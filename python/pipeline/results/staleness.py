@@ -66,9 +66,16 @@ def unreadable(what: str, exc: DataError) -> str:
 
 
 def code_changed(part: str, recorded: dict | None, current: dict) -> str | None:
-    """``"<part> code changed (files)"`` when the recorded code fingerprint differs from the current one."""
+    """``"<part> code changed (files)"`` when the recorded code fingerprint differs from the current
+    one; when it was hashed under another scheme (before comments and formatting stopped counting),
+    the reason says that instead, since every normalised file's hash differs then."""
     changed = changed_files(recorded, current)
-    return f"{part} code changed ({_some(changed)})" if changed else None
+    if not changed:
+        return None
+    if recorded is not None and recorded.get("scheme") != current.get("scheme"):
+        return (f"{part} code fingerprint scheme changed (to {current.get('scheme')}: comments, docstrings and "
+                "formatting no longer count)")
+    return f"{part} code changed ({_some(changed)})"
 
 
 def evaluator_changed(provenance, evaluator: str, evaluator_code: dict) -> str | None:

@@ -20,7 +20,13 @@ this package unless ``$MLFS_MATLAB_DIR`` names another checkout's code.
 
 The fingerprint is the SHA-256 of the lines ``<path>\\0<sha256 of the file>\\n`` in path order
 (paths relative to ``python/pipeline`` or ``matlab/``, with ``/``; a plug-in folder's files are
-``plugin/<file>``; a definition file is ``methods/definitions/<METHOD>.json``). It never covers
+``plugin/<file>``; a definition file is ``methods/definitions/<METHOD>.json``). A code file's hash
+is that of its normalised form (scheme :data:`~pipeline.limits.FINGERPRINT_SCHEME`, recorded with
+the fingerprint), so that only an edit of what runs makes results stale: a ``.py`` file's syntax
+tree without docstrings (``ast.dump``, no positions), a ``.m`` file without comments, blank lines
+and the blanks around each line (:func:`matlab_canonical`); other files (definitions, external
+rankings) as they are. Which functions a ``.m`` file uses is read from its normalised form too,
+so a function named in a comment is not covered. It never covers
 nothing: code that cannot be found or read is a ConfigError, and so is a code file that is not a
 regular file (a FIFO or a link to a device would block or never end) or is larger than
 ``MAX_CODE_FILE_BYTES`` (:mod:`pipeline.limits`).
@@ -42,7 +48,7 @@ from pathlib import Path
 from ..definitions import method_definition_file
 from ..errors import ConfigError
 from ..fileio import open_regular_file, read_regular_file
-from ..limits import MAX_CODE_FILE_BYTES
+from ..limits import FINGERPRINT_SCHEME, MAX_CODE_FILE_BYTES
 from ..locations import PACKAGE_DIR, matlab_dir
 
 REPO_DIR = PACKAGE_DIR.parents[1]
@@ -52,13 +58,75 @@ HARNESS_MODULE = "methods/base.py"
 NATIVE_EVALUATOR_MODULE = "evaluation/mlknn.py"
 OCTAVE_EVALUATOR_FUNCTION = "MLKNN_eval_kgrid"
 _WORD = re.compile(rb"[A-Za-z][A-Za-z0-9_]*")
+#: Blanks around a line of MATLAB code (explicit: str.strip() would also take Latin-1 spaces).
+_MATLAB_BLANKS = " \t\r\f\v"
+#: After one of these a quote is a transpose (``x'``, ``a.'``, ``f(x)'``, ``'s''``), else it opens a string.
+_TRANSPOSE_AFTER = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.)]}'\"")
 
 
 def code_fingerprint(files: dict[str, str]) -> dict:
-    """``{"sha256": combined, "files": [[path, sha256], ...]}`` (path order) for path -> sha256."""
+    """``{"sha256": combined, "files": [[path, sha256], ...], "scheme": FINGERPRINT_SCHEME}`` (path
+    order) for path -> sha256."""
     pairs = sorted(files.items())
     lines = "".join(f"{path}\0{digest}\n" for path, digest in pairs)
-    return {"sha256": hashlib.sha256(lines.encode("utf-8")).hexdigest(), "files": [list(pair) for pair in pairs]}
+    return {"sha256": hashlib.sha256(lines.encode("utf-8")).hexdigest(), "files": [list(pair) for pair in pairs],
+            "scheme": FINGERPRINT_SCHEME}
+
+
+def python_canonical(tree: ast.Module) -> bytes:
+    """What a parsed ``.py`` file runs: its syntax tree without docstrings, without positions, so
+    that comments, docstrings and formatting do not count. (``tree`` loses its docstrings.)"""
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) \
+                    and isinstance(first.value.value, str):
+                node.body = node.body[1:]
+    return ast.dump(tree, include_attributes=False).encode("utf-8")
+
+
+def matlab_canonical(source: bytes) -> bytes:
+    """What a ``.m`` file runs: each line without its comment (``%`` or ``#`` outside a string, to
+    the end of the line) and the blanks around it, without blank lines and block comments (``%{`` to
+    ``%}``, or ``#{`` to ``#}``, each alone on its line, nested). Twin: ``mlfs_code_normalise.m``.
+
+    Bytes are characters one to one (Latin-1), as Octave reads them.
+    """
+    kept, depth = [], 0
+    for line in source.decode("latin-1").split("\n"):
+        stripped = line.strip(_MATLAB_BLANKS)
+        if stripped in ("%{", "#{"):
+            depth += 1
+        elif depth:
+            depth -= stripped in ("%}", "#}")
+        else:
+            code = _without_comment(line).strip(_MATLAB_BLANKS)
+            if code:
+                kept.append(code + "\n")
+    return "".join(kept).encode("latin-1")
+
+
+def _without_comment(line: str) -> str:
+    """The line up to its comment: a ``%`` or ``#`` outside a string. A quote opens a string unless
+    it is a transpose; in a string a doubled quote is one, and in a double-quoted one a backslash
+    escapes the next character (Octave)."""
+    quote, i = "", 0
+    while i < len(line):
+        char = line[i]
+        if not quote:
+            if char in "%#":
+                return line[:i]
+            if char == '"' or (char == "'" and not (i and line[i - 1] in _TRANSPOSE_AFTER)):
+                quote = char
+        elif char == "\\" and quote == '"':
+            i += 1
+        elif char == quote:
+            if line[i + 1:i + 2] == quote:
+                i += 1
+            else:
+                quote = ""
+        i += 1
+    return line
 
 
 def python_fingerprint(module_path: str, method: str | None = None) -> dict:
@@ -175,8 +243,9 @@ def _definition_file(method: str | None) -> dict[str, str]:
     return {path.relative_to(PACKAGE_DIR).as_posix(): digest}
 
 
-def _no_analysis(source: bytes) -> None:
-    return None
+def _no_analysis(source: bytes) -> tuple[bytes, None]:
+    """A file hashed as it is."""
+    return source, None
 
 
 def _python_closure(module_path: str) -> dict[str, str]:
@@ -191,15 +260,18 @@ def _python_closure(module_path: str) -> dict[str, str]:
     return seen
 
 
-def _python_imports(source: bytes, module_path: str) -> tuple[str, ...]:
-    return tuple(_relative_imports(module_path, source))
+def _python_imports(source: bytes, module_path: str) -> tuple[bytes, tuple[str, ...]]:
+    """The module's normalised form and the package modules it imports."""
+    tree = ast.parse(source)
+    imports = tuple(_relative_imports(module_path, tree))
+    return python_canonical(tree), imports
 
 
-def _relative_imports(module_path: str, source: bytes) -> list[str]:
+def _relative_imports(module_path: str, tree: ast.Module) -> list[str]:
     """Package-relative module files imported by ``module_path`` (``from .x import y`` forms)."""
     folder = Path(module_path).parent
     found = []
-    for node in ast.walk(ast.parse(source)):
+    for node in ast.walk(tree):
         if not isinstance(node, ast.ImportFrom) or node.level == 0:
             continue
         base = folder
@@ -214,10 +286,12 @@ def _relative_imports(module_path: str, source: bytes) -> list[str]:
     return found
 
 
-def _folder_imports(source: bytes, folder: Path) -> tuple[Path, ...]:
-    """Files of ``folder`` that ``source`` imports by module name (absolute, top-level imports)."""
+def _folder_imports(source: bytes, folder: Path) -> tuple[bytes, tuple[Path, ...]]:
+    """The plug-in file's normalised form and the files of ``folder`` it imports by module name
+    (absolute, top-level imports)."""
+    tree = ast.parse(source)
     found = []
-    for node in ast.walk(ast.parse(source)):
+    for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             names = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
@@ -228,7 +302,7 @@ def _folder_imports(source: bytes, folder: Path) -> tuple[Path, ...]:
             candidate = folder / f"{name.split('.')[0]}.py"
             if candidate.is_file():
                 found.append(candidate)
-    return tuple(found)
+    return python_canonical(tree), tuple(found)
 
 
 def _matlab_closure(function: str, code_dir: Path, plugin_dir: Path | None = None) -> dict[str, str]:
@@ -251,13 +325,16 @@ def _matlab_closure(function: str, code_dir: Path, plugin_dir: Path | None = Non
     return seen
 
 
-def _matlab_words(source: bytes) -> frozenset[str]:
-    return frozenset(word.decode() for word in _WORD.findall(source))
+def _matlab_words(source: bytes) -> tuple[bytes, frozenset[str]]:
+    """The file's normalised form and the words of its code (candidate function names)."""
+    canonical = matlab_canonical(source)
+    return canonical, frozenset(word.decode() for word in _WORD.findall(canonical))
 
 
 def _read_once(path: Path, analyse, *args) -> tuple[str, object]:
-    """(sha256, analyse(source, *args)) of ``path``, reused while its size and modification time
-    stay the same: every task of a run checks the same files."""
+    """(sha256 of the normalised form, analysis) of ``path``, where ``analyse(source, *args)`` gives
+    both; reused while its size and modification time stay the same: every task of a run checks the
+    same files."""
     stat = path.stat()
     return _analysed(path, stat.st_mtime_ns, stat.st_size, analyse, args)
 
@@ -265,7 +342,8 @@ def _read_once(path: Path, analyse, *args) -> tuple[str, object]:
 @functools.lru_cache(maxsize=4096)
 def _analysed(path: Path, _mtime_ns: int, _size: int, analyse, args: tuple) -> tuple[str, object]:
     source = read_regular_file(path, "code file", MAX_CODE_FILE_BYTES, ConfigError)
-    return hashlib.sha256(source).hexdigest(), analyse(source, *args)
+    canonical, analysis = analyse(source, *args)
+    return hashlib.sha256(canonical).hexdigest(), analysis
 
 
 def _matlab_functions(code_dir: Path) -> dict[str, str]:
