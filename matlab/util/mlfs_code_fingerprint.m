@@ -48,10 +48,9 @@ function fingerprint = mlfs_code_fingerprint(fname, plugin_dirs)
     if isempty(index) || any(strcmp(found, labels{index}))
       continue
     end
-    code = mlfs_code_normalise(mlfs_read_bytes(files{index}, 'code file', definitions.code_files.max_bytes));
+    [digest, words] = normalised_code(mlfs_read_bytes(files{index}, 'code file', definitions.code_files.max_bytes));
     found{end + 1} = labels{index}; %#ok<AGROW>
-    digests{end + 1} = mlfs_sha256_bytes(code); %#ok<AGROW>
-    words = unique(regexp(char(code), '[A-Za-z][A-Za-z0-9_]*', 'match'));
+    digests{end + 1} = digest; %#ok<AGROW>
     pending = [pending, words(ismember(words, names))]; %#ok<AGROW>
   end
   [found, digests] = add_definition_file(fname, found, digests);
@@ -61,6 +60,23 @@ function fingerprint = mlfs_code_fingerprint(fname, plugin_dirs)
   entries = cellfun(@(p, h) {p, h}, found, digests, 'UniformOutput', false);
   fingerprint = struct('sha256', mlfs_sha256_bytes(uint8([lines{:}])), 'files', {entries}, ...
                        'scheme', definitions.code_files.fingerprint_scheme);
+end
+
+function [digest, words] = normalised_code(bytes)
+%NORMALISED_CODE  The SHA-256 of a .m file's normalised form and the words of its code, remembered
+%   for the session under the SHA-256 of its bytes: normalising costs about 30 ms a file, and a
+%   run_suite call fingerprints every method (a file whose bytes changed is normalised again).
+  persistent known
+  if isempty(known)
+    known = containers.Map('KeyType', 'char', 'ValueType', 'any');
+  end
+  key = mlfs_sha256_bytes(bytes);
+  if ~isKey(known, key)
+    code = mlfs_code_normalise(bytes);
+    known(key) = {mlfs_sha256_bytes(code), unique(regexp(char(code), '[A-Za-z][A-Za-z0-9_]*', 'match'))};
+  end
+  entry = known(key);
+  [digest, words] = entry{:};
 end
 
 function [found, digests] = add_definition_file(fname, found, digests)
