@@ -2,6 +2,8 @@ function summary = mlfs_run_many(caller, results_dir, data_dir, datasets, method
 %MLFS_RUN_MANY  The loop shared by run_suite (rank = true) and eval_rankings_matlab (rank = false).
   mlfs_require(ischar(results_dir) && ~isempty(results_dir), sprintf('mlfs:%s:badArgument', caller), ...
     '%s: results_dir must be a folder path (text)', caller);
+  mlfs_require(exist(results_dir, 'dir') == 7 || ~exist(results_dir, 'file'), sprintf('mlfs:%s:badArgument', caller), ...
+    '%s: %s: cannot create results directory: a file of that name exists', caller, results_dir);
   mlfs_require(ischar(data_dir) && exist(data_dir, 'dir') == 7, sprintf('mlfs:%s:missingFolder', caller), ...
     '%s: data_dir not found: %s', caller, char(data_dir));
   datasets = mlfs_cellstr_arg(datasets, 'dataset', caller);
@@ -29,7 +31,9 @@ function summary = mlfs_run_many(caller, results_dir, data_dir, datasets, method
     check_plugin_params(methods, contexts, opts.params);
   end
   if ~exist(results_dir, 'dir')
-    mkdir(results_dir);
+    [made, why] = mkdir(results_dir);
+    mlfs_require(made, sprintf('mlfs:%s:badArgument', caller), '%s: %s: cannot create results directory: %s', ...
+      caller, results_dir, why);
   end
   run_arguments = struct('results_dir', results_dir, 'data_dir', data_dir, 'datasets', {datasets}, ...
                      'methods', {methods}, 'options', to_json_options(opts));

@@ -46,3 +46,12 @@ def test_training_rows_are_read_from_the_fold_headers(octave):
     (rows,) = octave.call("mlfs_load_fold", str(DATA / "demo" / "fold0.mat"), "training_rows", nout=1)
     assert rows == DEMO_TRAINING_ROWS
 
+
+def test_run_suite_into_a_file_says_so(octave, tmp_path):
+    """Once ``mkdir: operation failed``."""
+    taken = tmp_path / "results.txt"
+    taken.write_text("mine")
+    with pytest.raises(EngineError, match="mlfs:run_suite:badArgument") as refused:
+        octave.call("run_suite", str(taken), str(DATA), ["demo"], ["VARIANCE"], "folds", 1.0, nout=1)
+    assert f"run_suite: {taken}: cannot create results directory: a file of that name exists" in str(refused.value)
+    assert taken.read_text() == "mine"
