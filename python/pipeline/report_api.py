@@ -38,6 +38,7 @@ from .report.options import LIST_OPTIONS, OPTION_BOUNDS, ReportOptions
 from .results.layout import GRIDS
 from .stats.bonferroni_dunn import bonferroni_dunn_cd
 from .stats.compare import Comparison, compare_methods
+from .validation import shorten
 
 __all__ = ["load_results", "load_all_features", "score_matrix", "compare", "bonferroni_dunn", "tables",
            "figures", "write_main_tex", "compile_pdf"]
@@ -196,10 +197,11 @@ def _fold_values(folds: Any) -> pd.DataFrame:
 
 
 def _shown(value: Any) -> str:
-    """A bad argument as one short line: its type, and its text when that is short."""
-    text = repr(value) if isinstance(value, (str, int, float, bool, type(None), os.PathLike)) else ""
-    text = " ".join(text.split())
-    return f"{text} ({type(value).__name__})" if text and len(text) <= 60 else type(value).__name__
+    """A bad argument in one line: a plain value as :func:`~pipeline.validation.shorten` shows it, with
+    its type; anything else (a frame, an object, whose text may take many lines) by its type."""
+    if isinstance(value, (str, int, float, bool, type(None), os.PathLike)):
+        return f"{shorten(value)} ({type(value).__name__})"
+    return type(value).__name__
 
 
 def _options(results_dir, out_dir, ref_method: str, options: dict) -> ReportOptions:
