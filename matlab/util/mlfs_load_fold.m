@@ -1,5 +1,7 @@
-function fold = mlfs_load_fold(path)
+function fold = mlfs_load_fold(path, part)
 %MLFS_LOAD_FOLD  Load and validate fold<i>.mat: X_train, Y_train, X_test, Y_test.
+%   n = mlfs_load_fold(path, 'training_rows') reads only the headers (checked as below) and returns
+%   the number of training instances, so that the front doors can check every fold before any task.
 %   X_* must be finite real matrices with the same number of columns; Y_* {0,1} matrices (n×L) with
 %   one row per instance and the same L; each part at least one row, X and Y at least one column.
 %   Returns doubles. Errors name the file, the field, what was expected and what was found, in the
@@ -28,7 +30,15 @@ function fold = mlfs_load_fold(path)
   mlfs_regular_file(path, 'fold file');  % a FIFO or a device: refused before reading blocks on it
   keys = {'X_train', 'Y_train', 'X_test', 'Y_test'};
   limit = byte_limit();
-  check_headers(path, keys, limit);
+  fold_vars = check_headers(path, keys, limit);
+  if nargin >= 2
+    mlfs_require(strcmp(part, 'training_rows'), 'mlfs:fold:badArgument', 'mlfs_load_fold: unknown part ''%s''', part);
+    x_train = fold_vars(strcmp({fold_vars.name}, 'X_train'));
+    if numel(x_train) == 1 && numel(x_train.dims) == 2 && ~isempty(x_train.class_name)
+      fold = x_train.dims(1);
+      return
+    end   % no real numeric 2-D X_train in the headers: loading says exactly what is wrong
+  end
   try
     data = load(path, keys{:});
   catch failure
@@ -57,6 +67,9 @@ function fold = mlfs_load_fold(path)
   end
   for key = {'Y_train', 'Y_test'}
     check_binary(path, key{1}, fold.(key{1}));
+  end
+  if nargin >= 2
+    fold = size(fold.X_train, 1);
   end
 end
 
@@ -231,7 +244,7 @@ function text = read_text(name)
   end
 end
 
-function check_headers(path, keys, limit)
+function fold_vars = check_headers(path, keys, limit)
   % Walk the file's variables without loading them (for a compressed one, only the start of its
   % zlib stream is inflated, by inflated_head), as pipeline.data.matheader does: refuse a
   % file that is not MAT v5 or whose elements run past its end, a name with a NUL byte, a fold

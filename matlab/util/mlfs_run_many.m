@@ -2,6 +2,8 @@ function summary = mlfs_run_many(caller, results_dir, data_dir, datasets, method
 %MLFS_RUN_MANY  The loop shared by run_suite (rank = true) and eval_rankings_matlab (rank = false).
   mlfs_require(ischar(results_dir) && ~isempty(results_dir), sprintf('mlfs:%s:badArgument', caller), ...
     '%s: results_dir must be a folder path (text)', caller);
+  mlfs_require(exist(results_dir, 'dir') == 7 || ~exist(results_dir, 'file'), sprintf('mlfs:%s:badArgument', caller), ...
+    '%s: %s: cannot create results directory: a file of that name exists', caller, results_dir);
   mlfs_require(ischar(data_dir) && exist(data_dir, 'dir') == 7, sprintf('mlfs:%s:missingFolder', caller), ...
     '%s: data_dir not found: %s', caller, char(data_dir));
   datasets = mlfs_cellstr_arg(datasets, 'dataset', caller);
@@ -9,11 +11,7 @@ function summary = mlfs_run_many(caller, results_dir, data_dir, datasets, method
   opts = mlfs_parse_options(caller, mlfs_suite_options(rank), args);
   mlfs_check_grid_options(caller, opts);
   if rank
-    for m = 1:numel(methods)   % a parameter out of its range is the user's error, refused before any task
-      if isfield(opts.params, methods{m})
-        mlfs_check_param_ranges(methods{m}, opts.params.(methods{m}));
-      end
-    end
+    check_given_params(caller, methods, opts.params);
   end
   opts.plugins = plugin_folders(caller, opts.plugins);
   if ~rank
@@ -26,13 +24,16 @@ function summary = mlfs_run_many(caller, results_dir, data_dir, datasets, method
   for s = 1:numel(datasets)
     folds{s} = mlfs_fold_indices(data_dir, datasets{s}, opts.folds);
   end
+  check_neighbours_fit(caller, data_dir, datasets, folds, opts.mlknn_k);
   git = mlfs_git_state();
   contexts = cellfun(@(method) mlfs_task_context(method, rank, git, opts.plugins), methods, 'UniformOutput', false);
   if rank
     check_plugin_params(methods, contexts, opts.params);
   end
   if ~exist(results_dir, 'dir')
-    mkdir(results_dir);
+    [made, why] = mkdir(results_dir);
+    mlfs_require(made, sprintf('mlfs:%s:badArgument', caller), '%s: %s: cannot create results directory: %s', ...
+      caller, results_dir, why);
   end
   run_arguments = struct('results_dir', results_dir, 'data_dir', data_dir, 'datasets', {datasets}, ...
                      'methods', {methods}, 'options', to_json_options(opts));
@@ -85,6 +86,40 @@ function summary = mlfs_run_many(caller, results_dir, data_dir, datasets, method
   summary = counts;
   summary.failures = failures;
   summary.degenerate = degenerate;
+end
+
+function check_given_params(caller, methods, params)
+%CHECK_GIVEN_PARAMS  Before any task, as the Python front door: params names only methods of this
+%   run (a misspelt or other method's entry would be ignored), and a shipped method's parameters are
+%   known, of their default's type and in range (its definition file; plug-ins: check_plugin_params).
+  given = fieldnames(params);
+  for i = 1:numel(given)
+    if ~any(strcmp(given{i}, methods))
+      error(sprintf('mlfs:%s:badArgument', caller), ['%s: field ''params.%s'': parameters of a method this run ' ...
+            'does not run (they would be ignored) (expected one of the methods %s)'], caller, given{i}, strjoin(methods, ', '));
+    end
+    mlfs_check_param_ranges(given{i}, params.(given{i}));  % a struct, in range (for every method)
+    mlfs_resolved_params(given{i}, params.(given{i}));     % known names and types (shipped methods)
+  end
+end
+
+function check_neighbours_fit(caller, data_dir, datasets, folds, mlknn_k)
+%CHECK_NEIGHBOURS_FIT  Before any task, as the Python front door: every fold has more training
+%   instances than ML-kNN has neighbours (from the fold files' headers), else every task of it would
+%   fail alike. A fold file that cannot be read is left to its tasks, which say what is wrong with it.
+  for s = 1:numel(datasets)
+    for fold = folds{s}
+      fold_file = fullfile(data_dir, datasets{s}, sprintf('fold%d.mat', fold));
+      try
+        n_train = mlfs_load_fold(fold_file, 'training_rows');
+      catch
+        continue
+      end
+      mlfs_require(mlknn_k < n_train, sprintf('mlfs:%s:tooFewTrainingRows', caller), ...
+        '%s: %s, field ''X_train'': ML-kNN needs more training instances than neighbours (expected n_train > %d; found n_train = %d)', ...
+        caller, fold_file, mlknn_k, n_train);
+    end
+  end
 end
 
 function check_plugin_params(methods, contexts, params)

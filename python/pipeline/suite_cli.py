@@ -14,7 +14,7 @@ from .engines import ENGINES, EVALUATORS
 from .errors import ConfigError
 from .limits import DEFAULT_MAX_TASKS, MAX_PARAMS_FILE_BYTES
 from .methods import available_methods
-from .names import validate_name
+from .names import distinct_names, validate_name
 from .runner.claims import DEFAULT_STALE_AFTER
 from .runner.executors import EXECUTORS
 from .runner.plugins import check_runnable
@@ -114,7 +114,8 @@ def build_parser(prog: str, mode: str | None, rank: bool) -> argparse.ArgumentPa
 def main(argv: Sequence[str] | None, *, prog: str, mode: str | None, rank: bool) -> int:
     """Parse the options, build the experiment they describe (validated as a suite file is) and run it."""
     args = build_parser(prog, mode, rank).parse_args(argv)
-    _check_listed_twice(args.methods)
+    # before the experiment's mapping of methods would merge a second mention into the first
+    distinct_names(args.methods, "--methods", "method")
     use_matlab_dir(args)
     # The experiment model imports pydantic and the runner: imported once the arguments are parsed,
     # so --help and a usage error answer at once.
@@ -122,12 +123,12 @@ def main(argv: Sequence[str] | None, *, prog: str, mode: str | None, rank: bool)
     from .experiment.run import run_experiment
     from .experiment.tuning import check_task_count
 
-    overrides = _read_params(args.params) if rank else {}
+    overrides = _read_params(args.params, args.methods) if rank else {}
     data = _experiment_options(args, mode or args.grid, rank, overrides)
     try:
         experiment = experiment_from_options(data, args.plugins).restricted(methods=args.methods)
     except ConfigError as exc:
-        raise _as_option_error(exc, args.params, args.methods) from None
+        raise _as_option_error(exc, args.params) from None
     if rank:
         check_runnable([entry.name for entry in experiment.methods], experiment.engine)
     experiment = experiment.located(args.data_dir, args.results_dir)
@@ -137,11 +138,9 @@ def main(argv: Sequence[str] | None, *, prog: str, mode: str | None, rank: bool)
 
 
 def _experiment_options(args: argparse.Namespace, mode: str, rank: bool, overrides: dict[str, dict]) -> dict:
-    """The options as an experiment's keys (schema: :mod:`pipeline.experiment.schema`). The methods of the
-    parameter file that ``--methods`` does not name are declared too, so that they are checked as well;
-    the caller leaves them out of the run."""
+    """The options as an experiment's keys (schema: :mod:`pipeline.experiment.schema`)."""
     grid = {"kgrid": ("k_min", "k_max", "k_step"), "pgrid": ("p_min", "p_max", "p_step", "p_target")}[mode]
-    methods = {name: _method_options(overrides.get(name, {}), rank) for name in [*args.methods, *overrides]}
+    methods = {name: _method_options(overrides.get(name, {}), rank) for name in args.methods}
     return {
         "name": "run", "folds": {"mode": "files", "dir": str(args.data_dir),
                                  **({"count": args.folds} if args.folds is not None else {})},
@@ -172,14 +171,13 @@ _OPTION_OF_KEY = {"mlknn.k": "--mlknn-k", "mlknn.smooth": "--mlknn-smooth", "fol
                   "methods": "--methods"}
 
 
-def _as_option_error(exc: ConfigError, params_file: Path | None, methods: list[str]) -> ConfigError:
+def _as_option_error(exc: ConfigError, params_file: Path | None) -> ConfigError:
     """``exc`` with its experiment key named as the user wrote it: the option (``mlknn.k`` ->
     ``--mlknn-k``, ``grids.pgrid.p_min`` -> ``--p-min``, a method of ``methods`` -> ``--methods``),
     or a method's parameter in the parameter file (``methods.SRFS.sweep.alpha`` -> ``SRFS.alpha`` of
-    that file; a method only that file names -> ``SRFS`` of that file)."""
+    that file)."""
     parts = exc.field.split(".") if exc.field else []
-    in_params_file = parts[2:3] in (["params"], ["sweep"]) or parts[1:2] and parts[1] not in methods
-    if parts[:1] == ["methods"] and in_params_file:
+    if parts[:1] == ["methods"] and parts[2:3] in (["params"], ["sweep"]):
         return ConfigError(exc.message, file=params_file, field=".".join([parts[1], *parts[3:]]),
                            expected=exc.expected, found=exc.found)
     key = ".".join(parts[:2]) if parts[:1] in (["mlknn"], ["folds"], ["run"]) else ".".join(parts[:1])
@@ -198,21 +196,18 @@ class _DefaultsFormatter(argparse.HelpFormatter):
         return f"{help_text} (default: %(default)s)".strip()
 
 
-def _check_listed_twice(methods: list[str]) -> None:
-    """ConfigError for a method named twice: the experiment's methods are a mapping, in which a second
-    mention would silently merge with the first (the model checks its list of datasets itself)."""
-    repeated = sorted({name for name in methods if methods.count(name) > 1})
-    if repeated:
-        raise ConfigError("listed twice (it would run twice)", field="--methods", found=repeated[0])
-
-
-def _read_params(path: Path | None) -> dict[str, dict]:
+def _read_params(path: Path | None, methods: list[str]) -> dict[str, dict]:
     """``{METHOD: {param: value}}`` from a JSON or YAML file (safe loader only); a list of values sweeps
-    that parameter. The values are checked by the experiment model."""
+    that parameter. Every method it names must be one of ``methods`` (a parameter of a method not
+    run, or of a misspelt one, would be silently ignored); the values are checked by the experiment model."""
     if path is None:
         return {}
     data = read_document(path, "parameter file", limits=PARAMS_LIMITS)
     if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
         raise ConfigError("parameter file must map method names to parameter objects", file=path,
                           expected='{"DAGFS": {"alpha": 0.2}}')
+    for name in data:
+        if name not in methods:
+            raise ConfigError("parameters of a method this run does not run (they would be ignored)", file=path,
+                              field=str(name), expected=f"one of --methods {methods}")
     return data

@@ -135,7 +135,7 @@ def test_chronos_model_on_cuda_0_falls_back_and_compares_with_runs_and_reference
         code = cli("run_benchmark", "--model-path", tiny_models["bolt"], "--benchmarks", f"lite={tasks}",
                    "--datasets-root", arrow_root, "--output-dir", tmp_path, "--experiment-name", "bolt",
                    "--device", "cuda:0", "--batch-size", "4", "--no-progress",
-                   "--compare-with", lite_run[1], "chronos-bolt-base")
+                   "--compare-with", lite_run[1], "chronos-bolt-base", "chronos-2")
     assert code == 0
     table = pd.read_csv(tmp_path / "bolt" / "chronos_lite.csv")
     assert table.loc[0, "status"] == "ok" and table.loc[0, "n_series"] == 8
@@ -146,6 +146,8 @@ def test_chronos_model_on_cuda_0_falls_back_and_compares_with_runs_and_reference
     assert r"MASE\[chronos-2-lookalike\]" in comparison and r"MASE\[naive\]" in comparison
     # the published Chronos-Bolt (Base) exchange_rate scores, from the shipped reference CSV
     assert "| lite | exchange\\_rate |" in comparison and "| 1.7095 |" in comparison
+    # and Chronos-2's, from the framework's lite reference
+    assert r"MASE\[chronos-2\]" in comparison and "| 1.8509 |" in comparison
     assert "## Comparison with other runs" in (tmp_path / "bolt" / "report.md").read_text()
     assert cli("run_benchmark", "--model-path", "seasonal_naive", "--benchmarks", f"lite={tasks}",
                "--datasets-root", arrow_root, "--output-dir", tmp_path, "--experiment-name", "bolt") == 2

@@ -90,10 +90,19 @@ def test_latex_table_compiles(results_dir, tmp_path):
     assert run.returncode == 0, run.stdout[-2000:]
 
 
-def test_empty_folder_gives_header_only_tables(tmp_path):
-    paths, warnings = write_tables(tmp_path)
-    assert warnings == [] and len(paths) == 3
-    assert len((tmp_path / "results_table.md").read_text().splitlines()) == 2
+@pytest.mark.parametrize("content, found", [
+    ({}, "found no *_evaluation.json file"),
+    ({"a_evaluation.json": "{\"dataset\": 1}"}, "found 1 malformed, first: "),
+])
+def test_table_of_no_result_is_refused(tmp_path, capsys, content, found):
+    """Once three header-only tables were written (exit 0), as if they tabled something."""
+    for name, text in content.items():
+        (tmp_path / name).write_text(text)
+    assert run_main(main, ["table", "--input-dir", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {tmp_path}: no result to tabulate: no table written (expected *_evaluation.json "
+                          f"files (python -m pipeline.protocols.har evaluate); {found}") and err.count("\n") == 1, err
+    assert not list(tmp_path.glob("results_table.*"))
 
 
 def test_markdown_escapes_hostile_names_and_oversized_files_are_skipped(tmp_path):

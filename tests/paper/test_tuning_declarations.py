@@ -63,6 +63,7 @@ def _refusal(tmp_path, capsys, methods: str, tuning: str = TUNING, *extra) -> st
     ("  GRRO: {tune: {alpha: []}}\n", "GRRO.tune.alpha", "expected a non-empty list of candidate values; found []"),
     ("  GRRO: {tune: {alpha: 3}}\n", "GRRO.tune.alpha", "expected a valid list; found 3"),
     ("  GRRO: {tune: {alpha: [1, 1]}}\n", "GRRO.tune.alpha", "listed twice"),
+    ("  GRRO: {tune: {alpha: [1, 1.0]}}\n", "GRRO.tune.alpha", "listed twice"),
     ("  GRRO: {tune: {}}\n", "GRRO.tune", "expected at least one parameter with its candidate values"),
     ("  GRRO: {tune: [alpha]}\n", "GRRO.tune", "must be a mapping"),
     ("  LRMFS: {tune: {seed: [1, 2]}}\n", "LRMFS.tune.seed", "list random starts under seeds"),

@@ -17,7 +17,7 @@ from report_helpers import compile_tables
 
 CORPUS = [
     "[2cm]", "[x]", "[", "]", "*", "*x", "[-1ex] x", "a\\\\[3pt]b", "\\\\", "\\", "%", "#", "&", "$x$", "_", "{", "}",
-    "~", "^^M", "^^5c", "``a''--b", "a---b", "!`", "?`", ",,x", "<<x>>", "'quoted'", '"x"',
+    "~", "^^M", "^^5c", "a^^5ce", "x~y", "``a''--b", "a---b", "!`", "?`", ",,x", "<<x>>", "'quoted'", '"x"',
     "a\u2028b", "a\u2029b", "a\u0085b", "a\nb", "a\n\nb", "a\r\nb", "\tTab", "\x00nul", "\x1b[31mred", "\x7f",
     "zero\u200bwidth", "bom\ufeff", "\u202eevil", "soft\u00adhyphen", "nb\u00a0sp", "em\u2003space",
     "\u2014dash\u2013", "\u00b1\u00d7\u2212\u2026\u2020\u2021\u2022\u2264\u2265", "\ufb01", "e\u0301", "\u00e9", "\u0151", "\u0142", "\u03b1\u03b2", "\u4e2d\u6587",
@@ -44,7 +44,7 @@ def test_every_label_compiles_and_prints(tmp_path):
     visible = {"[2cm]": "[2cm]", "[x]": "[x]", "*x": "*x", "[-1ex] x": "[-1ex] x", "a\\\\[3pt]b": "a\\\\[3pt]b",
                "\\input{/etc/passwd}": "\\input{/etc/passwd}", "\\end{tabular}": "\\end{tabular}", "$x$": "$x$",
                "zero\u200bwidth": "zerowidth", "\u202eevil": "evil", "\ufb01": "fi", "e\u0301": "e", "\u00e9": "\u00e9",
-               "a---b": "a---b", ",,x": ",,x"}
+               "a---b": "a---b", ",,x": ",,x", "a^^5ce": "a^^5ce", "x~y": "x~y"}
     for label, text_shown in visible.items():
         assert shown[CORPUS.index(label)] == text_shown, (label, shown[CORPUS.index(label)])
 

@@ -84,6 +84,11 @@ def test_score_only_scores_given_rankings_of_a_shipped_method_name(fold_dir, tmp
     ({"methods": "{SRFS: {params: {alpha: 0.1}, sweep: {alpha: [0.2]}}}"}, "methods.SRFS.sweep.alpha", "both fixed"),
     ({"methods": "{RANDOM: {seeds: [1, 2], sweep: {seed: [3]}}}"}, "methods.RANDOM.sweep", "cannot be combined"),
     ({"methods": "{VARIANCE: {external: true}}"}, "methods.VARIANCE", "named like a method the suite can run"),
+    ({"methods": "{VARIANCE: {}, variance: {}}", "score_only": "true"}, "methods",
+     "listed twice (it would run twice) (found variance)"),
+    ({"methods": "{SRFS: {tune: {alpha: [1, 1.0]}}}",
+      "tuning": "{inner: {mode: kfold, count: 2}, criterion: {metric: micro_f1, grid: kgrid}}"},
+     "methods.SRFS.tune.alpha", "candidate value listed twice in the tune grid of SRFS"),
 ])
 def test_suite_keys_of_the_generalised_model_are_checked(tmp_path, change, field, words):
     """Each new key is refused with the key named (as is a given ranking named like a shipped method

@@ -131,9 +131,14 @@ def test_bad_fold_and_too_small_fold_leave_no_result(tmp_path, capsys):
     results = tmp_path / "res"
     code = run_main(kgrid.main, [*BASE, "--data-dir", str(folds), "--results-dir", str(results),
                                  "--methods", "VARIANCE"])
-    assert code == 2
+    assert code == 2  # the fold ML-kNN cannot score is refused before any task, in one line
     err = capsys.readouterr().err
-    assert "broken/fold0.mat" in err and "n_train > 10" in err
+    assert err.count("\n") == 1 and "small/fold0.mat, field 'X_train'" in err and "n_train > 10" in err
+    assert not results.exists()
+    code = run_main(kgrid.main, [*BASE, "--data-dir", str(folds), "--results-dir", str(results),
+                                 "--methods", "VARIANCE", "--datasets", "broken"])
+    assert code == 2  # an unreadable fold fails its own tasks
+    assert "broken/fold0.mat" in capsys.readouterr().err
     assert not list(results.rglob("*.csv")) and not list(results.rglob("*_metrics.json"))
 
 
@@ -168,7 +173,7 @@ def test_params_file_overrides_and_sweeps(fold_dir, tmp_path, capsys):
 
 @pytest.mark.parametrize("text,message", [
     ('{"DAGFS": {"alpah": 1}}', "unknown parameter"),
-    ('{"NOPE": {}}', "unknown method"),
+    ('{"NOPE": {}}', "field 'NOPE': parameters of a method this run does not run"),
     ('[1, 2]', "must map method names"),
     ('{"DAGFS": {"alpha": []}}', "empty value list"),
     ('{"DAGFS": ', "cannot parse"),

@@ -111,11 +111,14 @@ def test_training_and_predictions_are_reproducible(tmp_path):
 
 def test_split_and_models_commands(tmp_path, capsys):
     samples = tmp_path / "samples.csv"
-    pd.DataFrame({"sequence_id": np.repeat([f"d{i}" for i in range(10)], 3)}).to_csv(samples)
+
+    def sample_table(ids):  # split reads the samples in full, as train does: a table of valid samples
+        return pd.DataFrame({"sequence_id": ids, "target": 0.0, **{f"f{i}": 0.0 for i in range(5)}})
+    sample_table(np.repeat([f"d{i}" for i in range(10)], 3)).to_csv(samples, index=False)
     assert run_main(main, ["split", "--samples", str(samples), "--out", str(tmp_path)]) == 0
     assert "train 7, val 2, test 1" in capsys.readouterr().out
     assert run_main(main, ["models"]) == 0
     assert "630,786" in capsys.readouterr().out
-    pd.DataFrame({"sequence_id": ["x"] * 3}).to_csv(samples)
+    sample_table(["x"] * 3).to_csv(samples, index=False)
     assert run_main(main, ["split", "--samples", str(samples), "--out", str(tmp_path / "o")]) == 2
     assert "cannot fill three non-empty splits" in capsys.readouterr().err

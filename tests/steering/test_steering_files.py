@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import pickle
 
 import numpy as np
 import pandas as pd
@@ -146,3 +147,24 @@ def test_read_table_keeps_only_the_asked_columns(tmp_path):
     path = tmp_path / "samples.parquet"
     pd.DataFrame({"sequence_id": ["a", "b"], "x": [1.0, 2.0]}).to_parquet(path)
     assert list(read_table(path, "samples", columns=lambda c: c == "sequence_id").columns) == ["sequence_id"]
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_split_refuses_non_finite_samples_in_a_table_as_in_the_pickle_layout(tmp_path, capsys, bad):
+    """Once a CSV table's samples were not read by ``split`` (only its sequence ids): a split of samples
+    that ``train`` refuses was written. Both layouts now give the same refusal."""
+    ids = np.repeat(["a", "b", "c"], 4)
+    features = np.ones((ids.size, 5), dtype=np.float32)
+    features[5, 2] = bad
+    targets = np.linspace(-1, 1, ids.size).astype(np.float32)
+    frame = pd.DataFrame(features, columns=[f"f{i}" for i in range(5)])
+    frame.insert(0, "target", targets)
+    frame.insert(0, "sequence_id", ids)
+    frame.to_csv(tmp_path / "samples.csv", index=False)
+    (tmp_path / "pkl").mkdir()
+    for part, array in (("features", features), ("targets", targets), ("sequence_ids", ids)):
+        (tmp_path / "pkl" / f"{part}_paper.pkl").write_bytes(pickle.dumps(array, protocol=5))
+    for samples in (tmp_path / "samples.csv", tmp_path / "pkl"):
+        err = _cli_error(["split", "--samples", str(samples), "--out", str(tmp_path / "out")], capsys)
+        assert "field 'features': 1 sample(s) with NaN or infinite values (found first at sample 5)" in err, err
+    assert not (tmp_path / "out").exists()

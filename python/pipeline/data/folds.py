@@ -40,7 +40,7 @@ from ..fileio import open_regular_file
 from ..names import validate_name
 from ..fileio import atomic_write_bytes
 from .matfile import mat_bytes
-from .matheader import byte_limit, load_declared_matrices, read_mat_headers
+from .matheader import NUMERIC_CLASSES, byte_limit, load_declared_matrices, read_mat_headers
 
 FOLD_KEYS = ("X_train", "Y_train", "X_test", "Y_test")
 #: Canonical fold file names: ``fold0.mat`` ... ``fold999999.mat`` (ASCII digits, no leading zero).
@@ -155,19 +155,27 @@ def sha256_file(path: str | Path) -> str:
 
 
 def fold_feature_count(path: str | Path) -> int:
-    """The number of features d of a fold file, read from its MAT header without loading the arrays.
+    """The number of features d of a fold file, read from its MAT header without loading the arrays."""
+    return _training_shape(Path(path))[1]
 
-    A file whose header does not show a 2-D ``X_train`` is loaded in full, so the error is the
-    precise one :func:`load_fold` raises (DataError).
-    """
-    path = Path(path)
+
+def fold_training_rows(path: str | Path) -> int:
+    """The number of training instances of a fold file, read from its MAT header without loading the arrays."""
+    return _training_shape(Path(path))[0]
+
+
+def _training_shape(path: Path) -> tuple[int, int]:
+    """``X_train``'s (rows, columns) from the MAT header. A file whose header does not show a real
+    numeric 2-D ``X_train`` is loaded in full, so the error is the precise one :func:`load_fold`
+    raises (DataError)."""
     try:
-        dims = {variable.name: variable.dims for variable in read_mat_headers(path)}.get("X_train")
+        variable = {variable.name: variable for variable in read_mat_headers(path)}.get("X_train")
     except (OSError, DataError):  # unreadable header: let load_fold say exactly what is wrong
-        dims = None
-    if dims is None or len(dims) != 2:
-        return load_fold(path).n_features
-    return int(dims[1])
+        variable = None
+    if variable is None or len(variable.dims) != 2 or variable.class_id not in NUMERIC_CLASSES \
+            or variable.is_complex:
+        return load_fold(path).X_train.shape
+    return int(variable.dims[0]), int(variable.dims[1])
 
 
 def max_feature_magnitude(d: int) -> float:

@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import ConfigError, DataError
+from ..validation import Interval
 
 @dataclass(frozen=True)
 class MetricSpec:
@@ -35,6 +36,8 @@ class MetricSpec:
     higher_is_better: bool
     display: str
     convention: str
+    #: the values the metric can take (a value outside it in a results file is damage, not a result)
+    range: Interval
     added_later: bool = False
 
 
@@ -46,11 +49,13 @@ METRICS_FILE = Path(__file__).resolve().with_name("metrics.json")
 def _declared_metrics() -> tuple[MetricSpec, ...]:
     """The metrics ``metrics.json`` declares; ConfigError naming the file if it cannot be read."""
     try:
-        return tuple(MetricSpec(**entry) for entry in json.loads(METRICS_FILE.read_text(encoding="utf-8"))["metrics"])
+        entries = json.loads(METRICS_FILE.read_text(encoding="utf-8"))["metrics"]
+        return tuple(MetricSpec(**{**entry, "range": Interval.from_declaration(entry["range"], f"{entry['key']}.range")})
+                     for entry in entries)
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise ConfigError(f"cannot read the metric definitions: {exc}", file=METRICS_FILE,
                           expected='{"metrics": [{"key", "higher_is_better", "display", "convention", '
-                                   '"added_later"}, ...]}') from None
+                                   '"added_later", "range"}, ...]}') from None
 
 
 METRIC_SPECS = _declared_metrics()
@@ -59,6 +64,7 @@ METRICS = tuple(metric.key for metric in METRIC_SPECS)
 HIGHER_IS_BETTER = {metric.key: metric.higher_is_better for metric in METRIC_SPECS}
 METRIC_CONVENTIONS = {metric.key: metric.convention for metric in METRIC_SPECS}
 LATER_METRICS = frozenset(metric.key for metric in METRIC_SPECS if metric.added_later)
+METRIC_RANGES = {metric.key: metric.range for metric in METRIC_SPECS}
 
 
 def as_binary_labels(Y, name: str = "Y") -> np.ndarray:

@@ -29,7 +29,7 @@ from ..errors import ConfigError
 from ..evaluation.metrics import METRICS
 from ..limits import DEFAULT_MAX_TASKS, JOB_COUNT, MAX_JOBS, MAX_SUITE_BYTES, usable_cores
 from ..methods import available_methods, get_method
-from ..names import validate_name
+from ..names import distinct_names, validate_name
 from ..report.options import read_display_map
 from ..results.layout import seed_folder, task_files, variant_folder
 from ..runner.claims import DEFAULT_STALE_AFTER
@@ -199,7 +199,7 @@ class Experiment:
         if self.folds is None:
             if not Path(folds_dir).is_dir():
                 raise ConfigError("data directory not found", file=folds_dir)
-            datasets = self.datasets or tuple(_names(discover_datasets(folds_dir), "datasets", "dataset"))
+            datasets = self.datasets or tuple(distinct_names(discover_datasets(folds_dir), "datasets", "dataset"))
             if not datasets:
                 raise ConfigError("no dataset folder with fold0.mat found", file=folds_dir)
             experiment = replace(self, datasets=datasets, fold_files=tuple(
@@ -340,7 +340,7 @@ def _parse(suite: "SuiteFile") -> Experiment:
                           field=f"methods.{untuned[0]}.tune")
     return Experiment(
         name=_within("name", validate_name, suite.name, "suite"), description=suite.description,
-        datasets=tuple(_names(suite.datasets or [], "datasets", "dataset")), folds=export, folds_dir=folds.dir,
+        datasets=tuple(distinct_names(suite.datasets or [], "datasets", "dataset")), folds=export, folds_dir=folds.dir,
         fold_count=folds.count if export is None else None,
         methods=methods, tuning=tuning, engine=suite.engine, evaluator=suite.evaluator,
         mlknn_k=suite.mlknn.k, mlknn_smooth=suite.mlknn.smooth, grids=grids,
@@ -373,6 +373,7 @@ def _within(section: str, check, *args, **kwargs):
 
 def _methods(methods: dict[str, "MethodSection | None"], max_tasks: int, score_only: bool
              ) -> tuple[MethodEntry, ...]:
+    distinct_names(list(methods), "methods", "method")
     entries = []
     for name, body in methods.items():
         body = body or MethodSection()
@@ -428,14 +429,20 @@ def _sweep(body: "MethodSection", method_spec, max_tasks: int, where: str) -> tu
 
 
 def _tune_grid(tune: dict[str, list], method_spec, where: str) -> tuple[tuple[str, tuple], ...]:
-    """``tune`` as (parameter, values) pairs, each value checked by the method as a parameter of its own."""
+    """``tune`` as (parameter, values) pairs, each value checked by the method as a parameter of its own,
+    none repeated (1 and 1.0 are the same candidate, as in a sweep)."""
     for parameter, values in tune.items():
+        seen = set()
         for value in values:
             try:
                 method_spec.resolve_params({parameter: value})
             except ConfigError as exc:
                 raise ConfigError(exc.message, field=f"{where}.{parameter}", expected=exc.expected,
                                   found=exc.found) from None
+            if _sweep_key(value) in seen:
+                raise ConfigError(f"candidate value listed twice in the tune grid of {method_spec.name} "
+                                  "(it would be scored twice)", field=f"{where}.{parameter}", found=repr(value))
+            seen.add(_sweep_key(value))
     return tuple((parameter, tuple(values)) for parameter, values in tune.items())
 
 
@@ -490,14 +497,6 @@ def _tables(tables: "TablesSection", methods: dict) -> dict:
         raise ConfigError("a metric is listed twice", field="tables.metrics", found=metrics)
     return {"out_dir": tables.out_dir, "ref_method": ref, "display_map": tables.display_map, "metrics": metrics,
             "figures": tables.figures, "fit_width": tables.fit_width, "fold_test": tables.fold_test}
-
-
-def _names(values: list[str], where: str, kind: str) -> list[str]:
-    names = [validate_name(v, kind) for v in values]
-    repeated = [name for i, name in enumerate(names) if name.lower() in {n.lower() for n in names[:i]}]
-    if repeated:
-        raise ConfigError("listed twice (it would run twice)", field=where, found=repeated[0])
-    return names
 
 
 def _fold_files(folds_dir: Path, dataset: str, count: int | None) -> list[int]:

@@ -6,11 +6,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable
 
+from ..data.folds import fold_path, fold_training_rows
+from ..errors import DataError
 from ..runner.executors import RunResult, execute
 from ..runner.lifecycle import RunStop
 from ..runner.orchestration import AfterTasks, run_recorded
 from ..runner.plugins import engine_options
-from ..runner.run import RunSettings
+from ..runner.run import RunSettings, check_evaluable
 from .model import Experiment
 from .tuning import tuned_tasks
 
@@ -35,6 +37,8 @@ def run_experiment(experiment: Experiment, *, folds_dir: Path, results_dir: Path
     ``after_tasks`` if given; the run's record holds ``arguments`` and ``record``. Returns the exit code
     (0 ok, 1 a task or step failed, 2 bad input or storage fault, 128 + n when stopped by signal n)."""
 
+    check_neighbours_fit(experiment, folds_dir)
+
     def run_phases(executor, settings, stop, on_outcome):
         return _execute_phases(experiment, executor, settings, experiment.progress, stop, on_outcome)
 
@@ -42,6 +46,20 @@ def run_experiment(experiment: Experiment, *, folds_dir: Path, results_dir: Path
                         executor=experiment.executor, jobs=experiment.jobs, scheduler=experiment.scheduler,
                         n_tasks=len(experiment.candidate_tasks()) + len(experiment.tasks()), record=record,
                         after_tasks=after_tasks)
+
+
+def check_neighbours_fit(experiment: Experiment, folds_dir: Path) -> None:
+    """ConfigError, before any task, for a fold with no more training instances than ML-kNN has
+    neighbours: every task of it would fail the same way. Read from the fold files' headers; a fold
+    file that cannot be read is left to its tasks, which each report what is wrong with it."""
+    for dataset in experiment.datasets:
+        for fold in experiment.folds_of(dataset):
+            path = fold_path(folds_dir, dataset, fold)
+            try:
+                n_train = fold_training_rows(path)
+            except DataError:
+                continue
+            check_evaluable(n_train, experiment.mlknn_k, path)
 
 
 def _execute_phases(experiment: Experiment, executor, settings: RunSettings, progress: bool, stop,

@@ -3,7 +3,8 @@
 
 Booleans, integers and numbers are strict (``"false"``, ``"no"``, ``3.0`` for an integer and ``1e9``
 for a count are refused, never converted); every mapping refuses keys it does not declare; paths of
-what a suite file says a run writes are relative and stay under ``--root`` (paths given on a command
+what a suite file says a run writes are relative and stay under ``--root``, but ``folds.dir`` may
+also be an absolute path from which existing folds are only read (paths given on a command
 line are used as given: validated with the context :data:`PATHS_AS_GIVEN`). The tuning declarations
 (``tuning:`` and each method's ``tune:``, docs/tuning.md) are declared here too. Checks that need the registries
 (method names, parameter names and value types, fold and grid consistency) follow in
@@ -13,7 +14,7 @@ line are used as given: validated with the context :data:`PATHS_AS_GIVEN`). The 
 from __future__ import annotations
 
 import re
-from pathlib import PurePosixPath, PureWindowsPath
+from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Annotated, Any, Literal
 
 from pydantic import (AfterValidator, BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt,
@@ -58,7 +59,17 @@ def _relative_path(text: str, info: ValidationInfo) -> str:
     return text
 
 
+def _folds_dir(text: str, info: ValidationInfo) -> str:
+    """``folds.dir``: a path relative to --root (the folds may be exported there), or an absolute path
+    anywhere, from which existing folds are only read (:meth:`pipeline.paper.run.PaperPaths.check_folds_written`
+    refuses an export outside --root)."""
+    if text and len(text) <= MAX_PATH_CHARS and "\0" not in text and Path(text).is_absolute():
+        return text
+    return _relative_path(text, info)
+
+
 WrittenPath = Annotated[str, Field(min_length=1, max_length=MAX_PATH_CHARS), AfterValidator(_relative_path)]
+FoldsDir = Annotated[str, Field(min_length=1, max_length=MAX_PATH_CHARS), AfterValidator(_folds_dir)]
 Name = Annotated[str, Field(min_length=1, max_length=128)]
 Seed = Annotated[int, SEED_RANGE.pydantic_field()]
 FoldCount = Annotated[int, FOLD_COUNT.pydantic_field()]
@@ -79,7 +90,7 @@ class FoldsSection(Section):
     """How the folds are made (``holdout``, ``kfold``: exported into ``dir``), or ``files``: fold files
     already in ``dir``, every one present or (``count``) folds 0..count-1, which must all exist."""
 
-    dir: WrittenPath = "data/paper_matlab_minmax"
+    dir: FoldsDir = "data/paper_matlab_minmax"
     mode: Literal["holdout", "kfold", "files"]
     count: FoldCount | None = None
     seed: Seed | None = None
@@ -103,10 +114,9 @@ class FoldsSection(Section):
 
 
 def _candidate_list(values: list) -> list:
+    """Non-empty; the model refuses a value listed twice (1 and 1.0 too, as in a sweep)."""
     if not values:
         raise ValueError("a non-empty list of candidate values")
-    if len({repr(value) for value in values}) != len(values):
-        raise ValueError("distinct candidate values (a value listed twice would run twice)")
     return values
 
 

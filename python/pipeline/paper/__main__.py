@@ -72,6 +72,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     suite = suite.located(paths.folds, paths.results)
     check_task_count(suite, suite.max_tasks)
     to_export = check_folds(suite, paths.folds)
+    paths.check_folds_written(to_export)
     check_inner_sizes(suite, paths.folds)  # the folds already exported; run checks the ones it exports
     if args.command == "status":
         print(format_status(*suite_status(suite, paths)))

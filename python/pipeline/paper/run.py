@@ -32,14 +32,20 @@ class PaperPaths:
     root: Path
     folds: Path
     results: Path
+    #: ``folds.dir`` is an absolute path outside ``root``: its folds are read there, never written
+    folds_read_only: bool = False
 
     @classmethod
     def of(cls, suite: Experiment, root: Path) -> "PaperPaths":
         """The suite's folders under ``root``; ConfigError for any written folder (the declared ones
         and the method, dataset and table folders the run makes in them) that a symbolic link takes
-        outside ``root``: the schema keeps the names relative, this keeps what they resolve to inside."""
-        written = {"folds.dir": suite.folds_dir, "run.results_dir": suite.results_dir}
-        written.update({f"datasets ({name})": f"{suite.folds_dir}/{name}" for name in suite.datasets})
+        outside ``root``: the schema keeps the names relative, this keeps what they resolve to inside.
+        An absolute ``folds.dir`` outside ``root`` is read only (:meth:`check_folds_written`)."""
+        folds_read_only = _outside(root, suite.folds_dir)
+        written = {"run.results_dir": suite.results_dir}
+        if not folds_read_only:
+            written["folds.dir"] = suite.folds_dir
+            written.update({f"datasets ({name})": f"{suite.folds_dir}/{name}" for name in suite.datasets})
         written.update({f"methods ({m.name})": f"{suite.results_dir}/{m.name}" for m in suite.methods})
         if suite.tables is not None:
             out_dir = suite.tables["out_dir"]
@@ -48,7 +54,26 @@ class PaperPaths:
                             for sub in (*(grid.mode for grid in suite.grids), "parameters")})
         for field, relative in written.items():
             _check_inside(root, relative, field)
-        return cls(root=root, folds=root / suite.folds_dir, results=root / suite.results_dir)
+        return cls(root=root, folds=root / suite.folds_dir, results=root / suite.results_dir,
+                   folds_read_only=folds_read_only)
+
+    def check_folds_written(self, to_export: list[str]) -> None:
+        """ConfigError, with the way out, when folds would be exported into a ``folds.dir`` outside
+        ``--root`` (a run writes under its root only; existing, complete folds are read anywhere)."""
+        if to_export and self.folds_read_only:
+            raise ConfigError("the folds of this dataset are missing or incomplete, and a run writes only under "
+                              "--root: export them there first (python -m pipeline.export_splits), or give "
+                              "folds.dir relative to --root to have the run export them",
+                              file=self.folds / to_export[0], field="folds.dir",
+                              expected=f"every fold file present in {self.folds}")
+
+
+def _outside(root: Path, folds_dir: str) -> bool:
+    """Whether ``folds_dir`` is an absolute path that does not resolve under ``root``."""
+    if not Path(folds_dir).is_absolute():
+        return False
+    real_root = os.path.realpath(root)
+    return os.path.commonpath([real_root, os.path.realpath(folds_dir)]) != real_root
 
 
 def _check_inside(root: Path, relative: str, field: str) -> None:

@@ -77,19 +77,27 @@ def write_main_tex(folder: str | Path, *, title: str, columns: int = 1, table_or
 def compile_pdf(tex: str | Path, *, timeout: float = 900.0) -> Path:
     """Run pdflatex twice on ``tex`` in its folder (the second run resolves references); return the PDF.
 
-    Raises ConfigError when pdflatex is missing or fails (naming the log file).
+    Raises ConfigError when ``tex`` is no file, or pdflatex is missing or fails (naming its log when
+    it wrote one, else saying so with the last line it printed).
     """
     tex = Path(tex)
+    if not tex.is_file():
+        raise ConfigError("LaTeX file not found", file=tex, expected="a .tex file (write_main_tex writes main.tex)")
     pdflatex = shutil.which("pdflatex")
     if pdflatex is None:
         raise ConfigError("pdflatex not found: install TeX Live (make latex)", field="--pdf")
+    log = tex.with_suffix(".log")
     for _ in range(2):
         try:
             proc = subprocess.run([pdflatex, "-interaction=nonstopmode", "-halt-on-error", "-no-shell-escape",
                                    tex.name], cwd=tex.parent, capture_output=True, text=True, timeout=timeout)
         except subprocess.TimeoutExpired:
             raise ConfigError(f"pdflatex took more than {timeout:g} s", file=tex) from None
+        if proc.returncode != 0 and log.is_file():
+            raise ConfigError("pdflatex failed; see its log", file=log)
         if proc.returncode != 0:
-            raise ConfigError("pdflatex failed; see the log", file=tex.with_suffix(".log"))
+            said = (proc.stdout + proc.stderr).strip().splitlines()
+            raise ConfigError("pdflatex failed and wrote no log", file=tex,
+                              found=said[-1] if said else f"exit code {proc.returncode} and no output")
     return tex.with_suffix(".pdf")
 

@@ -21,8 +21,10 @@ _LATEX_SPECIALS = {
     "_": r"\_",
     "{": r"\{",
     "}": r"\}",
-    "~": r"\textasciitilde{}",
-    "^": r"\textasciicircum{}",
+    # the typewriter font's own ASCII glyphs: the default OT1 text font sets \textasciitilde and
+    # \textasciicircum as accents, which the PDF's text gives as ˜ and ˆ (a display name a^^5ce was lost)
+    "~": r"{\ttfamily\char126}",
+    "^": r"{\ttfamily\char94}",
     "<": r"\textless{}",
     ">": r"\textgreater{}",
     "|": r"\textbar{}",

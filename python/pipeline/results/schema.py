@@ -24,7 +24,7 @@ from pydantic import (BaseModel, ConfigDict, Field, StrictBool, StrictInt, Stric
 
 from ..documents import read_result_file, refusal, schema_error
 from ..errors import DataError
-from ..evaluation.metrics import LATER_METRICS, METRICS
+from ..evaluation.metrics import LATER_METRICS, METRIC_RANGES, METRICS
 
 Real = Union[StrictInt, StrictFloat]  # a JSON number; a boolean is not one
 Curve = list[Optional[Real]]  # aligned with the grid; null where a value is undefined
@@ -142,11 +142,16 @@ class _MetricsFields(_Record):
                               None)
 
 
+def metric_curve(metric: str) -> Any:
+    """The type of ``metric``'s curve: numbers within the metric's range (metrics.json), or null."""
+    return list[Optional[Annotated[Real, METRIC_RANGES[metric].pydantic_field()]]]
+
+
 def _metric_fields() -> dict[str, Any]:
     """Each metric's curve (required unless a later metric) and its seed spreads (optional)."""
     fields: dict[str, Any] = {}
     for metric in METRICS:
-        fields[metric] = (Curve, None) if metric in LATER_METRICS else (Curve, ...)
+        fields[metric] = (metric_curve(metric), None if metric in LATER_METRICS else ...)
         fields[f"{metric}_seed_std"] = (Optional[Curve], None)
         fields[f"{metric}_mean_seed_std"] = (Optional[Real], None)
     return fields
@@ -218,6 +223,13 @@ class AllFeaturesFile(_Record):
             data = {**data, "mlknn": {("num" if key == "k" else key): value for key, value in mlknn.items()}}
         return data
 
+    @model_validator(mode="after")
+    def _metrics_in_range(self) -> "AllFeaturesFile":
+        for metric, value in self.metrics.items():
+            if metric in METRIC_RANGES and value is not None and not METRIC_RANGES[metric].admits(value):
+                raise refusal(f"metrics.{metric}", f"a value {METRIC_RANGES[metric]}", value)
+        return self
+
 
 def read_all_features_file(path: str | Path) -> AllFeaturesFile:
     """Read and validate one all-features reference file (DataError naming the file and field)."""
@@ -265,7 +277,7 @@ class CandidateSplit(_Record):
 
 
 CandidateSplitScores = create_model("CandidateSplitScores", __base__=CandidateSplit,
-                                    **{metric: (Curve, ...) for metric in METRICS})
+                                    **{metric: (metric_curve(metric), ...) for metric in METRICS})
 
 
 class CandidateRecord(_Record):

@@ -291,7 +291,7 @@ def _run(task: Task, settings: RunSettings, bench: Workbench) -> tuple[str, str,
         elsewhere = all(_written_since(plan.files.metrics(grid.mode), settings) for grid in settings.grids)
         return ("done_elsewhere" if elsewhere else "skipped"), "", 0
     fold = load_fold(plan.fold_file, dataset=task.dataset, index=task.fold)
-    _check_evaluable(fold, settings, plan.fold_file)
+    check_evaluable(fold.X_train.shape[0], settings.mlknn_k, plan.fold_file)
     grids = [grid for grid in settings.grids if grid.mode in plan.grid_reasons]
     k_values = union_of_k(grids, fold.n_features)  # checks the grids before anything is computed
     if plan.rank_reason is None:
@@ -366,12 +366,12 @@ def _written_since(path: Path, settings: RunSettings) -> bool:
         return False
 
 
-def _check_evaluable(fold, settings: RunSettings, fold_file: Path) -> None:
-    """Refuse, before any file is written, folds that ML-kNN cannot score."""
-    n_train = fold.X_train.shape[0]
-    if settings.mlknn_k >= n_train:
+def check_evaluable(n_train: int, mlknn_k: int, fold_file: Path) -> None:
+    """Refuse a fold that ML-kNN with ``mlknn_k`` neighbours cannot score: the front doors before
+    any task (:func:`pipeline.experiment.run.run_experiment`), a task before any file is written."""
+    if mlknn_k >= n_train:
         raise ConfigError("ML-kNN needs more training instances than neighbours", file=fold_file,
-                          field="X_train", expected=f"n_train > {settings.mlknn_k}", found=f"n_train = {n_train}")
+                          field="X_train", expected=f"n_train > {mlknn_k}", found=f"n_train = {n_train}")
 
 
 def _reused_timing(store: ResultStore, files: TaskFiles) -> dict:

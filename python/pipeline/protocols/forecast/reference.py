@@ -1,4 +1,6 @@
-"""Published Chronos results shipped with the package (``reference/chronos``, see its README).
+"""Published Chronos results shipped with the package (``reference/chronos``, see its README), and
+the Chronos-2 run on the ``lite`` datasets that the forecasting framework this protocol follows
+ships as its reference (``chronos-2``: five datasets, no aggregate).
 
 A reference is named by its file stem without the suite suffix, e.g. ``chronos-bolt-base`` for
 ``chronos-bolt-base-in-domain.csv`` and ``chronos-bolt-base-zero-shot.csv``, ``seasonal-naive`` for

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from ...errors import DataError
+from ...errors import ConfigError, DataError
 from ...fileio import atomic_write_text, csv_cell
 from ...report.latex import latex_environment
 from ...report.tables import markdown_escape
@@ -133,8 +133,14 @@ def to_latex(table: ResultTable) -> str:
 
 
 def write_tables(folder: str | Path, output_dir: str | Path | None = None) -> tuple[list[Path], list[str]]:
-    """Write ``results_table.{md,csv,tex}`` for the results in ``folder``; return paths and warnings."""
+    """Write ``results_table.{md,csv,tex}`` for the results in ``folder``; return paths and warnings.
+    ConfigError when no result could be read: three empty tables would read as a table of nothing."""
     results, warnings = read_results(folder)
+    if not results:
+        raise ConfigError("no result to tabulate: no table written", file=folder,
+                          expected="*_evaluation.json files (python -m pipeline.protocols.har evaluate)",
+                          found=f"{len(warnings)} malformed, first: {warnings[0]}" if warnings
+                          else "no *_evaluation.json file")
     table = build_table(results)
     target = Path(output_dir) if output_dir is not None else Path(folder)
     paths = [atomic_write_text(target / "results_table.md", to_markdown(table)),

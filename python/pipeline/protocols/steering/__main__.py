@@ -25,9 +25,8 @@ from .analysis import (TRAINING_SEEDS, AnalysisSettings, analyze_runs, default_c
 from .calibration import calibration_experiment
 from .data import make_driving_sequences
 from .experiment import TrainingPlan, evaluate_runs, run_demo, train_runs
-from .files import read_table
 from .models import MODEL_SPECS, build_model, count_parameters
-from .samples import TABLE_SUFFIXES, data_sha256, read_samples, write_pickle_layout
+from .samples import data_sha256, read_samples, write_pickle_layout
 from .split import load_or_create_split, load_split, split_path
 from .tables import write_outputs
 
@@ -193,14 +192,9 @@ def _limits(args: argparse.Namespace) -> LoadLimits:
 
 
 def _read_sequence_ids(args: argparse.Namespace):
-    """The per-sample sequence ids; of a table only its sequence_id column is read."""
-    if args.samples.is_dir() or args.samples.suffix not in TABLE_SUFFIXES:
-        return read_samples(args.samples, args.name, _limits(args)).samples.sequence_ids
-    frame = read_table(args.samples, "a sample table with a sequence_id column", columns=lambda c: c == "sequence_id",
-                       dtype={"sequence_id": str})
-    if "sequence_id" not in frame.columns or frame["sequence_id"].isna().any():
-        raise DataError("needs a complete sequence_id column", file=args.samples, field="sequence_id")
-    return frame["sequence_id"].astype(str).to_numpy()
+    """The per-sample sequence ids, of samples checked in full in every layout (a table too): a split
+    of samples that ``train`` would refuse (NaN, inf, a wrong width) is refused here already."""
+    return read_samples(args.samples, args.name, _limits(args)).samples.sequence_ids
 
 
 def _cmd_split(args) -> int:
