@@ -22,7 +22,8 @@ import pytest
 from pipeline import kgrid
 from pipeline.cli import run_main
 from pipeline.data.folds import save_fold
-from runner_helpers import alive, kgrid_command, make_fold_dir, python_plugin, summary_counts, wait_until
+from runner_helpers import (alive, kgrid_command, make_fold_dir, python_plugin, result_contents, summary_counts,
+                            wait_until)
 
 _UNDER_LIMIT = textwrap.dedent("""
     import resource, sys
@@ -98,21 +99,21 @@ def _pids(path) -> list[int]:
 
 
 @pytest.mark.parametrize("executor, death, said", [
-    ("serial", "os._exit(0)", "crashed (exit code 0)"),
-    ("serial", "os.kill(os.getpid(), signal.SIGKILL)", "crashed (killed by SIGKILL)"),
-    ("process", "os._exit(0)", "crashed (exit code 0)"),
+    ("serial", "os._exit(0)", "DIES/toy/fold0: DIES (dies.py) ended its process (exit code 0) instead of returning"),
+    ("process", "os._exit(0)", "DIES/toy/fold0: DIES (dies.py) ended its process (exit code 0) instead of returning"),
+    ("serial", "os.kill(os.getppid(), signal.SIGKILL)", "crashed (killed by SIGKILL) while running this task"),
 ])
-def test_a_method_that_ends_its_worker_fails_that_task_with_exit_1(tmp_path, executor, death, said):
-    """``os._exit(0)`` in a method used to end a serial run with exit 0 and no summary."""
+def test_a_method_that_ends_its_process_or_its_worker_fails_that_task_with_exit_1(tmp_path, executor, death, said):
+    """``os._exit(0)`` in a method used to end a serial run with exit 0 and no summary. A plug-in's
+    code runs in a child process of the task's worker; one that kills the worker itself fails the
+    task as a crashed worker, and a fresh worker runs the rest."""
     proc = _run_plugin(tmp_path, python_plugin(tmp_path / "dies", "DIES", death), "--executor", executor,
-                          "--jobs", "2")
+                       "--jobs", "2")
     assert proc.returncode == 1, proc.stderr
     assert summary_counts(proc.stderr) == {"done": 2, "skipped": 0, "done elsewhere": 0, "failed": 1,
                                            "interrupted": 0}  # VARIANCE and the reference are done
     (line,) = [line for line in proc.stderr.splitlines() if line.startswith("FAILED")]
-    assert line.startswith("FAILED DIES/toy/fold0: worker process ") and said in line, proc.stderr
-    (failure,) = json.loads((tmp_path / "res" / "failures.json").read_text())["failed"]
-    assert failure["error_type"] == "WorkerCrashed"
+    assert line.startswith("FAILED DIES/toy/fold0: ") and said in line, proc.stderr
     assert not list((tmp_path / "res").glob("*/.*.claim"))
 
 
@@ -191,3 +192,52 @@ def test_sigterm_before_the_run_starts_exits_143(tmp_path):
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 143, err
     assert "Traceback" not in err
+
+
+PATCHER = '''
+import numpy as np
+import pipeline.engines.python as python_engine
+from pipeline.methods.base import MethodSpec
+
+_evaluate = python_engine.NativeEvaluator.evaluate
+
+
+def perfect(self, *args, **kwargs):  # every score of every method becomes perfect
+    curves = _evaluate(self, *args, **kwargs)
+    return {key: [1.0] * len(value) if key != "k_values" and isinstance(value, list) else value
+            for key, value in curves.items()}
+
+
+python_engine.NativeEvaluator.evaluate = perfect
+np.argsort = lambda a, *args, **kwargs: np.arange(np.shape(a)[-1])[::-1]  # every ranking upside down
+np.var = lambda a, *args, **kwargs: -np.ones(np.shape(a)[-1])
+
+
+def scores(X, Y, params):
+    return X.std(axis=0)
+
+
+PATCHER = MethodSpec(name="PATCHER", scores=scores)
+'''
+
+
+def test_a_plugin_patching_the_evaluator_and_numpy_at_import_changes_no_other_result(tmp_path):
+    """The module patches ML-kNN's evaluator (every metric 1.0) and ``numpy`` as it is imported:
+    loaded in the run's own processes, it turned VARIANCE's micro-F1 0.066 into 1.000 under an
+    unchanged fingerprint. Plug-in code now runs only in child processes of its own, so the shipped
+    methods' rankings and metrics, and the all-features reference, are identical with and without
+    the folder loaded (and its method run first in the same worker)."""
+    folder = tmp_path / "patcher"
+    folder.mkdir()
+    (folder / "patcher.py").write_text(PATCHER)
+    folds = make_fold_dir(tmp_path / "folds", n_folds=1)
+    for name, extra in (("alone", []), ("with", ["PATCHER", "--plugins", str(folder)])):
+        proc = subprocess.run(kgrid_command(folds, tmp_path / name, "--engine", "python", "--k-max", "20",
+                                            "--methods", *extra[:1], "VARIANCE", "LABELCORR", *extra[1:]),
+                              capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0, proc.stderr
+    for method in ("VARIANCE", "LABELCORR", "_reference"):
+        alone = result_contents(tmp_path / "alone" / method)
+        assert alone and result_contents(tmp_path / "with" / method) == alone, method
+    metrics = json.loads((tmp_path / "with" / "VARIANCE" / "toy_fold0_kgrid_metrics.json").read_text())
+    assert max(metrics["micro_f1"]) < 0.9  # the real scores, not the patched 1.0

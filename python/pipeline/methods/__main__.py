@@ -40,6 +40,7 @@ from ..runner.plugins import activate_plugins, check_runnable, engine_options, p
 from ..runner.pool import describe_exit
 from . import available_methods, get_method, origin_of
 from .base import MethodSpec
+from .isolated import source_file
 
 DEMO_FOLD = CHECKOUT_MATLAB_DIR.parent / "data" / "paper_matlab_minmax" / "demo" / "fold0.mat"
 UNKNOWN_PARAMETER = "mlfs_check_unknown_parameter"
@@ -279,7 +280,7 @@ def _check_here(args: argparse.Namespace, announce: Callable[[str], None]) -> tu
 def _method_of_file(path: Path, names: list[str]) -> str:
     """The one method a Python plug-in file defines."""
     found = [name for name in names if get_method(name).has_python
-             and Path(get_method(name).python_function.__code__.co_filename).resolve() == path]
+             and source_file(get_method(name).python_function) == path]
     if len(found) != 1:
         raise ConfigError("the plug-in file must define exactly one method to check", file=path,
                           found=found or "none", expected="one MethodSpec (or name the method)")
