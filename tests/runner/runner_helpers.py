@@ -135,3 +135,19 @@ def alive(pids: list[int]) -> list[int]:
         except psutil.NoSuchProcess:
             pass
     return found
+
+
+def record_calls(monkeypatch, owner, name: str, log: Path, note=lambda self, *args, **kwargs: ""):
+    """Wrap the method ``owner.name`` so that each call appends ``note(self, *args, **kwargs)``,
+    taken after the call, as a line to ``log``: tasks run in worker processes, where a list of the
+    test's process would not see them. Returns a function giving the lines written so far."""
+    original = getattr(owner, name)
+
+    def recorded(self, *args, **kwargs):
+        result = original(self, *args, **kwargs)
+        with open(log, "a") as handle:
+            handle.write(f"{note(self, *args, **kwargs)}\n")
+        return result
+
+    monkeypatch.setattr(owner, name, recorded)
+    return lambda: log.read_text().splitlines() if log.exists() else []
