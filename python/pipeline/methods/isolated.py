@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ..errors import EngineError
+from ..runner.lifecycle import describe_exit_code
 
 #: The function slots of a MethodSpec that hold a plug-in's code.
 FUNCTION_ROLES = ("python", "scores", "make_init")
@@ -79,7 +80,7 @@ def call_in_child(body: Callable[[], Any], what: str) -> Any:
     try:
         outcome, payload = receiver.recv()
     except EOFError:
-        raise EngineError(f"{what} ended its process ({_describe(_wait(pid))}) instead of returning") from None
+        raise EngineError(f"{what} ended its process ({describe_exit_code(_wait(pid))}) instead of returning") from None
     except (pickle.UnpicklingError, AttributeError, ImportError) as exc:
         _wait(pid)
         raise EngineError(f"{what} returned an object that cannot leave its process: {exc}") from None
@@ -122,9 +123,3 @@ def _wait(pid: int) -> int:
     """The child's exit code once it has ended (negative: the signal that killed it)."""
     _, status = os.waitpid(pid, 0)
     return os.waitstatus_to_exitcode(status)
-
-
-def _describe(exitcode: int | None) -> str:
-    if exitcode is not None and exitcode < 0:
-        return f"killed by {signal.Signals(-exitcode).name}"
-    return f"exit code {exitcode}"

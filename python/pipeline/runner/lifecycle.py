@@ -161,6 +161,14 @@ def lead_process_group(pid: int) -> None:
         os.setpgid(pid, pid)
 
 
+def describe_exit_code(code: int | None) -> str:
+    """How a process ended, from its exit code (negative: the signal that killed it):
+    ``killed by SIGKILL``, ``exit code 0``."""
+    if code is not None and code < 0:
+        return f"killed by {signal.Signals(-code).name}"
+    return f"exit code {code}"
+
+
 def end_process_group(pgid: int) -> None:
     """SIGKILL every process of the group ``pgid`` (a worker and all it started; none may be left)."""
     with contextlib.suppress(ProcessLookupError, PermissionError):

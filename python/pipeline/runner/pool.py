@@ -37,8 +37,8 @@ import numpy as np
 
 from ..fileio import process_scratch_dir, remove_abandoned_scratch_dirs, remove_process_scratch_dir
 from .history import LOGGER_NAME, attach_log
-from .lifecycle import (WORKER_GRACE, RunStop, TaskBudget, WorkerStopped, become_worker, end_process_group,
-                        lead_process_group, stop_signals_blocked)
+from .lifecycle import (WORKER_GRACE, RunStop, TaskBudget, WorkerStopped, become_worker, describe_exit_code,
+                        end_process_group, lead_process_group, stop_signals_blocked)
 from .run import Outcome, RunSettings, Workbench, run_task
 from .tasks import Task
 
@@ -195,10 +195,7 @@ class _Worker:
 def describe_exit(process) -> str:
     """How a finished ``multiprocessing`` process ended: ``killed by SIGKILL``, ``exit code 0``."""
     process.join(0)
-    code = process.exitcode
-    if code is not None and code < 0:
-        return f"killed by {signal.Signals(-code).name}"
-    return f"exit code {code}"
+    return describe_exit_code(process.exitcode)
 
 
 def _load_evaluator_code(settings: RunSettings) -> None:
