@@ -62,18 +62,20 @@ def decode_outcome(data: bytes) -> Outcome:
     return Outcome(**fields)
 
 
-def configure_worker(settings: RunSettings) -> None:
-    """One BLAS thread per worker (parallelism comes from the workers); log to the run's log
-    (a forked worker already does: it inherited the driver's handler)."""
+def configure_worker(settings: RunSettings, shares_cores: bool = True) -> None:
+    """One BLAS thread per worker when workers share the cores (parallelism comes from the
+    workers; the serial executor's one worker keeps them all, as a task in the driver did); log to
+    the run's log (a forked worker already does: it inherited the driver's handler)."""
     from threadpoolctl import threadpool_limits
 
-    threadpool_limits(1)
+    if shares_cores:
+        threadpool_limits(1)
     logged = {getattr(handler, "baseFilename", None) for handler in logging.getLogger(LOGGER_NAME).handlers}
     if settings.log_file and os.path.abspath(settings.log_file) not in logged:
         attach_log(settings.log_file)
 
 
-def _worker_main(conn: Connection, settings: RunSettings, parent_pid: int) -> None:
+def _worker_main(conn: Connection, settings: RunSettings, parent_pid: int, shares_cores: bool) -> None:
     """A worker's life: run the tasks the driver sends until it says stop, or until SIGTERM.
 
     It ends with ``os._exit``: threads a plug-in left behind do not keep it alive, and no exit
@@ -83,7 +85,7 @@ def _worker_main(conn: Connection, settings: RunSettings, parent_pid: int) -> No
     try:
         stop_signal = become_worker(parent_pid)
         tempfile.tempdir = str(process_scratch_dir())  # everything temporary goes with the worker
-        configure_worker(settings)
+        configure_worker(settings, shares_cores)
         bench = Workbench(settings)
         while True:
             try:
@@ -114,10 +116,10 @@ def _worker_main(conn: Connection, settings: RunSettings, parent_pid: int) -> No
 class _Worker:
     """The driver's handle on one worker process: its pipe and the task it runs."""
 
-    def __init__(self, settings: RunSettings):
+    def __init__(self, settings: RunSettings, shares_cores: bool):
         context = multiprocessing.get_context("fork")
         self.conn, child_end = context.Pipe(duplex=True)
-        self.process = context.Process(target=_worker_main, args=(child_end, settings, os.getpid()),
+        self.process = context.Process(target=_worker_main, args=(child_end, settings, os.getpid(), shares_cores),
                                        daemon=True, name="mlfs-worker")
         with stop_signals_blocked():  # the child installs its own handlers before it sees a signal
             self.process.start()
@@ -270,7 +272,7 @@ class WorkerPool:
             self._failed_starts = 0 if worker.used else self._failed_starts + 1
         if self._failed_starts > 2 * self.jobs:
             raise RuntimeError("worker processes keep dying before their first task")
-        self._workers = kept + [_Worker(self.settings) for _ in range(self._wanted - len(kept))]
+        self._workers = kept + [_Worker(self.settings, self.jobs > 1) for _ in range(self._wanted - len(kept))]
 
     def _stop_workers(self) -> Iterator[Outcome]:
         for worker in self._workers:
