@@ -2,7 +2,8 @@
 
 User errors (:class:`~pipeline.errors.PipelineError`) become one line on stderr and exit code 2;
 a reader that closes standard output early (``... | head``) ends the command quietly with exit
-code 141, as ``yes | head`` does; anything else is a bug and keeps its traceback. Numeric options
+code 141, as ``yes | head`` does; Ctrl-C and SIGTERM outside a run (a run reports them itself)
+end it with 130 and 143; anything else is a bug and keeps its traceback. Numeric options
 are bounded where they are parsed (:func:`check_option_bounds`), so a count such as
 ``--bootstrap 1000000000`` is refused before it is allocated.
 """
@@ -10,8 +11,11 @@ are bounded where they are parsed (:func:`check_option_bounds`), so a count such
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import signal
 import sys
+import threading
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -23,10 +27,12 @@ BROKEN_PIPE_EXIT = 128 + 13  # killed by SIGPIPE, the status shells report for `
 
 
 def run_main(main: Callable[[Sequence[str] | None], int | None], argv: Sequence[str] | None = None) -> int:
-    """Call ``main(argv)`` and map a :class:`PipelineError` to exit code 2 with a one-line message."""
+    """Call ``main(argv)`` and map a :class:`PipelineError` to exit code 2 with a one-line message,
+    Ctrl-C to 130 and SIGTERM to 143 (128 + the signal, as a run that a signal stops)."""
     try:
         try:
-            code = main(argv)
+            with _sigterm_raises():
+                code = main(argv)
         finally:  # buffered output reaches a closed pipe here, inside the handler, not at exit
             sys.stdout.flush()
     except BrokenPipeError:
@@ -35,10 +41,43 @@ def run_main(main: Callable[[Sequence[str] | None], int | None], argv: Sequence[
     except PipelineError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
         print("interrupted", file=sys.stderr)
-        return 130
+        return 128 + (signal.SIGTERM if isinstance(exc, _Terminated) else signal.SIGINT)
     return int(code or 0)
+
+
+def exit_process(code: int) -> None:
+    """End the command with ``code``, also while threads a plug-in started still run (a normal exit
+    would wait for them): then, output flushed, the process ends at once."""
+    if any(thread.is_alive() and not thread.daemon for thread in threading.enumerate()
+           if thread is not threading.main_thread()):
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    raise SystemExit(code)
+
+
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM reached the command: it unwinds as for Ctrl-C (temporaries removed), then exits 143."""
+
+
+@contextlib.contextmanager
+def _sigterm_raises():
+    """SIGTERM raises :class:`_Terminated` meanwhile (in the main thread; a run takes it over while
+    its tasks run, see :class:`~pipeline.runner.lifecycle.RunStop`)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _raise_terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _raise_terminated(_signum, _frame) -> None:
+    raise _Terminated
 
 
 def add_code_options(parser: argparse.ArgumentParser) -> None:

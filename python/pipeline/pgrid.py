@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from .cli import run_main
+from .cli import exit_process, run_main
 from .suite_cli import main as suite_main
 
 
@@ -13,4 +13,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(run_main(main))
+    exit_process(run_main(main))

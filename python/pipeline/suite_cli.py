@@ -104,7 +104,9 @@ def build_parser(prog: str, mode: str | None, rank: bool) -> argparse.ArgumentPa
     parser.add_argument("--claim-stale-after", type=float, default=DEFAULT_STALE_AFTER,
                         help="seconds after which another host's task claim counts as abandoned")
     parser.add_argument("--task-timeout", type=float, default=3600.0,
-                        help="seconds an Octave/MATLAB call may take before it is stopped")
+                        help="seconds a whole task may take (ranking, ML-kNN, files) before its worker process "
+                             "and everything it started are killed and the task fails (serial and process "
+                             "executors; on Dask, each Octave/MATLAB call)")
     parser.add_argument("--max-tasks", type=int, default=DEFAULT_MAX_TASKS,
                         help="refuse a run of more tasks (methods x sweep combinations x datasets x folds)")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")

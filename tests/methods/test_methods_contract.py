@@ -64,6 +64,8 @@ def test_the_matlab_engine_without_matlab_is_one_line_and_exit_2(capsys):
     ("TEXT", "output", "feature scores must be real numbers"),
     ("RAGGED", "output", "feature scores are not an array of numbers"),
     ("EXITS", "output", "EXITS called sys.exit(0) instead of returning its scores"),
+    ("DIES", "output", "DIES (broken_methods.py) ended its process (exit code 0) instead of returning"),
+    ("INTERRUPTS", "output", "INTERRUPTS raised KeyboardInterrupt itself (no Ctrl-C reaches a worker process)"),
     ("UNSORTED", "output", "the ranking does not sort the scores (decreasing)"),
     ("MASKED", "output", "feature scores are masked (expected d finite real numbers; found 1 masked)"),
 ])
@@ -71,6 +73,14 @@ def test_the_checker_fails_a_broken_python_plugin_with_one_line(name, check, fou
     assert run_main(methods_main, ["check", name, "--plugins", str(FIXTURES / "broken_python")]) == 1
     failed = [line for line in lines_of(capsys) if line.startswith("FAIL")]
     assert len(failed) == 1 and failed[0].startswith(f"FAIL {check}: ") and found in failed[0], failed
+
+
+def test_the_checker_fails_a_method_that_kills_the_checks_process_with_one_line_and_exit_1(capsys):
+    """The checks run in a worker process: a method that kills it (as ``os._exit(0)`` in the method
+    used to end the command with exit 0 and no output) is one line and exit 1."""
+    assert run_main(methods_main, ["check", "KILLER", "--plugins", str(FIXTURES / "broken_python")]) == 1
+    assert lines_of(capsys) == ["FAIL KILLER: the process running its checks ended (killed by SIGKILL) before they "
+                                "finished (os._exit, a signal or a crash in the method's code)"]
 
 
 @pytest.mark.octave

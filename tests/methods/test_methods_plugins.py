@@ -110,7 +110,7 @@ def test_a_scores_function_may_return_info_need_nonnegative_features_and_receive
 
 
 @pytest.mark.parametrize("case", ["shipped name", "twice", "import error", "no MethodSpec file syntax",
-                                  "exits as imported"])
+                                  "exits as imported", "ends its process as imported"])
 def test_a_broken_plugin_folder_is_one_line_naming_the_file_exit_2_and_nothing_runs(tmp_path, registry, capsys, case):
     folder = tmp_path / "plugins"
     if case == "shipped name":
@@ -124,6 +124,9 @@ def test_a_broken_plugin_folder_is_one_line_naming_the_file_exit_2_and_nothing_r
         bad = write(folder, "broken.py", "import numpy as np\nraise RuntimeError('cannot work today')\n")
     elif case == "exits as imported":  # a script in the folder: without the catch, every command ended silently
         bad = write(folder, "script.py", "import sys\nsys.exit(0)\n")
+    elif case == "ends its process as imported":  # it used to end the command with exit 0 and no output
+        write(folder, "boom.py", "import os\nos._exit(0)\n")
+        bad = folder  # imported in a child process that ends: the line names the folder
     else:
         bad = write(folder, "typo.py", "def f(:\n")
     code = kgrid(tmp_path, "--methods", "VARIANCE", "--plugins", *str(folder).split())
@@ -395,3 +398,4 @@ def test_info_the_record_could_not_be_read_back_with_is_left_out_and_the_rerun_s
     capsys.readouterr()
     assert kgrid(tmp_path, "--methods", "CHATTY", "--plugins", str(tmp_path / "plugins")) == 0
     assert "0 done, 2 skipped" in capsys.readouterr().err
+

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import textwrap
 import time
 from pathlib import Path
 
@@ -107,3 +108,46 @@ def scratch_dirs_of(pids: list[int]) -> list[Path]:
     from pipeline.fileio import scratch_root
 
     return [path for pid in pids for path in scratch_root().glob(f"mlfs.{pid}-*")]
+
+
+def python_plugin(folder: Path, name: str, scores_body: str, at_import: str = "") -> Path:
+    """A plug-in folder holding one Python method ``name`` whose scores function runs ``scores_body``
+    (statements; the variance of ``X`` is returned after them), its module running ``at_import``
+    when imported. Returns the folder."""
+    folder.mkdir(parents=True, exist_ok=True)
+    body = "\n".join("    " + line for line in textwrap.dedent(scores_body).strip().splitlines())
+    (folder / f"{name.lower()}.py").write_text(
+        "import os, signal, subprocess, sys, threading, time\n"
+        "from pipeline.methods.base import MethodSpec\n"
+        f"{textwrap.dedent(at_import).strip()}\n"
+        f"def scores(X, Y, params):\n{body}\n    return X.var(axis=0)\n"
+        f"{name} = MethodSpec(name={name!r}, scores=scores)\n")
+    return folder
+
+
+def alive(pids: list[int]) -> list[int]:
+    """Those of ``pids`` that still run (zombies aside)."""
+    found = []
+    for pid in pids:
+        try:
+            if psutil.Process(pid).status() != psutil.STATUS_ZOMBIE:
+                found.append(pid)
+        except psutil.NoSuchProcess:
+            pass
+    return found
+
+
+def record_calls(monkeypatch, owner, name: str, log: Path, note=lambda self, *args, **kwargs: ""):
+    """Wrap the method ``owner.name`` so that each call appends ``note(self, *args, **kwargs)``,
+    taken after the call, as a line to ``log``: tasks run in worker processes, where a list of the
+    test's process would not see them. Returns a function giving the lines written so far."""
+    original = getattr(owner, name)
+
+    def recorded(self, *args, **kwargs):
+        result = original(self, *args, **kwargs)
+        with open(log, "a") as handle:
+            handle.write(f"{note(self, *args, **kwargs)}\n")
+        return result
+
+    monkeypatch.setattr(owner, name, recorded)
+    return lambda: log.read_text().splitlines() if log.exists() else []

@@ -22,8 +22,8 @@ import pytest
 from pipeline.runner.executors import make_executor
 from pipeline.runner.run import RunSettings
 from pipeline.runner.tasks import GridSpec
-from runner_helpers import (descendants, kgrid_command, make_fold_dir, running_claims, scratch_dirs_of,
-                            summary_counts, survivors, wait_until)
+from runner_helpers import (descendants, kgrid_command, make_fold_dir, python_plugin, running_claims,
+                            scratch_dirs_of, summary_counts, survivors, wait_until)
 
 N_FOLDS = 12
 SLOW = ["--engine", "python", "--methods", "DAGFS"]
@@ -98,6 +98,33 @@ def test_other_stop_signals_end_like_ctrl_c_with_their_code(slow_folds, tmp_path
     assert "Traceback" not in err and f"interrupted by {sent.name}" in err
     assert survivors(tree) == [] and not list(results.glob("*/.*.claim"))
     assert summary_counts(err)["interrupted"] > 0
+
+
+@pytest.mark.parametrize("executor", ["serial", "process"])
+def test_a_task_the_stop_makes_fail_is_interrupted_not_failed(tmp_path, executor):
+    """Code that turns the stop's KeyboardInterrupt into another error (a library wrapping what it
+    catches: a reader reporting an unreadable file) made the stopped task count as failed: CI once
+    saw 23 of 24 tasks done or interrupted after Ctrl-C. A task that fails once its worker was told
+    to stop is interrupted."""
+    started = tmp_path / "started"
+    plugin = python_plugin(tmp_path / "wrapper", "WRAPPER", f"""
+        open({str(started)!r}, "w").close()
+        try:
+            time.sleep(60)
+        except BaseException as exc:
+            raise RuntimeError(f"cannot read: {{type(exc).__name__}}")
+    """)
+    folds = make_fold_dir(tmp_path / "folds", n_folds=1)
+    proc = subprocess.Popen(kgrid_command(folds, tmp_path / "res", "--engine", "python", "--methods", "WRAPPER",
+                                          "--plugins", str(plugin), "--executor", executor),
+                            stderr=subprocess.PIPE, text=True)
+    wait_until(started.exists, "the task started", proc)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    counts = summary_counts(err)
+    assert counts["failed"] == 0 and counts["interrupted"] >= 1, err
+    assert "cannot read" not in err
 
 
 @pytest.mark.parametrize("executor", ["serial", "process"])

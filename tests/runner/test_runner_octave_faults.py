@@ -18,11 +18,11 @@ from pathlib import Path
 import psutil
 import pytest
 
-from runner_helpers import (descendants, kgrid_command, make_fold_dir, result_contents, running_claims,
-                            scratch_dirs_of, summary_counts, survivors, wait_until)
+from runner_helpers import (alive, descendants, kgrid_command, make_fold_dir, record_calls, result_contents,
+                            running_claims, scratch_dirs_of, summary_counts, survivors, wait_until)
 from pipeline import kgrid
 from pipeline.cli import run_main
-from pipeline.engines.octave import shared_session
+from pipeline.engines.octave import OctaveSession
 from pipeline.fileio import remove_abandoned_scratch_dirs
 from pipeline.runner.executors import run_all
 from pipeline.runner.run import RunSettings
@@ -80,17 +80,16 @@ def _start_hanging_run(folds: Path, results: Path, *extra: str) -> subprocess.Po
                             start_new_session=True)
 
 
-def test_one_octave_process_serves_every_task_of_a_worker(octave_folds, tmp_path):
+def test_one_octave_process_serves_every_task_of_a_worker(octave_folds, tmp_path, monkeypatch):
     settings = RunSettings(data_dir=str(octave_folds), results_dir=str(tmp_path), grids=(GridSpec(),),
                            engine="octave", evaluator="octave", engine_options={"timeout": 600.0})
-    session = shared_session(600.0)
-    session.close()  # another test may have left this process's shared session running
-    before = session.starts
+    octave_pids = record_calls(monkeypatch, OctaveSession, "start", tmp_path / "starts.txt",
+                               note=lambda session: session.pid)
     tasks = [Task(m, d, f) for m in ("VARIANCE", "LABELCORR") for d in ("alpha", "beta") for f in (0, 1)]
     outcomes = run_all(tasks, settings, progress=False)
     assert [o.status for o in outcomes] == ["done"] * 8
-    assert session.starts - before == 1
-    assert not session.running  # the workbench stops Octave when the run ends
+    (pid,) = {int(pid) for pid in octave_pids()}  # every call of every task in the (serial) worker
+    assert alive([pid]) == []  # the workbench stops Octave when the run ends
 
 
 def test_process_pool_with_octave_matches_serial_with_one_octave_per_worker(octave_folds, octave_reference,

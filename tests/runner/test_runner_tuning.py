@@ -16,6 +16,7 @@ from pipeline.runner.inner import TuningSpec
 from pipeline.runner.run import RunSettings
 from pipeline.runner.tasks import GridSpec, Task, canonical_params
 from pipeline.runner.tuning import select
+from runner_helpers import record_calls
 
 GRID = GridSpec("kgrid", k_min=2, k_max=8, k_step=2)
 RULE = TuningSpec(mode="kfold", count=2, seed=5, test_size=None, scaler="minmax", clip_test=False,
@@ -96,15 +97,12 @@ def test_the_evaluator_prepares_each_inner_split_once_for_all_candidates(folds, 
     """Inner splits, their scaling and the evaluator's fold set-up are made once per outer fold."""
     from pipeline.engines.python import NativeEvaluator
 
-    prepared = []
-    original = NativeEvaluator.prepare
-    monkeypatch.setattr(NativeEvaluator, "prepare", lambda self, *a, **k: prepared.append(a[3].shape) or
-                        original(self, *a, **k))
+    prepared = record_calls(monkeypatch, NativeEvaluator, "prepare", tmp_path / "prepared.txt")
     settings = RunSettings(data_dir=str(folds), results_dir=str(tmp_path / "r"), grids=(GRID,), engine="python",
                            mlknn_k=5, tuning=RULE)
     tasks = _candidates([0.1, 1.0, 10.0, 100.0])
     assert {o.status for o in run_all(tasks, settings, progress=False)} == {"done"}
-    assert len(prepared) == RULE.count  # one per inner split, not one per candidate and split
+    assert len(prepared()) == RULE.count  # one per inner split, not one per candidate and split
     fresh = RunSettings(data_dir=str(folds), results_dir=str(tmp_path / "one_by_one"), grids=(GRID,),
                         engine="python", mlknn_k=5, tuning=RULE)
     for task in tasks:  # a run per candidate: each prepares its own splits; the records agree exactly
@@ -112,4 +110,4 @@ def test_the_evaluator_prepares_each_inner_split_once_for_all_candidates(folds, 
         shared = _candidate_record(settings.results_dir, task)
         alone = _candidate_record(fresh.results_dir, task)
         assert [s["micro_f1"] for s in shared["splits"]] == [s["micro_f1"] for s in alone["splits"]]
-    assert len(prepared) == RULE.count * (1 + len(tasks))
+    assert len(prepared()) == RULE.count * (1 + len(tasks))

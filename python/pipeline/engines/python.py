@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import time
 from typing import Sequence
 
@@ -10,6 +11,7 @@ from threadpoolctl import threadpool_limits
 
 from ..errors import EngineError, PipelineError
 from ..methods.base import MethodSpec
+from ..runner.lifecycle import WorkerStopped
 from .base import Engine, Evaluator
 from .process_state import process_state_restored
 
@@ -40,8 +42,11 @@ class PythonEngine(Engine):
         except SystemExit as exc:  # plugged-in code calling sys.exit() must not end the whole run
             raise EngineError(f"{method_spec.name} called sys.exit({exc.code!r}) instead of returning its scores or "
                               "raising an exception", field=context or None) from None
-        except KeyboardInterrupt:  # Ctrl-C, or SIGTERM in a worker: the run stops
-            raise
+        except KeyboardInterrupt as exc:
+            if isinstance(exc, WorkerStopped) or signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
+                raise  # the worker is stopped, or Ctrl-C in a process the user runs a method in
+            raise EngineError(f"{method_spec.name} raised KeyboardInterrupt itself (no Ctrl-C reaches a worker "
+                              "process)", field=context or None) from None
         except BaseException as exc:  # a method's own failure (plugged-in code included, GeneratorExit and
             # other BaseException subclasses too) fails its task only
             raise EngineError(f"{method_spec.name} failed: {type(exc).__name__}: {exc}", field=context or None) from exc

@@ -9,7 +9,7 @@ from typing import Callable
 from ..data.folds import fold_path, fold_training_rows
 from ..errors import DataError
 from ..runner.executors import RunResult, execute
-from ..runner.lifecycle import RunStop
+from ..runner.lifecycle import RunStop, TaskBudget
 from ..runner.orchestration import AfterTasks, run_recorded
 from ..runner.plugins import engine_options
 from ..runner.run import RunSettings, check_evaluable
@@ -26,7 +26,8 @@ def run_settings(experiment: Experiment, folds_dir: Path, results_dir: Path) -> 
                        overwrite=experiment.overwrite, rank=not experiment.score_only,
                        claim_stale_after=experiment.claim_stale_after,
                        engine_options=engine_options(experiment.task_timeout, experiment.plugins),
-                       plugins=experiment.plugins, external=experiment.external_methods, tuning=experiment.tuning)
+                       plugins=experiment.plugins, external=experiment.external_methods, tuning=experiment.tuning,
+                       budget=TaskBudget(seconds=experiment.task_timeout))
 
 
 def run_experiment(experiment: Experiment, *, folds_dir: Path, results_dir: Path, arguments: dict,

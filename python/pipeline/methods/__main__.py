@@ -7,11 +7,19 @@
 the shipped demo fold when the checkout has it) and prints one line per check, PASS or FAIL with
 what was found (docs/plugins.md, "Checking a method"). Exit codes: 0 every check passed, 1 a check
 failed, 2 bad input (an unknown method, a plug-in that does not load, an engine that cannot start).
+
+The plug-ins are loaded and the checks run in a worker process, as in a run: a method that ends
+its process (``os._exit``, a signal) fails the check with one line (exit 1), and nothing it
+started or left running outlives the command.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import multiprocessing
+import os
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,7 +27,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from ..cli import add_code_options, run_main, use_matlab_dir
+from ..cli import add_code_options, exit_process, run_main, use_matlab_dir
 from ..data.folds import load_fold
 from ..data.scaling import scale_fold
 from ..data.synthetic import make_demo_dataset
@@ -27,9 +35,12 @@ from ..engines import ENGINES, make_engine
 from ..errors import ConfigError, PipelineError
 from ..locations import CHECKOUT_MATLAB_DIR
 from ..rankings import check_ranking_sorts_scores, validate_ranking, validate_scores
+from ..runner.lifecycle import WorkerStopped, become_worker, end_process_group, lead_process_group
 from ..runner.plugins import activate_plugins, check_runnable, engine_options, plugin_paths
+from ..runner.pool import describe_exit
 from . import available_methods, get_method, origin_of
 from .base import MethodSpec
+from .isolated import source_file
 
 DEMO_FOLD = CHECKOUT_MATLAB_DIR.parent / "data" / "paper_matlab_minmax" / "demo" / "fold0.mat"
 UNKNOWN_PARAMETER = "mlfs_check_unknown_parameter"
@@ -189,6 +200,59 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _check(args: argparse.Namespace) -> int:
+    """Run :func:`_check_here` in a worker process leading its own process group; print what it
+    sends. A worker that ends before it reports fails the check (exit 1); its group goes with it."""
+    context = multiprocessing.get_context("fork")
+    receiver, sender = context.Pipe(duplex=False)
+    worker = context.Process(target=_check_in_worker, args=(args, sender, os.getpid()), name="mlfs-check")
+    worker.start()
+    lead_process_group(worker.pid)
+    sender.close()
+    method = args.method
+    try:
+        while True:
+            try:
+                message = json.loads(receiver.recv_bytes())
+            except EOFError:
+                break
+            if "method" in message:
+                method = message["method"]
+                continue
+            if "error" in message:
+                raise ConfigError(message["error"])
+            print(message["output"], end="")
+            return message["code"]
+        worker.join()
+        print(f"FAIL {method}: the process running its checks ended ({describe_exit(worker)}) before they "
+              "finished (os._exit, a signal or a crash in the method's code)")
+        return 1
+    finally:
+        worker.join(1.0)
+        end_process_group(worker.pid)
+        worker.join()
+
+
+def _check_in_worker(args: argparse.Namespace, sender, parent_pid: int) -> None:
+    """The worker's side: the checks' output and exit code, or a bad input's message, sent as JSON."""
+    code = 0
+    try:
+        become_worker(parent_pid)
+        try:
+            output, result = _check_here(args, lambda name: sender.send_bytes(json.dumps({"method": name}).encode()))
+            message = {"output": output, "code": result}
+        except PipelineError as exc:
+            message = {"error": str(exc)}
+        sender.send_bytes(json.dumps(message).encode())
+    except WorkerStopped:  # the command was stopped or its process died
+        code = 1
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)  # threads the method left do not keep the worker alive
+
+
+def _check_here(args: argparse.Namespace, announce: Callable[[str], None]) -> tuple[str, int]:
+    """Load the plug-ins, run the checks; ``announce`` the method once known. Returns (output, exit code)."""
     target = Path(args.method)
     folders = list(args.plugins) + ([str(target.parent)] if target.suffix in (".py", ".m") else [])
     plugins = plugin_paths(folders)
@@ -198,6 +262,7 @@ def _check(args: argparse.Namespace) -> int:
     if target.suffix == ".py":
         name = _method_of_file(target.resolve(), names)
     method_spec = get_method(name or args.method)
+    announce(method_spec.name)
     engine_name = engine_name or ("python" if method_spec.has_python else "octave")
     check_runnable([method_spec.name], engine_name)
     if engine_name != "python" and method_spec.matlab_function is None:
@@ -208,16 +273,14 @@ def _check(args: argparse.Namespace) -> int:
 
             import_matlab_engine()
         results = check_method(method_spec, engine)
-    print(f"{method_spec.name} on {engine_name} ({origin_of(method_spec.name)})")
-    for result in results:
-        print(result.line())
-    return 0 if all(result.passed for result in results) else 1
+    lines = [f"{method_spec.name} on {engine_name} ({origin_of(method_spec.name)})"] + [r.line() for r in results]
+    return "".join(line + "\n" for line in lines), 0 if all(result.passed for result in results) else 1
 
 
 def _method_of_file(path: Path, names: list[str]) -> str:
     """The one method a Python plug-in file defines."""
     found = [name for name in names if get_method(name).has_python
-             and Path(get_method(name).python_function.__code__.co_filename).resolve() == path]
+             and source_file(get_method(name).python_function) == path]
     if len(found) != 1:
         raise ConfigError("the plug-in file must define exactly one method to check", file=path,
                           found=found or "none", expected="one MethodSpec (or name the method)")
@@ -225,4 +288,4 @@ def _method_of_file(path: Path, names: list[str]) -> str:
 
 
 if __name__ == "__main__":
-    raise SystemExit(run_main(main))
+    exit_process(run_main(main))

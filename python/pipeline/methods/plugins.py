@@ -1,7 +1,9 @@
 """Plug-in folders: a user's methods, in Python or MATLAB/Octave, used like the shipped ones.
 
 - Every ``*.py`` file of a folder is imported (the folder goes on ``sys.path``, so a plug-in can
-  import its helper modules by name) and every module-level :class:`MethodSpec` in it is a method.
+  import its helper modules by name) and every module-level :class:`MethodSpec` in it is a method;
+  the import and every call of the method's functions happen in child processes of their own
+  (:mod:`pipeline.methods.isolated`), never in the process that loads the folder.
 - Every ``NAME.m`` of a folder whose function has the baselines' signature
   ``function [ranking, info] = NAME(X_train, Y_train, params, init)`` is a method named NAME for
   the MATLAB/Octave engines; its call with no argument returns its default parameters (asked
@@ -23,12 +25,13 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Callable, Iterable
 
-from ..errors import ConfigError
+from ..errors import ConfigError, EngineError
 from ..fileio import open_regular_file, read_regular_file
 from ..limits import MAX_CODE_FILE_BYTES
 from ..validation import Interval, is_finite_number
 from . import available_methods, get_method, register
 from .base import MethodSpec
+from .isolated import FUNCTION_ROLES, IsolatedFunction, call_in_child
 
 #: ``matlab_defaults(function, file) -> dict``: the no-argument call of a ``.m`` method.
 DefaultsReader = Callable[[str, Path], dict]
@@ -93,22 +96,41 @@ def _load_folder(folder: Path, matlab_defaults: DefaultsReader | None) -> list[s
 
 
 def _python_specs(folder: Path) -> list[tuple[MethodSpec, Path]]:
-    """Every module-level MethodSpec of the folder's ``*.py`` files, each once, with its file."""
-    if str(folder) not in sys.path:
-        sys.path.insert(0, str(folder))
-    found: list[tuple[MethodSpec, Path]] = []
+    """Every module-level MethodSpec of the folder's ``*.py`` files, each once, with its file.
+
+    The files are imported in a child process (:mod:`pipeline.methods.isolated`), which sends
+    back each method without its functions; here they become :class:`IsolatedFunction` calls, so
+    no plug-in code ever runs in this process.
+    """
+    try:
+        described = call_in_child(lambda: _described_specs(folder), f"importing the plug-in folder {folder}")
+    except EngineError as exc:  # the import ended the child's process
+        raise ConfigError(f"cannot import the plug-in: {exc}", file=folder) from None
+    return [(replace(method_spec, **{role: IsolatedFunction(str(path), method_spec.name, role) for role in roles}), path)
+            for method_spec, path, roles in described]
+
+
+def _described_specs(folder: Path) -> list[tuple[MethodSpec, Path, list[str]]]:
+    """In the child: every module-level MethodSpec of the folder's ``*.py`` files, each once, with
+    its file and the function slots it fills, its functions left out (they cannot leave the child)."""
+    found: list[tuple[MethodSpec, Path, list[str]]] = []
     seen: set[int] = set()
     for path in sorted(folder.glob("*.py")):
-        module = _import(path)
+        module = import_plugin_file(path)
         for value in vars(module).values():
             if isinstance(value, MethodSpec) and id(value) not in seen:
                 seen.add(id(value))
-                found.append((value, path))
+                roles = [role for role in FUNCTION_ROLES if getattr(value, role) is not None]
+                found.append((replace(value, **dict.fromkeys(FUNCTION_ROLES)), path, roles))
     return found
 
 
-def _import(path: Path):
-    """Import the plug-in file ``path`` as the module of its stem (ConfigError on any failure)."""
+def import_plugin_file(path: Path):
+    """Import the plug-in file ``path`` as the module of its stem, its folder on ``sys.path`` (so
+    that it can import its helpers by name); ConfigError on any failure. Only ever called in a
+    child process of :mod:`pipeline.methods.isolated`."""
+    if str(path.parent) not in sys.path:
+        sys.path.insert(0, str(path.parent))
     loaded = sys.modules.get(path.stem)
     if loaded is not None:
         if Path(getattr(loaded, "__file__", "") or "").resolve() == path:

@@ -12,7 +12,7 @@ import argparse
 from pathlib import Path
 from typing import Sequence
 
-from ..cli import add_code_options, check_option_bounds, run_main, use_matlab_dir
+from ..cli import add_code_options, check_option_bounds, exit_process, run_main, use_matlab_dir
 from ..engines import ENGINES
 from ..limits import DEFAULT_MAX_TASKS, FOLD_COUNT, JOB_COUNT, TASK_COUNT
 from ..runner.plugins import check_runnable
@@ -83,4 +83,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(run_main(main))
+    exit_process(run_main(main))

@@ -1,4 +1,5 @@
-"""Executors: run a list of tasks serially, on a local process pool, or on a Dask cluster.
+"""Executors: run a list of tasks on one worker process (serial), on a local process pool, or on a
+Dask cluster; no task runs in the driver.
 
 Each worker builds one :class:`~pipeline.runner.run.Workbench` (so one Octave process) when it
 receives its first task and reuses it for every later task. Results are written by the worker to
@@ -25,39 +26,12 @@ from ..errors import ConfigError
 from ..fileio import remove_abandoned_scratch_dirs
 from ..limits import worker_count
 from .lifecycle import RunStop
-from .pool import WorkerPool, configure_worker
+from .pool import WORKER_ENDED, WorkerPool, configure_worker
 from .run import Outcome, RunSettings, Workbench, fresh_outcome, run_task, task_claim
 from .tasks import Task
 
 EXECUTORS = ("serial", "process", "dask")
 _CLAIM_POLL = 1.0  # seconds between two looks at the claims of tasks another run holds
-
-
-class SerialExecutor:
-    """Runs the tasks one after the other in this process."""
-
-    def __init__(self, settings: RunSettings):
-        self.settings = settings
-        self._bench: Workbench | None = None
-
-    def __enter__(self) -> "SerialExecutor":
-        self._bench = Workbench(self.settings)
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self._bench.close()
-
-    def run(self, tasks: Iterable[Task], stop: RunStop) -> Iterator[Outcome]:
-        for task in tasks:
-            if stop.requested:
-                return
-            try:
-                with stop.task():
-                    outcome = run_task(task, self.settings, self._bench)
-            except KeyboardInterrupt:  # the running task was stopped (claim released, Octave killed)
-                stop.request("interrupted by SIGINT", signal.SIGINT)
-                return
-            yield outcome
 
 
 _dask_bench: Workbench | None = None
@@ -189,9 +163,7 @@ def make_executor(kind: str, settings: RunSettings, jobs: int = 1, scheduler: st
         jobs = worker_count(jobs, jobs if n_tasks is None else n_tasks)
     if kind == "dask":
         return DaskExecutor(settings, jobs, scheduler)
-    if kind == "serial" or jobs == 1:
-        return SerialExecutor(settings)
-    return WorkerPool(settings, jobs)
+    return WorkerPool(settings, 1 if kind == "serial" else jobs)
 
 
 @dataclass
@@ -234,7 +206,7 @@ def execute(executor, tasks: list[Task], progress: bool = True, stop: RunStop | 
                     held_elsewhere.append(outcome.task)
                     continue
                 tally.add(outcome)
-                if outcome.error_type == "WorkerCrashed":  # the dead worker could not release its claim
+                if outcome.error_type in WORKER_ENDED:  # the dead worker could not release its claim
                     task_claim(outcome.task, executor.settings).break_if_abandoned()
                 if outcome.error_type == "StorageError":
                     stop.request(f"stopped after a storage fault: {outcome.message}")

@@ -50,6 +50,7 @@ from ..errors import ConfigError
 from ..fileio import open_regular_file, read_regular_file
 from ..limits import FINGERPRINT_SCHEME, MAX_CODE_FILE_BYTES
 from ..locations import PACKAGE_DIR, matlab_dir
+from ..methods.isolated import source_file
 
 REPO_DIR = PACKAGE_DIR.parents[1]
 PLUGIN_PREFIX = "plugin/"
@@ -156,7 +157,7 @@ def method_fingerprint(method_spec, engine: str) -> dict:
         return matlab_fingerprint(method_spec.matlab_function, method_spec.plugin_dir)
     function = method_spec.python_function
     try:
-        path = Path(function.__code__.co_filename).resolve()
+        path = source_file(function)
     except AttributeError:
         raise ConfigError(f"method {method_spec.name}: its Python function has no source file to fingerprint",
                           found=repr(function)) from None

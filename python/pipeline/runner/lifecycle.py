@@ -2,16 +2,17 @@
 
 Driver side, :class:`RunStop`: while a run lasts, SIGINT (Ctrl-C), SIGTERM and SIGHUP record a
 stop request instead of killing the driver; the executors poll it, stop their workers and report
-the unfinished tasks as interrupted. A task that runs in the driver itself (serial executor) is
-stopped at once: inside :meth:`RunStop.task` the first signal raises KeyboardInterrupt (an Octave
-call kills Octave first, see :mod:`pipeline.engines.octave`). A fault that would fail every later
-task (a full disk) requests a stop too, without a signal.
+the unfinished tasks as interrupted. No task runs in the driver: every executor runs tasks in
+worker processes. A fault that would fail every later task (a full disk) requests a stop too,
+without a signal.
 
-Worker side, :func:`become_worker`: a pool worker ignores the terminal's SIGINT (the driver
-decides), turns SIGTERM into KeyboardInterrupt (the running task unwinds: claim released,
-temporaries removed, Octave stopped), gets SIGTERM from the kernel when the driver dies
-(``PR_SET_PDEATHSIG``), and has a watchdog thread that ends the process, Octave included, if the
-unwinding takes longer than a grace period or if the driver vanished without that signal.
+Worker side, :func:`become_worker`: a worker leads its own process group (everything it starts
+is in it, so the driver can end it all with :func:`end_process_group`), ignores the terminal's
+SIGINT (the driver decides), turns SIGTERM into :class:`WorkerStopped` (the running task unwinds:
+claim released, temporaries removed, Octave stopped), gets SIGTERM from the kernel when the
+driver dies (``PR_SET_PDEATHSIG``), and has a watchdog thread that ends the process group,
+Octave included, if the unwinding takes longer than a grace period or if the driver vanished
+without that signal. :class:`TaskBudget` is what one task may use; the driver enforces it.
 See ``docs/reliability.md``.
 """
 
@@ -24,6 +25,7 @@ import select
 import signal
 import threading
 import time
+from dataclasses import dataclass
 
 import psutil
 
@@ -47,8 +49,6 @@ class RunStop:
         self.ends_process = ends_process
         self.reason: str | None = None
         self.signum: int | None = None
-        self._in_task = False
-        self._raised = False
         self._previous: dict[int, object] = {}
 
     @property
@@ -72,20 +72,36 @@ class RunStop:
             signal.signal(signum, signal.SIG_IGN if stopping else handler)
         self._previous.clear()
 
-    @contextlib.contextmanager
-    def task(self):
-        """Mark a task running in this process: the first signal then raises KeyboardInterrupt."""
-        self._in_task = True
-        try:
-            yield
-        finally:
-            self._in_task = False
-
     def _on_signal(self, signum, _frame) -> None:
         self.request(f"interrupted by {signal.Signals(signum).name}", signum)
-        if self._in_task and not self._raised:
-            self._raised = True
-            raise KeyboardInterrupt
+
+
+class WorkerStopped(KeyboardInterrupt):
+    """Raised in a worker by the SIGTERM that stops it (the run stops, or the driver died).
+
+    A KeyboardInterrupt, so that code which cleans up on Ctrl-C (an Octave call kills Octave) does
+    so here too; a distinct type, so that a method raising KeyboardInterrupt itself is told apart:
+    that is the task's failure, not a stop."""
+
+
+@dataclass(frozen=True)
+class TaskBudget:
+    """What one task may use; the driver ends a task (its worker's whole process group) that
+    exceeds it and fails it with :meth:`exceeded`, then starts a fresh worker.
+
+    ``seconds``: wall-clock time from the task's start in its worker (None: no limit). A memory
+    budget belongs here too: a limit the worker sets on itself before each task
+    (``resource.setrlimit``), reported the same way when the task's worker dies of it.
+    """
+
+    seconds: float | None = None
+
+    def is_over(self, started: float) -> bool:
+        """Whether a task that started at ``started`` (``time.monotonic()``) is over its budget."""
+        return self.seconds is not None and time.monotonic() - started > self.seconds
+
+    def exceeded(self) -> str:
+        return f"over its time budget ({self.seconds:g} s)"
 
 
 @contextlib.contextmanager
@@ -98,16 +114,19 @@ def stop_signals_blocked():
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
-def become_worker(parent_pid: int, grace: float = WORKER_GRACE) -> None:
+def become_worker(parent_pid: int, grace: float = WORKER_GRACE) -> "StopSignal":
     """Set up a freshly forked worker (forked with the stop signals blocked, which this unblocks).
 
-    SIGINT and SIGHUP are ignored (the terminal sends them to the whole process group; the driver
-    decides), the first SIGTERM raises KeyboardInterrupt, the kernel sends SIGTERM when the
-    driver dies, and a watchdog thread ends the process ``grace`` seconds after a SIGTERM.
+    The worker leads a new process group (the driver sets it too, whichever runs first), SIGINT
+    and SIGHUP are ignored (the driver decides), the first SIGTERM raises :class:`WorkerStopped`,
+    the kernel sends SIGTERM when the driver dies, and a watchdog thread ends the process group
+    ``grace`` seconds after a SIGTERM.
     """
+    lead_process_group(os.getpid())
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGHUP, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, _raise_once())
+    stop_signal = StopSignal()
+    signal.signal(signal.SIGTERM, stop_signal)
     wake_read, wake_write = os.pipe()
     os.set_blocking(wake_write, False)
     signal.set_wakeup_fd(wake_write)  # the C-level handler writes here even while Python is busy
@@ -117,17 +136,43 @@ def become_worker(parent_pid: int, grace: float = WORKER_GRACE) -> None:
     signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
     if os.getppid() != parent_pid:  # the driver died before the parent-death signal was set
         os.kill(os.getpid(), signal.SIGTERM)
+    return stop_signal
 
 
-def _raise_once():
-    raised = []
+class StopSignal:
+    """A worker's SIGTERM handler: the first SIGTERM raises :class:`WorkerStopped` (later ones
+    would interrupt the clean-up); :attr:`received` says whether it came."""
 
-    def handler(_signum, _frame):
-        if not raised:
-            raised.append(True)
-            raise KeyboardInterrupt
+    def __init__(self):
+        self.received = False
 
-    return handler
+    def __call__(self, _signum, _frame) -> None:
+        if not self.received:
+            self.received = True
+            raise WorkerStopped
+
+
+def lead_process_group(pid: int) -> None:
+    """Make ``pid`` (this process or a child just forked) the leader of a new process group.
+
+    Called by the child and by its parent: whichever comes first, the group exists before the
+    child starts anything, and before the parent may need to end it."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):  # the child died, or it did it
+        os.setpgid(pid, pid)
+
+
+def describe_exit_code(code: int | None) -> str:
+    """How a process ended, from its exit code (negative: the signal that killed it):
+    ``killed by SIGKILL``, ``exit code 0``."""
+    if code is not None and code < 0:
+        return f"killed by {signal.Signals(-code).name}"
+    return f"exit code {code}"
+
+
+def end_process_group(pgid: int) -> None:
+    """SIGKILL every process of the group ``pgid`` (a worker and all it started; none may be left)."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, signal.SIGKILL)
 
 
 def _die_with_parent() -> None:
@@ -149,10 +194,13 @@ def _watchdog(parent_pid: int, wake_read: int, grace: float) -> None:
     end_process_now()
 
 
-def end_process_now(exit_code: int = 1) -> None:
-    """Kill this process's children (Octave), remove its scratch folder and exit at once."""
+def end_process_now() -> None:
+    """Kill this process's children (Octave), remove its scratch folder, then end the process group
+    it leads, itself included (what a plug-in started and left to the group goes too)."""
     for child in psutil.Process().children(recursive=True):
         with contextlib.suppress(psutil.Error):
             child.kill()
     remove_process_scratch_dir()
-    os._exit(exit_code)
+    if os.getpgid(0) == os.getpid():  # never the driver's group, should this process not lead its own
+        end_process_group(os.getpid())
+    os._exit(1)

@@ -1,11 +1,16 @@
-"""The ``process`` executor's pool: worker processes the driver feeds one task at a time.
+"""The worker pool of the ``serial`` (one worker) and ``process`` executors: worker processes the
+driver feeds one task at a time. No task runs in the driver.
 
-Each worker is forked from the driver and keeps one :class:`~pipeline.runner.run.Workbench` (so
-one Octave process) for all its tasks. Tasks and outcomes travel as JSON over one pipe per worker,
-so the driver always knows which task each worker runs:
+Each worker is forked from the driver, leads its own process group, and keeps one
+:class:`~pipeline.runner.run.Workbench` (so one Octave process) for all its tasks. Tasks and
+outcomes travel as JSON over one pipe per worker, so the driver always knows which task each
+worker runs:
 
-- a worker that dies fails the task it was running (``WorkerCrashed``) and is replaced; the run
-  carries on;
+- a worker that dies (a signal, ``os._exit``, any exit) fails the task it was running
+  (``WorkerCrashed``) and is replaced; the run carries on;
+- a task over its :class:`~pipeline.runner.lifecycle.TaskBudget` fails (``TaskTimeout``): the
+  driver kills its worker's process group and starts a fresh worker;
+- a worker that ends, however it ends, takes its process group along (what a plug-in started);
 - on a stop request the driver sends every worker SIGTERM, collects the outcomes that still
   arrive within a grace period, then kills what is left: nothing runs or writes afterwards;
 - workers get SIGTERM from the kernel when the driver dies (:mod:`pipeline.runner.lifecycle`),
@@ -20,20 +25,27 @@ import logging
 import multiprocessing
 import os
 import signal
+import sys
 import tempfile
 import time
+import traceback
 from collections import deque
 from multiprocessing.connection import Connection, wait
 from typing import Iterable, Iterator
 
+import numpy as np
+
 from ..fileio import process_scratch_dir, remove_abandoned_scratch_dirs, remove_process_scratch_dir
 from .history import LOGGER_NAME, attach_log
-from .lifecycle import WORKER_GRACE, RunStop, become_worker, stop_signals_blocked
+from .lifecycle import (WORKER_GRACE, RunStop, TaskBudget, WorkerStopped, become_worker, describe_exit_code,
+                        end_process_group, lead_process_group, stop_signals_blocked)
 from .run import Outcome, RunSettings, Workbench, run_task
 from .tasks import Task
 
 DRIVER_GRACE = WORKER_GRACE + 2.0  # the driver kills a worker that has not ended by then
 _POLL = 0.2
+#: The error types of a task whose worker process was ended while it ran (it could not release its claim).
+WORKER_ENDED = ("WorkerCrashed", "TaskTimeout")
 
 
 def encode(item: Task | Outcome) -> bytes:
@@ -50,24 +62,30 @@ def decode_outcome(data: bytes) -> Outcome:
     return Outcome(**fields)
 
 
-def configure_worker(settings: RunSettings) -> None:
-    """One BLAS thread per worker (parallelism comes from the workers); log to the run's log
-    (a forked worker already does: it inherited the driver's handler)."""
+def configure_worker(settings: RunSettings, shares_cores: bool = True) -> None:
+    """One BLAS thread per worker when workers share the cores (parallelism comes from the
+    workers; the serial executor's one worker keeps them all, as a task in the driver did); log to
+    the run's log (a forked worker already does: it inherited the driver's handler)."""
     from threadpoolctl import threadpool_limits
 
-    threadpool_limits(1)
+    if shares_cores:
+        threadpool_limits(1)
     logged = {getattr(handler, "baseFilename", None) for handler in logging.getLogger(LOGGER_NAME).handlers}
     if settings.log_file and os.path.abspath(settings.log_file) not in logged:
         attach_log(settings.log_file)
 
 
-def _worker_main(conn: Connection, settings: RunSettings, parent_pid: int) -> None:
-    """A worker's life: run the tasks the driver sends until it says stop, or until SIGTERM."""
-    bench = None
+def _worker_main(conn: Connection, settings: RunSettings, parent_pid: int, shares_cores: bool) -> None:
+    """A worker's life: run the tasks the driver sends until it says stop, or until SIGTERM.
+
+    It ends with ``os._exit``: threads a plug-in left behind do not keep it alive, and no exit
+    handler of the driver it was forked from runs here.
+    """
+    bench, code = None, 0
     try:
-        become_worker(parent_pid)
+        stop_signal = become_worker(parent_pid)
         tempfile.tempdir = str(process_scratch_dir())  # everything temporary goes with the worker
-        configure_worker(settings)
+        configure_worker(settings, shares_cores)
         bench = Workbench(settings)
         while True:
             try:
@@ -76,28 +94,39 @@ def _worker_main(conn: Connection, settings: RunSettings, parent_pid: int) -> No
                 break
             if not message:  # no more tasks
                 break
-            conn.send_bytes(encode(run_task(decode_task(message), settings, bench)))
-    except KeyboardInterrupt:  # SIGTERM: the run stops, or the driver died
+            outcome = run_task(decode_task(message), settings, bench)
+            if stop_signal.received and outcome.status == "failed":
+                break  # it failed because the stop interrupted it: the driver reports it interrupted
+            conn.send_bytes(encode(outcome))
+    except WorkerStopped:  # SIGTERM: the run stops, or the driver died
         pass
+    except BaseException:  # noqa: BLE001 - a fault outside any task: said, and the driver replaces the worker
+        traceback.print_exc()
+        code = 1
     finally:
         signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})  # let the clean-up finish
         if bench is not None:
             bench.close()
         remove_process_scratch_dir()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
 
 
 class _Worker:
     """The driver's handle on one worker process: its pipe and the task it runs."""
 
-    def __init__(self, settings: RunSettings):
+    def __init__(self, settings: RunSettings, shares_cores: bool):
         context = multiprocessing.get_context("fork")
         self.conn, child_end = context.Pipe(duplex=True)
-        self.process = context.Process(target=_worker_main, args=(child_end, settings, os.getpid()),
+        self.process = context.Process(target=_worker_main, args=(child_end, settings, os.getpid(), shares_cores),
                                        daemon=True, name="mlfs-worker")
         with stop_signals_blocked():  # the child installs its own handlers before it sees a signal
             self.process.start()
+        lead_process_group(self.process.pid)
         child_end.close()
         self.task: Task | None = None
+        self.started = 0.0  # time.monotonic() when the task started
         self.used = False
 
     @property
@@ -105,7 +134,7 @@ class _Worker:
         return self.process.exitcode is None
 
     def assign(self, task: Task) -> None:
-        self.task, self.used = task, True
+        self.task, self.used, self.started = task, True, time.monotonic()
         try:
             self.conn.send_bytes(encode(task))
         except OSError:  # it died meanwhile: collect() reports the crash
@@ -130,8 +159,20 @@ class _Worker:
         if outcome is not None or self.task is None or self.alive:
             return outcome
         task, self.task = self.task, None
-        return Outcome(task, "failed", f"worker process {self.process.pid} crashed ({_describe_exit(self.process)}) "
-                                       "while running this task; a new worker took its place", "WorkerCrashed")
+        return Outcome(task, "failed", f"worker process {self.process.pid} crashed ({describe_exit(self.process)}) "
+                                       "while running this task; a new worker took its place", "WorkerCrashed",
+                       time.monotonic() - self.started)
+
+    def end_if_over(self, budget: TaskBudget) -> Outcome | None:
+        """If the running task is over ``budget``: kill the worker's process group, fail the task."""
+        if self.task is None or not budget.is_over(self.started):
+            return None
+        end_process_group(self.process.pid)
+        self.process.join()
+        task, self.task = self.task, None
+        return Outcome(task, "failed", f"{budget.exceeded()}: its worker process {self.process.pid} and every "
+                                       "process it started were killed; a new worker took its place", "TaskTimeout",
+                       time.monotonic() - self.started)
 
     def stop(self, sig: int) -> None:
         if self.alive:
@@ -150,18 +191,31 @@ class _Worker:
         self.process.join(DRIVER_GRACE)
         self.stop(signal.SIGKILL)
         self.process.join()
+        end_process_group(self.process.pid)  # what it started and left running
 
 
-def _describe_exit(process) -> str:
+def describe_exit(process) -> str:
+    """How a finished ``multiprocessing`` process ended: ``killed by SIGKILL``, ``exit code 0``."""
     process.join(0)
-    code = process.exitcode
-    if code is not None and code < 0:
-        return f"killed by {signal.Signals(-code).name}"
-    return f"exit code {code}"
+    return describe_exit_code(process.exitcode)
+
+
+def _load_evaluator_code(settings: RunSettings) -> None:
+    """Load the native evaluator's compiled code here, in the driver, once: every worker forked
+    afterwards starts with it, instead of spending seconds of its first task's budget on it (a
+    tiny evaluation, results discarded; one thread, so that no thread pool is forked)."""
+    if settings.evaluator != "native":
+        return
+    from ..evaluation.mlknn import evaluate_grid
+
+    X = np.random.default_rng(0).random((12, 3))
+    Y = (X[:, :2] > 0.5).astype(np.uint8)
+    evaluate_grid(X[:8], Y[:8], X[8:], Y[8:], [1, 2, 3], [1, 2, 3], num=2, n_threads=1)
 
 
 class WorkerPool:
-    """``jobs`` worker processes (started on the first task, replaced when they die).
+    """``jobs`` worker processes (started on the first task, replaced when they die); one for the
+    ``serial`` executor.
 
     Use as a context manager; :meth:`run` may be called several times.
     """
@@ -174,6 +228,7 @@ class WorkerPool:
         self._failed_starts = 0
 
     def __enter__(self) -> "WorkerPool":
+        _load_evaluator_code(self.settings)
         return self
 
     def __exit__(self, *exc) -> None:
@@ -191,7 +246,7 @@ class WorkerPool:
                     worker.assign(queue.popleft())
             wait([w.conn for w in self._workers if w.task] + [w.process.sentinel for w in self._workers], _POLL)
             for worker in self._workers:
-                outcome = worker.collect()
+                outcome = worker.collect() or worker.end_if_over(self.settings.budget)
                 if outcome is not None:
                     yield outcome
         if stop.requested:
@@ -217,7 +272,7 @@ class WorkerPool:
             self._failed_starts = 0 if worker.used else self._failed_starts + 1
         if self._failed_starts > 2 * self.jobs:
             raise RuntimeError("worker processes keep dying before their first task")
-        self._workers = kept + [_Worker(self.settings) for _ in range(self._wanted - len(kept))]
+        self._workers = kept + [_Worker(self.settings, self.jobs > 1) for _ in range(self._wanted - len(kept))]
 
     def _stop_workers(self) -> Iterator[Outcome]:
         for worker in self._workers:

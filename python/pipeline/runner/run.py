@@ -1,6 +1,6 @@
 """Running one task: load the fold, rank on the training part only, evaluate on the test part.
 
-:func:`run_task` is what every executor calls, in the driver (serial) or in a worker process.
+:func:`run_task` is what every executor calls, in a worker process.
 Workers keep their engines in a :class:`Workbench` for their whole life, so an Octave process is
 started once per worker, not once per task. A task's ranking is computed once and scored on every
 grid of the run from one ML-kNN pass over the union of their k values; files that are still fresh
@@ -28,6 +28,7 @@ from .claims import DEFAULT_STALE_AFTER, TaskClaim
 from .fingerprint import evaluator_fingerprint, git_state, method_fingerprint, ranking_fingerprint
 from .plugins import activate_plugins
 from .freshness import metrics_staleness, ranking_staleness
+from .lifecycle import TaskBudget
 from .inner import TuningSpec, fold_training_sha256, make_inner_splits, training_sha256
 from .records import metrics_record, ranking_record, runtime_versions, union_of_k
 from .reference import reference_reason, run_reference
@@ -47,6 +48,7 @@ class RunSettings:
     ``tuning``: the inner-split rule and criterion of candidate tasks (None: the run has none).
     ``plugins``: the plug-in folders every worker loads (docs/plugins.md); ``external``: methods
     whose rankings are given (scored, never computed; their code fingerprint is their ranking file's).
+    ``budget``: what one task may use (``--task-timeout``), enforced by the local executors.
     The folders and the log are held as absolute paths.
     """
 
@@ -67,6 +69,7 @@ class RunSettings:
     tuning: TuningSpec | None = None
     plugins: tuple[str, ...] = ()
     external: tuple[str, ...] = ()
+    budget: TaskBudget = TaskBudget()
 
     def __post_init__(self):
         for name in ("data_dir", "results_dir", "log_file"):  # a method's os.chdir cannot redirect a write
