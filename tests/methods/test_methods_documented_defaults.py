@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-spec = importlib.util.spec_from_file_location("render_method_defaults", ROOT / "scripts" / "render_method_defaults.py")
-render = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(render)
+renderer = importlib.util.spec_from_file_location("render_method_defaults", ROOT / "scripts" / "render_method_defaults.py")
+render = importlib.util.module_from_spec(renderer)
+renderer.loader.exec_module(render)
 
 PAGE = """# M
 

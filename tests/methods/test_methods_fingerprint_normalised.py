@@ -91,17 +91,17 @@ def test_a_python_plugin_stays_fresh_after_comment_docstring_and_layout_edits_on
 
 def test_a_matlab_plugin_stays_fresh_after_comment_and_layout_edits_only(tmp_path, registry):
     shutil.copy(EXAMPLE / "MADEV.m", tmp_path / "MADEV.m")
-    spec = MethodSpec(name="MADEV", matlab_function="MADEV", plugin_dir=str(tmp_path))
-    made_with = method_fingerprint(spec, "octave")
+    method_spec = MethodSpec(name="MADEV", matlab_function="MADEV", plugin_dir=str(tmp_path))
+    made_with = method_fingerprint(method_spec, "octave")
     source = (tmp_path / "MADEV.m").read_text()
     edited = ("% a new header comment\n%{\nA block comment.\n%}\n"
               + source.replace("  params = mlfs_method_params('MADEV', defaults, params);",
                                "\n\n      params = mlfs_method_params('MADEV', defaults, params);  \t")
               .replace("ranking = mlfs_rank_scores(scores, 'MADEV');", "ranking = mlfs_rank_scores(scores, 'MADEV'); % ranks"))
     (tmp_path / "MADEV.m").write_text(edited)
-    assert code_changed("method", made_with, method_fingerprint(spec, "octave")) is None
+    assert code_changed("method", made_with, method_fingerprint(method_spec, "octave")) is None
     (tmp_path / "MADEV.m").write_text(edited.replace(".^ params.power", ".^ (params.power + 1)"))
-    assert code_changed("method", made_with, method_fingerprint(spec, "octave")) == "method code changed (plugin/MADEV.m)"
+    assert code_changed("method", made_with, method_fingerprint(method_spec, "octave")) == "method code changed (plugin/MADEV.m)"
 
 
 def test_a_record_of_the_former_fingerprints_is_stale_once_with_that_reason(tmp_path, registry):

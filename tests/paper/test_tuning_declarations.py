@@ -192,7 +192,7 @@ def test_an_inner_split_too_small_for_the_labels_is_refused(tmp_path, capsys):
         Y = (rng.random((40, 12)) < 0.3).astype(np.int8)
         save_fold(folds / f"fold{fold}.mat", rng.random((40, 5)), Y, rng.random((5, 5)), Y[:5])
         sidecar = {"settings": asdict(dataset_settings(suite, "emotions")),  # as if exported with the suite's settings
-                   "fold_sha256": sha256_file(folds / f"fold{fold}.mat")}
+                   "n_train": 40, "n_test": 5, "fold_sha256": sha256_file(folds / f"fold{fold}.mat")}
         (folds / f"fold{fold}.json").write_text(json.dumps(sidecar))
     with pytest.raises(ConfigError, match="fold0.mat.*too small to hold every label.*found 10 validation"):
         check_inner_sizes(suite, folds.parent)

@@ -67,7 +67,7 @@ def test_marks_use_the_sidecars_sizes_and_the_caption_names_each_datasets_correc
     assert ("(emotions: k-fold: Bouckaert and Frank 2004, r = 1; scene: Nadeau and Bengio 2003, hold-out assumed: "
             "one k-fold gives the same; yeast: repeated hold-out: Nadeau and Bengio 2003)") in caption
     report = (study / "corrected" / "report.md").read_text()
-    assert "two-sided corrected resampled t-test, alpha = 0.05, variance (1/J + n\\_test/n\\_train) s^2" in report
+    assert "two-sided corrected resampled t-test, alpha = 0.05, variance of the differences times (1/J + n\\_test/n\\_train)" in report
 
 
 def test_the_plain_paired_t_test_on_request_marks_at_least_as_many_cells(study):

@@ -156,7 +156,7 @@ def test_reference_column_marks_wtl_engines_and_dataset_table(big_run, documents
                                    f"$\\pm$ {np.std(values, ddof=1):.4f}\\end{{tabular}}"
     assert reference["schema"] == "all_features/1"
     assert "Corel5k & -- &" in micro and "two-sided corrected resampled t-test, alpha = 0.05" in micro
-    assert "(1/J + n\\_test/n\\_train) s\\textasciicircum{}2 over J folds as their training sets overlap" in micro
+    assert "variance of the differences times (1/J + n\\_test/n\\_train) over J folds as their training sets overlap" in micro
     assert "(Nadeau and Bengio 2003, hold-out assumed: one k-fold gives the same)" in micro  # no sidecar
     assert "exact Wilcoxon signed-rank test cannot reach alpha" in micro
     # per-dataset marks equal a direct corrected t-test on the fold values: 5 folds whose metrics files

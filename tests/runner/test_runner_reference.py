@@ -17,6 +17,7 @@ from pipeline.errors import ConfigError
 from pipeline.evaluation.metrics import METRICS, compute_all
 from pipeline.evaluation.mlknn import MLkNN
 from pipeline.fileio import atomic_write_json, dumps_json
+from pipeline.results.digest import DIGEST_FIELD, with_digest
 from pipeline.results.layout import REFERENCE_FOLDER
 from pipeline.results.schema import read_all_features_file
 from pipeline.runner.fingerprint import evaluator_fingerprint
@@ -25,7 +26,7 @@ from pipeline.runner.tasks import Task
 
 BASE = ["--engine", "python", "--no-progress", "--methods", "VARIANCE"]
 KEYS = {"schema", "dataset", "fold", "n_features", "n_train", "n_test", "n_labels", "mlknn", "metrics",
-        "time_eval_seconds", "provenance"}
+        "time_eval_seconds", "provenance", "content_sha256"}
 
 
 def _run(main, fold_dir, results, *extra):
@@ -62,6 +63,11 @@ def test_reference_is_mlknn_on_every_feature_written_once_and_kept(fold_dir, tmp
     assert all(result_contents(results)[key] == value for key, value in first.items())
 
 
+def rewrite(path, record: dict) -> None:
+    """Write ``record`` as the writer would (with the digest of its content)."""
+    atomic_write_json(path, with_digest({key: value for key, value in record.items() if key != DIGEST_FIELD}))
+
+
 def test_reference_is_redone_when_stale_and_resumed_when_missing(fold_dir, tmp_path, capsys):
     results = tmp_path / "res"
     assert _run(kgrid.main, fold_dir, results) == 0
@@ -70,7 +76,7 @@ def test_reference_is_redone_when_stale_and_resumed_when_missing(fold_dir, tmp_p
     good = path.read_bytes()
     record = json.loads(good)
     record["provenance"]["code"]["evaluator"]["files"][0][1] = "0" * 64  # made by other evaluator code
-    atomic_write_json(path, record)
+    rewrite(path, record)
     (results / "_reference" / "toy_fold1_all_features.json").unlink()   # e.g. a run killed before it
     assert _run(kgrid.main, fold_dir, results, "--skip-existing") == 0
     err = capsys.readouterr().err
@@ -95,7 +101,7 @@ def test_reference_staleness_reasons(fold_dir, tmp_path):
     assert reason() is None
     table = read_all_features(results, ["toy"], {"toy": [0]})
     written = json.loads(path.read_text())
-    atomic_write_json(path, {**written, "mlknn": {"k": 10, "smooth": 1.0}})  # as written before "num" was shared
+    rewrite(path, {**written, "mlknn": {"k": 10, "smooth": 1.0}})  # as written before "num" was shared
     assert reason() is None and read_all_features_file(path).mlknn == mlknn
     assert read_all_features(results, ["toy"], {"toy": [0]}).equals(table)
     assert reason(evaluator="octave") == "scored by the native evaluator, this run uses octave"
@@ -103,8 +109,10 @@ def test_reference_staleness_reasons(fold_dir, tmp_path):
         reason(mlknn={"num": 5, "smooth": 1.0})
     assert reason(mlknn={"num": 5, "smooth": 1.0}, overwrite=True) == "other settings (--overwrite)"
     record = json.loads(path.read_text())
+    atomic_write_json(path, {**record, "metrics": {**record["metrics"], "micro_f1": 0.5}})   # edited by hand
+    assert reason() == "the metrics file differs from its digest (edited after it was written)"
     del record["metrics"]["coverage"]
-    atomic_write_json(path, record)
+    rewrite(path, record)
     assert reason() == "made before the evaluator computed coverage"
     path.write_text(path.read_text()[:50])
     assert reason() == "the reference file is partial or unreadable"

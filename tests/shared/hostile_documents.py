@@ -15,6 +15,7 @@ and VARIANCE on it (made once per workspace by :func:`prepare_workspace`).
 from __future__ import annotations
 
 import json
+import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -427,14 +428,24 @@ def all_cases() -> list[Case]:
 
 # --- workspace -------------------------------------------------------------------------------------
 
-def make_toy_folds(folds: Path, n_folds: int = 2) -> None:
-    """``folds/toy/fold<i>.mat``: 60 training and 30 test rows, 25 features, 4 labels."""
-    from pipeline.data.folds import save_fold
+def make_toy_folds(folds: Path, n_folds: int = 2, *, sidecars: bool = False) -> None:
+    """``folds/toy/fold<i>.mat``: 60 training and 30 test rows, 25 features, 4 labels; with
+    ``sidecars``, each with the sidecar an export with the base suite's fold settings writes (the
+    suites check it), else none (the fold files the command-line options name are used as given)."""
+    from pipeline.data.export import ExportSettings
+    from pipeline.data.folds import save_fold, sha256_file
     rng = np.random.default_rng(0)
+    declared = BASE_SUITE["folds"]
+    settings = ExportSettings(mode=declared["mode"], n_folds=declared["count"], seed=declared["seed"],
+                              test_size=declared["test_size"], scaler=declared["scaler"], clip_test=declared["clip_test"])
     for i in range(n_folds):
         X = rng.random((90, 25))
         Y = (X[:, :4] + 0.3 * rng.random((90, 4)) > 0.8).astype(np.int8)
-        save_fold(folds / "toy" / f"fold{i}.mat", X[:60], Y[:60], X[60:], Y[60:])
+        path = folds / "toy" / f"fold{i}.mat"
+        save_fold(path, X[:60], Y[:60], X[60:], Y[60:])
+        if sidecars:
+            path.with_suffix(".json").write_text(json.dumps({"settings": dataclasses.asdict(settings), "n_train": 60,
+                                                             "n_test": 30, "fold_sha256": sha256_file(path)}))
 
 
 def prepare_workspace(work: Path, run_main) -> dict[str, str]:
@@ -442,7 +453,7 @@ def prepare_workspace(work: Path, run_main) -> dict[str, str]:
     ``run_main(module, argv)`` runs a command and returns its exit code. Returns the placeholders."""
     folds, results = work / "folds", work / "results"
     make_toy_folds(folds)
-    make_toy_folds(work / "root" / "folds")
+    make_toy_folds(work / "root" / "folds", sidecars=True)
     code = run_main("pipeline.kgrid", ["--engine", "python", "--methods", "RANDOM", "VARIANCE", "--no-progress",
                                        "--data-dir", str(folds), "--results-dir", str(results), "--k-min", "5",
                                        "--k-max", "20", "--k-step", "5", "--mlknn-k", "5"])

@@ -11,7 +11,7 @@ from threadpoolctl import threadpool_limits
 
 from ..errors import EngineError, PipelineError
 from ..methods.base import MethodSpec
-from ..runner.lifecycle import WorkerStopped
+from ..processes import WorkerStopped
 from .base import Engine, Evaluator
 from .process_state import process_state_restored
 

@@ -35,12 +35,13 @@ from ..engines import ENGINES, make_engine
 from ..errors import ConfigError, PipelineError
 from ..locations import CHECKOUT_MATLAB_DIR
 from ..rankings import check_ranking_sorts_scores, validate_ranking, validate_scores
-from ..runner.lifecycle import WorkerStopped, become_worker, end_process_group, lead_process_group
+from ..processes import WorkerStopped, end_process_group, lead_process_group
+from ..runner.lifecycle import become_worker
 from ..runner.plugins import activate_plugins, check_runnable, engine_options, plugin_paths
 from ..runner.pool import describe_exit
 from . import available_methods, get_method, origin_of
 from .base import MethodSpec
-from .isolated import source_file
+from .plugins import source_file
 
 DEMO_FOLD = CHECKOUT_MATLAB_DIR.parent / "data" / "paper_matlab_minmax" / "demo" / "fold0.mat"
 UNKNOWN_PARAMETER = "mlfs_check_unknown_parameter"

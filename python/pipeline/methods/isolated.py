@@ -3,7 +3,7 @@
 A plug-in folder's ``*.py`` files are imported in a child process forked for that purpose, which
 describes their methods (names, defaults, ranges, forms) and ends; the process that loads the
 folder (a run's driver, a worker, ``methods check``) registers each method with
-:class:`IsolatedFunction` in place of its functions. Calling one forks a child of the calling
+:class:`~pipeline.methods.plugins.IsolatedFunction` in place of its functions. Calling one forks a child of the calling
 process that imports the plug-in file, calls the real function with the arguments (inherited by
 the fork, never copied) and sends back its result or exception. So whatever a plug-in does when
 imported or called (patching ``numpy`` or the evaluator, starting threads, ``os._exit``), it does
@@ -20,49 +20,10 @@ import os
 import pickle
 import signal
 import sys
-from pathlib import Path
 from typing import Any, Callable
 
 from ..errors import EngineError
-from ..runner.lifecycle import describe_exit_code
-
-#: The function slots of a MethodSpec that hold a plug-in's code.
-FUNCTION_ROLES = ("python", "scores", "make_init")
-
-
-class IsolatedFunction:
-    """The function ``role`` of the plug-in method ``method`` defined in the file ``path``,
-    called in a child process (see the module docstring)."""
-
-    def __init__(self, path: str, method: str, role: str):
-        self.path, self.method, self.role = path, method, role
-
-    def __call__(self, *args):
-        return call_in_child(lambda: getattr(plugin_spec(Path(self.path), self.method), self.role)(*args),
-                             f"{self.method} ({Path(self.path).name})")
-
-    def __repr__(self) -> str:
-        return f"IsolatedFunction({self.path!r}, {self.method!r}, {self.role!r})"
-
-
-def source_file(function: Callable) -> Path:
-    """The file that defines ``function`` (a plug-in's, or one loaded in this process)."""
-    if isinstance(function, IsolatedFunction):
-        return Path(function.path).resolve()
-    return Path(function.__code__.co_filename).resolve()
-
-
-def plugin_spec(path: Path, method: str):
-    """In a child process: the MethodSpec named ``method`` that the plug-in file ``path`` defines."""
-    from .base import MethodSpec
-    from .plugins import import_plugin_file
-
-    module = import_plugin_file(path)
-    for value in vars(module).values():
-        if isinstance(value, MethodSpec) and value.name == method:
-            return value
-    raise EngineError(f"the plug-in file no longer defines method {method}", field=str(path))
-
+from ..processes import describe_exit_code
 
 def call_in_child(body: Callable[[], Any], what: str) -> Any:
     """``body()`` run in a forked child process: its value, or its exception raised here.
@@ -91,6 +52,8 @@ def call_in_child(body: Callable[[], Any], what: str) -> Any:
     finally:
         receiver.close()
     _wait(pid)
+    if outcome == "exited":
+        raise SystemExit(payload)
     if outcome == "raised":
         raise payload
     if outcome == "raised_own":
@@ -100,12 +63,14 @@ def call_in_child(body: Callable[[], Any], what: str) -> Any:
 
 
 def _child_main(body: Callable[[], Any], sender) -> None:
-    """The child's side: send ``("value", result)``, ``("raised", exception)`` or, for an
+    """The child's side: send ``("value", result)``, ``("exited", sys.exit's code)``, ``("raised", exception)`` or, for an
     exception of the plug-in's own class, ``("raised_own", (class name, message))``; then end at
     once (threads the plug-in started do not keep the process alive)."""
     try:
         try:
             answer = ("value", body())
+        except SystemExit as exc:  # sent as its code: how an exception pickles can be changed (tblib)
+            answer = ("exited", exc.code)
         except BaseException as exc:  # noqa: BLE001 - the plug-in's failure, whatever it is, is the caller's to report
             own = type(exc).__module__ not in ("builtins",) and not type(exc).__module__.startswith(("pipeline", "numpy"))
             answer = ("raised_own", (type(exc).__name__, str(exc))) if own else ("raised", exc)

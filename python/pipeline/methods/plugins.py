@@ -31,13 +31,48 @@ from ..limits import MAX_CODE_FILE_BYTES
 from ..validation import Interval, is_finite_number
 from . import available_methods, get_method, register
 from .base import MethodSpec
-from .isolated import FUNCTION_ROLES, IsolatedFunction, call_in_child
+from .isolated import call_in_child
 
 #: ``matlab_defaults(function, file) -> dict``: the no-argument call of a ``.m`` method.
 DefaultsReader = Callable[[str, Path], dict]
 _SIGNATURE = re.compile(r"^\s*function\s*\[\s*\w+\s*,\s*\w+\s*\]\s*=\s*(\w+)\s*\(([^)]*)\)", re.MULTILINE)
 #: Folders loaded so far (resolved) -> whether their .m methods got their defaults.
 _LOADED: dict[Path, bool] = {}
+
+
+#: The function slots of a MethodSpec that hold a plug-in's code.
+FUNCTION_ROLES = ("python", "scores", "make_init")
+
+
+class IsolatedFunction:
+    """The function ``role`` of the plug-in method ``method`` defined in the file ``path``,
+    called in a child process (:func:`~pipeline.methods.isolated.call_in_child`)."""
+
+    def __init__(self, path: str, method: str, role: str):
+        self.path, self.method, self.role = path, method, role
+
+    def __call__(self, *args):
+        return call_in_child(lambda: getattr(plugin_spec(Path(self.path), self.method), self.role)(*args),
+                             f"{self.method} ({Path(self.path).name})")
+
+    def __repr__(self) -> str:
+        return f"IsolatedFunction({self.path!r}, {self.method!r}, {self.role!r})"
+
+
+def source_file(function: Callable) -> Path:
+    """The file that defines ``function`` (a plug-in's, or one loaded in this process)."""
+    if isinstance(function, IsolatedFunction):
+        return Path(function.path).resolve()
+    return Path(function.__code__.co_filename).resolve()
+
+
+def plugin_spec(path: Path, method: str):
+    """In a child process: the MethodSpec named ``method`` that the plug-in file ``path`` defines."""
+    module = import_plugin_file(path)
+    for value in vars(module).values():
+        if isinstance(value, MethodSpec) and value.name == method:
+            return value
+    raise EngineError(f"the plug-in file no longer defines method {method}", field=str(path))
 
 
 def load_plugin_folders(folders: Iterable[str | Path], matlab_defaults: DefaultsReader | None = None

@@ -266,7 +266,7 @@ class TableJob:
                     f"alpha = {SIG_ALPHA:g}" + (f"; {limit}." if limit else "."))
         limit = self.fold_count_limit("alpha")
         return (f"Marks against {reference} per dataset: two-sided corrected resampled t-test, alpha = {SIG_ALPHA:g}, "
-                "variance (1/J + n_test/n_train) s^2 over J folds as their training sets overlap "
+                "variance of the differences times (1/J + n_test/n_train) over J folds as their training sets overlap "
                 f"({design_note(self.fold_designs, self.name)})." + (f" {limit[0].upper()}{limit[1:]}." if limit else ""))
 
     def fold_count_limit(self, level: str) -> str:

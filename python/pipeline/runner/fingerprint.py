@@ -50,7 +50,7 @@ from ..errors import ConfigError
 from ..fileio import open_regular_file, read_regular_file
 from ..limits import FINGERPRINT_SCHEME, MAX_CODE_FILE_BYTES
 from ..locations import PACKAGE_DIR, matlab_dir
-from ..methods.isolated import source_file
+from ..methods.plugins import source_file
 
 REPO_DIR = PACKAGE_DIR.parents[1]
 PLUGIN_PREFIX = "plugin/"

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 import psutil
 
 from ..fileio import remove_process_scratch_dir
+from ..processes import WorkerStopped, end_process_group, lead_process_group
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 WORKER_GRACE = 3.0  # seconds a worker may take to unwind after SIGTERM before it is ended
@@ -74,14 +75,6 @@ class RunStop:
 
     def _on_signal(self, signum, _frame) -> None:
         self.request(f"interrupted by {signal.Signals(signum).name}", signum)
-
-
-class WorkerStopped(KeyboardInterrupt):
-    """Raised in a worker by the SIGTERM that stops it (the run stops, or the driver died).
-
-    A KeyboardInterrupt, so that code which cleans up on Ctrl-C (an Octave call kills Octave) does
-    so here too; a distinct type, so that a method raising KeyboardInterrupt itself is told apart:
-    that is the task's failure, not a stop."""
 
 
 @dataclass(frozen=True)
@@ -150,29 +143,6 @@ class StopSignal:
         if not self.received:
             self.received = True
             raise WorkerStopped
-
-
-def lead_process_group(pid: int) -> None:
-    """Make ``pid`` (this process or a child just forked) the leader of a new process group.
-
-    Called by the child and by its parent: whichever comes first, the group exists before the
-    child starts anything, and before the parent may need to end it."""
-    with contextlib.suppress(ProcessLookupError, PermissionError):  # the child died, or it did it
-        os.setpgid(pid, pid)
-
-
-def describe_exit_code(code: int | None) -> str:
-    """How a process ended, from its exit code (negative: the signal that killed it):
-    ``killed by SIGKILL``, ``exit code 0``."""
-    if code is not None and code < 0:
-        return f"killed by {signal.Signals(-code).name}"
-    return f"exit code {code}"
-
-
-def end_process_group(pgid: int) -> None:
-    """SIGKILL every process of the group ``pgid`` (a worker and all it started; none may be left)."""
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, signal.SIGKILL)
 
 
 def _die_with_parent() -> None:

@@ -37,8 +37,8 @@ import numpy as np
 
 from ..fileio import process_scratch_dir, remove_abandoned_scratch_dirs, remove_process_scratch_dir
 from .history import LOGGER_NAME, attach_log
-from .lifecycle import (WORKER_GRACE, RunStop, TaskBudget, WorkerStopped, become_worker, describe_exit_code,
-                        end_process_group, lead_process_group, stop_signals_blocked)
+from ..processes import WorkerStopped, describe_exit_code, end_process_group, lead_process_group
+from .lifecycle import WORKER_GRACE, RunStop, TaskBudget, become_worker, stop_signals_blocked
 from .run import Outcome, RunSettings, Workbench, run_task
 from .tasks import Task
 
