@@ -27,7 +27,8 @@ function status = run_baseline(results_dir, data_dir, method, dataset, fold, var
   if isfield(opts.params, method)
     mlfs_check_param_ranges(method, opts.params.(method));
   end
-  status = mlfs_run_task(results_dir, data_dir, method, dataset, fold, opts, true, mlfs_task_context(method, true));
+  status = mlfs_run_task(results_dir, method, dataset, mlfs_task_fold(data_dir, dataset, fold), opts, true, ...
+                         mlfs_task_context(method, true));
 end
 
 function check_folder(path, name, must_exist)

@@ -2,7 +2,7 @@ function summary = run_suite(results_dir, data_dir, datasets, methods, varargin)
 %RUN_SUITE  The k-grid (or p-grid) benchmark from MATLAB/Octave: every method × dataset × fold.
 %   summary = run_suite(results_dir, data_dir, datasets, methods, 'name', value, ...)
 %
-%   For each dataset, method and fold it runs run_baseline (rank on train, write _ranking.csv and
+%   For each dataset, fold and method it runs run_baseline (rank on train, write _ranking.csv and
 %   _time.txt, score with ML-kNN, write _kgrid_metrics.json), the same files, names and contents
 %   as `python -m pipeline.kgrid --engine octave` (docs/results-schema.md). A task that errors
 %   fails alone: it is listed in <results_dir>/failures.json (task, method, dataset, fold,

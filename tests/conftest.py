@@ -65,10 +65,10 @@ def pytest_collection_finish(session):
     """Freeze the objects collection made (modules, test items: about 0.5 million) out of the
     garbage collector's reach.
 
-    Code under test calls ``gc.collect()``: statsmodels' Holm correction does on every call, nine
-    times per table run. Each full collection walks every live object, about 0.5 s in a worker
-    that collected the whole suite, which made the table tests several times slower in the suite
-    than alone. Frozen objects are live for the whole session anyway.
+    Each full collection (the collector's own, or a library's ``gc.collect()``: statsmodels' Holm
+    correction, which the statistics tests call, runs one per call) walks every live object, about
+    0.5 s in a worker that collected the whole suite, which made the table tests several times
+    slower in the suite than alone. Frozen objects are live for the whole session anyway.
     """
     gc.collect()
     gc.freeze()

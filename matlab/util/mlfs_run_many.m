@@ -42,12 +42,13 @@ function summary = mlfs_run_many(caller, results_dir, data_dir, datasets, method
   counts = struct('done', int64(0), 'skipped', int64(0), 'failed', int64(0));
   failures = {};
   degenerate = {};
-  for s = 1:numel(datasets)
-    for m = 1:numel(methods)
-      for fold = folds{s}
+  for s = 1:numel(datasets)       % datasets, folds, methods: the order of the Python front door
+    for fold = folds{s}
+      task_fold = mlfs_task_fold(data_dir, datasets{s}, fold);   % read once for all its methods
+      for m = 1:numel(methods)
         key = sprintf('%s/%s/fold%d', methods{m}, datasets{s}, fold);
         try
-          [status, degenerate_points] = mlfs_run_task(results_dir, data_dir, methods{m}, datasets{s}, fold, opts, rank, ...
+          [status, degenerate_points] = mlfs_run_task(results_dir, methods{m}, datasets{s}, task_fold, opts, rank, ...
                                                        contexts{m});
           message = '';
           if degenerate_points > 0

@@ -1,4 +1,4 @@
-function [status, degenerate_points] = mlfs_run_task(results_dir, data_dir, method, dataset, fold, opts, rank, context)
+function [status, degenerate_points] = mlfs_run_task(results_dir, method, dataset, task_fold, opts, rank, context)
 %MLFS_RUN_TASK  One (method, dataset, fold) task; the Octave/MATLAB twin of pipeline.runner.run.
 %   rank = true: rank on the training part with the function named method (reusing a fresh, complete
 %   ranking unless overwrite) and write _scores.csv, _ranking.csv, _ranking.json, then _time.txt (the
@@ -13,6 +13,8 @@ function [status, degenerate_points] = mlfs_run_task(results_dir, data_dir, meth
 %   The "params" key records the method's info.params when it reports them (its defaults merged
 %   with the given params, what the Python front door records), else the given params.
 %   context: the run's code fingerprints and git state for this method (mlfs_task_context).
+%   task_fold: the fold as read once for all its tasks (mlfs_task_fold); its read error is this task's.
+  fold = task_fold.index;
   files = mlfs_task_files(results_dir, method, dataset, fold);
   metrics_path = files.(opts.grid);
   params = struct();
@@ -29,10 +31,13 @@ function [status, degenerate_points] = mlfs_run_task(results_dir, data_dir, meth
   expected = struct('mlknn', mlknn, 'params', params, 'grid', mlfs_grid_struct(opts));
   [existing, previous] = mlfs_metrics_status(metrics_path, opts.grid, expected);
   degenerate_points = 0;
-  fold_file = fullfile(data_dir, dataset, sprintf('fold%d.mat', fold));
-  data = mlfs_load_fold(fold_file);
-  fold_sha256 = mlfs_sha256_file(fold_file);
-  training = mlfs_training_sha256(data.X_train, data.Y_train);
+  if ~isempty(task_fold.error)
+    rethrow(task_fold.error);
+  end
+  fold_file = task_fold.file;
+  data = task_fold.data;
+  fold_sha256 = task_fold.sha256;
+  training = task_fold.training_sha256;
   ranking_fresh = ~rank || (~opts.overwrite && is_fresh_ranking(files, code.method, training));
   if opts.skip_existing && ~opts.overwrite && strcmp(existing, 'ok') && ranking_fresh && ...
       is_fresh_metrics(previous, metrics_path, files, code.evaluator, fold_sha256)

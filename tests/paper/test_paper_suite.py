@@ -49,7 +49,9 @@ def workspace(tmp_path_factory, shared_data):
     """A copy of the code (python/, matlab/) and a suite file; returns (folder, environment)."""
     home = tmp_path_factory.mktemp("paper")
     for part in ("python", "matlab"):
-        shutil.copytree(REPO / part, home / "code" / part, ignore=shutil.ignore_patterns("__pycache__"))
+        # numba's compiled-function caches come along (they are checked against the sources' time
+        # stamps, which copytree keeps): without them each worker of the run compiles ML-kNN again
+        shutil.copytree(REPO / part, home / "code" / part, ignore=shutil.ignore_patterns("*.pyc"))
     (home / "suite.yaml").write_text(SUITE)
     env = {**os.environ, "PYTHONPATH": str(home / "code" / "python"), "MLFS_SHARED_DATA": str(shared_data)}
     return home, env
