@@ -54,6 +54,9 @@ demo: setup-core
 # exported folds, and every test writes only below its own tmp_path). Every run prints its 30
 # slowest tests and writes each test's time to build/test-reports/ (JUnit XML, gitignored).
 PYTEST_WORKERS ?= 2
+# The tests start several hundred commands (python -m pipeline...): each compiles the package again
+# where the environment says not to write bytecode (PYTHONDONTWRITEBYTECODE), about 0.3 s a start.
+unexport PYTHONDONTWRITEBYTECODE
 PYTEST := $(PY) -m pytest -q -n $(PYTEST_WORKERS) --dist worksteal --durations=30
 
 # make test: everything, as CI runs it (.ci/run), after installing the venv, Octave and TeX.
