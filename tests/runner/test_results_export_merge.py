@@ -28,13 +28,13 @@ from pipeline.pgrid import main as pgrid_main
 from pipeline.results.__main__ import main as results_main
 from runner_helpers import make_fold_dir, python_plugin, result_contents
 
-GRID_OPTIONS = ["--no-progress", "--k-max", "20"]
+GRID_OPTIONS = ["--no-progress", "--k-max", "20", "--engine", "python"]
 
 
 def _run(folds: Path, results: Path, methods: list[str], *extra: str) -> None:
     common = ["--data-dir", str(folds), "--results-dir", str(results), "--methods", *methods, *extra]
     kgrid_main([*common, *GRID_OPTIONS])
-    pgrid_main([*common, "--no-progress"])
+    pgrid_main([*common, "--no-progress", "--engine", "python"])
 
 
 def _results_cli(*args: str) -> subprocess.CompletedProcess:
