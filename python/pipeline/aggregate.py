@@ -155,7 +155,7 @@ def _curve(values: list) -> np.ndarray:
 def read_fold_result(path: str | Path, method: str, dataset: str, fold: int, grid: str) -> FoldResult:
     """Read one ``_kgrid_metrics.json`` / ``_pgrid_metrics.json`` file, validated by its schema
     (:mod:`pipeline.results.schema`) and against the names of its path."""
-    from .results.schema import absent_metrics, read_metrics_file
+    from .results.schema import absent_metrics, read_metrics_file, settings_key
 
     path = Path(path)
     record = read_metrics_file(path, grid)
@@ -168,7 +168,7 @@ def read_fold_result(path: str | Path, method: str, dataset: str, fold: int, gri
                       record.p_target if grid == "pgrid" else None,
                       time_rank_seconds=None if record.time_rank_seconds is None else float(record.time_rank_seconds),
                       selection=_selection_check(record), seed_spread=_seed_spread(record, len(x)),
-                      absent_metrics=absent, settings=_settings(record), fold_sha256=digest,
+                      absent_metrics=absent, settings=settings_key(record), fold_sha256=digest,
                       params=json.dumps(record.value("params"), sort_keys=True), selected_by=record.value("selected_by"),
                       n_train=record.n_train, n_test=record.n_test)
 
@@ -194,19 +194,6 @@ def _check_own_names(record: MetricsFile, path: Path, names: dict) -> None:
         if found is not None and found != expected:
             raise DataError(f"the file names another {key} than its path", file=path, field=key,
                             expected=repr(expected), found=shorten(found))
-
-
-def _settings(record: MetricsFile) -> str:
-    """The settings results must share to be compared (the grid's and ML-kNN's), as canonical JSON."""
-    from .results.schema import SETTINGS_FIELDS
-
-    settings = {}
-    for key in SETTINGS_FIELDS:
-        value = getattr(record, key)
-        if value is not None:
-            # p_target only picks the *_at_p_target fields, not the curves the tables read
-            settings[key] = {name: v for name, v in value.items() if name != "p_target"}
-    return json.dumps(settings, sort_keys=True)
 
 
 def discover_files(results_dir: str | Path, methods: Sequence[str], grid: str) -> dict[tuple[str, str, int], Path]:

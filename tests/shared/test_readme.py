@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.util
 import re
 import shlex
 from pathlib import Path
@@ -18,8 +19,6 @@ SHELL_BLOCK = re.compile(r"^```bash\n(.*?)^```", re.MULTILINE | re.DOTALL)
 #: The commands a user runs first; the README must show each of them.
 MAIN_COMMANDS = {"pipeline.paper", "pipeline.datasets", "pipeline.export_splits", "pipeline.kgrid", "pipeline.pgrid",
                  "pipeline.evaluate", "pipeline.tables", "pipeline.methods"}
-#: Commands that are packages: their command line is their ``__main__`` module.
-PACKAGE_COMMANDS = {"pipeline.paper", "pipeline.methods", "pipeline.stats"}
 
 
 class Parsed(Exception):
@@ -50,7 +49,8 @@ def test_each_readme_command_parses(command, monkeypatch):
 
     monkeypatch.setattr(argparse.ArgumentParser, "parse_args", parse_then_stop)
     module, arguments = command[0], command[1:]
-    main = importlib.import_module(f"{module}.__main__" if module in PACKAGE_COMMANDS else module).main
+    is_package = importlib.util.find_spec(module).submodule_search_locations is not None
+    main = importlib.import_module(f"{module}.__main__" if is_package else module).main  # a package runs its __main__
     with pytest.raises(Parsed):  # argparse's own error (SystemExit 2) fails the test with its message
         main(arguments)
 

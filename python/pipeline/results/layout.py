@@ -92,6 +92,25 @@ def metrics_name_pattern(grid: str) -> re.Pattern:
                       rf"{re.escape(TASK_SUFFIXES[grid])}", re.DOTALL)
 
 
+ALL_FEATURES_SUFFIX: str = _LAYOUT["all_features_suffix"]
+#: The suffixes of a task's files that hold its values: the metrics files and the all-features reference.
+METRICS_SUFFIXES: tuple[str, ...] = (TASK_SUFFIXES["kgrid"], TASK_SUFFIXES["pgrid"], ALL_FEATURES_SUFFIX)
+
+
+def task_file_pattern() -> re.Pattern:
+    """Any file (or candidates folder) of a task, with the groups ``dataset``, ``fold`` and ``part``
+    (the suffix): its files, tuning record, candidates folder, all-features reference."""
+    parts = (*TASK_SUFFIXES.values(), _LAYOUT["tuning_suffix"], ALL_FEATURES_SUFFIX,
+             _LAYOUT["candidates_suffix"])
+    return re.compile(rf"(?P<dataset>.+){re.escape(_LAYOUT['fold_infix'])}(?P<fold>[0-9]+)"
+                      rf"(?P<part>{'|'.join(map(re.escape, parts))})", re.DOTALL)
+
+
+def all_features_glob() -> str:
+    """The glob pattern of the all-features reference files in the reference folder."""
+    return "*" + ALL_FEATURES_SUFFIX
+
+
 def ranking_record_name(dataset: str, fold: int) -> str:
     return task_stem(dataset, fold) + TASK_SUFFIXES["ranking_record"]
 
@@ -121,7 +140,7 @@ def claim_path(root: str | Path, folder: str, dataset: str, fold: int, candidate
 
 def all_features_path(root: str | Path, dataset: str, fold: int) -> Path:
     """``<root>/_reference/<DATASET>_fold<i>_all_features.json``: one fold's all-features reference."""
-    return Path(root) / REFERENCE_FOLDER / (task_stem(dataset, fold) + _LAYOUT["all_features_suffix"])
+    return Path(root) / REFERENCE_FOLDER / (task_stem(dataset, fold) + ALL_FEATURES_SUFFIX)
 
 
 def failures_path(root: str | Path) -> Path:

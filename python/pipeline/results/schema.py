@@ -16,6 +16,7 @@ absent, from files written before it computed them; :func:`absent_metrics` names
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Annotated, Any, Literal, Optional, Union
 
@@ -194,6 +195,17 @@ def _load(path: str | Path, model: type[_Record], what: str) -> tuple[dict, Any]
         return data, model.model_validate(data)
     except ValidationError as exc:
         raise schema_error(exc, data, model, file=path, error=DataError) from None
+
+
+def settings_key(record: MetricsFile) -> str:
+    """The settings results must share to be compared (the grid's and ML-kNN's), as canonical JSON."""
+    settings = {}
+    for key in SETTINGS_FIELDS:
+        value = getattr(record, key)
+        if value is not None:
+            # p_target only picks the *_at_p_target fields, not the curves the tables read
+            settings[key] = {name: v for name, v in value.items() if name != "p_target"}
+    return json.dumps(settings, sort_keys=True)
 
 
 def absent_metrics(record: MetricsFile) -> frozenset[str]:
