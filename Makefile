@@ -6,7 +6,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup-core setup octave latex demo test test-fast bench docs-img clean FORCE
+.PHONY: setup-core setup octave latex slurm demo test test-fast bench docs-img clean FORCE
 
 # The core (k-grid/p-grid benchmark, tables, Octave bridge) and, for the tests, everything else:
 # the sibling protocols' stack (torch, librosa, ...) and the test tools.
@@ -41,6 +41,13 @@ latex:
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq \
 	  --no-install-recommends texlive-latex-base texlive-latex-recommended texlive-latex-extra poppler-utils; }
 
+# SLURM's daemons and commands with MUNGE: tests/paper/test_paper_slurm.py starts a single-node
+# cluster of its own (private configuration, free ports) and runs job arrays on it, as root.
+slurm:
+	@{ command -v slurmctld && command -v slurmd && command -v sbatch && command -v munged; } >/dev/null 2>&1 || { \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq \
+	  --no-install-recommends slurm-wlm munge; }
+
 DEMO_METHODS := DAGFS LABELCORR VARIANCE RANDOM
 
 demo: setup-core
@@ -60,7 +67,7 @@ unexport PYTHONDONTWRITEBYTECODE
 PYTEST := $(PY) -m pytest -q -n $(PYTEST_WORKERS) --dist worksteal --durations=30
 
 # make test: everything, as CI runs it (.ci/run), after installing the venv, Octave and TeX.
-test: setup octave latex
+test: setup octave latex slurm
 	$(PYTEST) --junitxml=build/test-reports/test.xml
 
 # make test-fast: everything but the tests that start GNU Octave (marker `octave`), the sibling

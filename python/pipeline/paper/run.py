@@ -88,10 +88,11 @@ def _check_inside(root: Path, relative: str, field: str) -> None:
 
 
 def run_paper(suite: Experiment, suite_file: Path, paths: PaperPaths, *, to_export: list[str], raw_root: Path,
-              arguments: dict) -> int:
+              arguments: dict, tables: bool = True) -> int:
     """Run the suite, first exporting the folds of ``to_export`` (:func:`~.folds.check_folds`), then
     (when the suite declares tables) its seed averages and tables; return the exit code (0 ok, 1 a task
-    or step failed, 2 bad input or storage fault, 128 + n when stopped by signal n)."""
+    or step failed, 2 bad input or storage fault, 128 + n when stopped by signal n). ``tables=False``
+    computes the tasks only (an element of a job array: the tables are made once, after the array)."""
     say = _printer()
     export_folds(suite, to_export, paths.folds, raw_root, report=say)
     check_inner_sizes(suite, paths.folds)
@@ -105,7 +106,7 @@ def run_paper(suite: Experiment, suite_file: Path, paths: PaperPaths, *, to_expo
         return AfterTasks(_after_tasks(suite, paths, say))
 
     return run_experiment(suite, folds_dir=paths.folds, results_dir=paths.results, arguments=arguments,
-                          after_tasks=None if suite.tables is None else after_tasks,
+                          after_tasks=None if suite.tables is None or not tables else after_tasks,
                           record={"suite_file": str(suite_file), "suite_sha256": sha256_file(suite_file)})
 
 
