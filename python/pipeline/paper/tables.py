@@ -1,4 +1,4 @@
-"""The suite's tables, statistics, figures and report, one folder per grid, redone only when stale.
+"""The suite's tables, statistics, figures, report and results explorer, one folder per grid, redone only when stale.
 
 Each grid's folder records what it was made from (``.made_from.json``: the SHA-256 of every metrics
 and all-features reference file it reads, the report options and the fingerprint of the reporting
@@ -20,7 +20,8 @@ from ..results.staleness import NO_STAMP, sha256_or_none, stamp_staleness
 from ..runner.fingerprint import python_fingerprint
 from ..runner.store import ResultStore
 from ..runner.tasks import GridSpec
-from .parameters import parameter_report_dir
+from ..report.explorer import ExplorerExtras
+from .parameters import parameter_report_dir, tuning_section, variant_folders
 from ..experiment.model import Experiment
 
 #: The module that makes the tables; its fingerprint covers every module it uses.
@@ -65,9 +66,16 @@ def make_tables(suite: Experiment, results_dir: Path, root: Path, grid: GridSpec
     out = table_dir(suite, root, grid)
     if stamp_staleness(out / MADE_FROM_FILE, stamp) is None:
         return "up to date"
-    build_report(report_options(suite, results_dir, root, grid), on_part=lambda part: print(part.describe()))
+    build_report(report_options(suite, results_dir, root, grid), on_part=lambda part: print(part.describe()),
+                 explorer=explorer_extras(suite, results_dir))
     atomic_write_json(out / MADE_FROM_FILE, stamp)
     return "made"
+
+
+def explorer_extras(suite: Experiment, results_dir: Path) -> ExplorerExtras:
+    """The results explorer written beside main.tex, with the suite's parameter report."""
+    folders = variant_folders(suite)
+    return ExplorerExtras(tuning=lambda _methods, datasets, folds: tuning_section(results_dir, folders, datasets, folds))
 
 
 def report_options(suite: Experiment, results_dir: Path, root: Path, grid: GridSpec) -> ReportOptions:
