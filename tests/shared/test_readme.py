@@ -19,7 +19,7 @@ SHELL_BLOCK = re.compile(r"^```bash\n(.*?)^```", re.MULTILINE | re.DOTALL)
 MAIN_COMMANDS = {"pipeline.paper", "pipeline.datasets", "pipeline.export_splits", "pipeline.kgrid", "pipeline.pgrid",
                  "pipeline.evaluate", "pipeline.tables", "pipeline.methods"}
 #: Commands that are packages: their command line is their ``__main__`` module.
-PACKAGE_COMMANDS = {"pipeline.paper", "pipeline.methods", "pipeline.stats"}
+PACKAGE_COMMANDS = {"pipeline.paper", "pipeline.methods", "pipeline.stats", "pipeline.report"}
 
 
 class Parsed(Exception):

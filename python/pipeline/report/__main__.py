@@ -15,7 +15,8 @@ from typing import Sequence
 
 from ..cli import run_main
 from ..evaluation.metrics import METRICS
-from .options import CHOICES, DEFAULTS
+from ..results.layout import GRIDS
+from ..stats.fold_tests import FOLD_TESTS
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -26,20 +27,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("results_dir", metavar="RESULTS_DIR", help="results/<RUN> with one folder per method")
     p.add_argument("--ref-method", required=True, help="reference method (marks, W/T/L, Bonferroni-Dunn)")
     p.add_argument("--out-dir", default=None, help="folder of the pages (default: RESULTS_DIR)")
-    p.add_argument("--grid", nargs="+", choices=CHOICES["grid"], default=None, dest="grids",
+    p.add_argument("--grid", nargs="+", choices=GRIDS, default=None, dest="grids",
                    help="one page per grid (default: every grid with metrics files)")
     p.add_argument("--methods", nargs="+", default=None,
                    help="methods and their order (default: every method folder, A-Z ignoring case)")
     p.add_argument("--datasets", nargs="+", default=None, help="datasets and their order (default: every one found)")
-    p.add_argument("--metrics", nargs="+", choices=CHOICES["metrics"], default=None, metavar="METRIC",
+    p.add_argument("--metrics", nargs="+", choices=METRICS, default=None, metavar="METRIC",
                    help=f"metrics shown (default: all {len(METRICS)})")
     p.add_argument("--display-map", default=None, help="JSON object: internal name -> display name")
-    p.add_argument("--p-target", type=float, default=DEFAULTS["p_target"], help="operating point of the p-grid tables")
+    p.add_argument("--p-target", type=float, default=None,
+                   help="operating point of the p-grid tables (default: that of python -m pipeline.tables)")
     p.add_argument("--folds", type=int, default=None,
                    help="expected folds 0..N-1 per dataset (default: union of folds found)")
     p.add_argument("--allow-incomplete", action="store_true",
                    help="average cells over the folds they have (listed as missing) instead of failing")
-    p.add_argument("--fold-test", choices=CHOICES["fold_test"], default=DEFAULTS["fold_test"],
+    p.add_argument("--fold-test", choices=FOLD_TESTS, default=FOLD_TESTS[0],
                    help="per-dataset marks against the reference, as in python -m pipeline.tables")
     return parser
 

@@ -17,6 +17,7 @@ display name can add markup. The page is at most :data:`MAX_PAGE_BYTES`.
 from __future__ import annotations
 
 import base64
+import importlib.util
 import json
 import math
 import shlex
@@ -27,7 +28,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from .. import aggregate as agg
-from ..errors import PipelineError
+from ..errors import ConfigError, PipelineError
 from ..fileio import atomic_write_text, csv_safe_frame
 from ..results.layout import RUN_HISTORY_FOLDER, failures_path
 from ..results.staleness import read_json
@@ -81,6 +82,11 @@ class ExplorerExtras:
     tuning: TuningReader | None = None
 
 
+def plotly_installed() -> bool:
+    """Whether the explorer can be written (plotly is the optional extra ``explorer``)."""
+    return importlib.util.find_spec("plotly") is not None
+
+
 def explorer_path(out_dir: str | Path, grid: str) -> Path:
     return Path(out_dir) / f"explorer_{grid}.html"
 
@@ -90,6 +96,10 @@ def write_explorer(job, tables: dict[str, ScoreTable], rank_table: RankTable, st
     """Render the explorer of ``job`` (a :class:`~.job.TableJob` whose tables are ``tables``,
     ``rank_table`` and ``stats_table``) into ``explorer_<grid>.html`` of its output folder."""
     import jinja2
+
+    if not plotly_installed():
+        raise ConfigError("the results explorer inlines Plotly's script, and plotly is not installed",
+                          expected="pip install 'mlfs-bench[explorer]' (plotly)")
     from plotly.offline import get_plotlyjs
 
     environment = jinja2.Environment(loader=jinja2.PackageLoader("pipeline.report", "templates"),
