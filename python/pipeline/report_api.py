@@ -248,6 +248,8 @@ def html(results_dir: str | Path, out_dir: str | Path | None = None, *, ref_meth
     :func:`tables` that choose what is shown (methods, datasets, metrics, display_map, p_target, ...)."""
     from .paper.parameters import tuning_section
 
+    if "grid" in options:
+        raise ConfigError("a page per grid: give grids=[...]", field="grid", expected=f"grids, a list of {list(GRIDS)}")
     results_dir = _folder(results_dir, "results_dir")
     out_dir = results_dir if out_dir is None else out_dir
     _check_folders(results_dir, out_dir)
@@ -258,7 +260,7 @@ def html(results_dir: str | Path, out_dir: str | Path | None = None, *, ref_meth
                               field="results_dir", expected=f"<METHOD>/<DATASET>_fold<i>_<grid>_metrics.json, grid in {list(GRIDS)}")
     for grid in _names_of(grids, "grids"):
         _choice(grid, GRIDS, "grids")
-    if command is not None and (isinstance(command, str) or not all(isinstance(part, str) for part in command)):
+    if command is not None and not (isinstance(command, (list, tuple)) and all(isinstance(part, str) for part in command)):
         raise ConfigError("must be a list of words", field="command", found=_shown(command))
     extras = ExplorerExtras(command=command, tuning=lambda folders, datasets, folds: tuning_section(
         results_dir, folders, datasets, folds))

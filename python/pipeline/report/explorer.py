@@ -23,7 +23,7 @@ import math
 import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Callable, Optional, Sequence
 
 import numpy as np
 
@@ -70,7 +70,7 @@ class TuningSection:
 
 
 #: Makes the tuning section from the method folders, the datasets and the number of folds.
-TuningReader = Callable[[Sequence[str], Sequence[str], int], "TuningSection | None"]
+TuningReader = Callable[[Sequence[str], Sequence[str], int], Optional[TuningSection]]
 
 
 @dataclass(frozen=True)
