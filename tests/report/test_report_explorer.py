@@ -153,3 +153,9 @@ def test_a_page_beyond_the_bound_is_refused(kgrid_results, tmp_path, monkeypatch
     with pytest.raises(PipelineError, match="more than its bound"):
         api.html(kgrid_results, tmp_path, ref_method="MIFS", metrics=["micro_f1"])
     assert not (tmp_path / "explorer_kgrid.html").exists()
+
+
+def test_without_plotly_the_command_says_how_to_install_it(kgrid_results, tmp_path, monkeypatch):
+    monkeypatch.setattr(explorer, "plotly_installed", lambda: False)
+    with pytest.raises(ConfigError, match=r"plotly is not installed.*mlfs-bench\[explorer\]"):
+        api.html(kgrid_results, tmp_path, ref_method="MIFS", metrics=["micro_f1"])
