@@ -6,7 +6,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup-core setup octave latex slurm demo test test-fast bench docs-img clean FORCE
+.PHONY: setup-core setup octave latex slurm chromium demo test test-fast bench docs-img clean FORCE
 
 # The core (k-grid/p-grid benchmark, tables, Octave bridge) and, for the tests, everything else:
 # the sibling protocols' stack (torch, librosa, ...) and the test tools.
@@ -48,6 +48,13 @@ slurm:
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq \
 	  --no-install-recommends slurm-wlm munge; }
 
+# Headless chromium opens the results explorer (python -m pipeline.report html) from file:// in its
+# browser test, driven over the DevTools pipe (tests/report/headless_browser.py); also docs/img/explorer.png.
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq \
+	  --no-install-recommends chromium; }
+
 DEMO_METHODS := DAGFS LABELCORR VARIANCE RANDOM
 
 demo: setup-core
@@ -66,8 +73,8 @@ PYTEST_WORKERS ?= 2
 unexport PYTHONDONTWRITEBYTECODE
 PYTEST := $(PY) -m pytest -q -n $(PYTEST_WORKERS) --dist worksteal --durations=30
 
-# make test: everything, as CI runs it (.ci/run), after installing the venv, Octave and TeX.
-test: setup octave latex slurm
+# make test: everything, as CI runs it (.ci/run), after installing the venv, Octave, TeX, chromium and SLURM.
+test: setup octave latex chromium slurm
 	$(PYTEST) --junitxml=build/test-reports/test.xml
 
 # make test-fast: everything but the tests that start GNU Octave (marker `octave`), the sibling
@@ -99,8 +106,9 @@ FORCE:
 
 # README's picture of the compiled paper tables: a synthetic 12-method x 17-dataset result set
 # through pipeline.tables --pdf (two-column article), one page rendered by pdftoppm.
-docs-img: setup-core latex
+docs-img: setup latex chromium
 	$(PY) scripts/paper_tables_png.py docs/img/paper_tables.png
+	$(PY) scripts/explorer_png.py docs/img/explorer.png
 
 clean:
 	rm -rf $(VENV) .pytest_cache

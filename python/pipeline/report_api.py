@@ -6,6 +6,7 @@
     api.bonferroni_dunn(comparison)                                   # CD and who differs from the control
     written = api.tables("results/run", "out", ref_method="DAGFS", no_figures=True)
     figures = api.figures("results/run", "out", ref_method="DAGFS")
+    pages = api.html("results/run", ref_method="DAGFS")             # explorer_<grid>.html per grid
 
 Keyword options of :func:`tables` and :func:`figures` are the command-line options with ``_`` for
 ``-`` (``layout="landscape"``, ``columns=2``, ``folds_dir=...``, ``pdf=True``; a flag takes
@@ -32,16 +33,17 @@ from .cli import check_option_bounds
 from .errors import ConfigError
 from .evaluation.metrics import METRICS
 from .names import validate_name
-from .report.build import build_report, draw_figures
+from .report.build import build_report, draw_figures, write_explorer_page
+from .report.explorer import ExplorerExtras
 from .report import document
 from .report.options import LIST_OPTIONS, OPTION_BOUNDS, ReportOptions
-from .results.layout import GRIDS
+from .results.layout import GRIDS, metrics_glob
 from .stats.bonferroni_dunn import bonferroni_dunn_cd
 from .stats.compare import Comparison, compare_methods
 from .validation import shorten
 
 __all__ = ["load_results", "load_all_features", "score_matrix", "compare", "bonferroni_dunn", "tables",
-           "figures", "write_main_tex", "compile_pdf"]
+           "figures", "html", "write_main_tex", "compile_pdf"]
 
 
 def load_results(results_dir: str | Path, *, grid: str = "kgrid", methods: Sequence[str] | None = None,
@@ -235,6 +237,41 @@ def figures(results_dir: str | Path, out_dir: str | Path, *, ref_method: str, **
     """Draw the curve and CD figures only (PNG + PDF under ``out_dir/figures``); return their paths."""
     _check_folders(results_dir, out_dir)
     return draw_figures(_options(results_dir, out_dir, ref_method, options))
+
+
+def html(results_dir: str | Path, out_dir: str | Path | None = None, *, ref_method: str,
+         grids: Sequence[str] | None = None, command: Sequence[str] | None = None, **options) -> list[Path]:
+    """Write the results explorer, ``explorer_<grid>.html`` (a self-contained page, opened from disk),
+    into ``out_dir`` (default: the results folder) for each of ``grids`` (default: every grid with
+    results); return the pages. ``command`` is shown as the command that makes the page again
+    (default: the equivalent ``python -m pipeline.report html``). The other options are those of
+    :func:`tables` that choose what is shown (methods, datasets, metrics, display_map, p_target, ...)."""
+    from .paper.parameters import tuning_section
+
+    if "grid" in options:
+        raise ConfigError("a page per grid: give grids=[...]", field="grid", expected=f"grids, a list of {list(GRIDS)}")
+    results_dir = _folder(results_dir, "results_dir")
+    out_dir = results_dir if out_dir is None else out_dir
+    _check_folders(results_dir, out_dir)
+    if grids is None:
+        grids = [grid for grid in GRIDS if any(results_dir.glob(f"*/{metrics_glob(grid)}"))]
+        if not grids:
+            raise ConfigError("no metrics files of any grid in the results folder", file=results_dir,
+                              field="results_dir", expected=f"<METHOD>/<DATASET>_fold<i>_<grid>_metrics.json, grid in {list(GRIDS)}")
+    for grid in _names_of(grids, "grids"):
+        _choice(grid, GRIDS, "grids")
+    if command is not None and not (isinstance(command, (list, tuple)) and all(isinstance(part, str) for part in command)):
+        raise ConfigError("must be a list of words", field="command", found=_shown(command))
+    extras = ExplorerExtras(command=command, tuning=lambda folders, datasets, folds: tuning_section(
+        results_dir, folders, datasets, folds))
+    return [write_explorer_page(_options(results_dir, out_dir, ref_method, {**options, "grid": grid}), extras)
+            for grid in grids]
+
+
+def _names_of(values: Any, argument: str) -> list:
+    if isinstance(values, str) or not isinstance(values, (list, tuple)):
+        raise ConfigError("must be a list", field=argument, found=_shown(values))
+    return list(values)
 
 
 def _check_folders(results_dir: Any, out_dir: Any) -> None:

@@ -247,3 +247,39 @@ def test_a_candidate_record_damaged_in_place_is_scored_again(demo_tuned_run, tmp
     assert f"recomputed 1 stale task(s): the candidate record is partial or unreadable ({field})" in \
         capsys.readouterr().err
     assert json.loads(candidate.read_text())["criterion"] == original["criterion"]  # scored again, alike
+
+
+@pytest.mark.slow  # chromium takes 3-10 s to start and parse Plotly; the page's content: tests/report/test_report_explorer.py
+def test_the_runs_explorer_opens_offline_in_chromium_and_the_metric_selector_redraws(demo_tuned_run, tmp_path):
+    """pipeline.paper run writes explorer_kgrid.html beside main.tex; headless chromium opens it from
+    file:// with every network address unreachable: no console error, no request but the page, the
+    metric selector changes the plotted values, the CD chart and GRRO's sensitivity are drawn, a click
+    on a column header sorts the table."""
+    sys.path.insert(0, str(REPO / "tests" / "report"))
+    from headless_browser import Browser, chromium_path
+
+    if chromium_path() is None:
+        pytest.fail("chromium is not installed: run `make chromium` (Debian package chromium)")
+    tables = demo_tuned_run / "paper" / "tables" / "kgrid"
+    page = tables / "explorer_kgrid.html"
+    assert (tables / "main.tex").is_file() and page.is_file()
+    plotted = "JSON.stringify(document.getElementById('curves').data.map(trace => trace.y))"
+    with Browser(tmp_path / "profile") as browser:
+        browser.open(page.as_uri())
+        before = json.loads(browser.evaluate(plotted))
+        browser.evaluate("(() => { const select = document.getElementById('metric-select');"
+                         " select.value = 'hamming_loss'; select.dispatchEvent(new Event('change')); })()")
+        after = json.loads(browser.evaluate(plotted))
+        sensitivity = browser.evaluate("document.getElementById('sensitivity').data[0].y.length")
+        cd_methods = browser.evaluate("document.getElementById('cd').data[0].text")
+        column = "document.querySelector('table.sortable')"  # the first score table, sorted by its last column
+        browser.evaluate(f"{column}.tHead.rows[0].lastElementChild.click()")
+        keys = browser.evaluate(f"Array.from({column}.tBodies[0].rows, row => row.lastElementChild.dataset.key)")
+        shot = browser.screenshot(tmp_path / "explorer.png")
+        assert browser.errors == []
+        assert browser.requested_urls() == [page.as_uri()]
+    assert before and after and before != after
+    assert sorted(cd_methods) == ["GRRO", "VARIANCE"]
+    assert keys and [float(k) for k in keys] == sorted(float(k) for k in keys)
+    assert sensitivity == 2  # GRRO's two candidates of alpha
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -100,6 +100,16 @@ def test_tables_and_figures_refuse_before_writing(results, tmp_path_factory, fun
     _refused_or_done(lambda: function(arguments.pop("results_dir"), arguments.pop("out_dir"), **arguments))
 
 
+@settings(SETTINGS, max_examples=20)
+@given(argument=st.sampled_from(["results_dir", "ref_method", "out_dir", "grids", "command", "option"]), junk=JUNK)
+def test_html_refuses_or_writes(results, tmp_path_factory, argument, junk):
+    if argument == "out_dir" and isinstance(junk, (str, os.PathLike)):
+        return  # a valid folder name: it would be written (relative to the working directory)
+    arguments = {"results_dir": results, "out_dir": tmp_path_factory.mktemp("html"), "ref_method": "AAA",
+                 "metrics": "micro_f1", argument if argument != "option" else "datasets": junk}
+    _refused_or_done(lambda: api.html(arguments.pop("results_dir"), arguments.pop("out_dir"), **arguments))
+
+
 @SETTINGS
 @given(argument=st.sampled_from(["folder", "title", "columns", "table_order", "include"]), junk=JUNK)
 def test_write_main_tex(tmp_path_factory, argument, junk):

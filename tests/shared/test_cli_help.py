@@ -15,8 +15,9 @@ import pytest
 COMMANDS = [("pipeline.kgrid", []), ("pipeline.pgrid", []), ("pipeline.evaluate", []), ("pipeline.tables", []),
             ("pipeline.stats.__main__", []), ("pipeline.export_splits", []), ("pipeline.datasets", []),
             ("pipeline.datasets", ["fetch"]), ("pipeline.datasets", ["info"]), ("pipeline.paper.__main__", ["run"]),
-            ("pipeline.paper.__main__", ["status"]), ("pipeline.results.__main__", ["export"]),
-            ("pipeline.results.__main__", ["merge"])]
+            ("pipeline.paper.__main__", ["status"]), ("pipeline.paper.__main__", ["sbatch"]),
+            ("pipeline.results.__main__", ["export"]), ("pipeline.results.__main__", ["merge"]),
+            ("pipeline.report.__main__", ["html"])]
 OPTION_LINE = re.compile(r"^  -")
 
 

@@ -18,6 +18,7 @@ import numpy as np
 from ..errors import DataError, PipelineError
 from ..fileio import atomic_write_json
 from ..methods import get_method
+from ..report.explorer import Sensitivity, TuningSection
 from ..report.output import prepare_output_folder
 from ..report.tuning import (CHOSEN_CAPTION, SELECTION_CAPTION, convergence_figure, level, sensitivity_figure,
                              write_table)
@@ -30,6 +31,7 @@ from ..experiment.model import Experiment
 
 KINDS = {"defaults": "defaults", "declared": "declared in the suite", "inner": "inner-split tuning",
          "sweep": "test-set sweep (optimistic)"}
+SELECTION_HEADER = ["Method", "Parameters chosen by", "Details"]
 _THIS_MODULE = Path(__file__).resolve().relative_to(PACKAGE_DIR).as_posix()
 
 
@@ -59,6 +61,11 @@ def selection_of(results_dir: Path, folder: str, datasets: Sequence[str], folds:
     return Selection(folder, "declared", described) if changed else Selection(folder, "defaults", "")
 
 
+def selection_rows(selections: Sequence[Selection]) -> list[list[str]]:
+    """Rows of the selection table (:data:`SELECTION_HEADER`)."""
+    return [[s.folder, KINDS[s.kind], s.detail] for s in selections]
+
+
 def chosen_parameters(results_dir: Path, folder: str, dataset: str, folds: int) -> dict[str, tuple[str, int, int]]:
     """Tuned parameter -> (most frequent chosen value, folds that chose it, folds with a tuning record);
     ties go to the value the earliest fold chose."""
@@ -83,8 +90,7 @@ def write_parameter_report(results_dir: Path, folders: Sequence[str], datasets: 
     out_dir = prepare_output_folder(out_dir, option="tables.out_dir")
     selections = [selection_of(results_dir, f, datasets, folds) for f in folders]
     written = write_table(out_dir, "parameter_selection", "How each method's parameters were chosen",
-                          SELECTION_CAPTION, ["Method", "Parameters chosen by", "Details"],
-                          [[s.folder, KINDS[s.kind], s.detail] for s in selections])
+                          SELECTION_CAPTION, SELECTION_HEADER, selection_rows(selections))
     tuned = [s.folder for s in selections if s.kind == "inner"]
     if tuned:
         written += _chosen_table(results_dir, tuned, datasets, folds, out_dir)
@@ -118,10 +124,15 @@ def parameter_report_dir(suite: Experiment, root: Path) -> Path:
     return root / suite.tables["out_dir"] / "parameters"
 
 
+def variant_folders(suite: Experiment) -> list[str]:
+    """The results folder of every method variant of the suite (a sweep's values, a method's seeds)."""
+    return [label for entry in suite.methods for label, _ in entry.variants()]
+
+
 def make_parameter_report(suite: Experiment, results_dir: Path, root: Path) -> str:
     """Write the suite's parameter report unless it is up to date; return ``made`` or ``up to date``."""
     out = parameter_report_dir(suite, root)
-    folders = [label for entry in suite.methods for label, _ in entry.variants()]
+    folders = variant_folders(suite)
     stamp = _stamp(results_dir, folders, suite)
     if stamp_staleness(out / MADE_FROM_FILE, stamp) is None:
         return "up to date"
@@ -146,6 +157,13 @@ def _stamp(results_dir: Path, folders: list[str], suite: Experiment) -> dict:
 
 def _chosen_table(results_dir: Path, tuned: list[str], datasets: Sequence[str], folds: int,
                   out_dir: Path) -> list[Path]:
+    header, rows = chosen_table(results_dir, tuned, datasets, folds)
+    return write_table(out_dir, "chosen_parameters", "Chosen parameters", CHOSEN_CAPTION, header, rows)
+
+
+def chosen_table(results_dir: Path, tuned: list[str], datasets: Sequence[str], folds: int) -> tuple[list[str], list[list[str]]]:
+    """Header and rows of the chosen-parameter table: per dataset, each tuned parameter's most
+    frequent value over the outer folds with its count."""
     columns, cells = [], {}
     for folder in tuned:
         for dataset in datasets:
@@ -154,23 +172,43 @@ def _chosen_table(results_dir: Path, tuned: list[str], datasets: Sequence[str], 
                     columns.append((folder, name))
                 cells[(dataset, folder, name)] = f"{value} ({count}/{total})"
     header = ["Dataset"] + [f"{folder} {name}" for folder, name in columns]
-    rows = [[dataset] + [cells.get((dataset, f, n), "") for f, n in columns] for dataset in datasets]
-    return write_table(out_dir, "chosen_parameters", "Chosen parameters", CHOSEN_CAPTION, header, rows)
+    return header, [[dataset] + [cells.get((dataset, f, n), "") for f, n in columns] for dataset in datasets]
 
 
 def _sensitivity(results_dir: Path, folder: str, dataset: str, folds: int, out_dir: Path) -> list[Path]:
+    found = sensitivity(results_dir, folder, dataset, folds)
+    if found is None:
+        return []
+    return sensitivity_figure(out_dir / f"sensitivity_{folder}_{dataset}", found.title, found.parameter_names,
+                              found.candidates, found.scores, found.label, found.higher_is_better)
+
+
+def sensitivity(results_dir: Path, folder: str, dataset: str, folds: int) -> Sensitivity | None:
+    """The inner criterion of a tuned method on one dataset over its candidates, the mean over the
+    folds with a tuning record (None without one)."""
     records = tuning_records(results_dir, folder, dataset, folds)
     if not records:
-        return []
+        return None
     candidates = [c["overrides"] for c in records[0]["candidates"]]
     scores = np.array([[np.nan if c["criterion"] is None else c["criterion"] for c in r["candidates"]]
                        for r in records], dtype=float)
     mean = np.array([np.nanmean(column) if np.isfinite(column).any() else np.nan for column in scores.T])
     criterion = records[0]["criterion"]
     label = f"inner {criterion['metric']} ({criterion['grid']} {criterion['statistic']}), mean of {len(records)} fold(s)"
-    return sensitivity_figure(out_dir / f"sensitivity_{folder}_{dataset}", f"{folder} on {dataset}",
-                              list(candidates[0]), candidates, mean, label,
-                              criterion["direction"] == "higher is better")
+    return Sensitivity(f"{folder} on {dataset}", list(candidates[0]), candidates, mean, label,
+                       criterion["direction"] == "higher is better")
+
+
+def tuning_section(results_dir: Path, folders: Sequence[str], datasets: Sequence[str], folds: int) -> TuningSection | None:
+    """The parameter report for the results explorer; None when no folder was tuned on inner splits."""
+    selections = [selection_of(results_dir, f, datasets, folds) for f in folders]
+    tuned = [s.folder for s in selections if s.kind == "inner"]
+    if not tuned:
+        return None
+    header, rows = chosen_table(results_dir, tuned, datasets, folds)
+    found = [sensitivity(results_dir, folder, dataset, folds) for folder in tuned for dataset in datasets]
+    return TuningSection(SELECTION_HEADER, selection_rows(selections), header, rows,
+                         [s for s in found if s is not None])
 
 
 def _tuning_detail(record: dict) -> str:

@@ -1,4 +1,4 @@
-"""The suite's tables, statistics, figures and report, one folder per grid, redone only when stale.
+"""The suite's tables, statistics, figures, report and results explorer, one folder per grid, redone only when stale.
 
 Each grid's folder records what it was made from (``.made_from.json``: the SHA-256 of every metrics
 and all-features reference file it reads, the report options and the fingerprint of the reporting
@@ -9,6 +9,7 @@ the suite's fold files (checked against their sidecars before any task runs).
 from __future__ import annotations
 
 import hashlib
+import sys
 from dataclasses import asdict
 from pathlib import Path
 
@@ -20,7 +21,8 @@ from ..results.staleness import NO_STAMP, sha256_or_none, stamp_staleness
 from ..runner.fingerprint import python_fingerprint
 from ..runner.store import ResultStore
 from ..runner.tasks import GridSpec
-from .parameters import parameter_report_dir
+from ..report.explorer import ExplorerExtras, plotly_installed
+from .parameters import parameter_report_dir, tuning_section, variant_folders
 from ..experiment.model import Experiment
 
 #: The module that makes the tables; its fingerprint covers every module it uses.
@@ -32,7 +34,8 @@ def table_dir(suite: Experiment, root: Path, grid: GridSpec) -> Path:
 
 
 def tables_stamp(suite: Experiment, results_dir: Path, root: Path, grid: GridSpec) -> dict:
-    """What the tables of ``grid`` are made from: input files, options, reporting code."""
+    """What the tables of ``grid`` are made from: input files, options, reporting code, and whether
+    the results explorer could be written (it is once plotly is installed)."""
     store = ResultStore(results_dir)
     inputs = hashlib.sha256()
     for dataset in suite.datasets:
@@ -43,7 +46,7 @@ def tables_stamp(suite: Experiment, results_dir: Path, root: Path, grid: GridSpe
             reference = sha256_or_none(all_features_path(results_dir, dataset, fold))
             inputs.update(f"{REFERENCE_FOLDER}/{dataset}/{fold}:{reference}\n".encode())
     return {"inputs_sha256": inputs.hexdigest(), "options": asdict(report_options(suite, results_dir, root, grid)),
-            "code_sha256": python_fingerprint(REPORT_MODULE)["sha256"]}
+            "code_sha256": python_fingerprint(REPORT_MODULE)["sha256"], "explorer": plotly_installed()}
 
 
 def tables_status(suite: Experiment, results_dir: Path, root: Path, grid: GridSpec) -> str:
@@ -65,9 +68,20 @@ def make_tables(suite: Experiment, results_dir: Path, root: Path, grid: GridSpec
     out = table_dir(suite, root, grid)
     if stamp_staleness(out / MADE_FROM_FILE, stamp) is None:
         return "up to date"
-    build_report(report_options(suite, results_dir, root, grid), on_part=lambda part: print(part.describe()))
+    build_report(report_options(suite, results_dir, root, grid), on_part=lambda part: print(part.describe()),
+                 explorer=explorer_extras(suite, results_dir))
     atomic_write_json(out / MADE_FROM_FILE, stamp)
     return "made"
+
+
+def explorer_extras(suite: Experiment, results_dir: Path) -> ExplorerExtras | None:
+    """The results explorer written beside main.tex, with the suite's parameter report; None (and
+    a line saying why) where plotly, an optional extra, is not installed."""
+    if not plotly_installed():
+        print("results explorer not written: it needs plotly (pip install 'mlfs-bench[explorer]')", file=sys.stderr)
+        return None
+    folders = variant_folders(suite)
+    return ExplorerExtras(tuning=lambda _methods, datasets, folds: tuning_section(results_dir, folders, datasets, folds))
 
 
 def report_options(suite: Experiment, results_dir: Path, root: Path, grid: GridSpec) -> ReportOptions:

@@ -27,6 +27,7 @@ from ..stats.bonferroni_dunn import bonferroni_dunn_cd
 from ..stats.compare import Comparison, compare_methods
 from ..stats.fold_tests import PAIRED_T_TEST, min_signed_rank_p, significance_marks
 from .fold_design import design_note, fold_designs
+from .explorer import ExplorerExtras, write_explorer
 from .document import FIGURES, DocumentFigure, compile_pdf, figures_tex, write_main_tex
 from .layout import DEFAULT_WIDTH_PT
 from .options import ReportOptions, read_display_map
@@ -417,7 +418,15 @@ class TableJob:
                          **self.layout)
 
     # -- outputs ------------------------------------------------------------------------------
-    def write(self) -> list[Path]:
+    def score_tables(self) -> tuple[dict[str, ScoreTable], StatsTable, RankTable]:
+        """The score table of every metric and of the running time (key ``time``), then the
+        statistics and rank tables they feed (in this order: the metric tables make the comparisons)."""
+        tables = {m: self.metric_table(m) for m in self.metrics}
+        tables["time"] = self.time_table()
+        return tables, self.stats_table(), self.rank_table()
+
+    def write(self, explorer: ExplorerExtras | None = None) -> list[Path]:
+        """Write every output; with ``explorer``, also the results explorer (``explorer_<grid>.html``)."""
         written = []
         means = self.means.sort_values(["dataset", "method", "metric"], kind="mergesort")
         csv_path = self.out / f"benchmark_means_{self.options.grid}.csv"
@@ -426,12 +435,10 @@ class TableJob:
         datasets = self.dataset_table()
         if datasets is not None:
             written.append(atomic_write_text(self.out / "table_datasets.tex", render_text_table_latex(datasets)))
-        tables = {m: self.metric_table(m) for m in self.metrics}
-        tables["time"] = self.time_table()
+        tables, stats_table, rank_table = self.score_tables()
         for key, table in tables.items():
             stem = agg.METRIC_TABLE_STEM.get(key, key)
             written.append(atomic_write_text(self.out / f"table_{stem}.tex", render_score_table_latex(table)))
-        stats_table, rank_table = self.stats_table(), self.rank_table()
         written.append(atomic_write_text(self.out / "table_stats.tex", render_stats_table_latex(stats_table)))
         written.append(atomic_write_text(self.out / "table_ranks.tex", render_rank_table_latex(rank_table)))
         spread = self.seed_spread_table() if self.options.seed_spread else None
@@ -447,7 +454,15 @@ class TableJob:
             sections.append(render_value_table_markdown(spread))
         written.append(atomic_write_text(self.out / "report.md", self.report(sections, figures)))
         written += self.document(figures)
+        if explorer is not None:
+            written.append(self.explorer(explorer, (tables, stats_table, rank_table)))
         return written
+
+    def explorer(self, extras: ExplorerExtras, tables: tuple | None = None) -> Path:
+        """Write the results explorer of this job (from ``tables``, what :meth:`score_tables` returned,
+        or made now)."""
+        scores, stats_table, rank_table = tables or self.score_tables()
+        return write_explorer(self, scores, rank_table, stats_table, extras)
 
     def table_files(self) -> list[str]:
         """The table files this job writes, in the order main.tex inputs them."""
