@@ -26,10 +26,11 @@ The score is Σ_l W_jl², the one the toolbox sorts; the harness orders it.
 Deviations from the toolbox code (docs/methods/MIFS.md): the toolbox's ``maxIt`` = 500 runs at
 most 499 iterations (``while t < maxIt``), so ``max_iter`` counts iterations and defaults to 499;
 the starts come from the harness (``make_init``) instead of unseeded ``rand`` (same order);
-neighbours are ordered by the distance snapped to 10⁻¹⁰ of the largest squared row norm (ties to the
-lower index), so that rows at equal distances (the very sparse rows of the text sets), whose
-expanded distances carry BLAS-dependent rounding noise, get the same neighbours in both engines; the toolbox orders by the raw distances, and sets negative
-ones to 0 where the graph takes their absolute value (rounding-level values either way).
+neighbours are ordered by the distance snapped to 10⁻¹⁰ of the largest squared row norm (ties to
+the lower index), so that rows at equal distances (the very sparse rows of the text sets), whose
+expanded distances carry BLAS-dependent rounding noise, get the same neighbours in both engines;
+the toolbox orders by the raw distances, and sets negative ones to 0 where the graph takes their
+absolute value (rounding-level values either way).
 """
 
 from __future__ import annotations
