@@ -18,7 +18,7 @@ from pipeline.methods._common import knn_binary_laplacian, label_cosine_distance
 from pipeline.rankings import validate_ranking
 
 pytestmark = pytest.mark.octave
-METHODS = ("LRMFS", "GRRO", "SRFS", "SCNMF", "LSMFS", "LRDG", "RFSFS")
+METHODS = ("LRMFS", "GRRO", "SRFS", "SCNMF", "LSMFS", "LRDG", "RFSFS", "RFS", "MIFS", "MDFS")
 #: The methods with settings under which the planted-feature recipe's features are the top 5 (the
 #: Baselines I: LRMFS, GRRO, SRFS, SCNMF).
 RECIPE_METHODS = tuple(RECIPE_SETTINGS)

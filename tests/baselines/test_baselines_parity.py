@@ -1,4 +1,4 @@
-"""Cross-engine parity of the seven baselines on real folds (real GNU Octave, no mocks).
+"""Cross-engine parity of the baselines on real folds (real GNU Octave, no mocks).
 
 Real training folds of emotions, yeast, scene, medical and two Yahoo sets (Arts, Science), made by
 the data layer and subsampled to fit the test budget (sparse sets keep their zero, duplicated and
@@ -11,6 +11,11 @@ constant columns), from the same harness-drawn start:
   on medical that run diverges (its W-step system becomes singular as rows of W grow on the
   rank-deficient sparse data) and both engines must stop with the divergence error at the same
   iteration. LRMFS, GRRO, SRFS and SCNMF are also compared on synthetic edge cases.
+- RFS, MIFS and MDFS: the same assertions on one sparse Yahoo fold each, off their defaults (their
+  defaults are compared in both engines with their reference code's rankings on three folds,
+  test_baselines_embedded.py). Science's very sparse rows lie at equal distances from one another,
+  where MIFS's instance graph needs the snapped neighbour order to pick the same neighbours in both
+  engines.
 - LRDG (chaotic): the iterates after one and two iterations are compared; the 50-iteration rankings
   are only reported (overlap of the top 20 %, printed and attached to the test report) because a
   rounding-level difference grows to O(1) within ~10 iterations.
@@ -92,6 +97,9 @@ def test_real_folds_keep_their_character(folds):
     ("LSMFS", "emotions", {**GROWING_LSMFS, "seed": 2}),
     ("LSMFS", "Arts", {**GROWING_LSMFS, "seed": 2}),      # medical diverges: see the test below
     ("RFSFS", "Science", {"alpha": 1.0, "beta": 0.01, "gamma": 1.0, "seed": 5}),
+    ("RFS", "Arts", {"alpha": 10.0}),
+    ("MIFS", "Science", {"beta": 1.0, "seed": 2, "max_iter": 50}),   # the graph differs from iteration 1 if at all
+    ("MDFS", "Arts", {"gamma": 10.0, "seed": 3}),
 ])
 def test_parity_with_other_parameters(octave_engine, folds, method, dataset, overrides):
     X, Y = folds[dataset]

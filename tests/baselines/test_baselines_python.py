@@ -14,13 +14,13 @@ from sklearn.metrics import mutual_info_score
 from baselines_data import PLANTED, RECIPE_SETTINGS, planted, recipe, start, training_fold
 from pipeline.errors import ConfigError, DataError, EngineError
 from pipeline.methods import available_methods, get_method
-from pipeline.methods import grro, lrdg, lrmfs, lsmfs, rfsfs, scnmf, srfs
+from pipeline.methods import grro, lrdg, lrmfs, lsmfs, mdfs, mifs, rfs, rfsfs, scnmf, srfs
 from pipeline.methods._common import knn_binary_laplacian, label_cosine_distance, label_cosine_similarity
 from pipeline.methods._divergence import check_iterates
 from pipeline.rankings import rank_scores
 from pipeline.rankings import validate_ranking
 
-METHODS = ("LRMFS", "GRRO", "SRFS", "SCNMF", "LSMFS", "LRDG", "RFSFS")
+METHODS = ("LRMFS", "GRRO", "SRFS", "SCNMF", "LSMFS", "LRDG", "RFSFS", "RFS", "MIFS", "MDFS")
 #: The methods with settings under which the planted-feature recipe's features are the top 5.
 RECIPE_METHODS = tuple(RECIPE_SETTINGS)
 
@@ -52,7 +52,7 @@ def test_registered_with_documented_defaults():
     assert get_method("GRRO").make_init is None and get_method("SCNMF").make_init is None
 
 
-@pytest.mark.parametrize("module", [lrmfs, grro, srfs, scnmf])
+@pytest.mark.parametrize("module", [lrmfs, grro, srfs, scnmf, rfs, mifs, mdfs])
 def test_documented_grids_are_valid_parameter_values(module):
     spec = module.SPEC
     for key, values in module.GRID.items():
