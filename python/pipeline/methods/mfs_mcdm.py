@@ -35,7 +35,8 @@ def ridge_coefficients(X: np.ndarray, Y: np.ndarray, lam: float) -> np.ndarray:
 
 
 def topsis_closeness(decision: np.ndarray) -> np.ndarray:
-    """Relative closeness (d,) of each row of ``decision`` (d, L) to the column-wise ideal.
+    """Relative closeness (d,) of each row of ``decision`` (d, L) to the column-wise ideal (twin:
+    ``topsis_closeness`` in ``MFS_MCDM.m``).
 
     s⁺ = |row - column maxima|, s⁻ = |row - column minima| (Euclidean); closeness s⁻ / (s⁺ + s⁻).
     s⁺ + s⁻ = 0 happens only when every column is constant, i.e. all rows are equal: every

@@ -29,7 +29,7 @@ from .base import MethodSpec
 
 def correlation_distance(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
     """1 - Pearson correlation (d, L) between the columns of X (n, d) and of Y (n, L); 0 where a
-    column is constant. Twin: ``mlfs_correlation_distance.m``."""
+    column is constant. Twin: ``correlation_distance`` in ``MGFS.m``."""
     def unit_centred(columns):
         centred = columns - columns.mean(axis=0)
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -44,7 +44,7 @@ def pagerank(weights: np.ndarray, follow: float, tolerance: float, max_iter: int
 
     r ← follow · W (r / w) + follow / d · Σ_sinks r + (1 - follow) / d from r = 1/d, w the weighted
     degrees (1 for a node without edges, a sink); stops when max |r_new - r| <= tolerance.
-    Twin: ``mlfs_pagerank.m``.
+    Twin: ``pagerank`` in ``MGFS.m``.
     """
     d = weights.shape[0]
     degrees = weights.sum(axis=0)
@@ -62,8 +62,8 @@ def pagerank(weights: np.ndarray, follow: float, tolerance: float, max_iter: int
 def feature_scores(X: np.ndarray, Y: np.ndarray, params: dict) -> tuple[np.ndarray, dict]:
     """Benchmark entry point, the harness's minimal form (:mod:`pipeline.methods.base`); deterministic.
 
-    info: ``pagerank_iterations`` and ``pagerank_converged`` (MATLAB warns and keeps the last
-    iterate when the iterations run out; so does this).
+    info: ``pagerank_iterations`` and ``pagerank_converged``: when the iterations run out, MATLAB
+    keeps the last iterate with a warning; this keeps it and says so in ``pagerank_converged``.
     """
     distances = column_distances(correlation_distance(X, Y).T)   # exact zeros: no edge, as MGFS.m
     ranks, iterations, converged = pagerank(distances, float(params["follow_probability"]),
