@@ -29,7 +29,7 @@ import numpy as np
 import pytest
 from scipy.stats import spearmanr
 
-from baselines_data import REAL_SIZES, both_engines, recipe, start, top_overlap, training_fold
+from baselines_data import REAL_SIZES, both_engines, recipe, start, top_overlap
 from pipeline.errors import EngineError
 from pipeline.methods import get_method
 
@@ -48,8 +48,8 @@ GROWING_LSMFS = {"alpha": 0.1, "beta": 1.0}
 
 
 @pytest.fixture(scope="module")
-def folds(mlc_dir):
-    return {name: training_fold(mlc_dir, name, *size) for name, size in REAL_SIZES.items()}
+def folds(real_training_fold):
+    return {name: real_training_fold(name) for name in REAL_SIZES}
 
 
 def relative(a, b) -> float:
