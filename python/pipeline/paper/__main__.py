@@ -44,8 +44,9 @@ def build_parser() -> argparse.ArgumentParser:
         if name == "run":
             sub.add_argument("--jobs", type=int, default=None, help="override the suite's worker count")
             sub.add_argument("--data-root", type=Path, default=None,
-                             help="raw dataset files for fold export (default: $MLFS_SHARED_DATA/mlc or "
-                                  "../shared/data/mlc)")
+                             help="raw dataset files, or <DATASET>/train.npz and test.npz, for fold export "
+                                  "(default: $MLFS_SHARED_DATA/mlc or ../shared/data/mlc; mlc-large for the "
+                                  "larger sets)")
             sub.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     return parser
 
@@ -54,7 +55,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     # The suite's schema, the run and the tables import pydantic, SciPy, matplotlib and the rest:
     # imported once the arguments are parsed, so --help and a usage error answer at once.
-    from ..data.registry import default_data_root
     from ..experiment.model import load_suite
     from ..experiment.tuning import check_inner_sizes, check_task_count
     from .folds import check_folds
@@ -78,7 +78,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(format_status(*suite_status(suite, paths)))
         return 0
     arguments = {key: (str(value) if isinstance(value, Path) else value) for key, value in vars(args).items()}
-    return run_paper(suite, args.suite, paths, to_export=to_export, raw_root=args.data_root or default_data_root(),
+    return run_paper(suite, args.suite, paths, to_export=to_export, raw_root=args.data_root,
                      arguments=arguments)
 
 
