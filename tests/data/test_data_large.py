@@ -195,6 +195,7 @@ run: {executor: serial}
 """
 
 
+@pytest.mark.slow  # a whole paper run (25 s wall at load average 17); the export_splits test above is the fast lane's
 def test_paper_run_exports_the_same_folds_from_the_npz_layout(tmp_path):
     from pipeline.cli import run_main
     from pipeline.paper.__main__ import main as paper_main

@@ -45,7 +45,7 @@ SYNTHETIC = "synthetic"
 SMALL_COLLECTION = "mlc"
 LARGE_COLLECTION = "mlc-large"
 #: Hold-out test fraction of the sets that store no split and have no Mulan split sizes (the
-#: MLC-toolbox files): the benchmark's own declaration, the 70/30 hold-out common in MLFS papers.
+#: MLC-toolbox files): the benchmark's own declaration, a 70/30 hold-out.
 DECLARED_TEST_SIZE = 0.3
 
 _PMLFS = ("https://raw.githubusercontent.com/peipeilihfut/PMLFS_Partial-Multi-Label-Feature-Selection/"
