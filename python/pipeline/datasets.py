@@ -4,7 +4,8 @@ Examples:
 
     python -m pipeline.datasets list
     python -m pipeline.datasets info emotions --data-root ../shared/data/mlc
-    python -m pipeline.datasets fetch emotions Arts --dest data/raw
+    python -m pipeline.datasets info delicious
+    python -m pipeline.datasets fetch emotions Arts tmc2007-500 --dest data/raw
 """
 
 from __future__ import annotations
@@ -18,8 +19,9 @@ from tqdm import tqdm
 
 from .cli import run_main
 from .data.download import fetch_dataset, source_url
-from .data.registry import (CLML_MAT, REAL_DATASETS, REGISTRY, SYNTHETIC, DatasetSpec,
-                            default_data_root, get_spec, load_dataset)
+from .data.registry import (CLML_MAT, LARGE_DATASETS, MLC_TOOLBOX_MAT, REAL_DATASETS, REGISTRY, DatasetSpec,
+                            default_data_root, get_spec, load_dataset, require_files)
+from .errors import DataError
 
 _TABLE_HEADER = ("dataset", "format", "n", "train", "test", "d", "L", "card.")
 
@@ -34,11 +36,13 @@ def build_parser() -> argparse.ArgumentParser:
                                             "are present, statistics computed from them")
     info.add_argument("name", metavar="NAME", help="a registered dataset")
     info.add_argument("--data-root", type=Path, default=None,
-                      help="folder with the raw files (default: $MLFS_SHARED_DATA/mlc or "
-                           "../shared/data/mlc)")
-    fetch = commands.add_parser("fetch", help="download datasets' files and verify their SHA-256")
+                      help="folder with the raw files, or with <NAME>/train.npz and test.npz (default: "
+                           "$MLFS_SHARED_DATA/mlc or ../shared/data/mlc; mlc-large for the larger sets)")
+    fetch = commands.add_parser("fetch", help="download datasets' files (from the addresses `info` prints) "
+                                              "and verify their SHA-256")
     fetch.add_argument("names", nargs="+", metavar="NAME",
-                       help=f"registered real datasets, or 'all' for the {len(REAL_DATASETS)} of them")
+                       help=f"registered real datasets, 'all' for the paper's {len(REAL_DATASETS)}, or "
+                            f"'large' for the {len(LARGE_DATASETS)} larger sets")
     fetch.add_argument("--dest", type=Path, required=True, help="destination folder (flat layout)")
     fetch.add_argument("--mirror", default=None,
                        help="base URL holding the same file names (e.g. file:///path/to/copy)")
@@ -53,7 +57,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "list":
         print(_format_table([_row(dataset_spec) for dataset_spec in REGISTRY.values()]))
     elif args.command == "info":
-        _print_info(get_spec(args.name), args.data_root or default_data_root())
+        _print_info(get_spec(args.name), args.data_root or default_data_root(args.name))
     else:
         _fetch(args)
     return 0
@@ -81,7 +85,12 @@ def _print_info(dataset_spec: DatasetSpec, data_root: Path) -> None:
     if dataset_spec.format == CLML_MAT:
         print("rows in file order: the file stores no split; train/test are Mulan's predefined "
               "split sizes, used only for the default hold-out test fraction")
-    if dataset_spec.format != SYNTHETIC and not all((data_root / f.name).is_file() for f in dataset_spec.files):
+    if dataset_spec.format == MLC_TOOLBOX_MAT:
+        print("rows in file order: the file stores no split; train/test are the nominal split of the "
+              f"declared hold-out test fraction {dataset_spec.declared_test_size}")
+    try:
+        require_files(dataset_spec.name, data_root)
+    except DataError:
         print(f"files not found in {data_root}: run `python -m pipeline.datasets fetch "
               f"{dataset_spec.name} --dest {data_root}`")
         return
@@ -95,7 +104,7 @@ def _print_info(dataset_spec: DatasetSpec, data_root: Path) -> None:
 
 
 def _fetch(args: argparse.Namespace) -> None:
-    names = list(REAL_DATASETS) if args.names == ["all"] else args.names
+    names = {"all": list(REAL_DATASETS), "large": list(LARGE_DATASETS)}.get(" ".join(args.names), args.names)
     specs = [get_spec(name) for name in names]
     total = sum(len(dataset_spec.files) for dataset_spec in specs)
     with tqdm(total=total, unit="file", disable=args.no_progress or None) as bar:

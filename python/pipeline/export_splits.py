@@ -21,8 +21,7 @@ from tqdm import tqdm
 
 from .cli import run_main
 from .data.export import ExportSettings, export_dataset
-from .data.registry import (REAL_DATASETS, REGISTRY, DatasetSpec, default_data_root, get_spec,
-                            load_dataset, require_files)
+from .data.registry import REAL_DATASETS, REGISTRY, DatasetSpec, get_spec, load_dataset, require_files
 from .data.scaling import SCALERS
 from .data.splits import SPLIT_MODES
 from .errors import ConfigError, DataError
@@ -38,8 +37,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--datasets", "--dataset", nargs="+", metavar="NAME",
                         help=f"datasets to export (default: the {len(REAL_DATASETS)} real datasets)")
     parser.add_argument("--data-root", type=Path, default=None,
-                        help="folder with the raw dataset files (default: $MLFS_SHARED_DATA/mlc "
-                             "or ../shared/data/mlc); not needed for 'demo'")
+                        help="folder with the raw dataset files, or with <DATASET>/train.npz and test.npz "
+                             "(the paper exporter's CSR layout) (default: $MLFS_SHARED_DATA/mlc or "
+                             "../shared/data/mlc; mlc-large for the larger sets); not needed for 'demo'")
     parser.add_argument("--output-dir", type=Path, default=DEFAULT_OUTPUT_DIR,
                         help=f"where <DATASET>/fold<i>.mat go (default: {DEFAULT_OUTPUT_DIR})")
     parser.add_argument("--split-mode", choices=SPLIT_MODES, default="holdout",
@@ -51,7 +51,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="base seed; holdout repeat f uses seed+f (default: 0)")
     parser.add_argument("--test-size", type=float, default=None,
                         help="holdout test fraction (default: the dataset's predefined "
-                             "n_test/n, as the reference)")
+                             "n_test/n, as the reference; for the larger sets, which have no "
+                             "predefined split, the declared 0.3)")
     parser.add_argument("--scaler", choices=SCALERS, default="minmax",
                         help="feature scaling fitted on each training part (default: minmax)")
     parser.add_argument("--clip-test", action="store_true",
@@ -66,7 +67,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     specs = [get_spec(name) for name in names]
     if args.test_size is not None and args.split_mode == "kfold":
         raise ConfigError("--test-size applies to --split-mode holdout only", field="--test-size")
-    data_root = args.data_root or default_data_root()
+    data_root = args.data_root  # None: each dataset's collection folder
     plan = [(dataset_spec, _settings(args, dataset_spec)) for dataset_spec in specs]  # fail before any work on bad input
     for dataset_spec in specs:
         require_files(dataset_spec.name, data_root)

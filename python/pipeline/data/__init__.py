@@ -6,9 +6,10 @@ cheap to import):
 * :mod:`~pipeline.data.folds` -- ``Fold``, ``load_fold``, ``save_fold``, ``fold_path``,
   ``list_fold_indices``, ``discover_datasets``, ``sha256_file``, ``max_feature_magnitude``.
 * :mod:`~pipeline.data.registry` -- ``REGISTRY``, ``REAL_DATASETS``, ``DatasetSpec``,
-  ``get_spec``, ``load_dataset``, ``default_data_root``.
+  ``LARGE_DATASETS``, ``get_spec``, ``load_dataset``, ``default_data_root``.
 * :mod:`~pipeline.data.dataset` -- ``Dataset``, a whole dataset in memory.
-* :mod:`~pipeline.data.readers` -- Mulan ARFF + XML, Yahoo ``.mat`` and CLML ``.mat`` readers.
+* :mod:`~pipeline.data.readers` -- Mulan ARFF + XML, Yahoo, CLML and MLC-toolbox ``.mat`` readers.
+* :mod:`~pipeline.data.npz` -- the paper exporter's CSR layout (``<root>/<name>/train.npz``, ``test.npz``).
 * :mod:`~pipeline.data.matheader` -- MAT v5 variable headers read without loading the data, and
   the size limit (``MLFS_MAX_FOLD_BYTES``).
 * :mod:`~pipeline.data.synthetic` -- ``make_demo_dataset`` (planted relevant features).

@@ -9,11 +9,13 @@
   n x L and mapped to {0,1}.
 * **CLML** ``.mat`` (bibtex, Corel5k): ``dataset`` is n x d, ``class`` is L x n with 1 = relevant
   (stored as {0,1} in bibtex and {-1,+1} in Corel5k); no split is stored.
+* **MLC-toolbox** ``.mat`` (the fourteen larger sets of ``../shared/data/mlc-large``): ``data`` is
+  n x d, ``target`` is L x n with 1 = relevant; no split is stored.
 
 The Mulan and Yahoo readers return the rows of the **predefined training part followed by the test
 part** (the row order of the reference exporter and of the Zhang-style ``.mat`` copies); the CLML
-reader keeps the file's row order. The ``.mat`` readers check the variables' declared shapes
-(:mod:`pipeline.data.matheader`) before loading them.
+and MLC-toolbox readers keep the file's row order. The ``.mat`` readers check the variables'
+declared shapes (:mod:`pipeline.data.matheader`) before loading them.
 """
 
 from __future__ import annotations
@@ -110,7 +112,7 @@ def read_yahoo_mat(path: str | Path) -> RawData:
         raise DataError("train and test parts disagree on d or L", file=path, field="test_data",
                         expected=(xs[0].shape[1], ys[0].shape[1]),
                         found=(xs[1].shape[1], ys[1].shape[1]))
-    return _numbered(np.vstack(xs), np.vstack(ys))
+    return numbered(np.vstack(xs), np.vstack(ys))
 
 
 def read_clml_mat(path: str | Path) -> RawData:
@@ -125,7 +127,22 @@ def read_clml_mat(path: str | Path) -> RawData:
     variables = load_declared_matrices(path, "file", ("dataset", "class"), byte_limit())
     x = _mat_variable(path, variables, "dataset")
     Y = _labels_from_targets(path, "class", _mat_variable(path, variables, "class"), x.shape[0])
-    return _numbered(x.astype(np.float64), Y)
+    return numbered(x.astype(np.float64), Y)
+
+
+def read_mlc_toolbox_mat(path: str | Path) -> RawData:
+    """Read an MLC-toolbox ``.mat`` file: ``data`` n x d, ``target`` L x n.
+
+    Returns
+    -------
+    RawData
+        X (n, d) float64 and Y (n, L) uint8 with 1 where ``target`` is 1, rows in file order.
+    """
+    path = Path(path)
+    variables = load_declared_matrices(path, "file", ("data", "target"), byte_limit())
+    x = _mat_variable(path, variables, "data")
+    Y = _labels_from_targets(path, "target", _mat_variable(path, variables, "target"), x.shape[0])
+    return numbered(x.astype(np.float64), Y)
 
 
 def _labels_from_targets(path: Path, key: str, targets: np.ndarray, n: int) -> np.ndarray:
@@ -140,7 +157,7 @@ def _labels_from_targets(path: Path, key: str, targets: np.ndarray, n: int) -> n
     return (targets.T == 1).astype(np.uint8)
 
 
-def _numbered(X: np.ndarray, Y: np.ndarray) -> RawData:
+def numbered(X: np.ndarray, Y: np.ndarray) -> RawData:
     """RawData with the names ``feature1..featured`` and ``label1..labelL`` (the files have none)."""
     return RawData(X=X, Y=Y, label_names=tuple(f"label{j + 1}" for j in range(Y.shape[1])),
                    feature_names=tuple(f"feature{j + 1}" for j in range(X.shape[1])))

@@ -1,10 +1,13 @@
 """The benchmark's datasets: canonical shapes, files, sources, and loading.
 
 Seventeen real multi-label sets (nine Yahoo web-page sets, six Mulan sets, and bibtex and Corel5k
-in the CLML layout) plus ``demo``, a small synthetic set generated in code
-(:mod:`pipeline.data.synthetic`). :func:`load_dataset` reads a dataset from a flat data root (the
-layout of ``../shared/data/mlc``, and what ``python -m pipeline.datasets fetch`` writes) and checks
-its shape against the registry.
+in the CLML layout), fourteen larger sets in the MLC-toolbox layout (:data:`LARGE_DATASETS`, staged
+in ``../shared/data/mlc-large``) plus ``demo``, a small synthetic set generated in code
+(:mod:`pipeline.data.synthetic`). :func:`load_dataset` reads a dataset from a data root and checks
+its shape against the registry. A data root holds either the registry's files (flat layout: the
+layout of ``../shared/data/mlc``, and what ``python -m pipeline.datasets fetch`` writes) or, per
+dataset, the paper exporter's CSR layout ``<root>/<name>/train.npz`` and ``test.npz``
+(:mod:`pipeline.data.npz`).
 
 Row order: the predefined **training rows first, then the test rows** (Mulan ``-train.arff`` then
 ``-test.arff``; Yahoo ``train_data`` then ``test_data``). This is the order the reference exporter
@@ -12,7 +15,10 @@ joined its inputs in, and the order of the Zhang-style ``.mat`` copies. The full
 (``<name>.arff``) are not read: they order rows differently, scene has none, and genbase's full
 file holds a slightly different multiset of rows than train + test. The CLML files store no split:
 their rows are used in file order, and ``n_train``/``n_test`` are Mulan's predefined split sizes,
-which only set the default hold-out test fraction.
+which only set the default hold-out test fraction. The MLC-toolbox files store no split either:
+rows in file order, and the hold-out test fraction is declared here
+(:data:`DECLARED_TEST_SIZE`); their ``n_train``/``n_test`` are the nominal split it gives. The NPZ
+layout's rows are ``train.npz``'s, then ``test.npz``'s.
 """
 
 from __future__ import annotations
@@ -25,21 +31,34 @@ from ..errors import ConfigError, DataError
 from ..names import validate_name
 from .dataset import Dataset
 from .folds import sha256_file
-from .readers import RawData, read_clml_mat, read_mulan, read_yahoo_mat
+from .npz import NPZ_CSR, npz_files, read_npz_pair
+from .readers import RawData, read_clml_mat, read_mlc_toolbox_mat, read_mulan, read_yahoo_mat
 from .synthetic import DEMO_SHAPE, make_demo_dataset
 
 YAHOO_MAT = "yahoo-mat"
 MULAN_ARFF = "mulan-arff"
 CLML_MAT = "clml-mat"
+MLC_TOOLBOX_MAT = "mlc-toolbox-mat"
 SYNTHETIC = "synthetic"
+
+#: Folder names under ``$MLFS_SHARED_DATA`` where each collection's files are staged.
+SMALL_COLLECTION = "mlc"
+LARGE_COLLECTION = "mlc-large"
+#: Hold-out test fraction of the sets that store no split and have no Mulan split sizes (the
+#: MLC-toolbox files): the benchmark's own declaration, a 70/30 hold-out.
+DECLARED_TEST_SIZE = 0.3
 
 _PMLFS = ("https://raw.githubusercontent.com/peipeilihfut/PMLFS_Partial-Multi-Label-Feature-Selection/"
           "88e0711cfc9fca90abbbc77bf8528617bb1f7645/data/")
 _MLASLCS = "https://raw.githubusercontent.com/li9i/mlaslcs/088ae02c572fae6ef7ea9f1bc274aca2f075da38/datasets/"
 _CLML = "https://raw.githubusercontent.com/SaltedPerson/CLML/9a275b6785c1aba2909a037c4c155eb31e7f33ad/data/"
+_MLC_TOOLBOX = ("https://raw.githubusercontent.com/KKimura360/MLC_toolbox/"
+                "e7987792cc26a81028395a0761b65b2bc89364bd/dataset/matfile/")
 _ROW_ORDER = {YAHOO_MAT: "predefined train rows, then test rows",
               MULAN_ARFF: "predefined train rows, then test rows",
-              CLML_MAT: "file order (the file stores no split)"}
+              CLML_MAT: "file order (the file stores no split)",
+              MLC_TOOLBOX_MAT: "file order (the file stores no split)",
+              NPZ_CSR: "train.npz rows, then test.npz rows"}
 
 
 @dataclass(frozen=True)
@@ -75,6 +94,11 @@ class DatasetSpec:
         Attributes removed on reading (identifiers).
     domain : str
         What the instances are (the dataset table of a paper shows it).
+    collection : str
+        The folder under ``$MLFS_SHARED_DATA`` holding its files (the default data root).
+    declared_test_size : float or None
+        Hold-out test fraction declared for a set with no predefined split sizes; None when
+        ``n_test / n`` is the predefined split's.
     """
 
     name: str
@@ -89,11 +113,13 @@ class DatasetSpec:
     sparse: bool = False
     drop_attributes: tuple[str, ...] = ()
     domain: str = ""
+    collection: str = SMALL_COLLECTION
+    declared_test_size: float | None = None
 
     @property
     def reference_test_size(self) -> float:
-        """Test fraction of the predefined split, ``n_test / n``."""
-        return self.n_test / self.n
+        """The default hold-out test fraction: the declared one, else the predefined split's ``n_test / n``."""
+        return self.declared_test_size if self.declared_test_size is not None else self.n_test / self.n
 
 
 def _yahoo(name: str, remote: str, d: int, n_labels: int, card: float, sha: str) -> DatasetSpec:
@@ -113,6 +139,13 @@ def _clml(name: str, remote: str, n_train: int, n_test: int, d: int, n_labels: i
           sha: str, domain: str) -> DatasetSpec:
     return DatasetSpec(name, n_train + n_test, d, n_labels, n_train, n_test, card, CLML_MAT,
                        (SourceFile(f"{name}.mat", _CLML + remote, sha),), domain=domain)
+
+
+def _mlc_toolbox(name: str, n: int, d: int, n_labels: int, card: float, sha: str, domain: str) -> DatasetSpec:
+    n_test = round(n * DECLARED_TEST_SIZE)
+    return DatasetSpec(name, n, d, n_labels, n - n_test, n_test, card, MLC_TOOLBOX_MAT,
+                       (SourceFile(f"{name}.mat", f"{_MLC_TOOLBOX}{name}.mat", sha),), domain=domain,
+                       collection=LARGE_COLLECTION, declared_test_size=DECLARED_TEST_SIZE)
 
 
 _SPECS = (
@@ -167,18 +200,56 @@ _SPECS = (
           "3312f551c4dd53a1869814e36262dfeed8e27671aca0f22d86458f0428639ed4", "images"),
 )
 
+#: The larger sets (``../shared/data/mlc-large/README.md``: shapes, cardinalities, SHA-256).
+_LARGE_SPECS = (
+    _mlc_toolbox("20NG", 19300, 1006, 20, 1.029,
+                 "c4601854d61d3275aa97f99e8154329b286d6a3bc2f9b031b0e1c44e97e7264d", "text (news)"),
+    _mlc_toolbox("CAL500", 502, 68, 174, 26.044,
+                 "82ab708be3d945a7995849f184b24d73808c3188081574ebf7f64b0d40e23894", "music"),
+    _mlc_toolbox("birds", 645, 260, 19, 1.014,
+                 "67f64847ed41fe7712ac1d98b3dacea9b0c096dcd957051ed159c6c4039cb5ca", "audio (birds)"),
+    _mlc_toolbox("corel16k1", 13766, 500, 153, 2.859,
+                 "2412babc3b217db8e00aaaa15942c4afdfb3f4e1a3da447d5cdaa893f6f32eb7", "images"),
+    _mlc_toolbox("corel16k2", 13761, 500, 164, 2.882,
+                 "eb7bfd435b5091eabb5f0f0a13d4ebff777f2995163842f3974ecd99c9d0e882", "images"),
+    _mlc_toolbox("delicious", 16105, 500, 983, 19.020,
+                 "f2853b2b220aea96bce7830d14b47e000c8ac5b6c5261d49ee89ae1ad67f387a", "text (bookmarks)"),
+    _mlc_toolbox("flags", 194, 19, 7, 3.392,
+                 "8d3fb965cb5be5743586eceb1196f8dc5a0f732fab6d599692acef96997f6d24", "images (flags)"),
+    _mlc_toolbox("languagelog", 1460, 1004, 75, 15.936,
+                 "8e59d37c26017e0ac44f07928bbf03a228051e1c3e2e2d2652985269d376563f", "text (blog)"),
+    _mlc_toolbox("rcv1s1", 6000, 944, 101, 2.880,
+                 "b2ee886a52fc33753a246afd5025e5e1bc91be8bc95533798e9abf87974f8495", "text (news)"),
+    _mlc_toolbox("rcv1s2", 6000, 944, 101, 2.634,
+                 "dcf47e73085ddc9ecd845c7574fe7762559db66dcdd6dd47a2864424ddda28b6", "text (news)"),
+    _mlc_toolbox("rcv1s3", 6000, 944, 101, 2.614,
+                 "09acb20453492a62b34fdd41190551a00caf21851fb4d63aa1f81d58a301640a", "text (news)"),
+    _mlc_toolbox("rcv1s4", 6000, 944, 101, 2.267,
+                 "983864d627187b91177958308aed1c5f27fa89aaa77c1389d1987b8418183053", "text (news)"),
+    _mlc_toolbox("rcv1s5", 6000, 944, 101, 2.625,
+                 "d7353bc859b4e604f3d0645e9a73b6417f2becc38c35eaa483348e08001e9312", "text (news)"),
+    _mlc_toolbox("tmc2007-500", 28596, 500, 22, 2.220,
+                 "ec5f8b08d794b5bcfe18ef629f9647ae8aa9d2a6eae4efce12de5c7a404d42bd", "text (aviation reports)"),
+)
+
 #: The demo set's shape: the generator's defaults (:func:`pipeline.data.synthetic.make_demo_dataset`),
 #: 320 / 80 being the nominal split of its default 0.2 hold-out fraction.
 DEMO_SPEC = DatasetSpec("demo", *DEMO_SHAPE, 320, 80, float("nan"), SYNTHETIC, domain="synthetic")
 
-REGISTRY: dict[str, DatasetSpec] = {dataset_spec.name: dataset_spec for dataset_spec in (*_SPECS, DEMO_SPEC)}
-#: Names of the 17 real datasets, in registry order (Yahoo, then Mulan, then CLML).
+REGISTRY: dict[str, DatasetSpec] = {dataset_spec.name: dataset_spec
+                                    for dataset_spec in (*_SPECS, *_LARGE_SPECS, DEMO_SPEC)}
+#: Names of the 17 real datasets of the paper, in registry order (Yahoo, then Mulan, then CLML).
 REAL_DATASETS: tuple[str, ...] = tuple(dataset_spec.name for dataset_spec in _SPECS)
+#: Names of the 14 larger sets (MLC-toolbox layout), in registry order.
+LARGE_DATASETS: tuple[str, ...] = tuple(dataset_spec.name for dataset_spec in _LARGE_SPECS)
 
 
-def default_data_root() -> Path:
-    """``$MLFS_SHARED_DATA/mlc`` if that variable is set, else ``../shared/data/mlc`` (from the cwd)."""
-    return Path(os.environ.get("MLFS_SHARED_DATA", "../shared/data")) / "mlc"
+def default_data_root(name: str | None = None) -> Path:
+    """The folder of dataset ``name``'s collection (default: the 17's) under ``$MLFS_SHARED_DATA``
+    if that variable is set, else under ``../shared/data`` (from the cwd): ``.../mlc`` or
+    ``.../mlc-large``."""
+    collection = get_spec(name).collection if name is not None else SMALL_COLLECTION
+    return Path(os.environ.get("MLFS_SHARED_DATA", "../shared/data")) / collection
 
 
 def get_spec(name: str) -> DatasetSpec:
@@ -198,12 +269,14 @@ def load_dataset(name: str, data_root: str | Path | None = None) -> Dataset:
     name : str
         A registry name (``list(REGISTRY)``); ``"demo"`` is generated and needs no files.
     data_root : path, optional
-        Folder holding the dataset's files under their registry names (flat layout).
+        Folder holding the dataset's files under their registry names (flat layout), or its
+        ``<name>/train.npz`` and ``test.npz``; default :func:`default_data_root` of ``name``.
 
     Returns
     -------
     Dataset
-        X (n, d) float64 and Y (n, L) uint8; train rows then test rows (CLML: file order).
+        X (n, d) float64 and Y (n, L) uint8; train rows then test rows (CLML and MLC-toolbox:
+        file order).
 
     Raises
     ------
@@ -215,30 +288,44 @@ def load_dataset(name: str, data_root: str | Path | None = None) -> Dataset:
     dataset_spec = get_spec(name)
     if dataset_spec.format == SYNTHETIC:
         return make_demo_dataset()[0]
-    if data_root is None:
-        raise ConfigError(f"dataset {name!r} needs a data root", field="data_root")
     paths = require_files(name, data_root)
-    raw = _read_raw(dataset_spec, paths)
+    layout = NPZ_CSR if _in_npz_layout(name, _root(name, data_root)) else dataset_spec.format
+    raw = read_npz_pair(*paths) if layout == NPZ_CSR else _read_raw(dataset_spec, paths)
     _check_shape(dataset_spec, raw, paths[0])
-    provenance = {"format": dataset_spec.format,
-                  "row_order": _ROW_ORDER[dataset_spec.format],
+    provenance = {"format": layout,
+                  "row_order": _ROW_ORDER[layout],
                   "source_files": [{"name": p.name, "sha256": sha256_file(p)} for p in paths]}
     return Dataset(name=name, X=raw.X, Y=raw.Y, label_names=raw.label_names,
                    provenance=provenance)
 
 
-def require_files(name: str, data_root: str | Path) -> list[Path]:
-    """Paths of dataset ``name``'s files in ``data_root``; DataError for the first missing one.
+def require_files(name: str, data_root: str | Path | None = None) -> list[Path]:
+    """Paths of dataset ``name``'s files in ``data_root`` (default :func:`default_data_root` of
+    ``name``): its NPZ pair ``<name>/train.npz, test.npz`` if the root has a folder ``<name>``,
+    else its registry files (flat layout); DataError for the first missing one.
 
     A synthetic dataset has no files and gives an empty list.
     """
-    paths = [Path(data_root) / f.name for f in get_spec(name).files]
+    root = _root(name, data_root)
+    if _in_npz_layout(name, root):
+        paths, remedy = npz_files(name, root), f"the folder {root / name} selects the NPZ layout: put both there"
+    else:
+        paths = [root / f.name for f in get_spec(name).files]
+        remedy = f"download it with `python -m pipeline.datasets fetch {name} --dest {root}`"
     for path in paths:
         if not path.is_file():
-            raise DataError(f"file of dataset {name!r} not found (download it with "
-                            f"`python -m pipeline.datasets fetch {name} --dest {data_root}`)",
-                            file=path)
+            raise DataError(f"file of dataset {name!r} not found ({remedy})", file=path)
     return paths
+
+
+def _root(name: str, data_root: str | Path | None) -> Path:
+    return Path(data_root) if data_root is not None else default_data_root(name)
+
+
+def _in_npz_layout(name: str, root: Path) -> bool:
+    """Whether ``root`` holds dataset ``name`` in the NPZ layout: a folder named after it (the
+    flat layout holds files only)."""
+    return get_spec(name).format != SYNTHETIC and (root / name).is_dir()
 
 
 def _read_raw(dataset_spec: DatasetSpec, paths: list[Path]) -> RawData:
@@ -246,6 +333,8 @@ def _read_raw(dataset_spec: DatasetSpec, paths: list[Path]) -> RawData:
         return read_yahoo_mat(paths[0])
     if dataset_spec.format == CLML_MAT:
         return read_clml_mat(paths[0])
+    if dataset_spec.format == MLC_TOOLBOX_MAT:
+        return read_mlc_toolbox_mat(paths[0])
     return read_mulan(paths[:2], paths[2], drop_attributes=dataset_spec.drop_attributes)
 
 

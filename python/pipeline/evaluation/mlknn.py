@@ -28,7 +28,7 @@ import numpy as np
 from ..errors import ConfigError, DataError
 from ..rankings import validate_ranking
 from .metrics import METRICS, as_binary_labels, compute_all, macro_pr_auc_labels_used
-from .neighbours import prefix_neighbours
+from .neighbours import DISTANCE_SCRATCH_BYTES, prefix_neighbours
 
 _EPS = np.finfo(np.float64).eps
 
@@ -213,7 +213,8 @@ def prepare_fold(X_train, Y_train, X_test, Y_test, *, num: int = 10, smooth: flo
 
 
 def evaluate_grid(X_train, Y_train, X_test, Y_test, ranking, k_values, *, num: int = 10,
-                  smooth: float = 1.0, block_rows: int = 256, n_threads: int | None = None) -> dict:
+                  smooth: float = 1.0, block_rows: int = 256, n_threads: int | None = None,
+                  scratch_bytes: int = DISTANCE_SCRATCH_BYTES) -> dict:
     """Evaluate one fold with ML-kNN on the top-k ranked features for every k of a grid.
 
     Parameters
@@ -225,7 +226,8 @@ def evaluate_grid(X_train, Y_train, X_test, Y_test, ranking, k_values, *, num: i
     k_values : iterable of int
         Feature counts; cleaned as :func:`clean_k_values` does (integers, 1 <= k <= d, unique, ascending).
     num, smooth : ML-kNN's Num (1 <= num < n_train) and Laplace smoothing s (> 0).
-    block_rows, n_threads : performance knobs only; results do not depend on them.
+    block_rows, n_threads, scratch_bytes : performance knobs only (query rows per thread task,
+        threads, bound on each thread's distance scratch); results do not depend on them.
 
     Returns
     -------
@@ -235,17 +237,18 @@ def evaluate_grid(X_train, Y_train, X_test, Y_test, ranking, k_values, *, num: i
         and ``macro_pr_auc_labels_total``.
     """
     fold = prepare_fold(X_train, Y_train, X_test, Y_test, num=num, smooth=smooth)
-    return evaluate_prepared(fold, ranking, k_values, block_rows=block_rows, n_threads=n_threads)
+    return evaluate_prepared(fold, ranking, k_values, block_rows=block_rows, n_threads=n_threads,
+                             scratch_bytes=scratch_bytes)
 
 
 def evaluate_prepared(fold: PreparedFold, ranking, k_values, *, block_rows: int = 256,
-                      n_threads: int | None = None) -> dict:
+                      n_threads: int | None = None, scratch_bytes: int = DISTANCE_SCRATCH_BYTES) -> dict:
     """:func:`evaluate_grid` on a fold made by :func:`prepare_fold` (identical results)."""
     order = validate_ranking(ranking, fold.n_features) - 1
     ks = clean_k_values(k_values, fold.n_features)
     prefix = order[:ks[-1]]
     A, B = fold.X_train[:, prefix], fold.X_test[:, prefix]
-    knobs = {"num": fold.num, "block_rows": block_rows, "n_threads": n_threads}
+    knobs = {"num": fold.num, "block_rows": block_rows, "n_threads": n_threads, "scratch_bytes": scratch_bytes}
     train_sets = prefix_neighbours(A, A, ks, exclude_self=True, **knobs)
     test_sets = prefix_neighbours(A, B, ks, exclude_self=False, **knobs)
     Ytr, Yte = fold.Y_train, fold.Y_test

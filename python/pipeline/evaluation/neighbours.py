@@ -34,8 +34,13 @@ Two exact shortcuts make it cheap on sparse data (the Yahoo sets hold ~93 % zero
   point's neighbours (distances never decrease as features are added, so they give a tight start).
 
 Query rows are independent, so they are split into ranges run by Python threads (the kernel
-releases the GIL); no threading layer is involved, so the code is thread- and fork-safe. Memory:
-``tile_rows · n_train`` float64 per thread plus the output, never an n_query x n_train matrix.
+releases the GIL); no threading layer is involved, so the code is thread- and fork-safe.
+
+Memory: each thread keeps the running distances of one tile of query rows, ``tile_rows · n_train``
+float64, with ``tile_rows`` the most rows that fit :data:`DISTANCE_SCRATCH_BYTES` (at least one);
+never an n_query x n_train matrix. Beside it only the output, ``len(k_values) · n_query · num``
+indices, which grows linearly in n. The tile size changes nothing in the result: each query row's
+distances are the same recurrence whatever rows share its tile.
 """
 
 from __future__ import annotations
@@ -47,7 +52,9 @@ import numba
 import numpy as np
 from scipy.sparse import csc_matrix
 
-_TILE_ROWS = 16  # 16 rows x 4000 training points x 8 bytes = 512 KiB of distances: fits in L2
+#: The bound on one thread's running distances (bytes): 16 query rows at 4,000 training points,
+#: small enough to stay in L2 cache; at 28,596 training points (tmc2007-500) it is 2 rows.
+DISTANCE_SCRATCH_BYTES = 512 * 1024
 _SCAN_BLOCK = 128  # entries per vectorised count of the selection scan
 
 
@@ -154,7 +161,8 @@ def _range_neighbours(Xq, row_start, row_stop, exclude_self, X_train, indptr, in
 
 
 def prefix_neighbours(X_train, X_query, k_values, *, num: int, exclude_self: bool,
-                      n_threads: int | None = None, block_rows: int = 256) -> np.ndarray:
+                      n_threads: int | None = None, block_rows: int = 256,
+                      scratch_bytes: int = DISTANCE_SCRATCH_BYTES) -> np.ndarray:
     """Exact Num-nearest-neighbour sets over the first k columns, for every k of a grid.
 
     Parameters
@@ -174,6 +182,9 @@ def prefix_neighbours(X_train, X_query, k_values, *, num: int, exclude_self: boo
         Worker threads over query rows; default ``min(4, cpu_count)``. Results do not depend on it.
     block_rows : int
         Query rows per task handed to a thread (load balancing only).
+    scratch_bytes : int
+        Bound on each thread's running distances (tile of ``max(1, scratch_bytes // (8 n_train))``
+        query rows); results do not depend on it.
 
     Returns
     -------
@@ -197,11 +208,12 @@ def prefix_neighbours(X_train, X_query, k_values, *, num: int, exclude_self: boo
     indptr, indices = sparse.indptr.astype(np.int64), sparse.indices.astype(np.uint32)
     out = np.empty((ks.size, X_query.shape[0], num), dtype=np.int64)
     block_rows = max(1, block_rows)
+    tile_rows = min(block_rows, max(1, scratch_bytes // (8 * n_train)))
     starts = range(0, X_query.shape[0], block_rows)
 
     def task(start):
         _range_neighbours(X_query, start, min(start + block_rows, X_query.shape[0]), exclude_self,
-                          prefix, indptr, indices, squares, ks, np.empty((_TILE_ROWS, n_train)), out)
+                          prefix, indptr, indices, squares, ks, np.empty((tile_rows, n_train)), out)
 
     threads = n_threads or min(4, os.cpu_count() or 1)
     if threads > 1 and len(starts) > 1:

@@ -48,8 +48,9 @@ def build_parser() -> argparse.ArgumentParser:
         add_code_options(sub)
         if name in ("run", "sbatch"):
             sub.add_argument("--data-root", type=Path, default=None,
-                             help="raw dataset files for fold export (default: $MLFS_SHARED_DATA/mlc or "
-                                  "../shared/data/mlc)")
+                             help="raw dataset files, or <DATASET>/train.npz and test.npz, for fold export "
+                                  "(default: $MLFS_SHARED_DATA/mlc or ../shared/data/mlc; mlc-large for the "
+                                  "larger sets)")
         if name == "sbatch":
             _add_sbatch_options(sub)
         if name == "run":
@@ -80,7 +81,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     # The suite's schema, the run and the tables import pydantic, SciPy, matplotlib and the rest:
     # imported once the arguments are parsed, so --help and a usage error answer at once.
-    from ..data.registry import default_data_root
     from ..experiment.model import load_suite
     from ..experiment.tuning import check_inner_sizes, check_task_count
     from .folds import check_folds
@@ -106,7 +106,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "sbatch":
         return _sbatch(args, suite, paths, to_export)
     arguments = {key: (str(value) if isinstance(value, Path) else value) for key, value in vars(args).items()}
-    return run_paper(suite, args.suite, paths, to_export=to_export, raw_root=args.data_root or default_data_root(),
+    return run_paper(suite, args.suite, paths, to_export=to_export, raw_root=args.data_root,
                      arguments=arguments, tables=not args.no_tables)
 
 
@@ -129,7 +129,6 @@ def _forwarded_options(args: argparse.Namespace) -> tuple[str, ...]:
 
 def _sbatch(args: argparse.Namespace, suite, paths, to_export: list[str]) -> int:
     """Export the missing folds here (not in every element at once), then write the job array."""
-    from ..data.registry import default_data_root
     from .cluster import JobArray, submit, write_job_array
     from .folds import export_folds
 
@@ -139,7 +138,7 @@ def _sbatch(args: argparse.Namespace, suite, paths, to_export: list[str]) -> int
                      sbatch_options=tuple(args.sbatch_option), run_options=_forwarded_options(args))
     if args.wait and not args.submit:
         raise ConfigError("--wait needs --submit", field="--wait")
-    export_folds(suite, to_export, paths.folds, args.data_root or default_data_root())
+    export_folds(suite, to_export, paths.folds, args.data_root)
     script = args.out or args.root / "slurm" / f"{suite.name}.sbatch"
     log_dir = write_job_array(array, script)
     print(f"wrote {script} ({args.array} elements); logs go to {log_dir}")

@@ -56,8 +56,10 @@ def check_folds(suite: Experiment, folds_dir: Path) -> list[str]:
     return to_export
 
 
-def export_folds(suite: Experiment, datasets: list[str], folds_dir: Path, raw_root: Path, report=print) -> None:
-    """Export the fold files of ``datasets`` (those :func:`check_folds` found missing)."""
+def export_folds(suite: Experiment, datasets: list[str], folds_dir: Path, raw_root: Path | None,
+                 report=print) -> None:
+    """Export the fold files of ``datasets`` (those :func:`check_folds` found missing) from ``raw_root``
+    (None: each dataset's collection folder, :func:`~pipeline.data.registry.default_data_root`)."""
     for dataset in datasets:
         settings = dataset_settings(suite, dataset)
         require_files(dataset, raw_root)

@@ -87,7 +87,7 @@ def _check_inside(root: Path, relative: str, field: str) -> None:
                           file=path, field=field, expected=f"a path that resolves under {real_root}")
 
 
-def run_paper(suite: Experiment, suite_file: Path, paths: PaperPaths, *, to_export: list[str], raw_root: Path,
+def run_paper(suite: Experiment, suite_file: Path, paths: PaperPaths, *, to_export: list[str], raw_root: Path | None,
               arguments: dict, tables: bool = True) -> int:
     """Run the suite, first exporting the folds of ``to_export`` (:func:`~.folds.check_folds`), then
     (when the suite declares tables) its seed averages and tables; return the exit code (0 ok, 1 a task
