@@ -221,7 +221,7 @@ class TuningSection(Section):
 
 class SlurmClusterSection(Section):
     """The SLURM jobs of a Dask cluster (``dask_jobqueue.SLURMCluster``; docs/cluster.md): each job
-    runs one Dask worker process of ``cores`` threads... one thread per task, as every executor."""
+    asks for ``cores`` cores and runs one single-threaded Dask worker process per core."""
 
     cores: Annotated[int, Field(ge=1, le=1024)] = 1
     memory: Annotated[str, Field(pattern=r"^[0-9]+(\.[0-9]+)?\s*[KMGT]i?B$")] = "4GB"

@@ -111,15 +111,16 @@ class DaskExecutor:
 
 
 def _slurm_cluster(options: dict, jobs: int):
-    """A Dask cluster of ``jobs`` SLURM jobs of one worker process each (``dask_jobqueue``), whose
-    workers reach this process's scheduler (docs/cluster.md)."""
+    """A Dask cluster of ``jobs`` SLURM jobs (``dask_jobqueue``) whose workers reach this process's
+    scheduler (docs/cluster.md): each job runs one single-threaded worker process per core, as
+    every executor runs one task per process."""
     try:
         from dask_jobqueue import SLURMCluster
     except ImportError:
         raise ConfigError("run.cluster.slurm needs dask-jobqueue: pip install 'mlfs-bench[cluster]'",
                           field="run.cluster") from None
     options = {key: value for key, value in options.items() if value is not None}
-    cluster = SLURMCluster(processes=1, **options)
+    cluster = SLURMCluster(processes=options["cores"], **options)
     cluster.scale(jobs=jobs)
     return cluster
 
