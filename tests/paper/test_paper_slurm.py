@@ -123,3 +123,17 @@ def test_a_cancelled_element_loses_nothing_and_a_resubmission_finishes(slurm, tm
     assert serial.returncode == 0, serial.stderr
     assert _results(root, "cancel") == _results(tmp_path / "serial", "cancel")
     assert len(list(results.glob("SLOW/*_kgrid_metrics.json"))) == 2  # --folds 2 reached every job
+
+
+def test_a_dask_cluster_of_slurm_jobs_gives_the_results_of_a_serial_run(slurm, tmp_path):
+    suite = _suite(tmp_path, "jobqueue")
+    serial = _paper(slurm, "run", suite, "--root", tmp_path / "serial", "--no-progress")
+    assert serial.returncode == 0, serial.stderr
+    text = suite.read_text().replace("run: {executor: serial}", "run: {executor: dask, jobs: 2, cluster: {slurm: "
+                                     "{cores: 1, memory: 1GB, walltime: '00:10:00'}}}")
+    suite.write_text(text)
+    on_slurm = _paper(slurm, "run", suite, "--root", tmp_path / "cluster", "--no-progress")
+    assert on_slurm.returncode == 0, on_slurm.stderr
+    assert _results(tmp_path / "cluster", "jobqueue") == _results(tmp_path / "serial", "jobqueue")
+    left = subprocess.run(["squeue", "--noheader"], capture_output=True, text=True, env=slurm).stdout
+    assert "dask" not in left  # the run ended its worker jobs

@@ -162,6 +162,8 @@ class Experiment:
     skip_existing: bool = True
     overwrite: bool = False
     scheduler: str | None = None
+    #: a Dask cluster the run starts itself, as ``dask_jobqueue`` takes it: ``{"slurm": {...}}``
+    cluster: dict | None = None
     claim_stale_after: float = DEFAULT_STALE_AFTER
     max_tasks: int = DEFAULT_MAX_TASKS
     progress: bool = True
@@ -347,6 +349,7 @@ def _parse(suite: "SuiteFile") -> Experiment:
         results_dir=run.results_dir or f"results/{suite.name}", executor=run.executor,
         jobs=_jobs(run.jobs), task_timeout=run.task_timeout, skip_existing=run.skip_existing,
         overwrite=run.overwrite, scheduler=run.scheduler, claim_stale_after=run.claim_stale_after,
+        cluster=run.cluster.model_dump() if run.cluster is not None else None,
         max_tasks=run.max_tasks, progress=run.progress, score_only=suite.score_only,
         named_datasets=suite.datasets is not None,
         tables=_tables(suite.tables, suite.methods) if suite.tables is not None else None)

@@ -45,6 +45,7 @@ def run_experiment(experiment: Experiment, *, folds_dir: Path, results_dir: Path
 
     return run_recorded(run_settings(experiment, folds_dir, results_dir), arguments, run_phases,
                         executor=experiment.executor, jobs=experiment.jobs, scheduler=experiment.scheduler,
+                        cluster=experiment.cluster,
                         n_tasks=len(experiment.candidate_tasks()) + len(experiment.tasks()), record=record,
                         after_tasks=after_tasks)
 

@@ -219,6 +219,29 @@ class TuningSection(Section):
     criterion: CriterionSection
 
 
+class SlurmClusterSection(Section):
+    """The SLURM jobs of a Dask cluster (``dask_jobqueue.SLURMCluster``; docs/cluster.md): each job
+    asks for ``cores`` cores and runs one single-threaded Dask worker process per core."""
+
+    cores: Annotated[int, Field(ge=1, le=1024)] = 1
+    memory: Annotated[str, Field(pattern=r"^[0-9]+(\.[0-9]+)?\s*[KMGT]i?B$")] = "4GB"
+    walltime: Annotated[str, Field(pattern=r"^([0-9]+-)?[0-9]+(:[0-9]+){0,2}$")] = "01:00:00"
+    queue: Annotated[str, Field(min_length=1, max_length=200)] | None = None
+    account: Annotated[str, Field(min_length=1, max_length=200)] | None = None
+    #: more ``#SBATCH`` options, e.g. ``--constraint=intel``
+    job_extra_directives: Annotated[list[Annotated[str, Field(min_length=1, max_length=500)]],
+                                    Field(max_length=50)] = Field(default_factory=list)
+    #: shell lines run in each job before the worker starts (``module load``, ``source venv/bin/activate``)
+    job_script_prologue: Annotated[list[Annotated[str, Field(min_length=1, max_length=2000)]],
+                                   Field(max_length=50)] = Field(default_factory=list)
+
+
+class ClusterSection(Section):
+    """A Dask cluster the run starts itself (``executor: dask``); ``jobs`` is its number of workers."""
+
+    slurm: SlurmClusterSection
+
+
 class RunSection(Section):
     results_dir: WrittenPath | None = None
     executor: Literal[EXECUTORS] = "process"  # type: ignore[valid-type]
@@ -228,9 +251,16 @@ class RunSection(Section):
     skip_existing: bool = True
     overwrite: bool = False
     scheduler: Annotated[str, AfterValidator(_scheduler_address)] | None = None
+    cluster: ClusterSection | None = None
     claim_stale_after: Annotated[float, CLAIM_STALE_AFTER.pydantic_field()] = DEFAULT_STALE_AFTER
     max_tasks: Annotated[int, TASK_COUNT.pydantic_field()] = DEFAULT_MAX_TASKS
     progress: bool = True
+
+    @model_validator(mode="after")
+    def _cluster_on_dask(self) -> "RunSection":
+        if self.cluster is not None and (self.executor != "dask" or self.scheduler is not None):
+            raise ValueError("cluster needs executor: dask and no scheduler (the run starts the cluster itself)")
+        return self
 
     @field_validator("overwrite")
     @classmethod

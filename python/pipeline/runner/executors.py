@@ -53,10 +53,11 @@ class DaskExecutor:
     """Runs the tasks on a Dask cluster: a LocalCluster of ``jobs`` processes, or the scheduler at
     ``scheduler`` (connected on entry, so an unreachable one is reported before anything runs)."""
 
-    def __init__(self, settings: RunSettings, jobs: int, scheduler: str | None = None):
+    def __init__(self, settings: RunSettings, jobs: int, scheduler: str | None = None, cluster: dict | None = None):
         self.settings = settings
         self.jobs = jobs
         self.scheduler = scheduler
+        self.cluster = cluster
         self._client = None
         self._cluster = None
         self._unfinished: list[Task] = []
@@ -71,7 +72,7 @@ class DaskExecutor:
                 raise ConfigError(f"cannot reach the Dask scheduler: {' '.join(str(exc).split())}",
                                   field="--scheduler", found=self.scheduler) from None
         else:
-            self._cluster = _local_cluster(self.jobs)
+            self._cluster = _slurm_cluster(self.cluster["slurm"], self.jobs) if self.cluster else _local_cluster(self.jobs)
             try:
                 self._client = Client(self._cluster)
             except BaseException:
@@ -109,6 +110,21 @@ class DaskExecutor:
                 time.sleep(0.05)
 
 
+def _slurm_cluster(options: dict, jobs: int):
+    """A Dask cluster of ``jobs`` SLURM jobs (``dask_jobqueue``) whose workers reach this process's
+    scheduler (docs/cluster.md): each job runs one single-threaded worker process per core, as
+    every executor runs one task per process."""
+    try:
+        from dask_jobqueue import SLURMCluster
+    except ImportError:
+        raise ConfigError("run.cluster.slurm needs dask-jobqueue: pip install 'mlfs-bench[cluster]'",
+                          field="run.cluster") from None
+    options = {key: value for key, value in options.items() if value is not None}
+    cluster = SLURMCluster(processes=options["cores"], **options)
+    cluster.scale(jobs=jobs)
+    return cluster
+
+
 def _local_cluster(jobs: int):
     """A LocalCluster whose processes ignore SIGINT: the terminal's Ctrl-C reaches the whole
     process group, and only the driver decides what happens (they inherit the ignored signal)."""
@@ -142,7 +158,7 @@ def _dask_outcome(future, task: Task) -> Outcome:
 
 
 def make_executor(kind: str, settings: RunSettings, jobs: int = 1, scheduler: str | None = None,
-                  n_tasks: int | None = None):
+                  n_tasks: int | None = None, cluster: dict | None = None):
     """The executor ``kind`` (``serial``, ``process`` or ``dask``), to be entered with ``with``.
 
     Local workers (the pool, a LocalCluster) are capped by ``n_tasks`` (when given) and by the
@@ -159,10 +175,10 @@ def make_executor(kind: str, settings: RunSettings, jobs: int = 1, scheduler: st
         raise ConfigError(f"--jobs must be >= 1, got {jobs}")
     if scheduler and kind != "dask":
         raise ConfigError("--scheduler needs --executor dask")
-    if kind != "serial" and not scheduler:
+    if kind != "serial" and not scheduler and not cluster:  # a cluster's workers are not this machine's cores
         jobs = worker_count(jobs, jobs if n_tasks is None else n_tasks)
     if kind == "dask":
-        return DaskExecutor(settings, jobs, scheduler)
+        return DaskExecutor(settings, jobs, scheduler, cluster)
     return WorkerPool(settings, 1 if kind == "serial" else jobs)
 
 

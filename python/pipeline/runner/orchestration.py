@@ -43,7 +43,7 @@ class AfterTasks:
 
 
 def run_recorded(settings: RunSettings, arguments: dict, phases: Phases, *, executor: str, jobs: int,
-                 n_tasks: int, scheduler: str | None = None, record: dict | None = None,
+                 n_tasks: int, scheduler: str | None = None, cluster: dict | None = None, record: dict | None = None,
                  after_tasks: Callable[[RunResult, RunStop], AfterTasks] | None = None) -> int:
     """Run ``phases`` on the ``executor`` (``jobs`` workers, capped by ``n_tasks``) and record the run.
 
@@ -58,7 +58,7 @@ def run_recorded(settings: RunSettings, arguments: dict, phases: Phases, *, exec
     settings = replace(settings, log_file=str(history.log_path), run_started=time.time())
     with RunStop(ends_process=True) as stop, history.closed_on_error():  # a signal, even while workers
         # start or close, ends with reports and 128 + n
-        with make_executor(executor, settings, jobs, scheduler, n_tasks) as pool:
+        with make_executor(executor, settings, jobs, scheduler, n_tasks, cluster) as pool:
             history.start(settings, **(record or {}))
             result = phases(pool, settings, stop, lambda o: history.log(describe_outcome(o)))
         after = after_tasks(result, stop) if after_tasks is not None else AfterTasks()
