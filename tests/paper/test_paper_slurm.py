@@ -137,3 +137,4 @@ def test_a_dask_cluster_of_slurm_jobs_gives_the_results_of_a_serial_run(slurm, t
     assert _results(tmp_path / "cluster", "jobqueue") == _results(tmp_path / "serial", "jobqueue")
     left = subprocess.run(["squeue", "--noheader"], capture_output=True, text=True, env=slurm).stdout
     assert "dask" not in left  # the run ended its worker jobs
+    assert list((tmp_path / "cluster" / "results" / "jobqueue" / "runs" / "slurm").glob("*.out"))  # their output

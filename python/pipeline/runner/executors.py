@@ -20,11 +20,13 @@ import sys
 import time
 from collections import Counter
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
 from ..errors import ConfigError
 from ..fileio import remove_abandoned_scratch_dirs
 from ..limits import worker_count
+from ..results.layout import RUN_HISTORY_FOLDER
 from .lifecycle import RunStop
 from .pool import WORKER_ENDED, WorkerPool, configure_worker
 from .run import Outcome, RunSettings, Workbench, fresh_outcome, run_task, task_claim
@@ -72,7 +74,8 @@ class DaskExecutor:
                 raise ConfigError(f"cannot reach the Dask scheduler: {' '.join(str(exc).split())}",
                                   field="--scheduler", found=self.scheduler) from None
         else:
-            self._cluster = _slurm_cluster(self.cluster["slurm"], self.jobs) if self.cluster else _local_cluster(self.jobs)
+            self._cluster = (_slurm_cluster(self.cluster["slurm"], self.jobs, self.settings.results_dir) if self.cluster
+                             else _local_cluster(self.jobs))
             try:
                 self._client = Client(self._cluster)
             except BaseException:
@@ -110,17 +113,18 @@ class DaskExecutor:
                 time.sleep(0.05)
 
 
-def _slurm_cluster(options: dict, jobs: int):
+def _slurm_cluster(options: dict, jobs: int, results_dir: str):
     """A Dask cluster of ``jobs`` SLURM jobs (``dask_jobqueue``) whose workers reach this process's
     scheduler (docs/cluster.md): each job runs one single-threaded worker process per core, as
-    every executor runs one task per process."""
+    every executor runs one task per process. The jobs' output goes to ``<results>/runs/slurm/``."""
     try:
         from dask_jobqueue import SLURMCluster
     except ImportError:
         raise ConfigError("run.cluster.slurm needs dask-jobqueue: pip install 'mlfs-bench[cluster]'",
                           field="run.cluster") from None
     options = {key: value for key, value in options.items() if value is not None}
-    cluster = SLURMCluster(processes=options["cores"], **options)
+    cluster = SLURMCluster(processes=options["cores"], log_directory=str(Path(results_dir) / RUN_HISTORY_FOLDER / "slurm"),
+                           **options)
     cluster.scale(jobs=jobs)
     return cluster
 
