@@ -166,3 +166,34 @@ def test_the_command_line_refuses_a_bad_or_tiny_memory_budget(tmp_path):
             kgrid.main(["--engine", "python", "--methods", "VARIANCE", "--data-dir", str(folds), "--results-dir",
                         str(tmp_path / "res"), "--task-memory", value, "--no-progress"])
         assert caught.value.field == "--task-memory"
+
+
+@pytest.mark.slow  # two commands of the paper's front door: ~10 s of CPU; the run's side is in the fast lane above
+def test_a_suite_budget_reaches_the_run_the_status_and_the_tables(memory_run, tmp_path):
+    """``run: {task_memory: ...}`` in a suite: the task ends out of budget, the tables are made with
+    its mark, and ``paper status`` lists it as out of budget, not as remaining work."""
+    folds, plugin, _, _ = memory_run
+    (tmp_path / "suite.yaml").write_text(f"""
+name: budget
+plugins: [{plugin}]
+folds: {{mode: files, dir: {folds}}}
+methods: {{HOG: {{}}, VARIANCE: {{}}}}
+engine: python
+grids: {{kgrid: {{k_min: 5, k_max: 20, k_step: 5}}}}
+run: {{executor: serial, task_memory: {BUDGET}, task_timeout: 600}}
+tables: {{ref_method: VARIANCE, figures: false}}
+""")
+
+    def paper(command: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "pipeline.paper", command, str(tmp_path / "suite.yaml"), "--root",
+                               str(tmp_path / "root")], capture_output=True, text=True, timeout=300)
+
+    run = paper("run")
+    assert run.returncode == 0, run.stderr
+    assert "kgrid tables: made" in run.stderr and len(_out_of_budget_lines(run.stderr)) == 1
+    assert "-- §" in (tmp_path / "root" / "paper" / "tables" / "kgrid" / "report.md").read_text()
+    status = paper("status")
+    assert status.returncode == 0, status.stderr
+    assert "2 done, 0 missing, 0 stale, 1 out-of-budget, 0 failed of 3 tasks" in status.stdout
+    assert "remaining: nothing" in status.stdout
+    assert "out-of-budget HOG/toy/fold0: out of its memory budget of 256 MiB per process" in status.stdout

@@ -31,8 +31,8 @@ from dataclasses import dataclass
 import psutil
 
 from ..fileio import remove_process_scratch_dir
-from ..results.budget import describe_budget
 from ..processes import WorkerStopped, end_process_group, lead_process_group
+from ..results.budget import describe_budget
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 WORKER_GRACE = 3.0  # seconds a worker may take to unwind after SIGTERM before it is ended
@@ -143,9 +143,10 @@ def memory_limited(budget: int | None):
         _reset_peak_resident(process.pid)
         if budget is not None:
             with contextlib.suppress(psutil.Error, OSError, ValueError):
-                soft, hard = previous[process] = process.rlimit(psutil.RLIMIT_AS)
+                previous[process] = process.rlimit(psutil.RLIMIT_AS)
+                hard = previous[process][1]
                 wanted = process.memory_info().vms + budget
-                process.rlimit(psutil.RLIMIT_AS, (min(wanted, hard) if hard != psutil.RLIM_INFINITY else wanted, hard))
+                process.rlimit(psutil.RLIMIT_AS, (wanted if hard == psutil.RLIM_INFINITY else min(wanted, hard), hard))
     use = MemoryUse()
     try:
         yield use

@@ -37,8 +37,8 @@ from typing import Iterable, Iterator
 
 import numpy as np
 
-from ..limits import format_memory_size
 from ..fileio import process_scratch_dir, remove_abandoned_scratch_dirs, remove_process_scratch_dir
+from ..limits import format_memory_size
 from .history import LOGGER_NAME, attach_log
 from ..processes import WorkerStopped, describe_exit_code, end_process_group, lead_process_group
 from .lifecycle import (WORKER_GRACE, RunStop, TaskBudget, become_worker, memory_limited, peak_resident_bytes,
