@@ -197,3 +197,14 @@ tables: {{ref_method: VARIANCE, figures: false}}
     assert "2 done, 0 missing, 0 stale, 1 out-of-budget, 0 failed of 3 tasks" in status.stdout
     assert "remaining: nothing" in status.stdout
     assert "out-of-budget HOG/toy/fold0: out of its memory budget of 256 MiB per process" in status.stdout
+
+
+def test_paper_status_counts_out_of_budget_tasks_apart_from_remaining_work():
+    from pipeline.paper.status import OUT_OF_BUDGET, TaskStatus, format_status
+
+    text = format_status([TaskStatus("VARIANCE/toy/fold0", "done"), TaskStatus("HOG/toy/fold0", OUT_OF_BUDGET, "why")],
+                         {"kgrid": "up to date"})
+    assert text.splitlines() == ["1 done, 0 missing, 0 stale, 1 out-of-budget, 0 failed of 2 tasks",
+                                 "remaining: nothing", "out-of-budget HOG/toy/fold0: why", "tables kgrid: up to date"]
+    usual = format_status([TaskStatus("VARIANCE/toy/fold0", "done")], {})
+    assert usual.splitlines()[0] == "1 done, 0 missing, 0 stale, 0 failed of 1 tasks"  # the line scripts read

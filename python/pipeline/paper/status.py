@@ -107,7 +107,9 @@ def format_status(states: list[TaskStatus], tables: dict[str, str]) -> str:
 
 def _counts(states: list[TaskStatus], what: str) -> str:
     counts = Counter(s.state for s in states)
-    return (", ".join(f"{counts.get(state, 0)} {state}" for state in ("done", "missing", "stale", OUT_OF_BUDGET, "failed"))
+    shown = [state for state in ("done", "missing", "stale", OUT_OF_BUDGET, "failed")
+             if state != OUT_OF_BUDGET or counts[state]]  # the usual line unless a task ran out of budget
+    return (", ".join(f"{counts.get(state, 0)} {state}" for state in shown)
             + f" of {len(states)} {what}")
 
 
