@@ -2,7 +2,7 @@
 and a suite key share (an :class:`~pipeline.validation.Interval` each). Some sizes a user may raise
 through environment variables (:func:`env_limit`, e.g. ``MLFS_MAX_FOLD_BYTES``).
 
-The seed range, the ML-kNN and grid options, the p-grid size, the fold-size limit and the
+The seed range, the ML-kNN and grid options, the per-task budgets, the p-grid size, the fold-size limit and the
 longest info list a ranking record keeps come from ``definitions.json``
 (:mod:`pipeline.definitions`), which ``run_suite`` reads too. Limits that code a result's
 fingerprint covers keeps beside that code, so that a new limit here never makes results stale:
@@ -12,9 +12,8 @@ fingerprint covers keeps beside that code, so that a new limit here never makes 
 from __future__ import annotations
 
 import os
-import sys
-
 import re
+import sys
 
 from .definitions import (DEFAULT_MAX_FOLD_BYTES, MAX_FOLD_BYTES_VARIABLE, MAX_GRID_POINTS,  # noqa: F401
                           MAX_RECORDED_INFO_NUMBERS, MAX_SEED, RUN_OPTION_RANGES, SEED_RANGE, TASK_BUDGET_DEFAULTS,
