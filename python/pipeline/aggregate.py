@@ -5,6 +5,10 @@ fold's curve to one number — the mean over the grid points (k-grid) or the val
 nearest to ``p_target`` (p-grid) — and then summarises each (dataset, method, metric) over folds
 with the mean and the *sample* standard deviation (ddof = 1).
 
+A task stopped at its budget (an out-of-budget record, :mod:`pipeline.results.budget`) is no
+missing file: its cell (method, dataset) has no value in any table (not the mean of the folds that
+finished), is marked, and :attr:`ResultSet.out_of_budget` says which budget it ran out of.
+
 Missing folds are never averaged away silently: :meth:`ResultSet.check_complete` raises a
 ``DataError`` listing every missing file unless the caller explicitly allows incomplete cells, in
 which case each cell carries its own ``n_folds`` and the gaps are returned as notes.
@@ -30,8 +34,9 @@ from .errors import ConfigError, DataError
 from .evaluation.grids import p_target_index
 from .evaluation.metrics import HIGHER_IS_BETTER, LATER_METRICS, METRIC_SPECS, METRICS
 from .names import validate_name
-from .results.layout import (GRIDS, all_features_path, metrics_glob, metrics_name, metrics_name_pattern,
-                             ranking_record_name, seed_folder)
+from .results.budget import read_budget_record
+from .results.layout import (GRIDS, OUT_OF_BUDGET_SUFFIX, all_features_path, metrics_glob, metrics_name,
+                             metrics_name_pattern, out_of_budget_name_pattern, ranking_record_name, seed_folder)
 from .validation import shorten
 
 # The record schemas (pydantic, about half a second to import) are imported by the functions that
@@ -219,6 +224,19 @@ def discover_files(results_dir: str | Path, methods: Sequence[str], grid: str) -
     return found
 
 
+def discover_budget_records(results_dir: str | Path, methods: Sequence[str]) -> dict[tuple[str, str, int], dict]:
+    """Map (method, dataset, fold) to its out-of-budget record for every listed method's folder."""
+    found = {}
+    for method in methods:
+        for path in sorted((Path(results_dir) / validate_name(method, "method")).glob("*" + OUT_OF_BUDGET_SUFFIX)):
+            match = out_of_budget_name_pattern().fullmatch(path.name)
+            if match is None:
+                raise DataError(f"out-of-budget record name must read <DATASET>_fold<i>{OUT_OF_BUDGET_SUFFIX}", file=path)
+            dataset, fold = _name_from_disk(match["dataset"], "dataset", path), int(match["fold"])
+            found[(method, dataset, fold)] = read_budget_record(results_dir, method, dataset, fold)
+    return found
+
+
 def list_methods(results_dir: str | Path, grid: str) -> list[str]:
     """Sub-folders of ``results_dir`` holding ``*_<grid>_metrics.json`` files, in :func:`name_order`."""
     root = Path(results_dir)
@@ -240,11 +258,17 @@ class ResultSet:
     results: dict[tuple[str, str, int], FoldResult]
     results_dir: Path
     expected_folds: dict[str, list[int]] = field(default_factory=dict)
+    #: (method, dataset, fold) -> the out-of-budget record of a task stopped at its budget.
+    out_of_budget: dict[tuple[str, str, int], dict] = field(default_factory=dict)
 
     def missing(self) -> list[tuple[str, str, int]]:
-        """(method, dataset, fold) triples expected but absent, sorted."""
-        return sorted((m, d, f) for d in self.datasets for m in self.methods
-                      for f in self.expected_folds[d] if (m, d, f) not in self.results)
+        """(method, dataset, fold) triples expected but absent (and not out of budget), sorted."""
+        return sorted((m, d, f) for d in self.datasets for m in self.methods for f in self.expected_folds[d]
+                      if (m, d, f) not in self.results and (m, d, f) not in self.out_of_budget)
+
+    def out_of_budget_cells(self) -> set[tuple[str, str]]:
+        """(method, dataset) cells with a fold stopped at its budget: no value in the tables."""
+        return {(m, d) for m, d, _ in self.out_of_budget if d in self.datasets and m in self.methods}
 
     def check_complete(self, allow_incomplete: bool = False) -> list[str]:
         """Raise DataError naming the missing files, or (if allowed) return them as notes."""
@@ -327,7 +351,8 @@ class ResultSet:
         datasets = [d for d in self.datasets if any(key[1] == d for key in results)]
         methods = [m for m in self.methods if any(key[0] == m for key in results)]
         return ResultSet(self.grid, methods, datasets, results, self.results_dir,
-                         {d: self.expected_folds[d] for d in datasets})
+                         {d: self.expected_folds[d] for d in datasets},
+                         {key: r for key, r in self.out_of_budget.items() if key[0] in methods and key[1] in datasets})
 
     def _name(self, key: tuple[str, str, int]) -> str:
         method, dataset, fold = key
@@ -355,15 +380,18 @@ def load_results(results_dir: str | Path, methods: Sequence[str], grid: str = "k
     if grid not in GRIDS:
         raise ConfigError("unknown grid", field="grid", expected=" or ".join(GRIDS), found=grid)
     files = discover_files(results_dir, methods, grid)
+    stopped = {key: record for key, record in discover_budget_records(results_dir, methods).items() if key not in files}
     found = {d for _, d, _ in files}
     if not found:
         raise DataError(f"no {metrics_glob(grid)} files for the chosen methods", file=results_dir)
+    found |= {d for _, d, _ in stopped}  # a dataset on which every method ran out of budget keeps its row
     names = name_order(found) if datasets is None else _chosen_datasets(datasets, found, grid, results_dir)
     files = {key: path for key, path in files.items() if key[1] in names}
+    stopped = {key: record for key, record in stopped.items() if key[1] in names}
     results = {key: read_fold_result(path, *key, grid) for key, path in sorted(files.items())}
-    expected = {d: list(range(n_folds)) if n_folds else sorted({f for _, dd, f in results if dd == d})
+    expected = {d: list(range(n_folds)) if n_folds else sorted({f for _, dd, f in [*results, *stopped] if dd == d})
                 for d in names}
-    loaded = ResultSet(grid, list(methods), names, results, Path(results_dir), expected)
+    loaded = ResultSet(grid, list(methods), names, results, Path(results_dir), expected, stopped)
     loaded.check_consistent(separate_settings)
     return loaded
 
@@ -402,10 +430,12 @@ def tidy_frame(rows: list[tuple]) -> pd.DataFrame:
 
 
 def fold_table(results: ResultSet, *, p_target: float | None = None) -> pd.DataFrame:
-    """Tidy per-fold scalars: columns dataset, method, fold, metric, value."""
+    """Tidy per-fold scalars: columns dataset, method, fold, metric, value; a cell with a fold out
+    of budget has none (its finished folds are no value of the method on that dataset)."""
     target = _table_target(results, p_target)
+    stopped = results.out_of_budget_cells()
     rows = [(d, m, f, metric, fold_scalar(r, metric, p_target=target))
-            for (m, d, f), r in results.results.items() for metric in METRICS]
+            for (m, d, f), r in results.results.items() if (m, d) not in stopped for metric in METRICS]
     return tidy_frame(rows)
 
 

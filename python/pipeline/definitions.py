@@ -9,7 +9,9 @@ that method's file, and both front doors use it.
 
 Keys of ``definitions.json``: ``seed``, the range of every random seed; ``run_options``, the
 default and range of each ML-kNN and grid option shared by the command lines, a suite's keys and
-``run_suite``; ``max_grid_points``, the most points a p-grid may have; ``result_files``, the
+``run_suite``; ``task_budgets``, the default and range of each per-task budget
+(``task_timeout`` in seconds, ``task_memory`` in bytes, null: none) shared by the command lines and
+a suite's ``run`` keys; ``max_grid_points``, the most points a p-grid may have; ``result_files``, the
 largest, deepest JSON file (and longest text in it) a run reads back; ``recorded_info``, the
 longest list of numbers a ranking record keeps from a method's info; ``ranking_files``, the bytes
 a ranking file may hold per feature and beyond; ``fold_files``, the fold-size limit and the
@@ -109,6 +111,11 @@ RUN_OPTION_DEFAULTS = {name: entry["default"] for name, entry in definitions()["
 #: Range of each run option, spelled as the command lines spell it ("a number in (0, 1]").
 RUN_OPTION_RANGES = {name: dataclasses.replace(declared_interval("run_options", name, "range"), spelled_as_span=True)
                      for name in RUN_OPTION_DEFAULTS}
+#: Default of each per-task budget (``task_timeout`` seconds, ``task_memory`` bytes or None).
+TASK_BUDGET_DEFAULTS = {name: entry["default"] for name, entry in definitions()["task_budgets"].items()}
+#: Range of each per-task budget, spelled as the command lines spell it.
+TASK_BUDGET_RANGES = {name: dataclasses.replace(declared_interval("task_budgets", name, "range"), spelled_as_span=True)
+                      for name in TASK_BUDGET_DEFAULTS}
 #: Most points a p-grid may have: with k = round(p * d), more points than features add nothing,
 #: and a step such as 1e-300 must be refused before numpy.arange tries to allocate it.
 MAX_GRID_POINTS = int(definitions()["max_grid_points"])

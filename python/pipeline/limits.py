@@ -2,7 +2,7 @@
 and a suite key share (an :class:`~pipeline.validation.Interval` each). Some sizes a user may raise
 through environment variables (:func:`env_limit`, e.g. ``MLFS_MAX_FOLD_BYTES``).
 
-The seed range, the ML-kNN and grid options, the p-grid size, the fold-size limit and the
+The seed range, the ML-kNN and grid options, the per-task budgets, the p-grid size, the fold-size limit and the
 longest info list a ranking record keeps come from ``definitions.json``
 (:mod:`pipeline.definitions`), which ``run_suite`` reads too. Limits that code a result's
 fingerprint covers keeps beside that code, so that a new limit here never makes results stale:
@@ -12,11 +12,12 @@ fingerprint covers keeps beside that code, so that a new limit here never makes 
 from __future__ import annotations
 
 import os
+import re
 import sys
 
 from .definitions import (DEFAULT_MAX_FOLD_BYTES, MAX_FOLD_BYTES_VARIABLE, MAX_GRID_POINTS,  # noqa: F401
-                          MAX_RECORDED_INFO_NUMBERS, MAX_SEED, RUN_OPTION_RANGES, SEED_RANGE,
-                          definitions)  # (listed here)
+                          MAX_RECORDED_INFO_NUMBERS, MAX_SEED, RUN_OPTION_RANGES, SEED_RANGE, TASK_BUDGET_DEFAULTS,
+                          TASK_BUDGET_RANGES, definitions)  # (listed here)
 from .errors import ConfigError
 from .validation import option_range
 
@@ -50,8 +51,7 @@ MAX_TASKS_LIMIT = 10_000_000
 #: The default of --max-tasks: several full paper suites (17 datasets x 5 folds x 11 methods = 935
 #: tasks), while a mistyped sweep of a million combinations is refused before it is expanded.
 DEFAULT_MAX_TASKS = 10_000
-#: Times: the longest task timeout (a week) and claim age (30 days).
-MAX_TASK_TIMEOUT = 7 * 24 * 3600.0
+#: The longest claim age (30 days). (A task's time and memory budgets: TASK_BUDGET_RANGES.)
 MAX_CLAIM_STALE_AFTER = 30 * 24 * 3600.0
 #: Sizes of what a user writes: a suite file, a parameter file (a few hundred bytes in use), a
 #: path a run writes, a display map's entries, a caption note; a score table (one row per data
@@ -83,7 +83,40 @@ MAX_DATASET_FILE_BYTES_VARIABLE = "MLFS_MAX_DATASET_FILE_BYTES"
 FOLD_COUNT = option_range(1, MAX_FOLDS)
 JOB_COUNT = option_range(1, MAX_JOBS)
 TASK_COUNT = option_range(1, MAX_TASKS_LIMIT)
-TASK_TIMEOUT = option_range(0, MAX_TASK_TIMEOUT, low_open=True)
+TASK_TIMEOUT = TASK_BUDGET_RANGES["task_timeout"]
+TASK_MEMORY = TASK_BUDGET_RANGES["task_memory"]
+DEFAULT_TASK_TIMEOUT = float(TASK_BUDGET_DEFAULTS["task_timeout"])
+DEFAULT_TASK_MEMORY = TASK_BUDGET_DEFAULTS["task_memory"]
+
+#: Units of a memory size (``8GiB``, ``512 MiB``, ``2GB``, ``1000000`` bytes): binary and decimal.
+MEMORY_UNITS = {"B": 1, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40,
+                "kB": 10**3, "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12}
+_MEMORY_SIZE = re.compile(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([A-Za-z]*)\s*")
+
+
+def parse_memory_size(value) -> int:
+    """The bytes a memory size stands for: an integer (bytes) or a text ``<number><unit>`` with a
+    unit of :data:`MEMORY_UNITS` (``8GiB``, ``1.5 GB``). ValueError saying what is expected."""
+    if isinstance(value, bool) or not isinstance(value, (int, str)):
+        raise ValueError("a memory size such as 8GiB, 512MiB or a whole number of bytes")
+    if isinstance(value, int):
+        return value
+    match = _MEMORY_SIZE.fullmatch(value)
+    if match is None or match.group(2) not in MEMORY_UNITS and match.group(2) != "":
+        raise ValueError(f"a memory size such as 8GiB, 512MiB or a whole number of bytes (units: "
+                         f"{', '.join(MEMORY_UNITS)})")
+    number, unit = match.groups()
+    if not unit and "." in number:
+        raise ValueError("a whole number of bytes, or a size with a unit such as 1.5GiB")
+    return int(round(float(number) * MEMORY_UNITS[unit or "B"]))
+
+
+def format_memory_size(size: float) -> str:
+    """``size`` bytes in the largest binary unit that keeps it at least 1: ``8 GiB``, ``300.5 MiB``."""
+    for unit in ("TiB", "GiB", "MiB", "KiB"):
+        if size >= MEMORY_UNITS[unit]:
+            return f"{size / MEMORY_UNITS[unit]:.4g} {unit}"
+    return f"{int(size)} B"
 CLAIM_STALE_AFTER = option_range(0, MAX_CLAIM_STALE_AFTER, low_open=True)
 
 

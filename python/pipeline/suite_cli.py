@@ -12,7 +12,7 @@ from .definitions import RUN_OPTION_DEFAULTS
 from .documents import CONFIG_LIMITS, read_document
 from .engines import ENGINES, EVALUATORS
 from .errors import ConfigError
-from .limits import DEFAULT_MAX_TASKS, MAX_PARAMS_FILE_BYTES
+from .limits import DEFAULT_MAX_TASKS, DEFAULT_TASK_MEMORY, DEFAULT_TASK_TIMEOUT, MAX_PARAMS_FILE_BYTES
 from .methods import available_methods
 from .names import distinct_names, validate_name
 from .runner.claims import DEFAULT_STALE_AFTER
@@ -103,10 +103,13 @@ def build_parser(prog: str, mode: str | None, rank: bool) -> argparse.ArgumentPa
                         help="address of a running Dask scheduler (tcp://HOST:PORT) to use instead of a LocalCluster")
     parser.add_argument("--claim-stale-after", type=float, default=DEFAULT_STALE_AFTER,
                         help="seconds after which another host's task claim counts as abandoned")
-    parser.add_argument("--task-timeout", type=float, default=3600.0,
+    parser.add_argument("--task-timeout", type=float, default=DEFAULT_TASK_TIMEOUT,
                         help="seconds a whole task may take (ranking, ML-kNN, files) before its worker process "
-                             "and everything it started are killed and the task fails (serial and process "
-                             "executors; on Dask, each Octave/MATLAB call)")
+                             "and everything it started are killed and the task ends out of budget (time)")
+    parser.add_argument("--task-memory", default=DEFAULT_TASK_MEMORY, metavar="SIZE",
+                        help="memory each process of a task (its worker, its Octave) may add to its address space, "
+                             "e.g. 8GiB or 512MiB: an allocation beyond it ends the task out of budget (memory) "
+                             "(default: no limit)")
     parser.add_argument("--max-tasks", type=int, default=DEFAULT_MAX_TASKS,
                         help="refuse a run of more tasks (methods x sweep combinations x datasets x folds)")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
@@ -152,7 +155,7 @@ def _experiment_options(args: argparse.Namespace, mode: str, rank: bool, overrid
         "score_only": not rank, "mlknn": {"k": args.mlknn_k, "smooth": args.mlknn_smooth},
         "grids": {mode: {key: getattr(args, key) for key in grid}},
         "run": {"results_dir": str(args.results_dir), "executor": args.executor, "jobs": args.jobs,
-                "task_timeout": args.task_timeout, "skip_existing": args.skip_existing, "overwrite": args.overwrite,
+                "task_timeout": args.task_timeout, "task_memory": args.task_memory, "skip_existing": args.skip_existing, "overwrite": args.overwrite,
                 "scheduler": args.scheduler, "claim_stale_after": args.claim_stale_after,
                 "max_tasks": args.max_tasks, "progress": not args.no_progress},
         "tables": None,

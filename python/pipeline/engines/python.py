@@ -37,7 +37,8 @@ class PythonEngine(Engine):
                 started = time.perf_counter()
                 ranking, info = method_spec.run(X_train, Y_train, params, init)
                 seconds = time.perf_counter() - started
-        except PipelineError:
+        except (PipelineError, MemoryError):  # a MemoryError stays one: the task ran out of memory
+            # (of its memory budget, when it has one), not the method's own failure
             raise
         except SystemExit as exc:  # plugged-in code calling sys.exit() must not end the whole run
             raise EngineError(f"{method_spec.name} called sys.exit({exc.code!r}) instead of returning its scores or "

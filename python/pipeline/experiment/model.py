@@ -154,6 +154,7 @@ class Experiment:
     jobs: int
     task_timeout: float
     tables: dict | None
+    task_memory: int | None = None
     description: str = ""
     fold_count: int | None = None
     source_dir: str = "."
@@ -347,7 +348,7 @@ def _parse(suite: "SuiteFile") -> Experiment:
         methods=methods, tuning=tuning, engine=suite.engine, evaluator=suite.evaluator,
         mlknn_k=suite.mlknn.k, mlknn_smooth=suite.mlknn.smooth, grids=grids,
         results_dir=run.results_dir or f"results/{suite.name}", executor=run.executor,
-        jobs=_jobs(run.jobs), task_timeout=run.task_timeout, skip_existing=run.skip_existing,
+        jobs=_jobs(run.jobs), task_timeout=run.task_timeout, task_memory=run.task_memory, skip_existing=run.skip_existing,
         overwrite=run.overwrite, scheduler=run.scheduler, claim_stale_after=run.claim_stale_after,
         cluster=run.cluster.model_dump() if run.cluster is not None else None,
         max_tasks=run.max_tasks, progress=run.progress, score_only=suite.score_only,

@@ -27,7 +27,7 @@ def run_settings(experiment: Experiment, folds_dir: Path, results_dir: Path) -> 
                        claim_stale_after=experiment.claim_stale_after,
                        engine_options=engine_options(experiment.task_timeout, experiment.plugins),
                        plugins=experiment.plugins, external=experiment.external_methods, tuning=experiment.tuning,
-                       budget=TaskBudget(seconds=experiment.task_timeout))
+                       budget=TaskBudget(seconds=experiment.task_timeout, memory=experiment.task_memory))
 
 
 def run_experiment(experiment: Experiment, *, folds_dir: Path, results_dir: Path, arguments: dict,

@@ -17,7 +17,7 @@ import re
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Annotated, Any, Literal
 
-from pydantic import (AfterValidator, BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt,
+from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, StrictFloat, StrictInt,
                       ValidationInfo, field_validator, model_validator)
 
 from ..results.layout import GRIDS
@@ -26,8 +26,9 @@ from ..definitions import RUN_OPTION_DEFAULTS
 from ..documents import missing, refusal
 from ..engines import ENGINES, EVALUATORS
 from ..evaluation.metrics import METRICS
-from ..limits import (CLAIM_STALE_AFTER, DEFAULT_MAX_TASKS, FOLD_COUNT, JOB_COUNT, MAX_PATH_CHARS, RUN_OPTION_RANGES,
-                      SEED_RANGE, TASK_COUNT, TASK_TIMEOUT)
+from ..limits import (CLAIM_STALE_AFTER, DEFAULT_MAX_TASKS, DEFAULT_TASK_MEMORY, DEFAULT_TASK_TIMEOUT, FOLD_COUNT,
+                      JOB_COUNT, MAX_PATH_CHARS, RUN_OPTION_RANGES, SEED_RANGE, TASK_COUNT, TASK_MEMORY, TASK_TIMEOUT,
+                      parse_memory_size)
 from ..runner.claims import DEFAULT_STALE_AFTER
 from ..runner.executors import EXECUTORS
 from ..stats.fold_tests import FOLD_TESTS
@@ -246,7 +247,10 @@ class RunSection(Section):
     results_dir: WrittenPath | None = None
     executor: Literal[EXECUTORS] = "process"  # type: ignore[valid-type]
     jobs: Literal["auto"] | Annotated[int, JOB_COUNT.pydantic_field()] = "auto"
-    task_timeout: Annotated[float, TASK_TIMEOUT.pydantic_field()] = 3600.0
+    task_timeout: Annotated[float, TASK_TIMEOUT.pydantic_field()] = DEFAULT_TASK_TIMEOUT
+    #: Bytes each process of a task may grow by: ``8GiB``, ``512MiB`` or a whole number of bytes.
+    task_memory: Annotated[int, BeforeValidator(parse_memory_size), TASK_MEMORY.pydantic_field()] | None = \
+        DEFAULT_TASK_MEMORY
     #: Keep fresh results (a suite always resumes); ``overwrite`` recomputes even those.
     skip_existing: bool = True
     overwrite: bool = False

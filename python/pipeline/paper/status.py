@@ -10,7 +10,7 @@ from ..data.folds import fold_path
 from ..results.layout import failures_path
 from ..results.staleness import read_json
 from ..runner.freshness import NO_METRICS, NO_RANKING
-from ..runner.run import plan_task
+from ..runner.run import earlier_out_of_budget, plan_task
 from ..runner.store import ResultStore
 from ..experiment.model import Experiment
 from ..experiment.run import run_settings
@@ -20,9 +20,13 @@ from .run import PaperPaths
 from .tables import tables_status
 
 
+OUT_OF_BUDGET = "out-of-budget"
+
+
 @dataclass(frozen=True)
 class TaskStatus:
-    """One task's state: ``done``, ``missing``, ``stale`` or ``failed``, with the reason; ``candidate``
+    """One task's state: ``done``, ``missing``, ``stale``, ``out-of-budget`` (stopped at a budget no
+    smaller than the suite's: not run again, marked in the tables) or ``failed``, with the reason; ``candidate``
     for a tuning candidate (counted apart from the tasks that make the tables)."""
 
     key: str
@@ -57,6 +61,9 @@ def _task_status(task, settings, paths: PaperPaths, failed: dict) -> TaskStatus:
         return TaskStatus(task.key, "missing", "no ranking file (external ranking)")
     if not plan.grid_reasons:
         return TaskStatus(task.key, "done")
+    stopped = earlier_out_of_budget(task, settings)
+    if stopped is not None:
+        return TaskStatus(task.key, OUT_OF_BUDGET, stopped.message)
     if task.key in failed:
         return TaskStatus(task.key, "failed", failed[task.key])
     if plan.reason in (NO_RANKING, NO_METRICS):
@@ -89,7 +96,8 @@ def format_status(states: list[TaskStatus], tables: dict[str, str]) -> str:
     tasks = [s for s in states if not s.candidate]
     candidates = [s for s in states if s.candidate]
     lines = [_counts(tasks, "tasks")] + ([_counts(candidates, "tuning candidates")] if candidates else [])
-    remaining = sum(s.state != "done" for s in tasks), sum(s.state != "done" for s in candidates)
+    remaining = (sum(s.state not in ("done", OUT_OF_BUDGET) for s in tasks),
+                 sum(s.state not in ("done", OUT_OF_BUDGET) for s in candidates))
     lines.append(f"remaining: {remaining[0]} task(s)" + (f" and {remaining[1]} tuning candidate(s)" if candidates else "")
                  if any(remaining) else "remaining: nothing")
     lines += [f"{s.state:8} {s.key}: {s.reason}" for s in states if s.state != "done"]
@@ -99,7 +107,9 @@ def format_status(states: list[TaskStatus], tables: dict[str, str]) -> str:
 
 def _counts(states: list[TaskStatus], what: str) -> str:
     counts = Counter(s.state for s in states)
-    return (", ".join(f"{counts.get(state, 0)} {state}" for state in ("done", "missing", "stale", "failed"))
+    shown = [state for state in ("done", "missing", "stale", OUT_OF_BUDGET, "failed")
+             if state != OUT_OF_BUDGET or counts[state]]  # the usual line unless a task ran out of budget
+    return (", ".join(f"{counts.get(state, 0)} {state}" for state in shown)
             + f" of {len(states)} {what}")
 
 

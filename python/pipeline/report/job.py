@@ -23,6 +23,7 @@ from ..evaluation.metrics import METRICS
 from ..fileio import atomic_write_json, atomic_write_text, csv_safe_frame
 from ..limits import worker_count
 from ..names import validate_name
+from ..results.budget import describe_budget
 from ..stats.bonferroni_dunn import bonferroni_dunn_cd
 from ..stats.compare import Comparison, compare_methods
 from ..stats.fold_tests import PAIRED_T_TEST, min_signed_rank_p, significance_marks
@@ -97,7 +98,8 @@ class TableJob:
         self.results = results or agg.load_results(options.results_dir, self.methods, options.grid,
                                                    datasets=options.datasets, n_folds=options.folds)
         self.settings = self.results.settings()
-        self.notes = self.results.check_complete(options.allow_incomplete) + agg.absent_metric_notes(self.results)
+        self.notes = (self.results.check_complete(options.allow_incomplete) + self.budget_notes()
+                      + agg.absent_metric_notes(self.results))
         self.p_target = None
         if options.grid == "pgrid":
             self.p_target, p_notes = agg.p_target_used(self.results, options.p_target)
@@ -165,6 +167,19 @@ class TableJob:
         counts = sorted({len(f) for f in self.results.expected_folds.values()})
         return f"{'/'.join(map(str, counts))} folds"
 
+    def budget_note(self) -> str:
+        """The footnote of the cells with a fold stopped at its budget: which budgets, on how many folds."""
+        kinds = Counter((record["budget"], record["limit"]) for record in self.results.out_of_budget.values())
+        budgets = ", ".join(f"{describe_budget(kind, limit)} on {n} fold(s)"
+                            for (kind, limit), n in sorted(kinds.items()))
+        return (f"no value: the method did not finish within its budget on a fold of that dataset ({budgets}); "
+                "ranks, W/T/L and tests leave such datasets out.")
+
+    def budget_notes(self) -> list[str]:
+        """One line per task stopped at its budget (report.md lists them with the other notes)."""
+        return [f"out of budget: {method}/{dataset} fold {fold}: {record['message']}"
+                for (method, dataset, fold), record in sorted(self.results.out_of_budget.items())]
+
     def selection_notes(self) -> list[str]:
         """Warnings for degenerate selections (listed in full in report.md)."""
         if not self.degenerate:
@@ -215,7 +230,8 @@ class TableJob:
                  CellNote("better", f"significantly better than {reference} on that dataset.", better),
                  CellNote("dagger", FEWER_FOLDS_NOTE, self._fewer_folds(mean, n)),
                  CellNote("ddagger", DEGENERATE_NOTE,
-                          self._cells((g.method, g.dataset) for g in self.degenerate if g.in_tables))]
+                          self._cells((g.method, g.dataset) for g in self.degenerate if g.in_tables)),
+                 CellNote("budget", self.budget_note(), self._cells(self.results.out_of_budget_cells()))]
         baseline, baseline_sentence = self.baseline(metric)
         caption = " ".join(part for part in (caption, baseline_sentence, self.fold_test_sentence()) if part)
         return ScoreTable(title=agg.METRIC_DISPLAY[metric], row_names=[self.name(d) for d in datasets],

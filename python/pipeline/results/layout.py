@@ -3,6 +3,7 @@
     <root>/<FOLDER>/<DATASET>_fold<i>_scores.csv, _ranking.csv, _ranking.json, _time.txt,
                     _kgrid_metrics.json, _pgrid_metrics.json        one task's files (:class:`TaskFiles`)
     <root>/<FOLDER>/<DATASET>_fold<i>_tuning.json                  a tuned method's selection
+    <root>/<FOLDER>/<DATASET>_fold<i>_out_of_budget.json           a task stopped at its budget
     <root>/<FOLDER>/<DATASET>_fold<i>_candidates/<id>.json         one tuning candidate's record
     <root>/<FOLDER>/.<DATASET>_fold<i>[_c<id>].claim               the claim of a task being computed
     <root>/_reference/<DATASET>_fold<i>_all_features.json          the all-features reference
@@ -40,6 +41,8 @@ RUN_HISTORY_FOLDER: str = _LAYOUT["run_history_folder"]
 #: The record of what a tables or report folder was made from (:func:`~.staleness.stamp_staleness`).
 MADE_FROM_FILE: str = _LAYOUT["made_from_file"]
 GRIDS = ("kgrid", "pgrid")
+#: The end of an out-of-budget record's name (:func:`out_of_budget_path`).
+OUT_OF_BUDGET_SUFFIX: str = _LAYOUT["out_of_budget_suffix"]
 _VARIANT_SEPARATOR: str = _LAYOUT["variant_separator"]
 _SEED_VARIANT = re.compile(re.escape(_VARIANT_SEPARATOR + "seed" + _LAYOUT["variant_value_separator"]) + "[0-9]+$")
 
@@ -118,6 +121,18 @@ def ranking_record_name(dataset: str, fold: int) -> str:
 def tuning_path(root: str | Path, folder: str, dataset: str, fold: int) -> Path:
     """Where the tuning record of one (method variant, dataset, outer fold) lives."""
     return Path(root) / folder / (task_stem(dataset, fold) + _LAYOUT["tuning_suffix"])
+
+
+def out_of_budget_path(root: str | Path, folder: str, dataset: str, fold: int) -> Path:
+    """Where the record of task ``folder/dataset/fold`` stopped at its budget lives (until it finishes)."""
+    return Path(root) / validate_name(folder, "method") / (task_stem(validate_name(dataset, "dataset"), fold)
+                                                             + OUT_OF_BUDGET_SUFFIX)
+
+
+def out_of_budget_name_pattern() -> re.Pattern:
+    """An out-of-budget record's file name with the groups ``dataset`` and ``fold`` (no leading zeros)."""
+    return re.compile(rf"(?P<dataset>.+){re.escape(_LAYOUT['fold_infix'])}(?P<fold>0|[1-9][0-9]*)"
+                      rf"{re.escape(OUT_OF_BUDGET_SUFFIX)}", re.DOTALL)
 
 
 def candidate_id(params_json: str) -> str:

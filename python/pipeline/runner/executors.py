@@ -2,7 +2,9 @@
 Dask cluster; no task runs in the driver.
 
 Each worker builds one :class:`~pipeline.runner.run.Workbench` (so one Octave process) when it
-receives its first task and reuses it for every later task. Results are written by the worker to
+receives its first task and reuses it for every later task. On Dask, each Dask worker runs its
+tasks in a one-worker :class:`~pipeline.runner.pool.WorkerPool` of its own, so that a task's
+budget is enforced there as on the local executors. Results are written by the worker to
 the results directory (which must be shared storage on a cluster); the driver only collects
 outcomes and shows progress.
 
@@ -28,27 +30,32 @@ from ..fileio import remove_abandoned_scratch_dirs
 from ..limits import worker_count
 from ..results.layout import RUN_HISTORY_FOLDER
 from .lifecycle import RunStop
-from .pool import WORKER_ENDED, WorkerPool, configure_worker
-from .run import Outcome, RunSettings, Workbench, fresh_outcome, run_task, task_claim
+from ..errors import StorageError
+from ..results.budget import remove_budget_record, write_budget_record
+from ..results.layout import REFERENCE_FOLDER
+from .pool import WORKER_ENDED, WorkerPool
+from .run import EARLIER_RUN, Outcome, RunSettings, fresh_outcome, task_claim
 from .tasks import Task
 
 EXECUTORS = ("serial", "process", "dask")
 _CLAIM_POLL = 1.0  # seconds between two looks at the claims of tasks another run holds
 
 
-_dask_bench: Workbench | None = None
-_dask_settings: RunSettings | None = None
+_dask_pool: WorkerPool | None = None
 
 
 def _run_on_dask_worker(task: Task, settings: RunSettings) -> Outcome:
-    """Dask task body: reuse this worker process's workbench while the settings stay the same."""
-    global _dask_bench, _dask_settings
-    if _dask_bench is None or _dask_settings != settings:
-        if _dask_bench is not None:
-            _dask_bench.close()
-        configure_worker(settings)
-        _dask_settings, _dask_bench = settings, Workbench(settings)
-    return run_task(task, settings, _dask_bench)
+    """Dask task body: run the task in this Dask worker's own one-worker pool (kept while the
+    settings stay the same), so that its budget covers the whole task here too: the pool's worker
+    is killed with all it started when the task runs out of time, as on the local executors. The
+    pool's worker is forked from the Dask worker, which must therefore not be daemonic
+    (``distributed.worker.daemon: false``; the LocalCluster is started so)."""
+    global _dask_pool
+    if _dask_pool is None or _dask_pool.settings != settings:
+        if _dask_pool is not None:
+            _dask_pool.close()
+        _dask_pool = WorkerPool(settings, 1, shares_cores=True).__enter__()
+    return next(iter(_dask_pool.run([task], RunStop())))
 
 
 class DaskExecutor:
@@ -140,6 +147,9 @@ def _local_cluster(jobs: int):
         # Dask's default MALLOC_TRIM_THRESHOLD_ makes glibc map and unmap every large NumPy
         # temporary; the evaluator then runs about twice as slow as in a plain process.
         "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None,
+        # Each Dask worker forks the one worker of its pool (_run_on_dask_worker): daemonic
+        # processes may not have children.
+        "distributed.worker.daemon": False,
         # The driver reports every task's outcome; the cluster's own log (in the workers and, via
         # silence_logs, in the driver) is about itself: a heartbeat in flight when the cluster
         # closes (after Ctrl-C) is logged with a traceback although nothing went wrong.
@@ -226,6 +236,10 @@ def execute(executor, tasks: list[Task], progress: bool = True, stop: RunStop | 
                     held_elsewhere.append(outcome.task)
                     continue
                 tally.add(outcome)
+                try:
+                    keep_budget_record(outcome, executor.settings)
+                except StorageError as exc:
+                    stop.request(f"stopped after a storage fault: {exc}")
                 if outcome.error_type in WORKER_ENDED:  # the dead worker could not release its claim
                     task_claim(outcome.task, executor.settings).break_if_abandoned()
                 if outcome.error_type == "StorageError":
@@ -234,6 +248,21 @@ def execute(executor, tasks: list[Task], progress: bool = True, stop: RunStop | 
     outcomes = tally.outcomes + [Outcome(task, "interrupted", f"did not finish: the run was {stop.reason}",
                                          "Interrupted") for task in tally.unfinished.elements()]
     return RunResult(outcomes, stop.reason, stop.signum)
+
+
+def keep_budget_record(outcome: Outcome, settings: RunSettings) -> None:
+    """Record a method's task that ran out of budget in this run beside its files; remove the
+    record of one that has now finished (:mod:`pipeline.results.budget`)."""
+    task = outcome.task
+    if task.stage == "candidate" or task.method == REFERENCE_FOLDER:
+        return
+    if outcome.status == "out_of_budget" and outcome.reason != EARLIER_RUN:
+        write_budget_record(settings.results_dir, task.folder, task.dataset, task.fold, {
+            "task": task.key, "budget": outcome.budget,
+            "limit": settings.budget.limit(outcome.budget),
+            "seconds": outcome.seconds, "peak_memory_bytes": outcome.peak_memory_bytes, "message": outcome.message})
+    elif outcome.status == "done":
+        remove_budget_record(settings.results_dir, task.folder, task.dataset, task.fold)
 
 
 class _Tally:

@@ -12,7 +12,8 @@ SIGINT (the driver decides), turns SIGTERM into :class:`WorkerStopped` (the runn
 claim released, temporaries removed, Octave stopped), gets SIGTERM from the kernel when the
 driver dies (``PR_SET_PDEATHSIG``), and has a watchdog thread that ends the process group,
 Octave included, if the unwinding takes longer than a grace period or if the driver vanished
-without that signal. :class:`TaskBudget` is what one task may use; the driver enforces it.
+without that signal. :class:`TaskBudget` is what one task may use: the driver enforces its time,
+the worker its memory (:func:`memory_limited`).
 See ``docs/reliability.md``.
 """
 
@@ -31,6 +32,7 @@ import psutil
 
 from ..fileio import remove_process_scratch_dir
 from ..processes import WorkerStopped, end_process_group, lead_process_group
+from ..results.budget import describe_budget
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 WORKER_GRACE = 3.0  # seconds a worker may take to unwind after SIGTERM before it is ended
@@ -77,24 +79,112 @@ class RunStop:
         self.request(f"interrupted by {signal.Signals(signum).name}", signum)
 
 
+#: Octave's words for an allocation refused under the address-space limit.
+_OCTAVE_OUT_OF_MEMORY = "out of memory"
+
+
 @dataclass(frozen=True)
 class TaskBudget:
-    """What one task may use; the driver ends a task (its worker's whole process group) that
-    exceeds it and fails it with :meth:`exceeded`, then starts a fresh worker.
+    """What one task may use (``--task-timeout``, ``--task-memory``; None: no limit).
 
-    ``seconds``: wall-clock time from the task's start in its worker (None: no limit). A memory
-    budget belongs here too: a limit the worker sets on itself before each task
-    (``resource.setrlimit``), reported the same way when the task's worker dies of it.
+    ``seconds``: wall-clock time from the task's start in its worker; the driver ends a task over
+    it (its worker's whole process group) and starts a fresh worker. ``memory``: bytes by which
+    each process of the task (its worker, the worker's Octave) may grow its address space during
+    the task, set as their ``RLIMIT_AS`` by the worker before the task (:func:`memory_limited`): an
+    allocation beyond it fails (Python's MemoryError, Octave's "out of memory") and the task ends
+    out of budget, the worker and its Octave carrying on with the next task.
     """
 
     seconds: float | None = None
+    memory: int | None = None
 
     def is_over(self, started: float) -> bool:
-        """Whether a task that started at ``started`` (``time.monotonic()``) is over its budget."""
+        """Whether a task that started at ``started`` (``time.monotonic()``) is over its time budget."""
         return self.seconds is not None and time.monotonic() - started > self.seconds
 
-    def exceeded(self) -> str:
-        return f"over its time budget ({self.seconds:g} s)"
+    def limit(self, kind: str) -> float | None:
+        """The budget of ``kind`` (``memory``: bytes, ``time``: seconds)."""
+        return self.seconds if kind == "time" else self.memory
+
+    def describe(self, kind: str) -> str:
+        """The budget of ``kind`` as the reports name it: ``time budget of 1800 s``."""
+        return describe_budget(kind, self.limit(kind))
+
+    def ran_out_of_memory(self, error_type: str, message: str) -> bool:
+        """Whether a task that failed with ``error_type`` and ``message`` under this budget ran out
+        of its memory: a MemoryError in Python, or Octave's out-of-memory error."""
+        return self.memory is not None and (error_type == "MemoryError" or _OCTAVE_OUT_OF_MEMORY in message)
+
+    def covers(self, kind: str, spent: float) -> bool:
+        """Whether this budget of ``kind`` is no larger than ``spent`` (the budget a task ran out of
+        before): then running the task again would end the same way."""
+        limit = self.limit(kind)
+        return limit is not None and limit <= spent
+
+
+class MemoryUse:
+    """The peak resident memory of a task's processes (bytes; each process's own peak, summed), once
+    :func:`memory_limited` has ended."""
+
+    def __init__(self):
+        self.peak_bytes: int | None = None
+
+
+@contextlib.contextmanager
+def memory_limited(budget: int | None):
+    """Meanwhile, this process and its children (Octave) may each grow their address space by at
+    most ``budget`` bytes (None: no limit), within any hard limit already set; yields a
+    :class:`MemoryUse` filled on exit. Children started meanwhile inherit this process's limit.
+
+    The peak resident sizes are reset first (``/proc/PID/clear_refs``), so the peak is the task's."""
+    processes = [psutil.Process()] + psutil.Process().children(recursive=True)
+    previous = {}
+    for process in processes:
+        _reset_peak_resident(process.pid)
+        if budget is not None:
+            with contextlib.suppress(psutil.Error, OSError, ValueError):
+                previous[process] = process.rlimit(psutil.RLIMIT_AS)
+                hard = previous[process][1]
+                wanted = process.memory_info().vms + budget
+                process.rlimit(psutil.RLIMIT_AS, (wanted if hard == psutil.RLIM_INFINITY else min(wanted, hard), hard))
+    use = MemoryUse()
+    try:
+        yield use
+    finally:
+        for process, limits in previous.items():
+            with contextlib.suppress(psutil.Error, OSError, ValueError):
+                process.rlimit(psutil.RLIMIT_AS, limits)
+        use.peak_bytes = peak_resident_bytes(os.getpid())
+
+
+def peak_resident_bytes(pid: int) -> int | None:
+    """The peak resident memory of process ``pid`` and its descendants (each one's own peak, summed;
+    an upper bound of their joint peak), from Linux's ``VmHWM``; None where that is not told."""
+    try:
+        processes = [psutil.Process(pid)] + psutil.Process(pid).children(recursive=True)
+    except psutil.Error:
+        return None
+    peaks = [_peak_resident(process.pid) for process in processes]
+    return sum(peak for peak in peaks if peak is not None) if any(p is not None for p in peaks) else None
+
+
+def _peak_resident(pid: int) -> int | None:
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError):
+        pass
+    return None
+
+
+def _reset_peak_resident(pid: int) -> None:
+    """Start the peak resident size of ``pid`` again from its current size (Linux 4.0+; elsewhere
+    the peak stays the process's lifetime peak)."""
+    with contextlib.suppress(OSError):
+        with open(f"/proc/{pid}/clear_refs", "w", encoding="ascii") as clear_refs:
+            clear_refs.write("5")
 
 
 @contextlib.contextmanager

@@ -19,13 +19,14 @@ from ..errors import StorageError
 from ..results.layout import failures_path
 from .executors import RunResult, make_executor
 from .history import RunHistory
+from ..results.budget import BUDGET_KINDS
 from .lifecycle import RunStop
 from .manifest import remove_partial_reports, write_failures
 from .run import Outcome, RunSettings
 from .store import ensure_results_root
 
 _USER_ERRORS = {"ConfigError", "DataError", "RankingError", "StorageError"}
-STATUSES = ("done", "skipped", "done_elsewhere", "failed", "interrupted")
+STATUSES = ("done", "skipped", "done_elsewhere", "out_of_budget", "failed", "interrupted")
 
 #: What a front door runs on the entered executor: ``(executor, settings, stop, on_outcome) -> RunResult``;
 #: it passes ``stop`` and ``on_outcome`` (which logs each outcome) on to
@@ -116,6 +117,9 @@ def summarise_outcomes(outcomes) -> dict:
             reasons[outcome.reason] = reasons.get(outcome.reason, 0) + 1
     summary["computed_because"] = dict(sorted(reasons.items(), key=lambda item: -item[1]))
     summary["degenerate_tasks"] = sum(o.degenerate_points > 0 for o in outcomes)
+    if summary["out_of_budget"]:
+        summary["out_of_budget_by"] = {kind: sum(o.status == "out_of_budget" and o.budget == kind for o in outcomes)
+                                       for kind in BUDGET_KINDS}
     return summary
 
 
@@ -127,17 +131,21 @@ def describe_outcome(outcome) -> str:
 
 def report_outcomes(outcomes, summary: dict, root: Path, stop_reason: str | None = None,
                     stop_signal: int | None = None) -> int:
-    """Print the run summary (counts, stale recomputations, degenerate selections, failures, why the
-    run stopped early); return the exit code.
+    """Print the run summary (counts, stale recomputations, degenerate selections, tasks out of
+    budget, failures, why the run stopped early); return the exit code.
 
     2 when tasks were interrupted (the run stopped early) or every failure is a user error; 1 when
-    a task failed otherwise; 0 when all went well. (:func:`run_recorded` makes a signal 128 + its number.)
+    a task failed otherwise; 0 when every task finished or ran out of its budget (a result, recorded
+    beside its task's files, not a failure). (:func:`run_recorded` makes a signal 128 + its number.)
     """
-    print(", ".join(f"{summary[s]} {s.replace('_', ' ')}" for s in STATUSES) + f" -> {root}", file=sys.stderr)
+    shown = [s for s in STATUSES if s != "out_of_budget" or summary[s]]  # the usual line unless a task ran out
+    print(", ".join(f"{summary[s]} {s.replace('_', ' ')}" for s in shown) + f" -> {root}", file=sys.stderr)
     stale = {reason: n for reason, n in summary["computed_because"].items() if _is_stale_reason(reason)}
     for reason, count in stale.items():
         print(f"recomputed {count} stale task(s): {reason}", file=sys.stderr)
     _warn_degenerate(outcomes)
+    for outcome in [o for o in outcomes if o.status == "out_of_budget"][:10]:
+        print(f"OUT OF BUDGET ({outcome.budget}) {outcome.task.key}: {outcome.message}", file=sys.stderr)
     failed = [o for o in outcomes if o.status == "failed"]
     for outcome in failed[:10]:
         print(f"FAILED {outcome.task.key}: {outcome.message}", file=sys.stderr)

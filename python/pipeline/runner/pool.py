@@ -8,8 +8,10 @@ worker runs:
 
 - a worker that dies (a signal, ``os._exit``, any exit) fails the task it was running
   (``WorkerCrashed``) and is replaced; the run carries on;
-- a task over its :class:`~pipeline.runner.lifecycle.TaskBudget` fails (``TaskTimeout``): the
-  driver kills its worker's process group and starts a fresh worker;
+- a task over its :class:`~pipeline.runner.lifecycle.TaskBudget` ends ``out_of_budget``: over its
+  time, the driver kills its worker's process group and starts a fresh worker (``TaskTimeout``);
+  over its memory, an allocation fails in the worker (or its Octave) under the limit the worker set
+  before the task, and the worker carries on (``MemoryBudget``);
 - a worker that ends, however it ends, takes its process group along (what a plug-in started);
 - on a stop request the driver sends every worker SIGTERM, collects the outcomes that still
   arrive within a grace period, then kills what is left: nothing runs or writes afterwards;
@@ -36,9 +38,11 @@ from typing import Iterable, Iterator
 import numpy as np
 
 from ..fileio import process_scratch_dir, remove_abandoned_scratch_dirs, remove_process_scratch_dir
+from ..limits import format_memory_size
 from .history import LOGGER_NAME, attach_log
 from ..processes import WorkerStopped, describe_exit_code, end_process_group, lead_process_group
-from .lifecycle import WORKER_GRACE, RunStop, TaskBudget, become_worker, stop_signals_blocked
+from .lifecycle import (WORKER_GRACE, RunStop, TaskBudget, become_worker, memory_limited, peak_resident_bytes,
+                        stop_signals_blocked)
 from .run import Outcome, RunSettings, Workbench, run_task
 from .tasks import Task
 
@@ -94,7 +98,11 @@ def _worker_main(conn: Connection, settings: RunSettings, parent_pid: int, share
                 break
             if not message:  # no more tasks
                 break
-            outcome = run_task(decode_task(message), settings, bench)
+            with memory_limited(settings.budget.memory) as use:
+                outcome = run_task(decode_task(message), settings, bench)
+            if outcome.status == "failed" and settings.budget.ran_out_of_memory(outcome.error_type, outcome.message):
+                outcome = out_of_budget(outcome, settings.budget, "memory", use.peak_bytes,
+                                        f"an allocation beyond it was refused ({outcome.message})")
             if stop_signal.received and outcome.status == "failed":
                 break  # it failed because the stop interrupted it: the driver reports it interrupted
             conn.send_bytes(encode(outcome))
@@ -164,15 +172,17 @@ class _Worker:
                        time.monotonic() - self.started)
 
     def end_if_over(self, budget: TaskBudget) -> Outcome | None:
-        """If the running task is over ``budget``: kill the worker's process group, fail the task."""
+        """If the running task is over its time ``budget``: kill the worker's process group, end the
+        task out of budget (with the peak memory its processes had reached)."""
         if self.task is None or not budget.is_over(self.started):
             return None
+        peak = peak_resident_bytes(self.process.pid)
         end_process_group(self.process.pid)
         self.process.join()
         task, self.task = self.task, None
-        return Outcome(task, "failed", f"{budget.exceeded()}: its worker process {self.process.pid} and every "
-                                       "process it started were killed; a new worker took its place", "TaskTimeout",
-                       time.monotonic() - self.started)
+        stopped = Outcome(task, "failed", error_type="TaskTimeout", seconds=time.monotonic() - self.started)
+        return out_of_budget(stopped, budget, "time", peak, f"its worker process {self.process.pid} and every "
+                                                            "process it started were killed; a new worker took its place")
 
     def stop(self, sig: int) -> None:
         if self.alive:
@@ -192,6 +202,15 @@ class _Worker:
         self.stop(signal.SIGKILL)
         self.process.join()
         end_process_group(self.process.pid)  # what it started and left running
+
+
+def out_of_budget(outcome: Outcome, budget: TaskBudget, kind: str, peak_bytes: int | None, how: str) -> Outcome:
+    """``outcome`` (a task stopped at its ``kind`` budget, ``how``) as an ``out_of_budget`` outcome
+    saying what the task used: its seconds and its processes' peak resident memory."""
+    used = f"{outcome.seconds:.1f} s" + (f", peak {format_memory_size(peak_bytes)} resident" if peak_bytes else "")
+    return dataclasses.replace(outcome, status="out_of_budget", budget=kind, peak_memory_bytes=peak_bytes,
+                               error_type=outcome.error_type if kind == "time" else "MemoryBudget",
+                               message=f"out of its {budget.describe(kind)} after {used}: {how}")
 
 
 def describe_exit(process) -> str:
@@ -215,14 +234,16 @@ def _load_evaluator_code(settings: RunSettings) -> None:
 
 class WorkerPool:
     """``jobs`` worker processes (started on the first task, replaced when they die); one for the
-    ``serial`` executor.
+    ``serial`` executor and for each Dask worker. ``shares_cores`` (default: more than one job):
+    the workers share the machine's cores with other workers, so each keeps one BLAS thread.
 
     Use as a context manager; :meth:`run` may be called several times.
     """
 
-    def __init__(self, settings: RunSettings, jobs: int):
+    def __init__(self, settings: RunSettings, jobs: int, shares_cores: bool | None = None):
         self.settings = settings
         self.jobs = jobs
+        self.shares_cores = jobs > 1 if shares_cores is None else shares_cores
         self._workers: list[_Worker] = []
         self._wanted = jobs  # workers to keep for the current batch: no more than its tasks
         self._failed_starts = 0
@@ -272,7 +293,7 @@ class WorkerPool:
             self._failed_starts = 0 if worker.used else self._failed_starts + 1
         if self._failed_starts > 2 * self.jobs:
             raise RuntimeError("worker processes keep dying before their first task")
-        self._workers = kept + [_Worker(self.settings, self.jobs > 1) for _ in range(self._wanted - len(kept))]
+        self._workers = kept + [_Worker(self.settings, self.shares_cores) for _ in range(self._wanted - len(kept))]
 
     def _stop_workers(self) -> Iterator[Outcome]:
         for worker in self._workers:

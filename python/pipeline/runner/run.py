@@ -23,6 +23,7 @@ from ..errors import ConfigError, EngineError, PipelineError
 from ..methods import get_method
 from ..rankings import check_ranking_sorts_scores, validate_ranking, validate_scores
 from ..results.layout import REFERENCE_FOLDER, TaskFiles, all_features_path, claim_path, mlknn_settings
+from ..results.budget import read_budget_record
 from ..results.staleness import sha256_or_none
 from .claims import DEFAULT_STALE_AFTER, TaskClaim
 from .fingerprint import evaluator_fingerprint, git_state, method_fingerprint, ranking_fingerprint
@@ -48,7 +49,7 @@ class RunSettings:
     ``tuning``: the inner-split rule and criterion of candidate tasks (None: the run has none).
     ``plugins``: the plug-in folders every worker loads (docs/plugins.md); ``external``: methods
     whose rankings are given (scored, never computed; their code fingerprint is their ranking file's).
-    ``budget``: what one task may use (``--task-timeout``), enforced by the local executors.
+    ``budget``: what one task may use (``--task-timeout``, ``--task-memory``), on every executor.
     The folders and the log are held as absolute paths.
     """
 
@@ -92,8 +93,9 @@ class RunSettings:
 @dataclass(frozen=True)
 class Outcome:
     """What happened to one task: ``done``, ``skipped``, ``done_elsewhere`` (another run completed it
-    while this one ran), ``failed``, ``interrupted`` (the run stopped first) or ``locked`` (another
-    run holds it right now; the executors wait for it and report one of the others).
+    while this one ran), ``failed``, ``out_of_budget`` (stopped at its ``budget``, ``memory`` or
+    ``time``: a result of the benchmark, not a failure), ``interrupted`` (the run stopped first) or
+    ``locked`` (another run holds it right now; the executors wait for it and report one of the others).
 
     ``reason`` says why a ``done`` task was computed (``"no metrics yet"``, a stale reason, ...);
     ``degenerate_points`` counts the grid points whose selection is mostly training-constant
@@ -107,6 +109,8 @@ class Outcome:
     seconds: float = 0.0
     degenerate_points: int = 0
     reason: str = ""
+    budget: str = ""
+    peak_memory_bytes: int | None = None
 
 
 class Workbench:
@@ -249,18 +253,44 @@ def plan_task(task: Task, settings: RunSettings) -> TaskPlan:
 
 
 def fresh_outcome(task: Task, settings: RunSettings) -> Outcome | None:
-    """``skipped`` if the task's files are fresh (checked in the driver, before any worker starts), else None.
+    """``skipped`` if the task's files are fresh (checked in the driver, before any worker starts),
+    ``out_of_budget`` if it ran out of a budget no smaller than the run's in an earlier run (never
+    retried silently: a larger budget runs it again), else None.
 
     Only with ``skip_existing``; a task whose state cannot be read is left to run (and report why).
     """
     if not settings.skip_existing or settings.overwrite:
         return None
     try:
+        earlier = earlier_out_of_budget(task, settings)
+        if earlier is not None:
+            return earlier
         if task.stage == "candidate":
             return Outcome(task, "skipped") if plan_candidate(task, settings).reason is None else None
         return Outcome(task, "skipped") if not plan_task(task, settings).grid_reasons else None
     except Exception:  # noqa: BLE001 - whatever it is, running the task says it in its outcome
         return None
+
+
+#: The ``reason`` of an out-of-budget outcome read from an earlier run's record (not written again).
+EARLIER_RUN = "out of budget in an earlier run"
+#: The option that raises each kind of budget, for the message of a task not run again.
+_BUDGET_OPTIONS = {"memory": "--task-memory (a suite's run.task_memory)",
+                   "time": "--task-timeout (a suite's run.task_timeout)"}
+
+
+def earlier_out_of_budget(task: Task, settings: RunSettings) -> Outcome | None:
+    """The task's out-of-budget outcome of an earlier run if the run's budget of that kind is no larger."""
+    if task.stage == "candidate" or task.method == REFERENCE_FOLDER:
+        return None
+    record = read_budget_record(settings.results_dir, task.folder, task.dataset, task.fold)
+    if record is None or not settings.budget.covers(record["budget"], record["limit"]):
+        return None
+    kind = record["budget"]
+    return Outcome(task, "out_of_budget", f"{record['message']} (an earlier run; not run again under a budget "
+                                          f"no larger: raise {_BUDGET_OPTIONS[kind]} to try it again)",
+                   "TaskTimeout" if kind == "time" else "MemoryBudget", float(record["seconds"]),
+                   reason=EARLIER_RUN, budget=kind, peak_memory_bytes=record["peak_memory_bytes"])
 
 
 def _plan_reference(task: Task, settings: RunSettings) -> TaskPlan:
