@@ -130,6 +130,9 @@ def _slurm_cluster(options: dict, jobs: int, results_dir: str):
         raise ConfigError("run.cluster.slurm needs dask-jobqueue: pip install 'mlfs-bench[cluster]'",
                           field="run.cluster") from None
     options = {key: value for key, value in options.items() if value is not None}
+    # each worker forks the one worker of its pool (_run_on_dask_worker): it must not be daemonic
+    options["job_script_prologue"] = [*options.get("job_script_prologue", []),
+                                      "export DASK_DISTRIBUTED__WORKER__DAEMON=False"]
     cluster = SLURMCluster(processes=options["cores"], log_directory=str(Path(results_dir) / RUN_HISTORY_FOLDER / "slurm"),
                            **options)
     cluster.scale(jobs=jobs)
