@@ -208,3 +208,15 @@ def test_paper_status_counts_out_of_budget_tasks_apart_from_remaining_work():
                                  "remaining: nothing", "out-of-budget HOG/toy/fold0: why", "tables kgrid: up to date"]
     usual = format_status([TaskStatus("VARIANCE/toy/fold0", "done")], {})
     assert usual.splitlines()[0] == "1 done, 0 missing, 0 stale, 0 failed of 1 tasks"  # the line scripts read
+
+
+def test_the_tidy_table_and_a_merge_carry_the_out_of_budget_task(memory_run, tmp_path):
+    from pipeline.results.merge import merge_folders
+    from pipeline.results.tidy import tidy_table
+
+    results = memory_run[2]
+    stopped = tidy_table(results).query("outcome == 'out_of_budget'")
+    assert list(stopped.method) == ["HOG"] and stopped.value.isna().all()
+    assert stopped.message.iloc[0].startswith("memory budget of 256 MiB per process: out of its memory budget")
+    merge_folders([results], tmp_path / "merged")
+    assert read_budget_record(tmp_path / "merged", "HOG", "toy", 0) == read_budget_record(results, "HOG", "toy", 0)

@@ -102,8 +102,8 @@ METRICS_SUFFIXES: tuple[str, ...] = (TASK_SUFFIXES["kgrid"], TASK_SUFFIXES["pgri
 
 def task_file_pattern() -> re.Pattern:
     """Any file (or candidates folder) of a task, with the groups ``dataset``, ``fold`` and ``part``
-    (the suffix): its files, tuning record, candidates folder, all-features reference."""
-    parts = (*TASK_SUFFIXES.values(), _LAYOUT["tuning_suffix"], ALL_FEATURES_SUFFIX,
+    (the suffix): its files, tuning record, candidates folder, out-of-budget record, all-features reference."""
+    parts = (*TASK_SUFFIXES.values(), _LAYOUT["tuning_suffix"], ALL_FEATURES_SUFFIX, OUT_OF_BUDGET_SUFFIX,
              _LAYOUT["candidates_suffix"])
     return re.compile(rf"(?P<dataset>.+){re.escape(_LAYOUT['fold_infix'])}(?P<fold>[0-9]+)"
                       rf"(?P<part>{'|'.join(map(re.escape, parts))})", re.DOTALL)

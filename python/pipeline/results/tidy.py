@@ -5,7 +5,8 @@
 JSON ``null``, an undefined metric, stays a missing value); each row also carries what made it
 (parameters, seeds, engine, code fingerprints, fold digest, times) and its outcome. The
 all-features reference gives rows of grid ``all_features``; the failed or interrupted tasks of the
-last run (``failures.json``) give one row each, without a metric, with their outcome and message.
+last run (``failures.json``) and the tasks stopped at their budget (their out-of-budget records)
+give one row each, without a metric, with their outcome and message.
 """
 
 from __future__ import annotations
@@ -21,8 +22,10 @@ from ..documents import read_result_file
 from ..errors import ConfigError, DataError
 from ..evaluation.metrics import METRICS
 from ..fileio import atomic_write_bytes, atomic_write_text, csv_safe_frame
-from .layout import (GRIDS, all_features_glob, REFERENCE_FOLDER, RUN_HISTORY_FOLDER, failures_path, is_seed_folder, metrics_glob,
-                     metrics_name_pattern, variant_method)
+from .budget import describe_budget, read_budget_record
+from .layout import (GRIDS, OUT_OF_BUDGET_SUFFIX, REFERENCE_FOLDER, RUN_HISTORY_FOLDER, all_features_glob,
+                     failures_path, is_seed_folder, metrics_glob, metrics_name_pattern, out_of_budget_name_pattern,
+                     variant_method)
 from .schema import read_all_features_file, read_metrics_file
 
 #: The grid value of the all-features reference's rows (ML-kNN on every feature: no grid point).
@@ -45,7 +48,7 @@ def tidy_table(results_dir: str | Path) -> pd.DataFrame:
     root = Path(results_dir)
     if not root.is_dir():
         raise ConfigError("results folder not found", file=root)
-    rows = [*_method_rows(root), *_reference_rows(root), *_failure_rows(root)]
+    rows = [*_method_rows(root), *_reference_rows(root), *_failure_rows(root), *_budget_rows(root)]
     if not rows:
         raise DataError("no metrics files, all-features references or failures found", file=root)
     frame = pd.DataFrame.from_records(rows, columns=list(COLUMNS))
@@ -144,6 +147,20 @@ def _reference_rows(root: Path) -> Iterator[dict[str, Any]]:
                   "mlknn_smooth": mlknn.get("smooth"), "source": str(path.relative_to(root))}
         for metric, value in record.metrics.items():
             yield {**common, "metric": metric, "value": value}
+
+
+def _budget_rows(root: Path) -> Iterator[dict[str, Any]]:
+    """One row per task stopped at its budget (its record; no metric): outcome ``out_of_budget``."""
+    pattern = out_of_budget_name_pattern()
+    for path in sorted(root.glob("*/*" + OUT_OF_BUDGET_SUFFIX)):
+        match = pattern.fullmatch(path.name)
+        if match is None or path.parent.name.startswith(("_", ".")):
+            continue
+        record = read_budget_record(root, path.parent.name, match["dataset"], int(match["fold"]))
+        yield {"method": variant_method(path.parent.name), "variant": path.parent.name, "dataset": match["dataset"],
+               "fold": int(match["fold"]), "outcome": "out_of_budget",
+               "message": f"{describe_budget(record['budget'], record['limit'])}: {record['message']}",
+               "time_rank_seconds": record["seconds"], "source": str(path.relative_to(root))}
 
 
 def _failure_rows(root: Path) -> Iterator[dict[str, Any]]:
