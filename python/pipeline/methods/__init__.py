@@ -12,7 +12,7 @@ from __future__ import annotations
 from importlib import metadata
 
 from ..errors import ConfigError
-from . import anchors, dagfs, grro, lrdg, lrmfs, lsmfs, rfsfs, scnmf, srfs
+from . import anchors, dagfs, grro, information_filters, lrdg, lrmfs, lsmfs, rfsfs, scnmf, srfs
 from .base import MethodSpec
 
 #: Entry-point group of installed method packages; each entry is a MethodSpec.
@@ -31,6 +31,7 @@ _SPECS: tuple[MethodSpec, ...] = (
     lsmfs.SPEC,
     lrdg.SPEC,
     rfsfs.SPEC,
+    *information_filters.SPECS.values(),
 )
 _REGISTRY = {method_spec.name: method_spec for method_spec in _SPECS}
 #: Method name -> where it came from (a plug-in file, an entry point, the shipped methods).
