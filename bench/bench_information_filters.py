@@ -13,7 +13,7 @@ bench/bench_baselines1.py makes it), cut to its first ``--features`` features (t
 loops take minutes beyond a few dozen). For each method the bench records, in
 bench/results.json, the wall time of the project's ranking (discretisation included) against the
 reference's ``KBinsDiscretizer`` + ``rank(X, y, mode="pre_eval")`` (PyIT-MLFS.py lines 46-50 and
-61) in a process of its own, ``--repeats`` runs each, with their ratio, and checks that the two
+61) in a process of its own (both on one BLAS thread), ``--repeats`` runs each, with their ratio, and checks that the two
 selection orders are equal. ``--large DATASET:ROWS`` adds the engine alone on a bigger fold
 (every feature), where the reference would take days (docs/methods/PMU.md, "Cost").
 """
@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bench_baselines1 import training_fold
+from bench_baselines1 import limit_blas_threads, training_fold
 from pipeline.cli import run_main
 from pipeline.errors import PipelineError
 from pipeline.methods import get_method
@@ -94,7 +94,7 @@ def main(argv=None) -> int:
     X_full, Y = training_fold(args.dataset, args.rows)
     X = X_full[:, : args.features]
     workload = f"{args.dataset} training fold (n {X.shape[0]}, first {X.shape[1]} features, L {Y.shape[1]})"
-    with BenchRun(__file__) as run:
+    with limit_blas_threads(1), BenchRun(__file__) as run:  # one BLAS thread, as the harness runs methods
         reference = reference_runs(args.reference, args.reference_python, X, Y, args.repeats)
         for method in CRITERIA:
             params = dict(get_method(method).defaults)
