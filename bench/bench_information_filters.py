@@ -13,8 +13,8 @@ bench/bench_baselines1.py makes it), cut to its first ``--features`` features (t
 loops take minutes beyond a few dozen). For each method the bench records, in
 bench/results.json, the wall time of the project's ranking (discretisation included) against the
 reference's ``KBinsDiscretizer`` + ``rank(X, y, mode="pre_eval")`` (PyIT-MLFS.py lines 46-50 and
-61) in a process of its own (both on one BLAS thread), ``--repeats`` runs each, with their ratio, and checks that the two
-selection orders are equal. ``--large DATASET:ROWS`` adds the engine alone on a bigger fold
+61) in a process of its own (both on one BLAS thread), ``--repeats`` runs each, with their ratio,
+and checks that the two selection orders are equal. ``--large DATASET:ROWS`` adds the engine alone on a bigger fold
 (every feature), where the reference would take days (docs/methods/PMU.md, "Cost").
 """
 

@@ -37,7 +37,8 @@ def discretise(X: np.ndarray, n_bins: int, discretiser: str) -> np.ndarray:
     The harness passes the training part only, so the bin edges never see a test row.
     """
     if discretiser not in DISCRETISERS:
-        raise ConfigError(f"unknown discretiser {discretiser!r}", field="discretiser", expected=f"one of {DISCRETISERS}")
+        raise ConfigError(f"unknown discretiser {discretiser!r}", field="discretiser",
+                          expected=f"one of {DISCRETISERS}")
     if isinstance(n_bins, bool) or int(n_bins) != n_bins or n_bins < 2:
         raise ConfigError("n_bins must be an integer of at least 2", field="n_bins", found=repr(n_bins))
     from sklearn.preprocessing import KBinsDiscretizer  # heavy: imported only when a method runs
