@@ -1,7 +1,7 @@
 """Benchmark of the information-theoretic engine (PMU, D2F, SCLS, MDMR, LRFS) against the
 reference's own loops (``Sadegh28/PyIT-MLFS``), and of the engine alone on large folds.
 
-    python bench/bench_information_filters.py --reference DIR --reference-python PYTHON
+    python bench/bench_information_filters.py [--reference DIR --reference-python PYTHON]
         [--dataset emotions] [--rows 400] [--features 8] [--repeats 3]
         [--large yeast:1500 ...]
 
@@ -15,7 +15,9 @@ bench/results.json, the wall time of the project's ranking (discretisation inclu
 reference's ``KBinsDiscretizer`` + ``rank(X, y, mode="pre_eval")`` (PyIT-MLFS.py lines 46-50 and
 61) in a process of its own (both on one BLAS thread), ``--repeats`` runs each, with their ratio,
 and checks that the two selection orders are equal. ``--large DATASET:ROWS`` adds the engine alone on a bigger fold
-(every feature), where the reference would take days (docs/methods/PMU.md, "Cost").
+(every feature), where the reference would take days (docs/methods/PMU.md, "Cost"). Without
+``--reference`` (``make bench`` on a machine without the reference) only the engine's figures are
+measured, recorded as the entry ``bench_information_filters_engine_only``.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ from pipeline.cli import run_main
 from pipeline.errors import PipelineError
 from pipeline.methods import get_method
 from pipeline.methods.information_filters import CRITERIA, selection_order
-from record import BenchRun, Measurement, measure
+from record import PARTIAL_RUNS, BenchRun, Measurement, measure
 
 REFERENCE_NAME = "PyIT-MLFS d3cfe0f (pyitlib loops)"
 #: The reference's class of each method (module, class) under its ``classes/`` folder.
@@ -76,8 +78,8 @@ def reference_runs(checkout: Path, python: str, X: np.ndarray, Y: np.ndarray, re
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--reference", type=Path, required=True, help="checkout of Sadegh28/PyIT-MLFS")
-    parser.add_argument("--reference-python", required=True, help="interpreter with pyitlib and scikit-learn")
+    parser.add_argument("--reference", type=Path, default=None, help="checkout of Sadegh28/PyIT-MLFS")
+    parser.add_argument("--reference-python", default=None, help="interpreter with pyitlib and scikit-learn")
     parser.add_argument("--dataset", default="emotions")
     parser.add_argument("--rows", type=int, default=400, help="training rows of the peer fold (default 400)")
     parser.add_argument("--features", type=int, default=8, help="first features kept for the peer fold (default 8)")
@@ -89,20 +91,25 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
-    if not (args.reference / "classes" / "pmu.py").is_file():
+    if (args.reference is None) != (args.reference_python is None):
+        raise PipelineError("--reference and --reference-python go together")
+    if args.reference is not None and not (args.reference / "classes" / "pmu.py").is_file():
         raise PipelineError(f"{args.reference} is not a PyIT-MLFS checkout (no classes/pmu.py)")
+    entry = None if args.reference is not None else PARTIAL_RUNS["bench_information_filters"][0]
     X_full, Y = training_fold(args.dataset, args.rows)
     X = X_full[:, : args.features]
     workload = f"{args.dataset} training fold (n {X.shape[0]}, first {X.shape[1]} features, L {Y.shape[1]})"
-    with limit_blas_threads(1), BenchRun(__file__) as run:  # one BLAS thread, as the harness runs methods
-        reference = reference_runs(args.reference, args.reference_python, X, Y, args.repeats)
+    with limit_blas_threads(1), BenchRun(__file__, entry=entry) as run:  # one BLAS thread, as the harness runs methods
+        reference = None if entry else reference_runs(args.reference, args.reference_python, X, Y, args.repeats)
         for method in CRITERIA:
             params = dict(get_method(method).defaults)
             ours, order = measure(selection_order, method, X, Y, params, repeats=args.repeats, warm_up=True)
-            same = order.tolist() == reference[method]["order"]
-            print(f"{method}: selection orders {'equal' if same else 'DIFFER'}")
-            run.figure(f"{method} ranking, {workload}", ours, "s",
-                       peers={REFERENCE_NAME: Measurement(tuple(reference[method]["seconds"]))})
+            peers = {}
+            if reference is not None:
+                same = order.tolist() == reference[method]["order"]
+                print(f"{method}: selection orders {'equal' if same else 'DIFFER'}")
+                peers = {REFERENCE_NAME: Measurement(tuple(reference[method]["seconds"]))}
+            run.figure(f"{method} ranking, {workload}", ours, "s", peers=peers)
         for spec in args.large:
             name, rows = spec.split(":")
             X_large, Y_large = training_fold(name, int(rows))
