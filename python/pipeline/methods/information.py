@@ -74,8 +74,8 @@ class JointCounts:
         indicators = np.zeros((n, d * bins))
         indicators[np.arange(n)[:, None], np.arange(d)[None, :] * bins + codes] = 1.0
         counts = np.arange(n + 1, dtype=np.float64)
-        # Every cell is an integer count in 0..n: looking c·log2(c) up is several times cheaper
-        # than evaluating it for the millions of cells of the (feature pair, label) tables.
+        # Every cell is an integer count in 0..n: a table look-up replaces a logarithm per cell
+        # of the (feature pair, label) tables, (d·b)² cells for each label.
         xlog2x = counts * np.log2(np.maximum(counts, 1.0))
         return cls(indicators, np.asarray(Y, dtype=np.float64), bins, xlog2x)
 
