@@ -73,7 +73,8 @@ MAX_NAME_CHARACTERS = 200
 #: A record key: a bench script's stem, or a name a script gives a partial run of its own.
 SCRIPT_NAME = re.compile(r"[A-Za-z0-9_]{1,100}", re.ASCII)
 #: The entries a script records instead of its own when it runs less than its full workload.
-PARTIAL_RUNS = {"bench_paper": ("bench_paper_subset",)}
+PARTIAL_RUNS = {"bench_paper": ("bench_paper_subset",),
+                "bench_information_filters": ("bench_information_filters_engine_only",)}
 
 
 @dataclass(frozen=True)

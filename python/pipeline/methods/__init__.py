@@ -12,7 +12,8 @@ from __future__ import annotations
 from importlib import metadata
 
 from ..errors import ConfigError
-from . import anchors, dagfs, grro, lrdg, lrmfs, lsmfs, mdfs, mfs_mcdm, mgfs, mifs, rfs, rfsfs, scnmf, srfs
+from . import (anchors, dagfs, grro, information_filters, lrdg, lrmfs, lsmfs, mdfs, mfs_mcdm, mgfs, mifs, rfs, rfsfs,
+               scnmf, srfs)
 from .base import MethodSpec
 
 #: Entry-point group of installed method packages; each entry is a MethodSpec.
@@ -36,6 +37,7 @@ _SPECS: tuple[MethodSpec, ...] = (
     mdfs.SPEC,
     mfs_mcdm.SPEC,
     mgfs.SPEC,
+    *information_filters.SPECS.values(),
 )
 _REGISTRY = {method_spec.name: method_spec for method_spec in _SPECS}
 #: Method name -> where it came from (a plug-in file, an entry point, the shipped methods).
