@@ -113,7 +113,8 @@ def write_parameter_report(results_dir: Path, folders: Sequence[str], datasets: 
                                            width_in=inches(TEXT_WIDTH_PT[columns]))
                 written += drawn
                 floats += [DocumentFigure(path.name, f"Convergence on {dataset}: the objective per iteration of each "
-                                          "method's final ranking, a line per outer fold.", f"fig:convergence_{dataset}")
+                                          "method's final ranking, a line per outer fold.",
+                                          f"fig:convergence_{dataset}")
                            for path in drawn if path.suffix == ".pdf"]
     if floats:
         written.append(atomic_write_text(out_dir / FIGURES_TEX, figures_tex(floats)))

@@ -36,11 +36,14 @@ TEXT_HEIGHT_PT = 550.0
 LANDSCAPE_WIDTH_PT = 520.0
 COLUMN_SEP_PT = 3.0
 #: Height of a table's rules (booktabs \toprule, \midrule, \bottomrule with their separations) and of the
-#: caption's skip; a caption line holds about this many points of 8 pt text per point of width.
+#: caption's skip.
 RULE_PT = 4.0
 CAPTION_SKIP_PT = 10.0
+#: Mean advance assumed for a caption's 8 pt character, spaces included (an estimate: the compile tests check
+#: that the floats fit).
+CAPTION_CHAR_PT = 4.0
 #: Share of the page a float may fill by estimate (the estimates are a few per cent off either way).
-PAGE_SHARE = 0.92
+PAGE_SHARE = 0.95
 _WIDTHS = {"digit": 4.25, "upper": 6.6, "narrow": 2.4, "space": 2.83, "sign": 7.06, "other": 4.5}
 BOLD = 1.14
 
@@ -82,7 +85,7 @@ def width_budget_pt(width_pt: float, fit_width: bool) -> float:
 
 def caption_height_pt(caption_chars: int, width_pt: float) -> float:
     """Estimated height of a caption of ``caption_chars`` characters of 8 pt text set ``width_pt`` wide."""
-    lines = math.ceil(caption_chars * _WIDTHS["other"] / width_pt) + 1  # +1: the last line and word breaks
+    lines = math.ceil(caption_chars * CAPTION_CHAR_PT / width_pt) + 1  # +1: the last line and word breaks
     return CAPTION_SKIP_PT + lines * TABLE_LINE_PT
 
 

@@ -147,8 +147,9 @@ class ScoreTable:
     layout : str
         ``split`` or ``landscape`` (:data:`~pipeline.report.layout.LAYOUTS`).
     width_pt, height_pt : float, optional
-        Width and height a part may take (default: a one-column article's, :func:`~pipeline.report.layout.part_width_pt`);
-        a table taller than a page is split into row parts, the summary rows in the last.
+        Width and height a part may take (default: a one-column article's,
+        :func:`~pipeline.report.layout.part_width_pt`); a table taller than a page is split into row
+        parts, the summary rows in the last.
     stacked : bool, optional
         Print the std under the mean in each cell (half the width, twice the height); by default
         (None) whenever that takes fewer parts.
@@ -262,7 +263,7 @@ class TablePart:
 
 
 #: Characters of a score table's caption that its template adds (direction, cell format, marking rule).
-SCORE_CAPTION_CHARS = 420
+SCORE_CAPTION_CHARS = 340
 #: Characters of the statistics table's pairwise caption that its template adds.
 PAIRWISE_CAPTION_CHARS = 900
 
@@ -312,7 +313,7 @@ class ValueTable:
     width_pt: float | None = None
 
     def parts(self) -> list[list[int]]:
-        """Column indices of each part, so that every part fits ``width_pt`` at 8 pt."""
+        """Column indices of each part, each fitting ``width_pt`` (shrunk to 7 pt at most with ``fit_width``)."""
         rows = [row for group in self.rows() for row in group]
         widths = [column_width_pt([c] + [values[j] for _, _, values in rows]) for j, c in enumerate(self.column_names)]
         fixed = (column_width_pt([self.group_header] + [g for g, _, _ in rows])
@@ -342,7 +343,7 @@ class TextTable:
     width_pt: float | None = None
 
     def parts(self) -> list[list[int]]:
-        """Indices of the columns after the first in each part, so that every part fits at 8 pt."""
+        """Indices of the columns after the first in each part, so that every part fits ``width_pt``."""
         widths = [column_width_pt([self.header[j]] + [row[j] for row in self.rows]) for j in range(len(self.header))]
         parts = split_columns(widths[0], widths[1:], _budget(self))
         return [[j + 1 for j in part] for part in parts]
@@ -374,7 +375,7 @@ class RankTable:
         return [[(t, marks[j][i]) for j, t in enumerate(row)] for i, row in enumerate(texts)]
 
     def parts(self) -> list[list[int]]:
-        """Column indices of each part, so that every part fits ``width_pt`` at 8 pt."""
+        """Column indices of each part, each fitting ``width_pt`` (shrunk to 7 pt at most with ``fit_width``)."""
         cells = self.cells()
         widths = [column_width_pt([c, "0.000"], bold=[row[j][0] for row in cells])
                   for j, c in enumerate(self.column_names)]
