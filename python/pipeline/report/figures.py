@@ -74,7 +74,7 @@ def mpl_escape(text: object) -> str:
     return str(text).replace("$", r"\$")
 
 
-def save_figure(fig, stem: str | Path, *, dpi: int = 200) -> list[Path]:
+def save_figure(fig, stem: str | Path, *, dpi: int = 120) -> list[Path]:
     """Write ``fig`` to ``stem.png`` and ``stem.pdf`` atomically, at its own size, and close it; return the paths."""
     paths = []
     for fmt in FORMATS:
