@@ -81,6 +81,8 @@ MAX_DATASET_FILE_BYTES_VARIABLE = "MLFS_MAX_DATASET_FILE_BYTES"
 
 #: Ranges a command-line option and a suite key share.
 FOLD_COUNT = option_range(1, MAX_FOLDS)
+#: Width a table part may take, in pt (``--table-width``, suite ``tables.table_width``).
+TABLE_WIDTH_PT = option_range(100, 2000)
 JOB_COUNT = option_range(1, MAX_JOBS)
 TASK_COUNT = option_range(1, MAX_TASKS_LIMIT)
 TASK_TIMEOUT = TASK_BUDGET_RANGES["task_timeout"]

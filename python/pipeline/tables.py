@@ -16,7 +16,7 @@ From one results directory (k-grid or p-grid metrics files) it writes into ``--o
 * ``benchmark_means_<grid>.csv`` (tidy: dataset, method, metric, mean, std, n_folds),
   ``stats_<grid>.json`` (every number of the statistics), ``report.md`` (the same as Markdown);
 * ``figures/``: curves per dataset and averaged over datasets, Nemenyi and Bonferroni–Dunn CD
-  diagrams (PNG + PDF);
+  diagrams (PNG + PDF; drawn at the printed width, type at least 7 pt, fonts embedded as TrueType);
 * ``main.tex``: a document that inputs every table and figure (``--pdf`` compiles it).
 
 This module only reads the command line: :func:`pipeline.report.build.build_report` makes the report.
@@ -64,14 +64,16 @@ def build_parser() -> argparse.ArgumentParser:
                         "(Nadeau and Bengio 2003; default), or paired, the plain paired t-test, which ignores "
                         "that the folds' training sets overlap")
     p.add_argument("--fit-width", action=argparse.BooleanOptionalAction, default=DEFAULTS["fit_width"],
-                   help=r"shrink a table part wider than the line to fit (default; a safety net, since wide "
-                        r"tables are split into parts that fit at 8 pt; needs \usepackage{graphicx})")
+                   help=r"shrink a table part wider than the line to fit, to 7 pt type at the least: wider or "
+                        r"taller tables are split into parts (default; needs \usepackage{graphicx}); "
+                        "--no-fit-width: parts fit at 8 pt, never shrunk")
     p.add_argument("--layout", choices=CHOICES["layout"], default=DEFAULTS["layout"],
                    help="split: wide tables become several floats spanning the text width (default); landscape: "
                         r"rotated floats, a page each, split only beyond the page height (needs \usepackage{rotating})")
     p.add_argument("--columns", type=int, choices=CHOICES["columns"], default=DEFAULTS["columns"],
-                   help="columns of the target document: the width tables are split for (345 pt for 1, default; "
-                        "505 pt for 2, where table* spans both) and main.tex's class option")
+                   help="columns of the target document: the width tables are split for and figures drawn at "
+                        "(345 pt for 1, default; 469 pt for 2, where table* and figure* span both) and main.tex's "
+                        "class option")
     p.add_argument("--table-width", type=float, default=None, metavar="PT",
                    help="width a table part may take, in pt (default: from --columns, or 520 pt in the "
                         "landscape layout)")

@@ -43,7 +43,7 @@ def test_values_are_read_as_the_command_line_reads_their_text():
     ({"folds": 0}, "--folds", "out of range"),
     ({"bayesian_rope": -1.0}, "--bayesian-rope", "out of range"),
     ({"jobs": 2000}, "--jobs", "out of range"),
-    ({"table_width": 50}, "--table-width", "--table-width must lie between 100 and 2000 pt"),
+    ({"table_width": 50}, "--table-width", "out of range (expected a number in [100, 2000]"),
     ({"caption_note": "x" * 1001}, "--caption-note", "--caption-note is too long"),
     ({"label_suffix": "a b"}, "--label-suffix", "--label-suffix may hold letters"),
 ])

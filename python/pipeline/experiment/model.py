@@ -30,7 +30,7 @@ from ..evaluation.metrics import METRICS
 from ..limits import DEFAULT_MAX_TASKS, JOB_COUNT, MAX_JOBS, MAX_SUITE_BYTES, usable_cores
 from ..methods import available_methods, get_method
 from ..names import distinct_names, validate_name
-from ..report.options import read_display_map
+from ..report.options import DOCUMENT_OPTIONS, read_display_map
 from ..results.layout import seed_folder, task_files, variant_folder
 from ..runner.claims import DEFAULT_STALE_AFTER
 from ..runner.plugins import activate_plugins, engine_options, plugin_paths
@@ -500,7 +500,8 @@ def _tables(tables: "TablesSection", methods: dict) -> dict:
     if len(set(metrics)) != len(metrics):
         raise ConfigError("a metric is listed twice", field="tables.metrics", found=metrics)
     return {"out_dir": tables.out_dir, "ref_method": ref, "display_map": tables.display_map, "metrics": metrics,
-            "figures": tables.figures, "fit_width": tables.fit_width, "fold_test": tables.fold_test}
+            "figures": tables.figures, "fold_test": tables.fold_test,
+            **{name: getattr(tables, name) for name in DOCUMENT_OPTIONS}}
 
 
 def _fold_files(folds_dir: Path, dataset: str, count: int | None) -> list[int]:

@@ -27,8 +27,9 @@ from ..documents import missing, refusal
 from ..engines import ENGINES, EVALUATORS
 from ..evaluation.metrics import METRICS
 from ..limits import (CLAIM_STALE_AFTER, DEFAULT_MAX_TASKS, DEFAULT_TASK_MEMORY, DEFAULT_TASK_TIMEOUT, FOLD_COUNT,
-                      JOB_COUNT, MAX_PATH_CHARS, RUN_OPTION_RANGES, SEED_RANGE, TASK_COUNT, TASK_MEMORY, TASK_TIMEOUT,
-                      parse_memory_size)
+                      JOB_COUNT, MAX_PATH_CHARS, RUN_OPTION_RANGES, SEED_RANGE, TABLE_WIDTH_PT, TASK_COUNT, TASK_MEMORY,
+                      TASK_TIMEOUT, parse_memory_size)
+from ..report.layout import COLUMN_COUNTS, LAYOUTS
 from ..runner.claims import DEFAULT_STALE_AFTER
 from ..runner.executors import EXECUTORS
 from ..stats.fold_tests import FOLD_TESTS
@@ -280,8 +281,13 @@ class TablesSection(Section):
     display_map: Annotated[str, Field(min_length=1, max_length=MAX_PATH_CHARS)] | None = None
     metrics: Annotated[list[Literal[METRICS]], Field(min_length=1)] | None = None  # type: ignore[valid-type]
     figures: bool = True
-    fit_width: bool = True
     fold_test: Literal[FOLD_TESTS] = FOLD_TESTS[0]  # type: ignore[valid-type]
+    # The document's layout: report.options.DOCUMENT_OPTIONS, the command line's choices and defaults.
+    columns: Literal[COLUMN_COUNTS] = COLUMN_COUNTS[0]  # type: ignore[valid-type]
+    layout: Literal[LAYOUTS] = LAYOUTS[0]  # type: ignore[valid-type]
+    table_width: Annotated[float, TABLE_WIDTH_PT.pydantic_field()] | None = None
+    fit_width: bool = True
+    pdf: bool = False
 
 
 class SuiteFile(Section):

@@ -1,7 +1,8 @@
 """The suite's parameter report: how each method's parameters were chosen, and the evidence of tuning.
 
 Read from the results folder (metrics files, tuning records, final ranking records) and written by
-:mod:`pipeline.report.tuning` into ``<tables.out_dir>/parameters/`` (docs/tuning.md). The folder
+:mod:`pipeline.report.tuning` into ``<tables.out_dir>/parameters/`` (docs/tuning.md), with
+``parameter_figures.tex`` placing every figure, captioned, in each grid's ``main.tex``. The folder
 records what it was made from, so a rerun with the same inputs leaves it as it is.
 """
 
@@ -16,9 +17,12 @@ from typing import Sequence
 import numpy as np
 
 from ..errors import DataError, PipelineError
-from ..fileio import atomic_write_json
+from ..fileio import atomic_write_json, atomic_write_text
 from ..methods import get_method
 from ..report.explorer import Sensitivity, TuningSection
+from ..report.document import DocumentFigure, figures_tex
+from ..report.figures import inches
+from ..report.layout import COLUMN_COUNTS, COLUMN_WIDTH_PT, TEXT_WIDTH_PT
 from ..report.output import prepare_output_folder
 from ..report.tuning import (CHOSEN_CAPTION, SELECTION_CAPTION, convergence_figure, level, sensitivity_figure,
                              write_table)
@@ -33,6 +37,8 @@ KINDS = {"defaults": "defaults", "declared": "declared in the suite", "inner": "
          "sweep": "test-set sweep (optimistic)"}
 SELECTION_HEADER = ["Method", "Parameters chosen by", "Details"]
 _THIS_MODULE = Path(__file__).resolve().relative_to(PACKAGE_DIR).as_posix()
+#: The figures' floats, input by each grid's main.tex with the folder's tables.
+FIGURES_TEX = "parameter_figures.tex"
 
 
 @dataclass(frozen=True)
@@ -84,9 +90,9 @@ def tuning_records(results_dir: Path, folder: str, dataset: str, folds: int) -> 
 
 
 def write_parameter_report(results_dir: Path, folders: Sequence[str], datasets: Sequence[str], folds: int,
-                           out_dir: Path, *, figures: bool = True) -> list[Path]:
+                           out_dir: Path, *, figures: bool = True, columns: int = COLUMN_COUNTS[0]) -> list[Path]:
     """Write the selection and chosen-parameter tables and (``figures``) the sensitivity and convergence
-    figures; return the written paths."""
+    figures, sized for a document of ``columns`` columns, with their floats; return the written paths."""
     out_dir = prepare_output_folder(out_dir, option="tables.out_dir")
     selections = [selection_of(results_dir, f, datasets, folds) for f in folders]
     written = write_table(out_dir, "parameter_selection", "How each method's parameters were chosen",
@@ -94,15 +100,32 @@ def write_parameter_report(results_dir: Path, folders: Sequence[str], datasets: 
     tuned = [s.folder for s in selections if s.kind == "inner"]
     if tuned:
         written += _chosen_table(results_dir, tuned, datasets, folds, out_dir)
+    floats = []
     if figures:
         for folder in tuned:
             for dataset in datasets:
-                written += _sensitivity(results_dir, folder, dataset, folds, out_dir)
+                drawn = _sensitivity(results_dir, folder, dataset, folds, out_dir,
+                                     width_in=inches(COLUMN_WIDTH_PT[columns]))
+                written += drawn
+                floats += [DocumentFigure(path.name, f"{folder} on {dataset}: the inner criterion over the candidate "
+                                          "grid, mean over the outer folds (inner-split tuning; the chosen values are "
+                                          "in the chosen-parameters table).", f"fig:sensitivity_{folder}_{dataset}",
+                                          wide=False) for path in drawn if path.suffix == ".pdf"]
         for dataset in datasets:
             traces = {folder: objective_traces(results_dir, folder, dataset, folds) for folder in folders}
             traces = {folder: lines for folder, lines in traces.items() if lines}
             if traces:
-                written += convergence_figure(out_dir / f"convergence_{dataset}", f"Convergence on {dataset}", traces)
+                drawn = convergence_figure(out_dir / f"convergence_{dataset}", f"Convergence on {dataset}", traces,
+                                           width_in=inches(TEXT_WIDTH_PT[columns]))
+                written += drawn
+                floats += [DocumentFigure(path.name, f"Convergence on {dataset}: the objective per iteration of each "
+                                          "method's final ranking, a line per outer fold.",
+                                          f"fig:convergence_{dataset}")
+                           for path in drawn if path.suffix == ".pdf"]
+    if floats:
+        written.append(atomic_write_text(out_dir / FIGURES_TEX, figures_tex(floats)))
+    else:
+        (out_dir / FIGURES_TEX).unlink(missing_ok=True)
     return written
 
 
@@ -137,7 +160,7 @@ def make_parameter_report(suite: Experiment, results_dir: Path, root: Path) -> s
     if stamp_staleness(out / MADE_FROM_FILE, stamp) is None:
         return "up to date"
     write_parameter_report(results_dir, folders, suite.datasets, len(suite.fold_indices), out,
-                           figures=suite.tables["figures"])
+                           figures=suite.tables["figures"], columns=suite.tables["columns"])
     atomic_write_json(out / MADE_FROM_FILE, stamp)
     return "made"
 
@@ -152,7 +175,8 @@ def _stamp(results_dir: Path, folders: list[str], suite: Experiment) -> dict:
                              *(files.metrics(g.mode) for g in suite.grids)):
                     inputs.update(f"{path.name}:{sha256_or_none(path)}\n".encode())
     return {"inputs_sha256": inputs.hexdigest(), "folders": folders, "datasets": list(suite.datasets),
-            "figures": suite.tables["figures"], "code_sha256": python_fingerprint(_THIS_MODULE)["sha256"]}
+            "figures": suite.tables["figures"], "columns": suite.tables["columns"],
+            "code_sha256": python_fingerprint(_THIS_MODULE)["sha256"]}
 
 
 def _chosen_table(results_dir: Path, tuned: list[str], datasets: Sequence[str], folds: int,
@@ -175,12 +199,13 @@ def chosen_table(results_dir: Path, tuned: list[str], datasets: Sequence[str], f
     return header, [[dataset] + [cells.get((dataset, f, n), "") for f, n in columns] for dataset in datasets]
 
 
-def _sensitivity(results_dir: Path, folder: str, dataset: str, folds: int, out_dir: Path) -> list[Path]:
+def _sensitivity(results_dir: Path, folder: str, dataset: str, folds: int, out_dir: Path, *,
+                 width_in: float) -> list[Path]:
     found = sensitivity(results_dir, folder, dataset, folds)
     if found is None:
         return []
     return sensitivity_figure(out_dir / f"sensitivity_{folder}_{dataset}", found.title, found.parameter_names,
-                              found.candidates, found.scores, found.label, found.higher_is_better)
+                              found.candidates, found.scores, found.label, found.higher_is_better, width_in=width_in)
 
 
 def sensitivity(results_dir: Path, folder: str, dataset: str, folds: int) -> Sensitivity | None:

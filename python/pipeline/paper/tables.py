@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ..fileio import atomic_write_json
 from ..report.build import build_report
-from ..report.options import ReportOptions
+from ..report.options import DOCUMENT_OPTIONS, ReportOptions
 from ..results.layout import MADE_FROM_FILE, REFERENCE_FOLDER, all_features_path
 from ..results.staleness import NO_STAMP, sha256_or_none, stamp_staleness
 from ..runner.fingerprint import python_fingerprint
@@ -94,7 +94,7 @@ def report_options(suite: Experiment, results_dir: Path, root: Path, grid: GridS
         ref_method=options["ref_method"], out_dir=str(table_dir(suite, root, grid)), grid=grid.mode,
         folds=len(suite.fold_indices), folds_dir=str(root / suite.folds_dir),
         display_map=None if not display_map else str(Path(suite.source_dir) / display_map),
-        metrics=list(options["metrics"]), no_figures=not options["figures"], fit_width=options["fit_width"],
-        fold_test=options["fold_test"],
+        metrics=list(options["metrics"]), no_figures=not options["figures"], fold_test=options["fold_test"],
+        **{name: options[name] for name in DOCUMENT_OPTIONS},
         seed_spread=any(entry.seeds for entry in suite.methods),
         include_tables=[str(parameter_report_dir(suite, root))], **operating_point)

@@ -4,6 +4,10 @@
 other, such as tables another module writes there, after them in name order) and ``figures.tex``
 when present, each figure in a float with a caption. It compiles with pdflatex as is; run
 :func:`write_main_tex` again after adding tables to the folder.
+
+Figures are drawn at the width they are printed at, so they are included at their natural size
+(shrunk only if one is wider than the line, which the report's figures never are): their type
+keeps its printed size.
 """
 
 from __future__ import annotations
@@ -29,22 +33,25 @@ FIGURES_PER_PAGE = 2
 
 @dataclass(frozen=True)
 class DocumentFigure:
-    """One figure float: image files (paths relative to the folder) side by side, a plain-text
-    caption (escaped when written) and a label (letters, digits, ``: _ . + -``)."""
+    """One figure float: an image file (its path relative to the folder, or a name on the document's
+    graphics path), a plain-text caption (escaped when written) and a label (letters, digits,
+    ``: _ . + -``). ``wide``: a ``figure*`` across the text width (else a ``figure``, one column)."""
 
-    files: tuple[str, ...]
+    file: str
     caption: str
     label: str
+    wide: bool = True
 
 
 def figures_tex(figures: Sequence[DocumentFigure]) -> str:
-    """``figure*`` floats for ``figures``, a page break after every few so floats never pile up."""
+    """A float for each of ``figures``, a page break after every few so floats never pile up."""
     out = []
     for i, figure in enumerate(figures):
-        width = f"{0.98 / len(figure.files):.2f}\\linewidth"
-        images = "\\hfill\n".join(f"\\includegraphics[width={width}]{{{f}}}" for f in figure.files)
-        out.append(f"\\begin{{figure*}}[tp]\n\\centering\n{images}\n\\caption{{{latex_escape(figure.caption)}}}\n"
-                   f"\\label{{{check_label(figure.label)}}}\n\\end{{figure*}}\n")
+        environment = "figure*" if figure.wide else "figure"
+        image = (f"\\resizebox{{\\ifdim\\width>\\linewidth\\linewidth\\else\\width\\fi}}{{!}}"
+                 f"{{\\includegraphics{{{figure.file}}}}}")
+        out.append(f"\\begin{{{environment}}}[tp]\n\\centering\n{image}\n\\caption{{{latex_escape(figure.caption)}}}\n"
+                   f"\\label{{{check_label(figure.label)}}}\n\\end{{{environment}}}\n")
         if (i + 1) % FIGURES_PER_PAGE == 0:
             out.append("\\clearpage\n")
     return "".join(out)
@@ -55,13 +62,16 @@ def write_main_tex(folder: str | Path, *, title: str, columns: int = 1, table_or
     """Write ``folder/main.tex`` inputting every ``table_*.tex`` there and ``figures.tex`` if present.
 
     ``table_order`` lists file names that come first, in that order (those absent are skipped);
-    every ``*.tex`` of each ``include`` folder follows (e.g. the tables of the paper's parameter
-    report), by its path relative to ``folder``.
+    every ``*.tex`` of each ``include`` folder follows (e.g. the tables and figures of the paper's
+    parameter report), by its path relative to ``folder``; the include folders are on the graphics
+    path, so their figures name their images by file name.
     """
     folder = Path(folder)
     present = sorted(p.name for p in folder.glob("table_*.tex"))
     tables = [t for t in table_order if t in present] + [t for t in present if t not in table_order]
+    graphics_path = []
     for extra in include:
+        graphics_path.append(Path(os.path.relpath(extra, folder)).as_posix() + "/")
         tables += [Path(os.path.relpath(p, folder)).as_posix() for p in sorted(Path(extra).glob("*.tex"))]
     body = "".join(f"\\input{{{t}}}\n\\clearpage\n" for t in tables)
     if (folder / FIGURES).is_file():
@@ -69,6 +79,7 @@ def write_main_tex(folder: str | Path, *, title: str, columns: int = 1, table_or
     option = ",twocolumn" if columns == 2 else ""
     text = (f"% Every table and figure of this folder; compile with: pdflatex {MAIN} (twice, for the references).\n"
             f"\\documentclass[10pt{option}]{{article}}\n" + "".join(f"\\usepackage{{{p}}}\n" for p in PACKAGES)
+            + ("\\graphicspath{" + "".join(f"{{{path}}}" for path in graphics_path) + "}\n" if graphics_path else "")
             + f"\\title{{{latex_escape(title)}}}\n\\date{{}}\n\\begin{{document}}\n\\maketitle\n"
             + f"{body}\\end{{document}}\n")
     return atomic_write_text(folder / MAIN, text)

@@ -1,12 +1,17 @@
 """Figures with matplotlib's non-interactive Agg backend: curve panels and CD diagrams.
 
 Every figure is written as PNG and PDF, atomically, with the date and software metadata removed so
-that the same input gives byte-identical files.
+that the same input gives byte-identical files. Figures are drawn at the width they are printed at
+(:data:`~pipeline.report.layout.TEXT_WIDTH_PT`), so the type sizes of :data:`STYLE` are the printed
+ones, none below :data:`~pipeline.report.layout.MIN_TYPE_PT`; the PDF embeds its fonts as TrueType
+(Type 42), which publishers accept, where matplotlib's default Type 3 fonts are refused.
 """
 
 from __future__ import annotations
 
+import functools
 import io
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping, Sequence
@@ -18,11 +23,50 @@ import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first
 import numpy as np  # noqa: E402
 
 from ..fileio import atomic_write_bytes  # noqa: E402
+from .layout import MIN_TYPE_PT, TEXT_WIDTH_PT  # noqa: E402
 
 FORMATS = ("png", "pdf")
 _METADATA = {"png": {"Software": None}, "pdf": {"CreationDate": None, "Producer": None, "Creator": None}}
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*", "<", ">", "h", "8")
 LINESTYLES = ("-", "--", "-.", ":")
+POINTS_PER_INCH = 72.27
+#: The type of every figure (printed sizes, in pt) and its embedding: the one place they are set.
+STYLE = {"pdf.fonttype": 42, "ps.fonttype": 42, "font.size": 8.0, "axes.titlesize": 8.0, "axes.labelsize": 8.0,
+         "xtick.labelsize": MIN_TYPE_PT, "ytick.labelsize": MIN_TYPE_PT, "legend.fontsize": MIN_TYPE_PT,
+         "figure.titlesize": 8.0, "axes.linewidth": 0.6, "lines.linewidth": 1.0, "lines.markersize": 3.0}
+
+
+def inches(points: float) -> float:
+    return points / POINTS_PER_INCH
+
+
+def text_inches(text: str, size_pt: float = MIN_TYPE_PT, *, bold: bool = False) -> float:
+    """Width of ``text`` set in the figures' type (its glyphs' outline, without mathtext)."""
+    from matplotlib.font_manager import FontProperties
+    from matplotlib.textpath import TextPath
+
+    font = FontProperties(size=size_pt, weight="bold" if bold else "normal")
+    return inches(TextPath((0, 0), text, prop=font).get_extents().width)
+
+
+def log_scale(ax, which: str) -> None:
+    """A logarithmic ``which`` axis (``"x"``, ``"y"``) of ``ax`` labelled in plain numbers (``100``, ``1e+06``):
+    the default labels' exponents are superscripts at 70 % of the tick size, below the smallest type."""
+    from matplotlib.ticker import FuncFormatter, NullFormatter
+
+    getattr(ax, f"set_{which}scale")("log")
+    axis = getattr(ax, f"{which}axis")
+    axis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
+    axis.set_minor_formatter(NullFormatter())
+
+
+def publication_style(draw):
+    """Run the figure function ``draw`` (which saves its figure) with :data:`STYLE`."""
+    @functools.wraps(draw)
+    def styled(*args, **kwargs):
+        with plt.rc_context(STYLE):
+            return draw(*args, **kwargs)
+    return styled
 
 
 def mpl_escape(text: object) -> str:
@@ -30,16 +74,12 @@ def mpl_escape(text: object) -> str:
     return str(text).replace("$", r"\$")
 
 
-def save_figure(fig, stem: str | Path, *, dpi: int = 120, tight: bool = False) -> list[Path]:
-    """Write ``fig`` to ``stem.png`` and ``stem.pdf`` atomically and close it; return the paths.
-
-    ``tight=True`` crops to the drawn content, at the price of one extra draw per format.
-    """
+def save_figure(fig, stem: str | Path, *, dpi: int = 120) -> list[Path]:
+    """Write ``fig`` to ``stem.png`` and ``stem.pdf`` atomically, at its own size, and close it; return the paths."""
     paths = []
     for fmt in FORMATS:
         buffer = io.BytesIO()
-        fig.savefig(buffer, format=fmt, dpi=dpi, bbox_inches="tight" if tight else None,
-                    metadata=_METADATA[fmt])
+        fig.savefig(buffer, format=fmt, dpi=dpi, metadata=_METADATA[fmt])
         paths.append(atomic_write_bytes(Path(f"{stem}.{fmt}"), buffer.getvalue()))
     plt.close(fig)
     return paths
@@ -48,8 +88,7 @@ def save_figure(fig, stem: str | Path, *, dpi: int = 120, tight: bool = False) -
 def series_style(index: int) -> dict:
     """Marker and line style of the ``index``-th series, stable across figures."""
     return {"marker": MARKERS[index % len(MARKERS)],
-            "linestyle": LINESTYLES[(index // len(MARKERS)) % len(LINESTYLES)],
-            "linewidth": 1.6, "markersize": 4.5}
+            "linestyle": LINESTYLES[(index // len(MARKERS)) % len(LINESTYLES)]}
 
 
 @dataclass
@@ -68,9 +107,17 @@ class CurvePanel:
     reference_name: str = "All features"
 
 
+def legend_columns(names: Sequence[str], width_in: float) -> int:
+    """Legend entries per row that fit ``width_in`` (an entry: its marker and line, then the name)."""
+    entry = max((text_inches(n) for n in names), default=0.0) + inches(30)
+    return max(1, min(len(names), int(width_in // entry)))
+
+
+@publication_style
 def plot_curve_panels(x, panels: Sequence[CurvePanel], stem: str | Path, *, xlabel: str,
-                      suptitle: str | None = None, ncols: int = 3) -> list[Path]:
-    """Draw mean lines with +-std bands, one panel per entry, and save PNG + PDF.
+                      suptitle: str | None = None, ncols: int = 3,
+                      width_in: float = inches(TEXT_WIDTH_PT[1])) -> list[Path]:
+    """Draw mean lines with +-std bands, one panel per entry, and save PNG + PDF ``width_in`` wide.
 
     Series names are printed literally; ``title``, ``ylabel``, ``xlabel`` and ``suptitle`` are
     matplotlib text (pass data-derived parts through :func:`mpl_escape`).
@@ -84,17 +131,18 @@ def plot_curve_panels(x, panels: Sequence[CurvePanel], stem: str | Path, *, xlab
     suptitle : str, optional
     ncols : int
         Panels per row.
+    width_in : float
+        Printed width in inches (the text width of the document).
     """
     x = np.asarray(x, dtype=float)
-    nrows = -(-len(panels) // ncols)
     ncols = min(ncols, len(panels))
-    n_series = max((len(p.series) for p in panels), default=0)
-    legend_rows = -(-n_series // 4)
-    height = 3.0 * nrows + 0.35 * legend_rows + 0.9
-    fig, axes = plt.subplots(nrows, ncols, figsize=(4.2 * ncols, height), squeeze=False)
-    # Fixed margins instead of tight_layout: one draw per format keeps regeneration fast.
-    fig.subplots_adjust(left=0.08, right=0.98, top=1 - 0.55 / height,
-                        bottom=(0.75 + 0.35 * legend_rows) / height, wspace=0.3, hspace=0.45)
+    nrows = -(-len(panels) // ncols)
+    names = [mpl_escape(n) for n in dict.fromkeys(n for p in panels for n in p.series)]
+    names += [mpl_escape(p.reference_name) for p in panels if p.reference is not None][:1]
+    legend_rows = -(-len(names) // legend_columns(names, width_in)) if names else 0
+    height = nrows * 0.8 * width_in / ncols + inches(10) * (legend_rows + 1) + inches(14) * bool(suptitle)
+    # constrained layout fits the labels inside the figure: its size is the printed size
+    fig, axes = plt.subplots(nrows, ncols, figsize=(width_in, height), squeeze=False, layout="constrained")
     for ax in axes.flat[len(panels):]:
         ax.set_visible(False)
     handles = {}
@@ -106,24 +154,28 @@ def plot_curve_panels(x, panels: Sequence[CurvePanel], stem: str | Path, *, xlab
                 ax.fill_between(x, np.asarray(mean) - std, np.asarray(mean) + std,
                                 color=line.get_color(), alpha=0.15, linewidth=0)
         if panel.reference is not None and np.isfinite(panel.reference):
-            line = ax.axhline(panel.reference, color="black", linestyle=(0, (6, 3)), linewidth=1.2)
+            line = ax.axhline(panel.reference, color="black", linestyle=(0, (6, 3)), linewidth=1.0)
             handles.setdefault(f"\0{panel.reference_name}", line)
-        ax.set_title(panel.title, fontsize=10)
-        ax.set_xlabel(xlabel)
+        ax.set_title(panel.title)
         ax.set_ylabel(panel.ylabel)
         ax.grid(True, alpha=0.3)
+    fig.supxlabel(xlabel, fontsize=STYLE["axes.labelsize"])  # once: the panels share the x axis
     if suptitle:
         fig.suptitle(suptitle)
-    fig.legend(list(handles.values()), [mpl_escape(n.lstrip("\0")) for n in handles], loc="lower center",
-               ncol=min(4, max(1, len(handles))), frameon=False)
+    labels = [mpl_escape(n.lstrip("\0")) for n in handles]
+    if handles:
+        fig.legend(list(handles.values()), labels, loc="outside lower center",
+                   ncol=legend_columns(labels, width_in), frameon=False)
     return save_figure(fig, stem)
 
 
+@publication_style
 def plot_cd_diagram(avg_ranks: Mapping[str, float], cd: float, stem: str | Path, *,
                     cliques: Sequence[Sequence[str]] = (), alpha: float = 0.05,
-                    title: str | None = None, control: str | None = None) -> list[Path]:
-    """Critical-difference diagram: an axis of average ranks (1 = best, on the left), one label
-    per method, the CD bar and a thick line joining each group of methods not significantly
+                    title: str | None = None, control: str | None = None,
+                    width_in: float = inches(TEXT_WIDTH_PT[1])) -> list[Path]:
+    """Critical-difference diagram ``width_in`` wide: an axis of average ranks (1 = best, on the left),
+    one label per method, the CD bar and a thick line joining each group of methods not significantly
     different (Nemenyi). With ``control`` (Bonferroni–Dunn), a thick line spans the control's
     rank ± CD instead: methods outside it differ significantly from the control, whose label is bold.
 
@@ -142,37 +194,45 @@ def plot_cd_diagram(avg_ranks: Mapping[str, float], cd: float, stem: str | Path,
     if control is not None:
         centre = avg_ranks[control]
         spans = [(max(1.0, centre - cd), min(float(k), centre + cd))]
-    height = 1.4 + 0.32 * half + 0.18 * len(spans)
-    fig, ax = plt.subplots(figsize=(7.0, height))
-    ax.set_xlim(0.3, k + 0.7)
+    labels = {name: f"{mpl_escape(name)} ({avg_ranks[name]:.2f})" for name in names}
+    # Inches on both sides for the labels (the control's in bold); the ranks 1..k share the rest.
+    margin = max(text_inches(t, STYLE["font.size"], bold=name == control) for name, t in labels.items()) + 0.15
+    per_rank = max(width_in - 2 * margin, 0.5) / max(k - 1, 1)
+    tick_step = math.ceil(inches(2.5 * MIN_TYPE_PT) / per_rank)  # rank numbers at least two digits apart
+    row = inches(11)  # one label line of 8 pt type
+    top = inches(14) * bool(title)
+    axis_y = top + 0.55
+    label_y = axis_y + 0.1 + 0.1 * (len(spans) + 1)
+    height = label_y + row * half + 0.1
+    fig = plt.figure(figsize=(width_in, height))
+    ax = fig.add_axes((0, 0, 1, 1))  # one data unit across is ``per_rank`` inches, one down is an inch
+    ax.set_xlim(1 - margin / per_rank, 1 + (width_in - margin) / per_rank)
     ax.set_ylim(height, 0)
     ax.axis("off")
-    axis_y = 0.9
-    ax.plot([1, k], [axis_y, axis_y], color="black", linewidth=1)
+    ax.plot([1, k], [axis_y, axis_y], color="black", linewidth=0.8)
     for tick in np.arange(1, k + 0.01, 0.5):
-        size = 0.1 if float(tick).is_integer() else 0.05
-        ax.plot([tick, tick], [axis_y - size, axis_y], color="black", linewidth=0.8)
-        if float(tick).is_integer():
-            ax.text(tick, axis_y - 0.15, f"{int(tick)}", ha="center", va="bottom", fontsize=9)
-    ax.plot([1, 1 + cd], [0.35, 0.35], color="black", linewidth=1.4)
+        size = 0.07 if float(tick).is_integer() else 0.035
+        ax.plot([tick, tick], [axis_y - size, axis_y], color="black", linewidth=0.6)
+        if float(tick).is_integer() and (tick - 1) % tick_step == 0:
+            ax.text(tick, axis_y - 0.09, f"{int(tick)}", ha="center", va="bottom", fontsize=MIN_TYPE_PT)
+    bar_y = top + 0.25
+    ax.plot([1, 1 + cd], [bar_y, bar_y], color="black", linewidth=1.0)
     for end in (1, 1 + cd):
-        ax.plot([end, end], [0.3, 0.4], color="black", linewidth=1)
-    ax.text(1 + cd / 2, 0.28, f"CD = {cd:.3f} ($\\alpha$ = {alpha:g})", ha="center", va="bottom", fontsize=8)
-    clique_y = axis_y + 0.18
+        ax.plot([end, end], [bar_y - 0.04, bar_y + 0.04], color="black", linewidth=0.8)
+    ax.text(1 + cd / 2, bar_y - 0.05, f"CD = {cd:.3f} ($\\alpha$ = {alpha:g})", ha="center", va="bottom")
+    clique_y = axis_y + 0.1
     for low, high in spans:
-        ax.plot([low - 0.03, high + 0.03], [clique_y, clique_y], color="black", linewidth=3)
-        clique_y += 0.18
-    label_y = clique_y + 0.15
+        ax.plot([low - 0.03, high + 0.03], [clique_y, clique_y], color="black", linewidth=2.5)
+        clique_y += 0.1
+    gap = 0.05 / per_rank
     for i, name in enumerate(names):
-        rank = avg_ranks[name]
         left = i < half
-        row = i if left else k - 1 - i
-        y = label_y + 0.32 * row
-        x_text = 0.4 if left else k + 0.6
-        ax.plot([rank, rank, x_text + (0.05 if left else -0.05)], [axis_y, y, y],
-                color="black", linewidth=0.8)
-        ax.text(x_text, y, f"{mpl_escape(name)} ({rank:.2f})", ha="right" if left else "left", va="center",
-                fontsize=9, fontweight="bold" if name == control else "normal")
+        y = label_y + row * (i if left else k - 1 - i)
+        x_text = 1 - 2 * gap if left else k + 2 * gap
+        ax.plot([avg_ranks[name], avg_ranks[name], x_text + (gap if left else -gap)], [axis_y, y, y],
+                color="black", linewidth=0.6)
+        ax.text(x_text, y, labels[name], ha="right" if left else "left", va="center",
+                fontweight="bold" if name == control else "normal")
     if title:
-        ax.set_title(title, fontsize=10)
-    return save_figure(fig, stem, tight=True)
+        ax.text((1 + k) / 2, 0.04, title, ha="center", va="top")
+    return save_figure(fig, stem)

@@ -30,7 +30,7 @@ from ..stats.fold_tests import PAIRED_T_TEST, min_signed_rank_p, significance_ma
 from .fold_design import design_note, fold_designs
 from .explorer import ExplorerExtras, write_explorer
 from .document import FIGURES, DocumentFigure, compile_pdf, figures_tex, write_main_tex
-from .layout import DEFAULT_WIDTH_PT
+from .layout import TEXT_WIDTH_PT, part_height_pt, part_width_pt
 from .options import ReportOptions, read_display_map
 from .output import prepare_output_folder
 from .tables import (BASELINE_NAME, CellNote, RankTable, ScoreTable, StatsBlock, StatsRow, StatsTable, TextTable,
@@ -40,8 +40,6 @@ from .tables import (BASELINE_NAME, CellNote, RankTable, ScoreTable, StatsBlock,
                      render_value_table_latex, render_value_table_markdown)
 
 SIG_ALPHA = 0.05
-#: Text width a table part may take for a one- or two-column 10 pt article (``table*`` spans both columns).
-COLUMN_WIDTH_PT = {1: DEFAULT_WIDTH_PT["split"], 2: 505.0}
 ENGINE_NAMES = {"python": "Python (NumPy)", "octave": "GNU Octave", "matlab": "MATLAB"}
 FEWER_FOLDS_NOTE = "averaged over fewer folds than expected (see report.md)."
 DEGENERATE_NOTE = ("in at least one fold, more than half of the selected features are constant on the "
@@ -109,8 +107,9 @@ class TableJob:
         self.all_features = agg.summarise(agg.read_all_features(options.results_dir, self.results.datasets,
                                                                 self.results.expected_folds,
                                                                 self.results.fold_digests()))
-        split_width = COLUMN_WIDTH_PT[options.columns] if options.layout == "split" else None
-        self.layout = {"layout": options.layout, "width_pt": options.table_width or split_width}
+        self.layout = {"layout": options.layout,
+                       "width_pt": part_width_pt(options.layout, options.columns, options.table_width)}
+        self.height_pt = part_height_pt(options.layout, options.columns)
         self.seed_runs = agg.seed_runs(self.results)
         self.engines = agg.ranking_engines(self.results)
         if options.seed_spread and not self.seed_runs:
@@ -242,7 +241,8 @@ class TableJob:
                           win_tie_loss=wtl, reference=reference, notes=notes,
                           spread_over=self.fold_counts(), fit_width=self.options.fit_width,
                           baseline_means=None if baseline is None else baseline[0],
-                          baseline_stds=None if baseline is None else baseline[1], **self.layout)
+                          baseline_stds=None if baseline is None else baseline[1], height_pt=self.height_pt,
+                          **self.layout)
 
     def significant_cells(self, metric: str, lower: bool) -> tuple[frozenset, frozenset]:
         """Cells significantly worse / better than the reference on their dataset (the test of
@@ -325,7 +325,7 @@ class TableJob:
                           label=self.label("time"), notes=[CellNote("dagger", FEWER_FOLDS_NOTE,
                                                                     self._fewer_folds(mean, n))],
                           spread_over=self.fold_counts(), digits=3, significant=True,
-                          fit_width=self.options.fit_width, **self.layout)
+                          fit_width=self.options.fit_width, height_pt=self.height_pt, **self.layout)
 
     def engine_sentence(self) -> str:
         """``Engines: Python (NumPy): DAGFS; GNU Octave: LRMFS, MIFS.`` from the ranking records."""
@@ -395,7 +395,7 @@ class TableJob:
         caption = f"Statistical comparison over datasets. {self.operating_point()}"
         return StatsTable(blocks, self.name(self.options.ref_method), self.caption(caption), self.label("stats"),
                           alpha=SIG_ALPHA, cd_alpha=SIG_ALPHA, bayesian=self.options.bayesian_rope is not None,
-                          fit_width=self.options.fit_width, layout=self.options.layout)
+                          fit_width=self.options.fit_width, height_pt=self.height_pt, **self.layout)
 
     @staticmethod
     def bonferroni_dunn_cd(c: Comparison) -> float:
@@ -507,24 +507,27 @@ class TableJob:
         names = ", ".join(agg.METRIC_DISPLAY[m] for m in self.curve_metrics())
         axis = "the number of selected features k" if grid == "kgrid" else "the percentage of selected features"
         reference = f"; dashed line: {BASELINE_NAME} (ML-kNN on every feature)" if not self.all_features.empty else ""
-        out = [DocumentFigure((f"{folder}/curves_{grid}_{d}.pdf",),
+        out = [DocumentFigure(f"{folder}/curves_{grid}_{d}.pdf",
                               f"{self.name(d)}: {names} against {axis}, mean over the folds, band = ±1 sample "
                               f"std{reference}.", f"fig:curves_{grid}_{d}")
                for d in self.results.datasets if (self.out / folder / f"curves_{grid}_{d}.pdf").is_file()]
         if (self.out / folder / f"curves_{grid}_mean.pdf").is_file():
-            out.append(DocumentFigure((f"{folder}/curves_{grid}_mean.pdf",),
+            out.append(DocumentFigure(f"{folder}/curves_{grid}_mean.pdf",
                                       f"{names} against {axis}: unweighted mean over the "
                                       f"{len(self.results.datasets)} datasets of the fold-mean curves{reference}.",
                                       f"fig:curves_{grid}_mean"))
         for metric, c in self.comparisons.items():
             reference_name = self.name(self.options.ref_method)
+            ranks = f"{agg.METRIC_DISPLAY[metric]}: average ranks over {len(c.blocks)} datasets (1 = best)"
             out.append(DocumentFigure(
-                (f"{folder}/cd_{grid}_{metric}.pdf", f"{folder}/cd_bd_{grid}_{metric}.pdf"),
-                f"{agg.METRIC_DISPLAY[metric]}: average ranks over {len(c.blocks)} datasets (1 = best). Left: "
-                f"Nemenyi's test, CD = {c.nemenyi_cd[SIG_ALPHA]:.3f}; methods joined by a bar do not differ "
-                f"significantly. Right: Bonferroni-Dunn test against {reference_name}, CD = "
-                f"{self.bonferroni_dunn_cd(c):.3f}; methods outside the bar around {reference_name} differ "
-                f"significantly from it (alpha = {SIG_ALPHA:g}).", f"fig:cd_{grid}_{metric}"))
+                f"{folder}/cd_{grid}_{metric}.pdf",
+                f"{ranks}, Nemenyi's test, CD = {c.nemenyi_cd[SIG_ALPHA]:.3f} (alpha = {SIG_ALPHA:g}); methods "
+                "joined by a bar do not differ significantly.", f"fig:cd_{grid}_{metric}"))
+            out.append(DocumentFigure(
+                f"{folder}/cd_bd_{grid}_{metric}.pdf",
+                f"{ranks}, Bonferroni-Dunn test against {reference_name}, CD = {self.bonferroni_dunn_cd(c):.3f} "
+                f"(alpha = {SIG_ALPHA:g}); methods outside the bar around {reference_name} differ significantly "
+                "from it.", f"fig:cd_bd_{grid}_{metric}"))
         return out
 
     def stats_json(self) -> dict:
@@ -590,17 +593,19 @@ class TableJob:
             if metric not in self.excluded:
                 self.metric_table(metric)
         tasks = self._curve_tasks(fig.CurvePanel)
+        width = {"width_in": fig.inches(TEXT_WIDTH_PT[self.options.columns])}
+        tasks = [(func, args, {**kwargs, **width}) for func, args, kwargs in tasks]
         for metric, c in self.comparisons.items():
             ranks = {self.name(m): r for m, r in zip(c.methods, c.avg_ranks)}
             title = f"{agg.METRIC_DISPLAY[metric]} ({len(c.blocks)} datasets)"
             tasks.append((fig.plot_cd_diagram, (ranks, c.nemenyi_cd[SIG_ALPHA],
                                                  self.out / "figures" / f"cd_{self.options.grid}_{metric}"), {
                 "alpha": SIG_ALPHA, "cliques": [[self.name(m) for m in g] for g in c.cliques[SIG_ALPHA]],
-                "title": f"Nemenyi: {title}"}))
+                "title": f"Nemenyi: {title}", **width}))
             tasks.append((fig.plot_cd_diagram, (ranks, self.bonferroni_dunn_cd(c),
                                                  self.out / "figures" / f"cd_bd_{self.options.grid}_{metric}"), {
                 "alpha": SIG_ALPHA, "control": self.name(self.options.ref_method),
-                "title": f"Bonferroni-Dunn vs {self.name(self.options.ref_method)}: {title}"}))
+                "title": f"Bonferroni-Dunn vs {self.name(self.options.ref_method)}: {title}", **width}))
         workers = worker_count(self.options.jobs, len(tasks))
         if workers > 1:
             with ProcessPoolExecutor(workers) as pool:
@@ -658,7 +663,8 @@ class TableJob:
 
     @staticmethod
     def _ylabel(metric: str) -> str:
-        return f"{agg.METRIC_DISPLAY[metric]} ({'lower' if metric in agg.LOWER_IS_BETTER else 'higher'} is better)"
+        """The y axis of a curve panel (the panel's title names the metric: a shorter label fits beside it)."""
+        return f"{'lower' if metric in agg.LOWER_IS_BETTER else 'higher'} is better"
 
 
 def _span(sizes: tuple[int, int]) -> str:

@@ -17,19 +17,22 @@ from ..cli import check_option_bounds
 from ..documents import CONFIG_LIMITS, read_document
 from ..errors import ConfigError
 from ..evaluation.metrics import METRICS
-from ..limits import FOLD_COUNT, JOB_COUNT, MAX_CAPTION_NOTE_CHARS, MAX_DISPLAY_MAP_ENTRIES, RUN_OPTION_RANGES
+from ..limits import (FOLD_COUNT, JOB_COUNT, MAX_CAPTION_NOTE_CHARS, MAX_DISPLAY_MAP_ENTRIES, RUN_OPTION_RANGES,
+                      TABLE_WIDTH_PT)
 from ..validation import option_range
 from ..stats.fold_tests import FOLD_TESTS
-from .layout import LAYOUTS
+from .layout import COLUMN_COUNTS, LAYOUTS
 from .tables import check_label
 
 #: Largest display map read (the paper's has a few dozen entries of a few bytes each).
 DISPLAY_MAP_LIMITS = replace(CONFIG_LIMITS, max_bytes=256 << 10, max_depth=1, max_string_chars=200)
 #: Ranges of the numeric options.
 OPTION_BOUNDS = {"--folds": FOLD_COUNT, "--jobs": JOB_COUNT, "--bayesian-rope": option_range(0, 1e6),
-                 "--p-target": RUN_OPTION_RANGES["p_target"]}
+                 "--p-target": RUN_OPTION_RANGES["p_target"], "--table-width": TABLE_WIDTH_PT}
 #: Values an option may take (the command line offers the same choices).
-CHOICES = {"metrics": METRICS, "grid": GRIDS, "layout": LAYOUTS, "columns": (1, 2), "fold_test": FOLD_TESTS}
+CHOICES = {"metrics": METRICS, "grid": GRIDS, "layout": LAYOUTS, "columns": COLUMN_COUNTS, "fold_test": FOLD_TESTS}
+#: The options of the document's layout a suite's ``tables:`` section takes too, under the same names.
+DOCUMENT_OPTIONS = ("columns", "layout", "table_width", "fit_width", "pdf")
 
 
 def read_display_map(path: str | Path | None) -> dict[str, str]:
@@ -78,8 +81,8 @@ class ReportOptions:
     bayesian_rope: float | None = None
     fold_test: str = FOLD_TESTS[0]
     fit_width: bool = True
-    layout: str = "split"
-    columns: int = 1
+    layout: str = LAYOUTS[0]
+    columns: int = COLUMN_COUNTS[0]
     table_width: float | None = None
     folds_dir: str | None = None
     pdf: bool = False
@@ -109,9 +112,6 @@ class ReportOptions:
         check_option_bounds(self, OPTION_BOUNDS)
         if self.metrics and len(set(self.metrics)) != len(self.metrics):
             raise ConfigError("--metrics lists a metric twice", field="--metrics", found=self.metrics)
-        if self.table_width is not None and not 100 <= self.table_width <= 2000:
-            raise ConfigError("--table-width must lie between 100 and 2000 pt", field="--table-width",
-                              found=self.table_width)
         if len(self.caption_note) > MAX_CAPTION_NOTE_CHARS:
             raise ConfigError("--caption-note is too long", field="--caption-note",
                               expected=f"at most {MAX_CAPTION_NOTE_CHARS} characters", found=len(self.caption_note))

@@ -17,8 +17,8 @@ import numpy as np
 
 from ..stats.signed_rank import EXACT_MAX_NONZERO
 from .latex import latex_environment, latex_escape
-from .layout import (COLUMN_SEP_PT, DEFAULT_WIDTH_PT, TYPE_SIZE, column_width_pt, float_environment,
-                     split_columns, split_rows)
+from .layout import (COLUMN_SEP_PT, TYPE_SIZE, column_width_pt, float_environment, part_height_pt, part_width_pt,
+                     rows_per_float, split_columns, split_rows, split_rows_evenly, width_budget_pt)
 
 TIE_TOLERANCE = 1e-12
 MISSING = "--"
@@ -139,15 +139,18 @@ class ScoreTable:
         Decimals; with ``significant``, significant digits of each mean, its std getting the same
         decimals (e.g. running times from milliseconds to hours).
     fit_width : bool
-        Shrink the tabular to ``\\textwidth`` when it is wider (needs ``graphicx``); a safety net,
-        since wide tables are split into parts (``layout``, ``width_pt``) that fit at 8 pt.
+        Shrink a part wider than the line to the line (needs ``graphicx``), to no less than
+        :data:`~pipeline.report.layout.MIN_TYPE_PT` type: parts are split to fit at that size. Without
+        it, parts are split to fit at 8 pt.
     baseline_means, baseline_stds : ndarray, shape (n_rows,), optional
         A reference outside the comparison (e.g. ML-kNN on all features): a column named
         ``baseline_name`` after the row names in every part, never marked or ranked; NaN: ``--``.
     layout : str
         ``split`` or ``landscape`` (:data:`~pipeline.report.layout.LAYOUTS`).
-    width_pt : float, optional
-        Width a part may take (default: the layout's, :data:`~pipeline.report.layout.DEFAULT_WIDTH_PT`).
+    width_pt, height_pt : float, optional
+        Width and height a part may take (default: a one-column article's,
+        :func:`~pipeline.report.layout.part_width_pt`); a table taller than a page is split into row
+        parts, the summary rows in the last.
     stacked : bool, optional
         Print the std under the mean in each cell (half the width, twice the height); by default
         (None) whenever that takes fewer parts.
@@ -174,6 +177,7 @@ class ScoreTable:
     baseline_name: str = BASELINE_NAME
     layout: str = "split"
     width_pt: float | None = None
+    height_pt: float | None = None
     stacked: bool | None = None
 
     def cells(self) -> list[list[tuple[str, str | None, str, list[CellNote]]]]:
@@ -196,12 +200,25 @@ class ScoreTable:
             return None
         return [self._texts(m, s) for m, s in zip(self.baseline_means, self.baseline_stds)]
 
-    def arrangement(self) -> tuple[bool, list[list[int]]]:
-        """(stacked cells?, column indices of each part) so that every part fits ``width_pt`` at 8 pt."""
+    def arrangement(self) -> tuple[bool, list[TablePart]]:
+        """(stacked cells?, the parts) so that every part fits the page (``width_pt``, ``height_pt``):
+        the arrangement with fewer parts, unstacked on a tie."""
         choices = [self.stacked] if self.stacked is not None else [False, True]
-        options = [(len(parts), stacked, parts) for stacked in choices for parts in [self._parts(stacked)]]
+        options = []
+        for stacked in choices:
+            columns = self._parts(stacked)
+            summary_lines = (self.avg_ranks is not None) + (self.win_tie_loss is not None)
+            rows = split_rows_evenly(len(self.row_names), rows_per_float(
+                _height(self), _width(self), self._caption_chars(), other_lines=1 + summary_lines,
+                rules=3 + (summary_lines > 0), row_lines=2 if stacked else 1))
+            parts = [TablePart(c, r, r is rows[-1]) for c in columns for r in rows]
+            options.append((len(parts), stacked, parts))
         _, stacked, parts = min(options, key=lambda option: option[:2])
         return stacked, parts
+
+    def _caption_chars(self) -> int:
+        """Characters of the first part's caption: the table's, its notes' and the template's sentences."""
+        return len(self.caption) + sum(len(n.text) + 4 for n in self.used_notes()) + SCORE_CAPTION_CHARS
 
     def _parts(self, stacked: bool) -> list[list[int]]:
         cells = self.cells()
@@ -216,7 +233,7 @@ class ScoreTable:
         if baseline is not None:
             fixed += column_width_pt([self.baseline_name] + [t for m, s in baseline
                                                              for t in _cell_lines((m, s, "", []), stacked)])
-        return split_columns(fixed, widths, self.width_pt or DEFAULT_WIDTH_PT[self.layout])
+        return split_columns(fixed, widths, _budget(self))
 
     def _summary_texts(self, j: int) -> list[str]:
         texts = [] if self.avg_ranks is None else [self.rank_cells()[j][0]]
@@ -235,6 +252,35 @@ class ScoreTable:
         """Win/tie/loss row: each column's record against the reference (``--`` for the reference)."""
         return ["/".join(map(str, self.win_tie_loss[c])) if c in self.win_tie_loss else MISSING
                 for c in self.column_names]
+
+
+@dataclass(frozen=True)
+class TablePart:
+    """One float of a table: its column indices, its row indices and whether the summary rows close it."""
+
+    columns: list[int]
+    rows: list[int]
+    summary: bool = True
+
+
+#: Characters of a score table's caption that its template adds (direction, cell format, marking rule).
+SCORE_CAPTION_CHARS = 340
+#: Characters of the statistics table's pairwise caption that its template adds.
+PAIRWISE_CAPTION_CHARS = 900
+
+
+def _width(table) -> float:
+    """Width a part of ``table`` may take (its ``width_pt``, else its layout's in a one-column article)."""
+    return table.width_pt or part_width_pt(table.layout, 1)
+
+
+def _height(table) -> float:
+    return table.height_pt or part_height_pt(table.layout, 1)
+
+
+def _budget(table) -> float:
+    """Natural width a part of ``table`` may have (wider with ``fit_width``, which shrinks it to the line)."""
+    return width_budget_pt(_width(table), table.fit_width)
 
 
 def _cell_lines(cell, stacked: bool) -> list[str]:
@@ -268,12 +314,12 @@ class ValueTable:
     width_pt: float | None = None
 
     def parts(self) -> list[list[int]]:
-        """Column indices of each part, so that every part fits ``width_pt`` at 8 pt."""
+        """Column indices of each part, each fitting ``width_pt`` (shrunk to 7 pt at most with ``fit_width``)."""
         rows = [row for group in self.rows() for row in group]
         widths = [column_width_pt([c] + [values[j] for _, _, values in rows]) for j, c in enumerate(self.column_names)]
         fixed = (column_width_pt([self.group_header] + [g for g, _, _ in rows])
                  + column_width_pt([self.row_header] + [name for _, name, _ in rows]))
-        return split_columns(fixed, widths, self.width_pt or DEFAULT_WIDTH_PT[self.layout])
+        return split_columns(fixed, widths, _budget(self))
 
     def rows(self) -> list[list[tuple[str, str, list[str]]]]:
         """Per group, per row: (group text or "", row name, formatted values)."""
@@ -298,9 +344,9 @@ class TextTable:
     width_pt: float | None = None
 
     def parts(self) -> list[list[int]]:
-        """Indices of the columns after the first in each part, so that every part fits at 8 pt."""
+        """Indices of the columns after the first in each part, so that every part fits ``width_pt``."""
         widths = [column_width_pt([self.header[j]] + [row[j] for row in self.rows]) for j in range(len(self.header))]
-        parts = split_columns(widths[0], widths[1:], self.width_pt or DEFAULT_WIDTH_PT[self.layout])
+        parts = split_columns(widths[0], widths[1:], _budget(self))
         return [[j + 1 for j in part] for part in parts]
 
 
@@ -330,12 +376,12 @@ class RankTable:
         return [[(t, marks[j][i]) for j, t in enumerate(row)] for i, row in enumerate(texts)]
 
     def parts(self) -> list[list[int]]:
-        """Column indices of each part, so that every part fits ``width_pt`` at 8 pt."""
+        """Column indices of each part, each fitting ``width_pt`` (shrunk to 7 pt at most with ``fit_width``)."""
         cells = self.cells()
         widths = [column_width_pt([c, "0.000"], bold=[row[j][0] for row in cells])
                   for j, c in enumerate(self.column_names)]
         fixed = column_width_pt(["Method", *self.row_names, *self.summary_rows])
-        return split_columns(fixed, widths, self.width_pt or DEFAULT_WIDTH_PT[self.layout])
+        return split_columns(fixed, widths, _budget(self))
 
 
 @dataclass
@@ -392,14 +438,19 @@ class StatsTable:
     bayesian: bool = False
     fit_width: bool = True
     layout: str = "split"
+    width_pt: float | None = None
+    height_pt: float | None = None
 
     def wilcoxon_methods(self) -> set[str]:
         return {r.wilcoxon_method for b in self.blocks for r in b.rows}
 
     def pairwise_parts(self) -> list[list[StatsBlock]]:
-        """The blocks with comparisons, grouped into floats of at most ``MAX_ROWS`` rows."""
+        """The blocks with comparisons, grouped into floats that fit a page with the caption."""
         blocks = [b for b in self.blocks if b.rows]
-        return [[blocks[i] for i in group] for group in split_rows([len(b.rows) + 1 for b in blocks])] if blocks else []
+        max_rows = rows_per_float(_height(self), _width(self), len(self.caption) + PAIRWISE_CAPTION_CHARS,
+                                  other_lines=1)
+        return [[blocks[i] for i in group] for group in split_rows([len(b.rows) + 1 for b in blocks], max_rows)
+                ] if blocks else []
 
 
 def check_label(label: str) -> str:

@@ -20,7 +20,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from ..fileio import atomic_write_text
-from .figures import mpl_escape, save_figure, series_style
+from .figures import inches, log_scale, mpl_escape, publication_style, save_figure, series_style
+from .layout import COLUMN_WIDTH_PT, TEXT_WIDTH_PT
 from .latex import latex_environment
 from .tables import markdown_escape
 
@@ -42,22 +43,30 @@ def write_table(out_dir: Path, stem: str, title: str, caption: str, header: list
             atomic_write_text(out_dir / f"{stem}.tex", latex)]
 
 
+#: Panels per row of a convergence figure.
+CONVERGENCE_COLUMNS = 3
+
+
+@publication_style
 def sensitivity_figure(stem: Path, title: str, names: list[str], candidates: list[dict], scores: np.ndarray,
-                       label: str, higher_is_better: bool) -> list[Path]:
-    """The criterion ``scores`` (one per candidate, in the order of ``candidates``) over the grid."""
+                       label: str, higher_is_better: bool, *, width_in: float = inches(COLUMN_WIDTH_PT[1])
+                       ) -> list[Path]:
+    """The criterion ``scores`` (one per candidate, in the order of ``candidates``) over the grid, drawn
+    ``width_in`` wide (a column of the document)."""
+    size = (width_in, 0.7 * width_in)
     if len(names) == 1:
-        fig, ax = plt.subplots(figsize=(4.6, 3.2))
+        fig, ax = plt.subplots(figsize=size, layout="constrained")
         values = [c[names[0]] for c in candidates]
         if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
             order = np.argsort(values, kind="stable")
             ax.plot(np.asarray(values, dtype=float)[order], scores[order], **series_style(0))
             if min(values) > 0 and max(values) / min(values) >= 100:
-                ax.set_xscale("log")
+                log_scale(ax, "x")
         else:
             ax.plot(range(len(values)), scores, **series_style(0))
             ax.set_xticks(range(len(values)), [mpl_escape(v) for v in values])
         ax.set_xlabel(mpl_escape(names[0]))
-        ax.set_ylabel(mpl_escape(label), fontsize=7)
+        ax.set_ylabel(mpl_escape(label))
     else:
         rows, cols = _levels(candidates, names[0]), _levels(candidates, names[1])
         grid = np.full((len(rows), len(cols)), np.nan)
@@ -65,33 +74,42 @@ def sensitivity_figure(stem: Path, title: str, names: list[str], candidates: lis
             i, j = rows.index(level(candidate[names[0]])), cols.index(level(candidate[names[1]]))
             if not math.isnan(value) and (math.isnan(grid[i, j]) or (value > grid[i, j]) == higher_is_better):
                 grid[i, j] = value  # with more than two tuned parameters: the best over the others
-        fig, ax = plt.subplots(figsize=(4.8, 3.6))
+        fig, ax = plt.subplots(figsize=size, layout="constrained")
         image = ax.imshow(grid, cmap="viridis" if higher_is_better else "viridis_r", aspect="auto", origin="lower")
         ax.set_yticks(range(len(rows)), [mpl_escape(r) for r in rows])
         ax.set_xticks(range(len(cols)), [mpl_escape(c) for c in cols])
         ax.set_ylabel(mpl_escape(names[0]))
         ax.set_xlabel(mpl_escape(names[1]))
-        fig.colorbar(image, ax=ax).set_label(mpl_escape(label), fontsize=7)
+        fig.colorbar(image, ax=ax).set_label(mpl_escape(label))
         if len(names) > 2:
             title += f" (best over {', '.join(names[2:])})"
-    ax.set_title(mpl_escape(title), fontsize=9)
-    return save_figure(fig, stem, tight=True)
+    ax.set_title(mpl_escape(title))
+    return save_figure(fig, stem)
 
 
-def convergence_figure(stem: Path, title: str, traces: dict[str, list[np.ndarray]]) -> list[Path]:
-    """Objective per iteration: one panel per method (``traces`` keys), one line per fold."""
-    fig, axes = plt.subplots(1, len(traces), figsize=(3.0 * len(traces), 2.8), squeeze=False)
-    for ax, (method, lines) in zip(axes[0], traces.items()):
+@publication_style
+def convergence_figure(stem: Path, title: str, traces: dict[str, list[np.ndarray]], *,
+                       width_in: float = inches(TEXT_WIDTH_PT[1])) -> list[Path]:
+    """Objective per iteration: one panel per method (``traces`` keys), one line per fold, in rows of
+    :data:`CONVERGENCE_COLUMNS` panels ``width_in`` wide (the text width)."""
+    ncols = min(CONVERGENCE_COLUMNS, len(traces))
+    nrows = -(-len(traces) // ncols)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(width_in, nrows * 0.75 * width_in / ncols + inches(14)),
+                             squeeze=False, layout="constrained")
+    for ax in axes.flat[len(traces):]:
+        ax.set_visible(False)
+    for ax, (method, lines) in zip(axes.flat, traces.items()):
         for fold, trace in enumerate(lines):
             ax.plot(np.arange(1, trace.size + 1), trace, label=f"fold {fold}", **series_style(fold))
         if all(np.nanmin(t) > 0 for t in lines):
-            ax.set_yscale("log")
-        ax.set_title(mpl_escape(method), fontsize=9)
+            log_scale(ax, "y")
+        ax.set_title(mpl_escape(method))
         ax.set_xlabel("iteration")
-    axes[0][0].set_ylabel("objective")
-    axes[0][0].legend(fontsize=6)
-    fig.suptitle(mpl_escape(title), fontsize=10, y=1.04)
-    return save_figure(fig, stem, tight=True)
+    for row in axes:
+        row[0].set_ylabel("objective")
+    axes[0][0].legend()
+    fig.suptitle(mpl_escape(title))
+    return save_figure(fig, stem)
 
 
 def level(value) -> str:
