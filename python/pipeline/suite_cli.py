@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 import dataclasses
 from pathlib import Path
 from typing import Sequence
@@ -136,10 +137,26 @@ def main(argv: Sequence[str] | None, *, prog: str, mode: str | None, rank: bool)
         raise _as_option_error(exc, args.params) from None
     if rank:
         check_runnable([entry.name for entry in experiment.methods], experiment.engine)
+    _generate_missing_demo_folds(args)
     experiment = experiment.located(args.data_dir, args.results_dir)
     check_task_count(experiment, experiment.max_tasks)
     arguments = {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()}
     return run_experiment(experiment, folds_dir=args.data_dir, results_dir=args.results_dir, arguments=arguments)
+
+
+def _generate_missing_demo_folds(args: argparse.Namespace) -> None:
+    """The demo's folds are generated, not downloaded: where ``--datasets demo`` asks for them and
+    ``--data-dir`` has none (an installed package run in an empty folder), they are exported there
+    first, byte for byte the checkout's copy."""
+    from .data.folds import fold_path
+
+    if "demo" not in (args.datasets or []) or fold_path(args.data_dir, "demo", 0).is_file():
+        return
+    from .data.export import DEMO_FOLDS, export_dataset
+    from .data.registry import load_dataset
+
+    written = export_dataset(load_dataset("demo"), args.data_dir, DEMO_FOLDS)
+    print(f"demo: generated its {len(written)} folds in {Path(args.data_dir) / 'demo'}", file=sys.stderr)
 
 
 def _experiment_options(args: argparse.Namespace, mode: str, rank: bool, overrides: dict[str, dict]) -> dict:

@@ -7,7 +7,9 @@ makes exactly its tasks stale, in both front doors."""
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import shutil
 import site
 import subprocess
@@ -118,3 +120,23 @@ def test_an_installed_package_runs_plugins_and_reruns_exactly_what_changed(insta
               f"'plugins', {{'{plugins}'}}); printf('%d done, %d skipped, %d failed\\n', s.done, s.skipped, s.failed);")
     octave = run(["octave-cli", "--no-gui", "--quiet", "--eval", script], cwd=work)
     assert "4 done, 4 skipped, 0 failed" in octave.stdout, octave.stdout + octave.stderr
+
+
+@pytest.mark.slow
+def test_the_demo_runs_from_the_installed_package_in_an_empty_folder(installed, tmp_path):
+    """Issue 35, item 6: the demo's folds are generated where none are; the run record says which
+    code ran without git; the contract checker has its demo fold and a fold of fewer rows than features."""
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    demo = run([str(installed), "-m", "pipeline.kgrid", "--engine", "python", "--datasets", "demo", "--methods",
+                "VARIANCE", "LABELCORR", "--results-dir", "results/demo", "--k-max", "20", "--no-progress"], cwd=empty)
+    assert "demo: generated its 5 folds in data/paper_matlab_minmax/demo" in demo.stderr
+    for fold in range(5):  # byte for byte the checkout's demo folds
+        generated = empty / "data" / "paper_matlab_minmax" / "demo" / f"fold{fold}.mat"
+        assert generated.read_bytes() == (REPO / "data" / "paper_matlab_minmax" / "demo" / f"fold{fold}.mat").read_bytes()
+    assert len(list((empty / "results" / "demo" / "VARIANCE").glob("demo_fold*_kgrid_metrics.json"))) == 5
+    (record,) = [json.loads(p.read_text()) for p in (empty / "results" / "demo" / "runs").glob("*.json")]
+    assert record["git"]["commit"] is None and record["versions"]["mlfs-bench"]
+    assert re.fullmatch("[0-9a-f]{64}", record["package"]["sha256"]) and record["package"]["files"] > 100
+    check = run([str(installed), "-m", "pipeline.methods", "check", "VARIANCE", "--engine", "python"], cwd=empty)
+    assert "synthetic 20x50x4" in check.stdout and "demo fold0" in check.stdout and "FAIL" not in check.stdout

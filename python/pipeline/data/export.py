@@ -57,6 +57,10 @@ class ExportSettings:
         return self
 
 
+#: How the demo's folds are made (data/paper_matlab_minmax/demo in a checkout; generated, no download).
+DEMO_FOLDS = ExportSettings(mode="kfold", n_folds=5, seed=0, scaler="minmax")
+
+
 def export_dataset(dataset: Dataset, output_dir: str | Path, settings: ExportSettings, *,
                    on_fold: Callable[[int], None] | None = None) -> list[Path]:
     """Write all folds of ``dataset`` under ``<output_dir>/<dataset.name>/``.

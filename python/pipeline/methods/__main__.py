@@ -3,8 +3,8 @@
     python -m pipeline.methods list [--plugins DIR ...]
     python -m pipeline.methods check NAME_OR_FILE [--plugins DIR ...] [--engine python|octave|matlab]
 
-``check`` runs the method, through the engine a run would use, on small folds (synthetic ones and
-the shipped demo fold when the checkout has it) and prints one line per check, PASS or FAIL with
+``check`` runs the method, through the engine a run would use, on small folds (synthetic ones, one
+with fewer rows than features, and the demo's fold 0, generated where the package is installed) and prints one line per check, PASS or FAIL with
 what was found (docs/plugins.md, "Checking a method"). Exit codes: 0 every check passed, 1 a check
 failed, 2 bad input (an unknown method, a plug-in that does not load, an engine that cannot start).
 
@@ -33,6 +33,7 @@ from ..data.scaling import scale_fold
 from ..data.synthetic import make_demo_dataset
 from ..engines import ENGINES, make_engine
 from ..errors import ConfigError, PipelineError
+from ..fileio import process_scratch_dir
 from ..locations import CHECKOUT_MATLAB_DIR
 from ..rankings import check_ranking_sorts_scores, validate_ranking, validate_scores
 from ..processes import WorkerStopped, end_process_group, lead_process_group
@@ -81,17 +82,25 @@ def check_method(method_spec: MethodSpec, engine) -> list[Result]:
 
 
 def contract_folds() -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """Training parts the checks run on: two small synthetic ones and the demo fold (if present)."""
+    """Training parts the checks run on: three small synthetic ones (one with fewer rows than
+    features) and the demo's fold 0 (the checkout's file, or generated where the package is installed)."""
     folds = {}
-    for seed, shape in ((1, (40, 12, 4)), (2, (60, 25, 5))):
+    for seed, shape in ((1, (40, 12, 4)), (2, (60, 25, 5)), (3, (20, 50, 4))):
         dataset, _ = make_demo_dataset(seed, n_samples=shape[0], n_features=shape[1], n_labels=shape[2],
                                        n_relevant=4, features_per_label=2)
         folds[f"synthetic {shape[0]}x{shape[1]}x{shape[2]}"] = (scale_fold(dataset.X, dataset.X, "minmax")[0],
                                                                dataset.Y.astype(np.uint8))
-    if DEMO_FOLD.is_file():
-        fold = load_fold(DEMO_FOLD, dataset="demo", index=0)
-        folds["demo fold0"] = (fold.X_train, fold.Y_train)
+    fold = load_fold(DEMO_FOLD if DEMO_FOLD.is_file() else _generated_demo_fold(), dataset="demo", index=0)
+    folds["demo fold0"] = (fold.X_train, fold.Y_train)
     return folds
+
+
+def _generated_demo_fold() -> Path:
+    """The demo's fold 0, exported into this process's scratch folder (the same bytes as a checkout's)."""
+    from ..data.export import DEMO_FOLDS, export_dataset
+    from ..data.registry import load_dataset
+
+    return export_dataset(load_dataset("demo"), process_scratch_dir() / "folds", DEMO_FOLDS)[0]
 
 
 def _attempt(check: str, body: Callable[[], str]) -> Result:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as _dt
+import hashlib
 import logging
 import os
 import platform
@@ -22,6 +23,7 @@ from importlib import metadata
 from pathlib import Path
 
 from ..fileio import atomic_write_json, ensure_directory
+from ..locations import PACKAGE_DIR, matlab_dir
 from ..names import validate_name
 from ..results.layout import RUN_HISTORY_FOLDER
 from .fingerprint import git_state
@@ -42,6 +44,32 @@ def package_versions() -> dict[str, str | None]:
     versions: dict[str, str | None] = {"python": platform.python_version(), "mlfs-bench": package_version("mlfs-bench")}
     versions.update({name: package_version(name) for name in _PACKAGES})
     return versions
+
+
+def code_identity() -> dict:
+    """``git`` (commit, dirty) and, where that does not identify the code (no checkout: an installed
+    package; or uncommitted changes), ``package``: the digest of the package's files."""
+    git = git_state()
+    exact = git["commit"] is not None and git["dirty"] is False
+    return {"git": git, "package": None if exact else package_digest()}
+
+
+def package_digest() -> dict:
+    """What identifies the code that ran where git cannot (an installed package): the SHA-256 over
+    the package's files (its Python code and data files, and the MATLAB/Octave code it runs), each
+    named relative to its folder, so the same code gives the same digest wherever it is installed."""
+    digest = hashlib.sha256()
+    count = 0
+    code = matlab_dir()
+    for label, folder in (("pipeline", PACKAGE_DIR), ("matlab", code)):
+        for path in sorted(folder.rglob("*")):
+            if (not path.is_file() or "__pycache__" in path.parts or path.suffix == ".pyc"
+                    or (folder == PACKAGE_DIR and code in path.parents)):
+                continue
+            digest.update(f"{label}/{path.relative_to(folder).as_posix()}\0".encode())
+            digest.update(hashlib.sha256(path.read_bytes()).digest())
+            count += 1
+    return {"sha256": digest.hexdigest(), "files": count}
 
 
 def package_version(name: str) -> str | None:
@@ -68,7 +96,7 @@ class RunHistory:
         self.log_path = self.folder / f"{self.run_id}.log"
         self.record = {
             "run_id": self.run_id, "command": command or [Path(sys.argv[0]).name, *sys.argv[1:]],
-            "arguments": arguments, "versions": package_versions(), "git": git_state(), "host": socket.gethostname(),
+            "arguments": arguments, "versions": package_versions(), **code_identity(), "host": socket.gethostname(),
             "environment": {key: os.environ.get(key) for key in NUMERICS_ENVIRONMENT},
             "pid": os.getpid(), "started": started.isoformat(timespec="seconds"), "finished": None,
             "summary": None, "log": self.log_path.name,
