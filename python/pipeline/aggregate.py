@@ -627,12 +627,53 @@ def ranking_engines(results: ResultSet) -> dict[tuple[str, str, int], str]:
 def _record_engine(path: Path) -> str | None:
     """The engine a ranking record names; None when it is absent or unreadable (the caption then
     says the engine is not known, nothing fails)."""
+    record = _ranking_record(path)
+    return None if record is None else record.engine
+
+
+def _ranking_record(path: Path):
+    """The ranking record at ``path``; None when it is absent or unreadable."""
     from .results.schema import read_ranking_record
 
     try:
-        return read_ranking_record(path).engine if path.is_file() else None
+        return read_ranking_record(path) if path.is_file() else None
     except DataError:
         return None
+
+
+@dataclass(frozen=True)
+class WarnedFold:
+    """A fold whose ranking's method call warned (:mod:`pipeline.method_warnings`), summed over its
+    seed folders for a seed-averaged file: ``count`` warnings, ``messages`` (distinct text, count),
+    the most frequent first, ``unlisted`` distinct messages the records do not list."""
+
+    method: str
+    dataset: str
+    fold: int
+    count: int
+    messages: tuple[tuple[str, int], ...]
+    unlisted: int
+
+
+def warned_folds(results: ResultSet) -> list[WarnedFold]:
+    """Every fold whose ranking record (or those of its seed folders) counts numerical warnings, in
+    table order (dataset, method) and by fold. Records written before warnings were recorded count none."""
+    out = []
+    for (method, dataset, fold), r in results.results.items():
+        folders = [method] if r.seed_spread is None else [seed_folder(method, s) for s in r.seed_spread.seeds]
+        records = [_ranking_record(results.results_dir / folder / ranking_record_name(dataset, fold))
+                   for folder in folders]
+        summaries = [record.warnings for record in records if record is not None and record.warnings is not None]
+        count = sum(w.count for w in summaries)
+        if count:
+            messages = Counter()
+            for summary in summaries:
+                for message in summary.messages:
+                    messages[message.text] += message.count
+            out.append(WarnedFold(method, dataset, fold, count, tuple(messages.most_common()),
+                                  sum(w.unlisted for w in summaries)))
+    order = {d: i for i, d in enumerate(results.datasets)}
+    return sorted(out, key=lambda g: (order[g.dataset], results.methods.index(g.method), g.fold))
 
 
 def _provenance_engine(path: Path) -> str | None:

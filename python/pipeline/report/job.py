@@ -45,6 +45,8 @@ FEWER_FOLDS_NOTE = "averaged over fewer folds than expected (see report.md)."
 DEGENERATE_NOTE = ("in at least one fold, more than half of the selected features are constant on the "
                    "training part although non-constant features were left unselected, at a grid point "
                    "this cell summarises (see report.md).")
+WARNED_NOTE = ("the method warned numerically (e.g. a singular matrix) while ranking the features of at least "
+               "one fold (see report.md).")
 
 
 def format_seeds(seeds: Sequence[int]) -> str:
@@ -114,11 +116,12 @@ class TableJob:
             raise ConfigError("no method has seed-averaged results (metrics files with 'seeds')",
                               field="--seed-spread", file=options.results_dir)
         self.degenerate = agg.degenerate_folds(self.results, p_target=options.p_target)
+        self.warned = agg.warned_folds(self.results)
         # the plain test needs no fold sizes: a folder of sidecars it cannot read does not stop it
         self.fold_designs = {} if options.fold_test == PAIRED_T_TEST else fold_designs(self.results, options.folds_dir)
         self.comparisons: dict[str, Comparison] = {}
         self.excluded: dict[str, list[str]] = {}
-        self.notes += self.selection_notes()
+        self.notes += self.selection_notes() + self.warning_notes()
 
     def name(self, internal: str) -> str:
         return self.display.get(internal, internal)
@@ -172,6 +175,14 @@ class TableJob:
         return [f"degenerate selections (mostly constant features selected): {len(self.degenerate)} fold(s), "
                 f"{len(marked)} table cell(s) marked ‡; see 'Degenerate selections'"]
 
+    def warning_notes(self) -> list[str]:
+        """The numerical warnings of the rankings (listed in full in report.md)."""
+        if not self.warned:
+            return []
+        cells = {(g.method, g.dataset) for g in self.warned}
+        return [f"numerical warnings while ranking: {sum(g.count for g in self.warned)} in {len(self.warned)} fold(s), "
+                f"{len(cells)} table cell(s) marked §; see 'Numerical warnings'"]
+
     # -- building blocks ----------------------------------------------------------------------
     def _cells(self, pairs) -> frozenset:
         """Table (row, column) positions of (method, dataset) pairs."""
@@ -214,7 +225,8 @@ class TableJob:
                  CellNote("better", f"significantly better than {reference} on that dataset.", better),
                  CellNote("dagger", FEWER_FOLDS_NOTE, self._fewer_folds(mean, n)),
                  CellNote("ddagger", DEGENERATE_NOTE,
-                          self._cells((g.method, g.dataset) for g in self.degenerate if g.in_tables))]
+                          self._cells((g.method, g.dataset) for g in self.degenerate if g.in_tables)),
+                 CellNote("warned", WARNED_NOTE, self._cells((g.method, g.dataset) for g in self.warned))]
         baseline, baseline_sentence = self.baseline(metric)
         caption = " ".join(part for part in (caption, baseline_sentence, self.fold_test_sentence()) if part)
         return ScoreTable(title=agg.METRIC_DISPLAY[metric], row_names=[self.name(d) for d in datasets],
@@ -502,6 +514,7 @@ class TableJob:
                 "seed_averaged": {m: [{"seeds": None if seeds is None else list(seeds), "files": n}
                                       for seeds, n in runs.items()] for m, runs in self.seed_runs.items()},
                 "degenerate_folds": [asdict(g) for g in self.degenerate],
+                "warned_folds": [asdict(g) for g in self.warned],
                 "metrics": {m: {**c.to_dict(), "datasets": list(c.blocks), "excluded_datasets": self.excluded[m]}
                             for m, c in self.comparisons.items()}}
 
@@ -520,6 +533,8 @@ class TableJob:
             lines += ["## Seed-averaged methods", "", markdown_escape(self.seed_sentence()), ""]
         if self.degenerate:
             lines += self.degenerate_section()
+        if self.warned:
+            lines += self.warning_section()
         lines += ["## Tables", ""] + sections
         links = figure_links(figures, self.out)
         if links:
@@ -537,6 +552,19 @@ class TableJob:
                  "More than half of the top-k features are constant on the fold's training part although "
                  "non-constant features were left unselected. A table cell is marked ‡ when one of its folds "
                  "is degenerate at a grid point the cell summarises.", "", header, "|" + ":--|" * 6]
+                + ["| " + " | ".join(r) + " |" for r in rows] + [""])
+
+    def warning_section(self) -> list[str]:
+        """Markdown list of every fold whose method call warned, with its distinct messages."""
+        rows = [[markdown_escape(self.name(g.method)), markdown_escape(self.name(g.dataset)), str(g.fold), str(g.count),
+                 "; ".join(f"{markdown_escape(text)} (×{n})" for text, n in g.messages)
+                 + (f"; {g.unlisted} more distinct message(s)" if g.unlisted else "")]
+                for g in self.warned]
+        return (["## Numerical warnings", "",
+                 "Warnings the method printed (MATLAB/Octave) or raised (NumPy/SciPy floating-point and linear-algebra "
+                 "warnings) while ranking a fold's features, from the ranking records. The table cells of these "
+                 "methods and datasets are marked §.", "",
+                 "| Method | Dataset | Fold | Warnings | Messages |", "|" + ":--|" * 5]
                 + ["| " + " | ".join(r) + " |" for r in rows] + [""])
 
     def _point_run(self, run: list[tuple[int, float, int, int]]) -> str:
