@@ -2,7 +2,8 @@
 record, counted in the run summary and ``status``, listed in the report and marked in the tables.
 
 Two tiny plug-ins on the demo folds: WARNOCT (Octave) inverts a singular matrix, WARNPY (Python)
-divides by zero; both rank by variance, so only their warnings differ from VARIANCE's.
+divides by zero; both rank by variance, so only their warnings differ from VARIANCE's. The same
+run shows ``status`` saying tables stale whose tasks are (item 8).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import os
 import shutil
 import warnings
 from pathlib import Path
@@ -74,16 +76,48 @@ def test_numerical_warnings_are_caught_each_time_even_where_numpy_was_told_to_ig
     assert found == []
 
 
-@pytest.fixture(scope="module")
-def warned_suite(tmp_path_factory):
-    """A suite run of VARIANCE and the two warning plug-ins on two demo folds, with its outputs."""
-    base = tmp_path_factory.mktemp("warned")
-    (base / "suite" / "mine").mkdir(parents=True)
-    (base / "suite" / "mine" / "WARNOCT.m").write_text(WARNOCT)
-    (base / "suite" / "mine" / "warnpy.py").write_text(WARNPY)
-    shutil.copytree(DEMO, base / "root" / "folds")
-    suite = base / "suite" / "suite.yaml"
-    suite.write_text("""
+def run_paper(*arguments: str) -> tuple[int, str, str]:
+    """``python -m pipeline.paper`` in this process: (exit code, stderr, stdout); the plug-ins it
+    loads do not stay registered for other tests."""
+    saved = dict(methods._REGISTRY), dict(methods._ORIGINS), dict(plugins._LOADED)
+    err, out = io.StringIO(), io.StringIO()
+    try:
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(out):
+            code = run_main(paper_main, list(arguments))
+    finally:
+        for registry, before in zip((methods._REGISTRY, methods._ORIGINS, plugins._LOADED), saved):
+            registry.clear()
+            registry.update(before)
+    return code, err.getvalue(), out.getvalue()
+
+
+# One test: a suite run costs seconds, and a second test could run its own on another xdist worker.
+@pytest.mark.octave
+def test_octave_and_numpy_warnings_reach_the_record_summary_status_report_and_tables(tmp_path, octave):
+    plugin_dir = tmp_path / "suite" / "mine"
+    plugin_dir.mkdir(parents=True)
+    (plugin_dir / "WARNOCT.m").write_text(WARNOCT)
+    (plugin_dir / "warnpy.py").write_text(WARNPY)
+    shutil.copytree(DEMO, tmp_path / "root" / "folds")
+    suite = tmp_path / "suite" / "suite.yaml"
+    suite.write_text(SUITE)
+    arguments = [str(suite), "--root", str(tmp_path / "root"), "--folds", "2"]
+    code, err, _ = run_paper("run", *arguments, "--no-progress")
+    assert code == 0, err
+    results = tmp_path / "root" / "results" / "warned"
+    check_records(results)
+    (record,) = (results / "runs").glob("*.json")
+    summary = json.loads(record.read_text())["summary"]
+    assert summary["warned_tasks"] == 4 and summary["numerical_warnings"] == 4
+    assert "the method warned numerically while ranking in 4 task(s)" in err
+    code, err, out = run_paper("status", *arguments)
+    assert code == 0 and "numerical warnings: 4 in 4 done task(s)" in out and "tables kgrid: up to date" in out, out
+    check_report(tmp_path / "root" / "paper" / "tables" / "kgrid")
+    check_run_suite(octave, plugin_dir, results, tmp_path / "suite_door")
+    check_stale_tables(arguments, plugin_dir, tmp_path / "root" / "paper" / "tables" / "kgrid")
+
+
+SUITE = """
 name: warned
 datasets: [demo]
 folds: {dir: folds, mode: kfold, count: 5, seed: 0}
@@ -93,25 +127,10 @@ methods: {VARIANCE: {}, WARNOCT: {}, WARNPY: {}}
 grids: {kgrid: {k_max: 30}}
 run: {executor: serial}
 tables: {ref_method: VARIANCE, figures: false}
-""")
-    arguments = [str(suite), "--root", str(base / "root"), "--folds", "2"]
-    saved = dict(methods._REGISTRY), dict(methods._ORIGINS), dict(plugins._LOADED)
-    err, out = io.StringIO(), io.StringIO()
-    try:
-        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(out):
-            codes = run_main(paper_main, ["run", *arguments, "--no-progress"]), run_main(paper_main, ["status", *arguments])
-    finally:  # the plug-ins loaded here do not leak into other tests
-        for registry, before in zip((methods._REGISTRY, methods._ORIGINS, plugins._LOADED), saved):
-            registry.clear()
-            registry.update(before)
-    assert codes == (0, 0), err.getvalue()
-    return base, err.getvalue(), out.getvalue()
+"""
 
 
-@pytest.mark.octave
-def test_octave_and_numpy_warnings_reach_the_record_summary_status_report_and_tables(warned_suite):
-    base, err, out = warned_suite
-    results = base / "root" / "results" / "warned"
+def check_records(results: Path) -> None:
     for fold in range(2):
         octave = read_ranking_record(results / "WARNOCT" / f"demo_fold{fold}_ranking.json").warnings
         assert octave.count == 1 and [(m.text, m.count) for m in octave.messages] == [(SINGULAR, 1)]
@@ -119,13 +138,8 @@ def test_octave_and_numpy_warnings_reach_the_record_summary_status_report_and_ta
         assert python.count == 1 and python.messages[0].text.startswith("RuntimeWarning: divide by zero")
         assert read_ranking_record(results / "VARIANCE" / f"demo_fold{fold}_ranking.json").warnings.count == 0
 
-    (record,) = (results / "runs").glob("*.json")
-    summary = json.loads(record.read_text())["summary"]
-    assert summary["warned_tasks"] == 4 and summary["numerical_warnings"] == 4
-    assert "the method warned numerically while ranking in 4 task(s)" in err
-    assert "numerical warnings: 4 in 4 done task(s)" in out and "tables kgrid: up to date" in out
 
-    tables = base / "root" / "paper" / "tables" / "kgrid"
+def check_report(tables: Path) -> None:
     report = (tables / "report.md").read_text()
     section = report.split("## Numerical warnings")[1].split("## ")[0]
     assert f"| WARNOCT | demo | 0 | 1 | {SINGULAR} (×1) |" in section
@@ -137,12 +151,24 @@ def test_octave_and_numpy_warnings_reach_the_record_summary_status_report_and_ta
     assert WARNED_NOTE.split(" (")[0] in latex
 
 
-@pytest.mark.octave
-def test_run_suite_records_the_warnings_as_the_python_front_door_does(warned_suite, octave, tmp_path):
-    base, _, _ = warned_suite
-    (summary,) = octave.call("run_suite", str(tmp_path), str(DEMO), ["demo"], ["WARNOCT"], "folds", 1.0, "k_max", 30.0,
-                             "plugins", [str(base / "suite" / "mine")], "verbose", False, nout=1)
+def check_run_suite(octave, plugin_dir: Path, results: Path, suite_results: Path) -> None:
+    """run_suite records the same warnings as the Python front door."""
+    (summary,) = octave.call("run_suite", str(suite_results), str(DEMO), ["demo"], ["WARNOCT"], "folds", 1.0,
+                             "k_max", 30.0, "plugins", [str(plugin_dir)], "verbose", False, nout=1)
     assert summary["done"] == 1, summary
-    suite_side = json.loads((tmp_path / "WARNOCT" / "demo_fold0_ranking.json").read_text())["warnings"]
-    python_side = json.loads((base / "root" / "results" / "warned" / "WARNOCT" / "demo_fold0_ranking.json").read_text())["warnings"]
+    suite_side = json.loads((suite_results / "WARNOCT" / "demo_fold0_ranking.json").read_text())["warnings"]
+    python_side = json.loads((results / "WARNOCT" / "demo_fold0_ranking.json").read_text())["warnings"]
     assert suite_side == python_side == {"count": 1, "messages": [{"text": SINGULAR, "count": 1}], "unlisted": 0}
+
+
+def check_stale_tables(arguments: list[str], plugin_dir: Path, tables: Path) -> None:
+    """Issue 35 item 8: the tables are stale once tasks they read are, though no file they read has
+    changed yet; a compiled main.pdf older than what it is made from is said."""
+    (tables / "main.pdf").write_bytes(b"%PDF-1.5\n")
+    os.utime(tables / "main.pdf", ns=((tables / "main.tex").stat().st_mtime_ns - 10**9,) * 2)
+    with (plugin_dir / "warnpy.py").open("a") as plugin:
+        plugin.write("SCALE = 2\n")  # a code edit: WARNPY's two tasks are stale
+    code, err, out = run_paper("status", *arguments)
+    assert code == 0, err
+    assert "tables kgrid: stale (2 task(s) they read are not up to date); main.pdf is older than" in out, out
+    assert "compile it again" in out
