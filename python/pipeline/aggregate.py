@@ -31,7 +31,7 @@ from .evaluation.grids import p_target_index
 from .evaluation.metrics import HIGHER_IS_BETTER, LATER_METRICS, METRIC_SPECS, METRICS
 from .names import validate_name
 from .results.layout import (GRIDS, all_features_path, metrics_glob, metrics_name, metrics_name_pattern,
-                             ranking_record_name, seed_folder)
+                             ranking_record_name, seed_folder, tuning_path)
 from .validation import shorten
 
 # The record schemas (pydantic, about half a second to import) are imported by the functions that
@@ -49,6 +49,7 @@ MAIN_METRICS = ("micro_f1", "macro_f1", "hamming_loss")
 GRID_TOLERANCE = 1e-9
 TIDY_COLUMNS = ["dataset", "method", "fold", "metric", "value"]
 TIME_FIELD = "time_rank_seconds"
+TUNING_TIME_FIELD = "tuning_seconds"
 
 
 def name_order(names: Iterable[str]) -> list[str]:
@@ -427,6 +428,40 @@ def time_table(results: ResultSet) -> pd.DataFrame:
     rows = [(d, m, f, TIME_FIELD, r.time_rank_seconds) for (m, d, f), r in results.results.items()
             if r.time_rank_seconds is not None]
     return tidy_frame(rows)
+
+
+def tuning_time_table(results: ResultSet) -> pd.DataFrame:
+    """Tidy tuning times (metric ``tuning_seconds``) of the folds whose method was tuned: the seconds
+    of all its candidates, ranking and scoring on every inner split (the tuning record's ``timings``)."""
+    rows = []
+    for (m, d, f) in results.results:
+        seconds = _tuning_seconds(tuning_path(results.results_dir, m, d, f))
+        if seconds is not None:
+            rows.append((d, m, f, TUNING_TIME_FIELD, seconds))
+    return tidy_frame(rows)
+
+
+def _tuning_seconds(path: Path) -> float | None:
+    """``candidates_rank_seconds + candidates_eval_seconds`` of a tuning record; None without one.
+
+    Raises
+    ------
+    DataError
+        Naming the file and ``timings`` when the record does not hold them as non-negative numbers.
+    """
+    from .documents import read_result_file
+
+    if not path.is_file():
+        return None
+    record = read_result_file(path, "tuning record")
+    timings = record.get("timings") if isinstance(record, dict) else None
+    keys = ("candidates_rank_seconds", "candidates_eval_seconds")
+    values = [timings.get(key) for key in keys] if isinstance(timings, dict) else []
+    if len(values) != 2 or not all(isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v < math.inf
+                                   for v in values):
+        raise DataError("the tuning record's times are not readable", file=path, field="timings",
+                        expected=f"{' and '.join(keys)}: non-negative numbers", found=shorten(timings))
+    return float(sum(values))
 
 
 def seed_spread_table(results: ResultSet, *, p_target: float | None = None) -> pd.DataFrame:

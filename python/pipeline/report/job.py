@@ -322,6 +322,25 @@ class TableJob:
                           spread_over=self.fold_counts(), digits=3, significant=True,
                           fit_width=self.options.fit_width, **self.layout)
 
+    def tuning_time_table(self) -> ScoreTable | None:
+        """Tuning seconds per tuned method and dataset (None when no method was tuned)."""
+        times = agg.tuning_time_table(self.results)
+        if times.empty:
+            return None
+        mean, std, n = agg.score_frames(agg.summarise(times), agg.TUNING_TIME_FIELD, self.methods,
+                                        self.results.datasets)
+        caption = ("Time in seconds the inner-split tuning of a method's parameters takes per outer fold: every "
+                   "candidate ranks the features of every inner training part and is scored on its validation part "
+                   "(the method's own ranking seconds, measured as in the running-time table, plus the ML-kNN "
+                   "seconds), before the final ranking that table times. '--': parameters not tuned.")
+        return ScoreTable(title="Tuning time (s)", row_names=[self.name(d) for d in self.results.datasets],
+                          column_names=[self.name(m) for m in self.methods], means=mean.to_numpy(float),
+                          stds=std.to_numpy(float), lower_is_better=True, caption=self.caption(caption),
+                          label=self.label("tuning_time"), notes=[CellNote("dagger", FEWER_FOLDS_NOTE,
+                                                                           self._fewer_folds(mean, n))],
+                          spread_over=self.fold_counts(), digits=3, significant=True,
+                          fit_width=self.options.fit_width, **self.layout)
+
     def engine_sentence(self) -> str:
         """``Engines: Python (NumPy): DAGFS; GNU Octave: LRMFS, MIFS.`` from the ranking records."""
         by_engine: dict[str, list[str]] = {}
@@ -440,6 +459,11 @@ class TableJob:
             written.append(atomic_write_text(self.out / "table_datasets.tex", render_text_table_latex(datasets)))
         tables = {m: self.metric_table(m) for m in self.metrics}
         tables["time"] = self.time_table()
+        tuning = self.tuning_time_table()
+        if tuning is not None:
+            tables["tuning_time"] = tuning
+        else:  # a table of an earlier report of tuned methods must not stay in main.tex
+            (self.out / "table_tuning_time.tex").unlink(missing_ok=True)
         for key, table in tables.items():
             stem = agg.METRIC_TABLE_STEM.get(key, key)
             written.append(atomic_write_text(self.out / f"table_{stem}.tex", render_score_table_latex(table)))
@@ -463,8 +487,8 @@ class TableJob:
 
     def table_files(self) -> list[str]:
         """The table files this job writes, in the order main.tex inputs them."""
-        names = ["datasets"] + [agg.METRIC_TABLE_STEM[m] for m in self.metrics] + ["time", "ranks", "stats",
-                                                                                   "seed_spread"]
+        names = ["datasets"] + [agg.METRIC_TABLE_STEM[m] for m in self.metrics] + ["time", "tuning_time", "ranks",
+                                                                                   "stats", "seed_spread"]
         return [f"table_{n}.tex" for n in names]
 
     def document(self, figures: list[Path]) -> list[Path]:
