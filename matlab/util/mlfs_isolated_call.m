@@ -27,9 +27,11 @@ end
 function messages = warning_messages(printed)
 %WARNING_MESSAGES  The text after 'warning: ' (Octave) or 'Warning: ' (MATLAB) of each line that
 %   starts with it, but for a backtrace's heading ('called from').
-  lines = strsplit(printed, char(10));
-  found = regexp(lines, '^\s*[Ww]arning: (.*)$', 'tokens', 'once');
-  found = found(~cellfun(@isempty, found));
+  messages = {};
+  if isempty(strfind(printed, 'arning: '))   % most calls print no warning: no pattern matching
+    return
+  end
+  found = regexp(printed, '^[ \t]*[Ww]arning: ([^\n]*)$', 'tokens', 'lineanchors');
   messages = cellfun(@(t) strtrim(t{1}), found, 'UniformOutput', false);
   messages = messages(~strcmp(messages, 'called from'));
 end
