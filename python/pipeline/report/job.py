@@ -538,7 +538,7 @@ class TableJob:
                 "seed_averaged": {m: [{"seeds": None if seeds is None else list(seeds), "files": n}
                                       for seeds, n in runs.items()] for m, runs in self.seed_runs.items()},
                 "degenerate_folds": [asdict(g) for g in self.degenerate],
-                "warned_folds": [asdict(g) for g in self.warned],
+                **({"warned_folds": [asdict(g) for g in self.warned]} if self.warned else {}),  # absent: none
                 "metrics": {m: {**c.to_dict(), "datasets": list(c.blocks), "excluded_datasets": self.excluded[m]}
                             for m, c in self.comparisons.items()}}
 
