@@ -99,7 +99,8 @@ function [ranking, used_params, timing] = compute_ranking(files, method, data, t
 %   used_params: the method's info.params (its defaults merged with params, as the Python side
 %   records them) when it reports them, else params. timing: the method's own seconds; no bridge
 %   overhead in this front door. The method runs isolated (mlfs_isolated_call): the path, folder,
-%   random generators and warnings it changes are put back before anything else runs.
+%   random generators and warnings it changes are put back before anything else runs; the warnings
+%   it printed are recorded (mlfs_warning_summary, as the Python front door records them).
   d = size(data.X_train, 2);
   mlfs_require(exist(method, 'file') ~= 0, 'mlfs:task:unknownMethod', ...
     'no MATLAB/Octave function named %s on the path (matlab/baselines/%s.m)', method, method);
@@ -108,7 +109,7 @@ function [ranking, used_params, timing] = compute_ranking(files, method, data, t
     init = opts.init.(method);
   end
   try
-    [outputs, seconds] = mlfs_isolated_call(method, 2, data.X_train, data.Y_train, params, init);
+    [outputs, seconds, warned] = mlfs_isolated_call(method, 2, data.X_train, data.Y_train, params, init);
   catch err
     error('mlfs:task:methodFailed', '%s/%s/fold%d: %s failed: %s [%s]', method, dataset, fold, ...
           method, err.message, err.identifier);
@@ -133,7 +134,7 @@ function [ranking, used_params, timing] = compute_ranking(files, method, data, t
   record = struct('method', method, 'dataset', dataset, 'fold', int64(fold), 'params', used_params, ...
     'training_sha256', training, 'engine', engine_name(true), 'code', method_code, 'git', git, ...
     'time_rank_seconds', seconds, 'time_rank_overhead_seconds', 0, 'info', recordable_info(info), ...
-    'versions', mlfs_runtime_versions());
+    'warnings', mlfs_warning_summary(warned), 'versions', mlfs_runtime_versions());
   if exist(files.time, 'file')
     delete(files.time);                 % an old time file must not vouch for the new ranking mid-write
   end

@@ -36,7 +36,8 @@ from .evaluation.metrics import HIGHER_IS_BETTER, LATER_METRICS, METRIC_SPECS, M
 from .names import validate_name
 from .results.budget import read_budget_record
 from .results.layout import (GRIDS, OUT_OF_BUDGET_SUFFIX, all_features_path, metrics_glob, metrics_name,
-                             metrics_name_pattern, out_of_budget_name_pattern, ranking_record_name, seed_folder)
+                             metrics_name_pattern, out_of_budget_name_pattern, ranking_record_name, seed_folder,
+                             tuning_path)
 from .validation import shorten
 
 # The record schemas (pydantic, about half a second to import) are imported by the functions that
@@ -54,6 +55,7 @@ MAIN_METRICS = ("micro_f1", "macro_f1", "hamming_loss")
 GRID_TOLERANCE = 1e-9
 TIDY_COLUMNS = ["dataset", "method", "fold", "metric", "value"]
 TIME_FIELD = "time_rank_seconds"
+TUNING_TIME_FIELD = "tuning_seconds"
 
 
 def name_order(names: Iterable[str]) -> list[str]:
@@ -446,6 +448,40 @@ def time_table(results: ResultSet) -> pd.DataFrame:
     return tidy_frame(rows)
 
 
+def tuning_time_table(results: ResultSet) -> pd.DataFrame:
+    """Tidy tuning times (metric ``tuning_seconds``) of the folds whose method was tuned: the seconds
+    of all its candidates, ranking and scoring on every inner split (the tuning record's ``timings``)."""
+    rows = []
+    for (m, d, f) in results.results:
+        seconds = _tuning_seconds(tuning_path(results.results_dir, m, d, f))
+        if seconds is not None:
+            rows.append((d, m, f, TUNING_TIME_FIELD, seconds))
+    return tidy_frame(rows)
+
+
+def _tuning_seconds(path: Path) -> float | None:
+    """``candidates_rank_seconds + candidates_eval_seconds`` of a tuning record; None without one.
+
+    Raises
+    ------
+    DataError
+        Naming the file and ``timings`` when the record does not hold them as non-negative numbers.
+    """
+    from .documents import read_result_file
+
+    if not path.is_file():
+        return None
+    record = read_result_file(path, "tuning record")
+    timings = record.get("timings") if isinstance(record, dict) else None
+    keys = ("candidates_rank_seconds", "candidates_eval_seconds")
+    values = [timings.get(key) for key in keys] if isinstance(timings, dict) else []
+    if len(values) != 2 or not all(isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v < math.inf
+                                   for v in values):
+        raise DataError("the tuning record's times are not readable", file=path, field="timings",
+                        expected=f"{' and '.join(keys)}: non-negative numbers", found=shorten(timings))
+    return float(sum(values))
+
+
 def seed_spread_table(results: ResultSet, *, p_target: float | None = None) -> pd.DataFrame:
     """Tidy per-fold std over seeds of the value a table cell summarises, for seed-averaged files.
 
@@ -644,12 +680,53 @@ def ranking_engines(results: ResultSet) -> dict[tuple[str, str, int], str]:
 def _record_engine(path: Path) -> str | None:
     """The engine a ranking record names; None when it is absent or unreadable (the caption then
     says the engine is not known, nothing fails)."""
+    record = _ranking_record(path)
+    return None if record is None else record.engine
+
+
+def _ranking_record(path: Path):
+    """The ranking record at ``path``; None when it is absent or unreadable."""
     from .results.schema import read_ranking_record
 
     try:
-        return read_ranking_record(path).engine if path.is_file() else None
+        return read_ranking_record(path) if path.is_file() else None
     except DataError:
         return None
+
+
+@dataclass(frozen=True)
+class WarnedFold:
+    """A fold whose ranking's method call warned (:mod:`pipeline.method_warnings`), summed over its
+    seed folders for a seed-averaged file: ``count`` warnings, ``messages`` (distinct text, count),
+    the most frequent first, ``unlisted`` distinct messages the records do not list."""
+
+    method: str
+    dataset: str
+    fold: int
+    count: int
+    messages: tuple[tuple[str, int], ...]
+    unlisted: int
+
+
+def warned_folds(results: ResultSet) -> list[WarnedFold]:
+    """Every fold whose ranking record (or those of its seed folders) counts numerical warnings, in
+    table order (dataset, method) and by fold. Records written before warnings were recorded count none."""
+    out = []
+    for (method, dataset, fold), r in results.results.items():
+        folders = [method] if r.seed_spread is None else [seed_folder(method, s) for s in r.seed_spread.seeds]
+        records = [_ranking_record(results.results_dir / folder / ranking_record_name(dataset, fold))
+                   for folder in folders]
+        summaries = [record.warnings for record in records if record is not None and record.warnings is not None]
+        count = sum(w.count for w in summaries)
+        if count:
+            messages = Counter()
+            for summary in summaries:
+                for message in summary.messages:
+                    messages[message.text] += message.count
+            out.append(WarnedFold(method, dataset, fold, count, tuple(messages.most_common()),
+                                  sum(w.unlisted for w in summaries)))
+    order = {d: i for i, d in enumerate(results.datasets)}
+    return sorted(out, key=lambda g: (order[g.dataset], results.methods.index(g.method), g.fold))
 
 
 def _provenance_engine(path: Path) -> str | None:

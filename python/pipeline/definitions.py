@@ -13,7 +13,8 @@ default and range of each ML-kNN and grid option shared by the command lines, a 
 (``task_timeout`` in seconds, ``task_memory`` in bytes, null: none) shared by the command lines and
 a suite's ``run`` keys; ``max_grid_points``, the most points a p-grid may have; ``result_files``, the
 largest, deepest JSON file (and longest text in it) a run reads back; ``recorded_info``, the
-longest list of numbers a ranking record keeps from a method's info; ``ranking_files``, the bytes
+longest list of numbers a ranking record keeps from a method's info; ``recorded_warnings``, the
+most distinct warning messages a ranking record lists and the longest one; ``ranking_files``, the bytes
 a ranking file may hold per feature and beyond; ``fold_files``, the fold-size limit and the
 environment variable that changes it. A range is a declaration of
 :class:`~pipeline.validation.Interval`.
@@ -125,3 +126,6 @@ DEFAULT_MAX_FOLD_BYTES = int(definitions()["fold_files"]["max_bytes"])
 MAX_FOLD_BYTES_VARIABLE = definitions()["fold_files"]["variable"]
 #: The longest array of numbers a method's info may record (longer ones are left out of the record).
 MAX_RECORDED_INFO_NUMBERS = int(definitions()["recorded_info"]["max_numbers"])
+#: The most distinct warning messages a ranking record lists, and the longest one (cut beyond).
+MAX_RECORDED_WARNINGS = int(definitions()["recorded_warnings"]["max_messages"])
+MAX_WARNING_CHARS = int(definitions()["recorded_warnings"]["max_message_chars"])

@@ -7,6 +7,7 @@ From one results directory (k-grid or p-grid metrics files) it writes into ``--o
   significance against the reference per dataset, the all-features reference when its files
   exist, average-rank and W/T/L rows;
 * ``table_time.tex``: ranking time in seconds, mean +- sample std over folds, with each method's engine;
+  ``table_tuning_time.tex`` (when a method was tuned): its tuning seconds per outer fold, the same way;
 * ``table_ranks.tex``: average rank of every method per metric, with the Friedman and
   Iman–Davenport p values;
 * ``table_stats.tex``: Friedman / Iman–Davenport / Nemenyi and Bonferroni–Dunn CDs per metric,

@@ -46,7 +46,11 @@ def test_tables_of_a_results_folder_written_before_the_refactor_are_unchanged(co
                    cwd=copied_fixture, check=True, capture_output=True, text=True)
     expected = _files(FIXTURE / "expected_tables" / grid)
     made = _files(out)
-    assert sorted(made) == sorted(expected)
+    # Issue 35: the tuning cost of the tuned method, a table the earlier code did not make, and its place in main.tex
+    assert sorted(made) == sorted([*expected, "table_tuning_time.tex"])
+    made["main.tex"] = made["main.tex"].replace(b"\\input{table_tuning_time.tex}\n\\clearpage\n", b"")
+    start = made["report.md"].index(b"### Tuning time (s)")  # and its section in report.md
+    made["report.md"] = made["report.md"][:start] + made["report.md"][made["report.md"].index(b"### ", start + 4):]
     changed = [name for name in expected if made[name] != expected[name]]
     assert not changed, f"tables differ from those the earlier code made: {changed}"
 

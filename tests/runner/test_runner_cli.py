@@ -45,7 +45,8 @@ def test_kgrid_writes_schema_files(fold_dir, tmp_path):
     assert manifest["finished"] and manifest["summary"] == {
         "done": 8, "skipped": 0, "done_elsewhere": 0, "out_of_budget": 0, "failed": 0, "interrupted": 0,  # 2 folds:
         # 3 methods + reference
-        "computed_because": {"no ranking yet": 6, "no metrics yet": 2}, "degenerate_tasks": 0}
+        "computed_because": {"no ranking yet": 6, "no metrics yet": 2}, "degenerate_tasks": 0,
+        "warned_tasks": 0, "numerical_warnings": 0}
     assert manifest["versions"]["numpy"] == np.__version__ and manifest["git"]["commit"]
     log = (results / "runs" / manifest["log"]).read_text()
     assert log.count(" done ") == 8 and "DAGFS/toy/fold0 (no ranking yet)" in log

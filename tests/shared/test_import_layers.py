@@ -20,7 +20,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "python" / "pipeline"
 #: Layer of each top-level module or subpackage: a module may import only from its layer or lower ones.
 LAYERS = {
     **dict.fromkeys(["__init__", "__version__", "errors", "validation", "definitions", "names", "fileio", "limits", "cli",
-                     "rankings", "locations", "documents", "processes"], 0),
+                     "rankings", "locations", "documents", "processes", "method_warnings"], 0),
     **dict.fromkeys(["data", "evaluation", "methods", "stats"], 1),
     **dict.fromkeys(["report", "engines", "aggregate", "results"], 2),
     "runner": 3,

@@ -32,7 +32,8 @@ class Engine(ABC):
 
         Returns the 1-based ranking (d,) and the method's info dict (with its ``scores`` (d,)),
         to which the engine adds ``compute_seconds``: the method call's own time, measured where
-        it runs (no start-up, no data transfer). ``context`` ("method/dataset/fold") is used in
+        it runs (no start-up, no data transfer), and the messages of the call's numerical warnings
+        (:data:`~pipeline.method_warnings.INFO_KEY`). ``context`` ("method/dataset/fold") is used in
         error messages. Failures raise :class:`~pipeline.errors.EngineError`.
         """
 

@@ -28,8 +28,9 @@ from ..errors import EngineError
 from ..methods.base import MethodSpec
 from .base import Engine
 from ..locations import matlab_dir as default_matlab_dir
+from ..method_warnings import INFO_KEY
 from .octave import (DEFAULT_TIMEOUT, defaults_from_engine, failure_message, from_engine_value, plugin_clash,
-                     ranking_from_engine, to_engine_value)
+                     ranking_from_engine, to_engine_value, warning_messages)
 
 INSTALL_HINT = ("the MATLAB engine for Python is not available: install MATLAB R2021a+ and the matching "
                 "package (pip install \"matlabengine==<your MATLAB version>.*\"), or use --engine octave")
@@ -118,12 +119,12 @@ class MatlabEngine(Engine):
         args = (to_matlab_array(m, X_train), to_matlab_array(m, Y_train),
                 to_matlab_value(m, to_engine_value(dict(params))),
                 to_matlab_value(m, to_engine_value(dict(init or {}), "init")))
-        (ranking, info), seconds = self._call(method_spec.matlab_function, 2, args, context)
+        (ranking, info), seconds, warned = self._call(method_spec.matlab_function, 2, args, context)
         info = from_engine_value(info) if isinstance(info, dict) else {}
-        return ranking_from_engine(ranking), {**info, "compute_seconds": float(seconds)}
+        return ranking_from_engine(ranking), {**info, "compute_seconds": float(seconds), INFO_KEY: warned}
 
     def default_params(self, function: str) -> dict:
-        outputs, _ = self._call("mlfs_plugin_defaults", 3, (function,), "")
+        outputs, _, _ = self._call("mlfs_plugin_defaults", 3, (function,), "")
         return defaults_from_engine(*outputs)
 
     def start(self) -> None:
@@ -133,15 +134,16 @@ class MatlabEngine(Engine):
         self._start()
         return self._matlab
 
-    def _call(self, function: str, nout: int, args: tuple, context: str) -> tuple[list, float]:
-        """``function(*args)`` through mlfs_engine_call: (its ``nout`` outputs, its seconds inside MATLAB)."""
+    def _call(self, function: str, nout: int, args: tuple, context: str) -> tuple[list, float, list[str]]:
+        """``function(*args)`` through mlfs_engine_call: (its ``nout`` outputs, its seconds inside MATLAB,
+        the messages of the warnings it printed)."""
         session = self._start()
         m = self._matlab
         where = f"{context}: " if context else ""
-        future = session.mlfs_engine_call(function, float(nout), *args, nargout=3, background=True)
+        future = session.mlfs_engine_call(function, float(nout), *args, nargout=4, background=True)
         timeout_errors = (TimeoutError, getattr(m.engine, "TimeoutError", TimeoutError))
         try:
-            outputs, failure, seconds = future.result(timeout=self.timeout)
+            outputs, failure, seconds, warned = future.result(timeout=self.timeout)
         except KeyboardInterrupt:  # the run stops: do not leave MATLAB computing for nobody
             future.cancel()
             self.close()
@@ -158,7 +160,7 @@ class MatlabEngine(Engine):
         message = failure_message(failure)
         if message is not None:
             raise EngineError(f"{where}{function} failed in MATLAB: {message}")
-        return list(outputs), seconds
+        return list(outputs), seconds, warning_messages(warned)
 
     def close(self) -> None:
         session, self._session = self._session, None

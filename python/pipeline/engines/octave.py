@@ -47,6 +47,7 @@ import numpy as np
 from ..errors import ConfigError, EngineError
 from ..fileio import process_scratch_dir
 from ..locations import matlab_dir as default_matlab_dir
+from ..method_warnings import INFO_KEY
 from ..methods.base import MethodSpec
 from ..evaluation.metrics import METRICS
 from ..validation import shorten
@@ -172,6 +173,11 @@ def failure_message(failure: Any) -> str | None:
     return f"{text} (at {stack})" if stack else text
 
 
+def warning_messages(warned: Any) -> list[str]:
+    """mlfs_engine_call's warning messages (one per line) as a list ([] for none)."""
+    return warned.splitlines() if isinstance(warned, str) else []
+
+
 def evaluation_inputs(X_train, Y_train, X_test, Y_test, ranking, k_values: Sequence[int]):
     """Restrict a fold to the ranked prefix the grid needs, in ranking order.
 
@@ -220,6 +226,7 @@ class OctaveSession:
         self._expired = False
         self.starts = 0
         self.last_call_seconds = float("nan")
+        self.last_call_warnings: list[str] = []
 
     @property
     def running(self) -> bool:
@@ -278,7 +285,7 @@ class OctaveSession:
         """Run ``function(*args)`` in Octave and return its ``nout`` outputs.
 
         ``last_call_seconds`` then holds the call's own time measured inside Octave (without the
-        start-up and the data transfer).
+        start-up and the data transfer), ``last_call_warnings`` the messages of the warnings it printed.
 
         Raises
         ------
@@ -293,7 +300,7 @@ class OctaveSession:
         what = f"{context}: {function}" if context else function
         guard = _SignalsAbort(self)
         try:
-            outputs, failure, seconds = self._feval(octave, guard, limit, function, float(nout), *args)
+            outputs, failure, seconds, warned = self._feval(octave, guard, limit, function, float(nout), *args)
         except Exception as exc:
             self._raise_if_stopped(guard, what, limit)
             if not isinstance(exc, _process_failures()):
@@ -306,6 +313,7 @@ class OctaveSession:
         if message is not None:
             raise EngineError(f"{what} failed in Octave: {message}")
         self.last_call_seconds = float(seconds)
+        self.last_call_warnings = warning_messages(warned)
         return list(outputs.ravel()) if isinstance(outputs, np.ndarray) else list(outputs)
 
     def _feval(self, octave, guard: "_SignalsAbort", limit: float, *args):
@@ -315,7 +323,7 @@ class OctaveSession:
         with guard:
             timer.start()
             try:
-                return octave.feval("mlfs_engine_call", *args, nout=3, timeout=limit + _OCT2PY_BACKSTOP,
+                return octave.feval("mlfs_engine_call", *args, nout=4, timeout=limit + _OCT2PY_BACKSTOP,
                                     verbose=False)
             finally:
                 timer.cancel()
@@ -635,7 +643,8 @@ class OctaveEngine(Engine):
     """Runs a method's MATLAB twin (``method_spec.matlab_function``) in GNU Octave.
 
     ``rank`` calls ``[ranking, info] = FUNCTION(X_train, Y_train, params, init)``; the returned info
-    gains ``compute_seconds``, the call's time inside Octave.
+    gains ``compute_seconds``, the call's time inside Octave, and the call's warning messages
+    (:data:`~pipeline.method_warnings.INFO_KEY`).
     """
 
     name = "octave"
@@ -664,7 +673,8 @@ class OctaveEngine(Engine):
             method_spec.matlab_function, np.asarray(X_train, dtype=np.float64), np.asarray(Y_train, dtype=np.float64),
             to_engine_value(dict(params)), to_engine_value(dict(init or {}), "init"), nout=2, context=context)
         info = from_engine_value(info) if isinstance(info, dict) else {}
-        return ranking_from_engine(ranking), {**info, "compute_seconds": self.session.last_call_seconds}
+        return ranking_from_engine(ranking), {**info, "compute_seconds": self.session.last_call_seconds,
+                                              INFO_KEY: self.session.last_call_warnings}
 
     def default_params(self, function: str) -> dict:
         return defaults_from_engine(*self.session.call("mlfs_plugin_defaults", function, nout=3))

@@ -10,6 +10,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from ..errors import EngineError, PipelineError
+from ..method_warnings import INFO_KEY, numerical_warnings_caught
 from ..methods.base import MethodSpec
 from ..processes import WorkerStopped
 from .base import Engine, Evaluator
@@ -20,7 +21,8 @@ class PythonEngine(Engine):
     """Runs a method's NumPy implementation in the calling process, through the harness
     (:meth:`~pipeline.methods.base.MethodSpec.run`: input checks, parameters, ranking rule); the
     working folder, random generators and floating-point error handling the method changes are
-    put back when it returns or raises (:func:`~.process_state.process_state_restored`)."""
+    put back when it returns or raises (:func:`~.process_state.process_state_restored`). Its
+    numerical warnings are recorded (:mod:`pipeline.method_warnings`)."""
 
     name = "python"
 
@@ -33,7 +35,8 @@ class PythonEngine(Engine):
             raise EngineError(f"method {method_spec.name} has no Python implementation", field=context or None)
         try:
             # results must not depend on the core count, nor a method change what is computed after it
-            with process_state_restored(), threadpool_limits(limits=1, user_api="blas"):
+            with process_state_restored(), threadpool_limits(limits=1, user_api="blas"), \
+                    numerical_warnings_caught() as warned:
                 started = time.perf_counter()
                 ranking, info = method_spec.run(X_train, Y_train, params, init)
                 seconds = time.perf_counter() - started
@@ -51,7 +54,7 @@ class PythonEngine(Engine):
         except BaseException as exc:  # a method's own failure (plugged-in code included, GeneratorExit and
             # other BaseException subclasses too) fails its task only
             raise EngineError(f"{method_spec.name} failed: {type(exc).__name__}: {exc}", field=context or None) from exc
-        return np.asarray(ranking), {**info, "compute_seconds": seconds}
+        return np.asarray(ranking), {**info, "compute_seconds": seconds, INFO_KEY: warned}
 
 
 class NativeEvaluator(Evaluator):

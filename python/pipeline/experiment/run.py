@@ -10,7 +10,7 @@ from ..data.folds import fold_path, fold_training_rows
 from ..errors import DataError
 from ..runner.executors import RunResult, execute
 from ..runner.lifecycle import RunStop, TaskBudget
-from ..runner.orchestration import AfterTasks, run_recorded
+from ..runner.orchestration import RESUME_WITH_OPTION, AfterTasks, run_recorded
 from ..runner.plugins import engine_options
 from ..runner.run import RunSettings, check_evaluable
 from .model import Experiment
@@ -32,10 +32,12 @@ def run_settings(experiment: Experiment, folds_dir: Path, results_dir: Path) -> 
 
 def run_experiment(experiment: Experiment, *, folds_dir: Path, results_dir: Path, arguments: dict,
                    record: dict | None = None,
-                   after_tasks: Callable[[RunResult, RunStop], AfterTasks] | None = None) -> int:
+                   after_tasks: Callable[[RunResult, RunStop], AfterTasks] | None = None,
+                   resume: str = RESUME_WITH_OPTION) -> int:
     """Run every task of ``experiment`` (located: :meth:`~.model.Experiment.located`; fold files in
     ``folds_dir``, results to ``results_dir``), then
-    ``after_tasks`` if given; the run's record holds ``arguments`` and ``record``. Returns the exit code
+    ``after_tasks`` if given; the run's record holds ``arguments`` and ``record``; ``resume``: how the
+    user resumes a stopped run (said when it stops). Returns the exit code
     (0 ok, 1 a task or step failed, 2 bad input or storage fault, 128 + n when stopped by signal n)."""
 
     check_neighbours_fit(experiment, folds_dir)
@@ -47,7 +49,7 @@ def run_experiment(experiment: Experiment, *, folds_dir: Path, results_dir: Path
                         executor=experiment.executor, jobs=experiment.jobs, scheduler=experiment.scheduler,
                         cluster=experiment.cluster,
                         n_tasks=len(experiment.candidate_tasks()) + len(experiment.tasks()), record=record,
-                        after_tasks=after_tasks)
+                        after_tasks=after_tasks, resume=resume)
 
 
 def check_neighbours_fit(experiment: Experiment, folds_dir: Path) -> None:

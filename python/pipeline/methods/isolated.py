@@ -20,6 +20,7 @@ import os
 import pickle
 import signal
 import sys
+import warnings
 from typing import Any, Callable
 
 from ..errors import EngineError
@@ -27,6 +28,10 @@ from ..processes import describe_exit_code
 
 def call_in_child(body: Callable[[], Any], what: str) -> Any:
     """``body()`` run in a forked child process: its value, or its exception raised here.
+
+    The warnings the child caught under the caller's filters are issued again here, as the caller
+    would have seen them (a caller recording a method's numerical warnings records the plug-in's:
+    :mod:`pipeline.method_warnings`).
 
     An exception of a class the plug-in defined is raised as an exception of the same name (its
     class cannot be loaded here without the plug-in's code). A child that ends without answering
@@ -39,7 +44,7 @@ def call_in_child(body: Callable[[], Any], what: str) -> Any:
         _child_main(body, sender)
     sender.close()
     try:
-        outcome, payload = receiver.recv()
+        outcome, payload, warned = receiver.recv()
     except EOFError:
         raise EngineError(f"{what} ended its process ({describe_exit_code(_wait(pid))}) instead of returning") from None
     except (pickle.UnpicklingError, AttributeError, ImportError) as exc:
@@ -52,6 +57,8 @@ def call_in_child(body: Callable[[], Any], what: str) -> Any:
     finally:
         receiver.close()
     _wait(pid)
+    for message, category, filename, lineno in warned:
+        warnings.warn_explicit(message, category, filename, lineno)
     if outcome == "exited":
         raise SystemExit(payload)
     if outcome == "raised":
@@ -64,24 +71,34 @@ def call_in_child(body: Callable[[], Any], what: str) -> Any:
 
 def _child_main(body: Callable[[], Any], sender) -> None:
     """The child's side: send ``("value", result)``, ``("exited", sys.exit's code)``, ``("raised", exception)`` or, for an
-    exception of the plug-in's own class, ``("raised_own", (class name, message))``; then end at
-    once (threads the plug-in started do not keep the process alive)."""
+    exception of the plug-in's own class, ``("raised_own", (class name, message))``, each with the
+    warnings the call caught; then end at once (threads the plug-in started do not keep the process
+    alive)."""
+    caught: list = []
     try:
         try:
-            answer = ("value", body())
+            with warnings.catch_warnings(record=True) as caught:  # under the filters inherited from the caller
+                answer = ("value", body())
         except SystemExit as exc:  # sent as its code: how an exception pickles can be changed (tblib)
             answer = ("exited", exc.code)
         except BaseException as exc:  # noqa: BLE001 - the plug-in's failure, whatever it is, is the caller's to report
             own = type(exc).__module__ not in ("builtins",) and not type(exc).__module__.startswith(("pipeline", "numpy"))
             answer = ("raised_own", (type(exc).__name__, str(exc))) if own else ("raised", exc)
+        warned = [(str(w.message), _sendable(w.category), w.filename, w.lineno) for w in caught]
         try:
-            sender.send(answer)
+            sender.send((*answer, warned))
         except (pickle.PicklingError, TypeError, AttributeError) as exc:
-            sender.send(("raised", EngineError(f"the plug-in's result cannot leave its process: {exc}")))
+            sender.send(("raised", EngineError(f"the plug-in's result cannot leave its process: {exc}"), warned))
     finally:
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(0)
+
+
+def _sendable(category: type) -> type:
+    """``category``, or for a warning class the plug-in defined (which cannot be loaded without its
+    code) the nearest of its bases that Python, NumPy or SciPy define."""
+    return next(c for c in category.__mro__ if c.__module__.split(".")[0] in ("builtins", "numpy", "scipy"))
 
 
 def _wait(pid: int) -> int:

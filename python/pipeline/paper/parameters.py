@@ -83,6 +83,26 @@ def chosen_parameters(results_dir: Path, folder: str, dataset: str, folds: int) 
     return table
 
 
+def edge_warnings(results_dir: Path, folder: str, dataset: str, folds: int) -> list[str]:
+    """A warning per tuned parameter and end of its grid that was chosen on at least half of the folds
+    with a tuning record: the best value may lie beyond the grid. Only for grids of three or more
+    distinct numbers (with two, every choice is an end; names have no order)."""
+    records = tuning_records(results_dir, folder, dataset, folds)
+    found = []
+    for name in (records[0]["chosen"]["overrides"] if records else {}):
+        values = [c["overrides"][name] for c in records[0]["candidates"]]
+        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values) or len(set(values)) < 3:
+            continue
+        grid = set(values)
+        chosen = [r["chosen"]["overrides"][name] for r in records]
+        for end, value in (("largest", max(grid)), ("smallest", min(grid))):
+            count = sum(c == value for c in chosen)
+            if 2 * count >= len(records):
+                found.append(f"{folder} on {dataset}: {name} = {level(value)}, the {end} value of its grid, was "
+                             f"chosen on {count} of {len(records)} folds; the grid may be too narrow")
+    return found
+
+
 def tuning_records(results_dir: Path, folder: str, dataset: str, folds: int) -> list[dict]:
     """The tuning records of one method variant and dataset, in fold order (missing ones left out)."""
     records = [read_json(tuning_path(results_dir, folder, dataset, i)) for i in range(folds)]
@@ -182,7 +202,10 @@ def _stamp(results_dir: Path, folders: list[str], suite: Experiment) -> dict:
 def _chosen_table(results_dir: Path, tuned: list[str], datasets: Sequence[str], folds: int,
                   out_dir: Path) -> list[Path]:
     header, rows = chosen_table(results_dir, tuned, datasets, folds)
-    return write_table(out_dir, "chosen_parameters", "Chosen parameters", CHOSEN_CAPTION, header, rows)
+    edges = [warning for folder in tuned for dataset in datasets
+             for warning in edge_warnings(results_dir, folder, dataset, folds)]
+    caption = CHOSEN_CAPTION + ("" if not edges else " Warning, at the edge of the grid: " + "; ".join(edges) + ".")
+    return write_table(out_dir, "chosen_parameters", "Chosen parameters", caption, header, rows)
 
 
 def chosen_table(results_dir: Path, tuned: list[str], datasets: Sequence[str], folds: int) -> tuple[list[str], list[list[str]]]:

@@ -8,6 +8,7 @@ seed averages -> tables, statistics, figures and the report of each grid (if the
 from __future__ import annotations
 
 import os
+import shlex
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -107,7 +108,17 @@ def run_paper(suite: Experiment, suite_file: Path, paths: PaperPaths, *, to_expo
 
     return run_experiment(suite, folds_dir=paths.folds, results_dir=paths.results, arguments=arguments,
                           after_tasks=None if suite.tables is None or not tables else after_tasks,
-                          record={"suite_file": str(suite_file), "suite_sha256": sha256_file(suite_file)})
+                          record={"suite_file": str(suite_file), "suite_sha256": sha256_file(suite_file)},
+                          resume=resume_command(suite_file, arguments.get("root")))
+
+
+def resume_command(suite_file: Path, root: str | None) -> str:
+    """What resumes a stopped suite run: the same command, which redoes only what is missing or stale
+    (it refuses --skip-existing, which a suite's ``run.skip_existing`` stands for)."""
+    command = f"python -m pipeline.paper run {shlex.quote(str(suite_file))}"
+    if root not in (None, "."):
+        command += f" --root {shlex.quote(str(root))}"
+    return f"the same command ({command}), which redoes only what is missing or stale"
 
 
 def _after_tasks(suite: Experiment, paths: PaperPaths, say) -> dict:

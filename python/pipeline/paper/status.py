@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from ..data.folds import fold_path
 from ..results.layout import failures_path
+from ..results.schema import read_ranking_record
 from ..results.staleness import read_json
 from ..runner.freshness import NO_METRICS, NO_RANKING
 from ..runner.run import earlier_out_of_budget, plan_task
@@ -33,10 +34,14 @@ class TaskStatus:
     state: str
     reason: str = ""
     candidate: bool = False
+    warnings: int = 0
 
 
 def suite_status(suite: Experiment, paths: PaperPaths) -> tuple[list[TaskStatus], dict[str, str]]:
-    """Every task's state, and each grid's tables state (``up to date``, ``stale`` or ``missing``)."""
+    """Every task's state, and each grid's tables state (``up to date``, ``stale`` or ``missing``).
+
+    A done task's state says how many numerical warnings its ranking's method call gave
+    (``warnings``, from its ranking record: :mod:`pipeline.method_warnings`)."""
     settings = run_settings(suite, paths.folds, paths.results)
     failed = _last_failures(paths)
     folds_ready = all(fold_path(paths.folds, dataset, fold).is_file()
@@ -48,7 +53,8 @@ def suite_status(suite: Experiment, paths: PaperPaths) -> tuple[list[TaskStatus]
     states += [_waiting_status(task, paths) for task in waiting]
     if not folds_ready:
         states += [TaskStatus(task.key, "missing", "no fold file yet") for task in suite.tasks() if task.stage]
-    tables = {grid.mode: tables_status(suite, paths.results, paths.root, grid)
+    pending = sum(s.state != "done" for s in states if not s.candidate)
+    tables = {grid.mode: tables_status(suite, paths.results, paths.root, grid, pending)
               for grid in (suite.grids if suite.tables is not None else ())}
     return states, tables
 
@@ -60,7 +66,8 @@ def _task_status(task, settings, paths: PaperPaths, failed: dict) -> TaskStatus:
     if task.method in settings.external and not plan.files.ranking.is_file():
         return TaskStatus(task.key, "missing", "no ranking file (external ranking)")
     if not plan.grid_reasons:
-        return TaskStatus(task.key, "done")
+        warned = 0 if plan.files is None else _ranking_warnings(plan.files.ranking_record)  # None: the reference
+        return TaskStatus(task.key, "done", warnings=warned)
     stopped = earlier_out_of_budget(task, settings)
     if stopped is not None:
         return TaskStatus(task.key, OUT_OF_BUDGET, stopped.message)
@@ -69,6 +76,14 @@ def _task_status(task, settings, paths: PaperPaths, failed: dict) -> TaskStatus:
     if plan.reason in (NO_RANKING, NO_METRICS):
         return TaskStatus(task.key, "missing", plan.reason)
     return TaskStatus(task.key, "stale", plan.reason)
+
+
+def _ranking_warnings(path) -> int:
+    """The numerical warnings a (fresh, so readable) ranking record counts; 0 when it predates them."""
+    if not path.is_file():  # an external ranking has none
+        return 0
+    warned = read_ranking_record(path).warnings
+    return 0 if warned is None else warned.count
 
 
 def _waiting_status(task, paths: PaperPaths) -> TaskStatus:
@@ -101,6 +116,11 @@ def format_status(states: list[TaskStatus], tables: dict[str, str]) -> str:
     lines.append(f"remaining: {remaining[0]} task(s)" + (f" and {remaining[1]} tuning candidate(s)" if candidates else "")
                  if any(remaining) else "remaining: nothing")
     lines += [f"{s.state:8} {s.key}: {s.reason}" for s in states if s.state != "done"]
+    warned = [s for s in tasks if s.warnings]
+    if warned:
+        lines.append(f"numerical warnings: {sum(s.warnings for s in warned)} in {len(warned)} done task(s) "
+                     f"(their ranking records list them): " + ", ".join(f"{s.key} ({s.warnings})" for s in warned[:5])
+                     + (f" and {len(warned) - 5} more" if len(warned) > 5 else ""))
     lines += [f"tables {mode}: {state}" for mode, state in tables.items()]
     return "\n".join(lines)
 

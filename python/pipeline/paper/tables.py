@@ -16,7 +16,7 @@ from pathlib import Path
 from ..fileio import atomic_write_json
 from ..report.build import build_report
 from ..report.options import DOCUMENT_OPTIONS, ReportOptions
-from ..results.layout import MADE_FROM_FILE, REFERENCE_FOLDER, all_features_path
+from ..results.layout import MADE_FROM_FILE, REFERENCE_FOLDER, all_features_path, tuning_path
 from ..results.staleness import NO_STAMP, sha256_or_none, stamp_staleness
 from ..runner.fingerprint import python_fingerprint
 from ..runner.store import ResultStore
@@ -34,26 +34,52 @@ def table_dir(suite: Experiment, root: Path, grid: GridSpec) -> Path:
 
 
 def tables_stamp(suite: Experiment, results_dir: Path, root: Path, grid: GridSpec) -> dict:
-    """What the tables of ``grid`` are made from: input files, options, reporting code, and whether
-    the results explorer could be written (it is once plotly is installed)."""
+    """What the tables of ``grid`` are made from: input files (the metrics files, and the ranking and
+    tuning records their warning marks and tuning times come from), options, reporting code, and
+    whether the results explorer could be written (it is once plotly is installed)."""
     store = ResultStore(results_dir)
     inputs = hashlib.sha256()
     for dataset in suite.datasets:
         for fold in suite.fold_indices:
             for entry in suite.methods:
-                digest = sha256_or_none(store.files(entry.name, dataset, fold).metrics(grid.mode))
+                files = store.files(entry.name, dataset, fold)
+                digest = sha256_or_none(files.metrics(grid.mode))
                 inputs.update(f"{entry.name}/{dataset}/{fold}:{digest}\n".encode())
+                for path in (files.ranking_record, tuning_path(results_dir, entry.name, dataset, fold)):
+                    inputs.update(f"{path.name}:{sha256_or_none(path)}\n".encode())
             reference = sha256_or_none(all_features_path(results_dir, dataset, fold))
             inputs.update(f"{REFERENCE_FOLDER}/{dataset}/{fold}:{reference}\n".encode())
     return {"inputs_sha256": inputs.hexdigest(), "options": asdict(report_options(suite, results_dir, root, grid)),
             "code_sha256": python_fingerprint(REPORT_MODULE)["sha256"], "explorer": plotly_installed()}
 
 
-def tables_status(suite: Experiment, results_dir: Path, root: Path, grid: GridSpec) -> str:
-    """``up to date``, ``missing`` or ``stale``."""
-    stamp = tables_stamp(suite, results_dir, root, grid)
-    reason = stamp_staleness(table_dir(suite, root, grid) / MADE_FROM_FILE, stamp)
-    return "up to date" if reason is None else "missing" if reason == NO_STAMP else "stale"
+def tables_status(suite: Experiment, results_dir: Path, root: Path, grid: GridSpec, pending: int = 0) -> str:
+    """``up to date``, ``missing`` or ``stale`` (with why), and whether a compiled ``main.pdf`` is
+    older than the tables. ``pending``: the tasks the tables read that are missing, stale or failed,
+    which a run redoes first: tables made before are stale then, though their files have not changed yet."""
+    out = table_dir(suite, root, grid)
+    reason = stamp_staleness(out / MADE_FROM_FILE, tables_stamp(suite, results_dir, root, grid))
+    if reason == NO_STAMP:
+        return "missing"
+    if reason is not None:
+        state = "stale (their inputs, options or code changed)"
+    elif pending:
+        state = f"stale ({pending} task(s) they read are not up to date)"
+    else:
+        state = "up to date"
+    return state + _pdf_state(out / "main.pdf", [out, parameter_report_dir(suite, root)])
+
+
+def _pdf_state(pdf: Path, folders: list[Path]) -> str:
+    """``; main.pdf is older than ...: compile it again`` when a ``.tex`` or ``.pdf`` file it is made
+    from (below ``folders``) is newer than the compiled ``pdf``, else nothing."""
+    if not pdf.is_file():
+        return ""
+    sources = [p for folder in folders for suffix in ("tex", "pdf") for p in folder.rglob(f"*.{suffix}") if p != pdf]
+    newer = [p for p in sources if p.stat().st_mtime_ns > pdf.stat().st_mtime_ns]
+    if not newer:
+        return ""
+    return f"; {pdf.name} is older than {len(newer)} of the files it is made from (e.g. {newer[0].name}): compile it again"
 
 
 def make_tables(suite: Experiment, results_dir: Path, root: Path, grid: GridSpec) -> str:

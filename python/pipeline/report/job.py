@@ -33,7 +33,7 @@ from .document import FIGURES, DocumentFigure, compile_pdf, figures_tex, write_m
 from .layout import TEXT_WIDTH_PT, part_height_pt, part_width_pt
 from .options import ReportOptions, read_display_map
 from .output import prepare_output_folder
-from .tables import (BASELINE_NAME, CellNote, RankTable, ScoreTable, StatsBlock, StatsRow, StatsTable, TextTable,
+from .tables import (BASELINE_NAME, FOOTNOTE_SYMBOLS, CellNote, RankTable, ScoreTable, StatsBlock, StatsRow, StatsTable, TextTable,
                      ValueTable, markdown_escape, render_rank_table_latex, render_rank_table_markdown,
                      render_score_table_latex, render_score_table_markdown, render_stats_table_latex,
                      render_stats_table_markdown, render_text_table_latex, render_text_table_markdown,
@@ -45,6 +45,8 @@ FEWER_FOLDS_NOTE = "averaged over fewer folds than expected (see report.md)."
 DEGENERATE_NOTE = ("in at least one fold, more than half of the selected features are constant on the "
                    "training part although non-constant features were left unselected, at a grid point "
                    "this cell summarises (see report.md).")
+WARNED_NOTE = ("the method warned numerically (e.g. a singular matrix) while ranking the features of at least "
+               "one fold (see report.md).")
 
 
 def format_seeds(seeds: Sequence[int]) -> str:
@@ -116,11 +118,12 @@ class TableJob:
             raise ConfigError("no method has seed-averaged results (metrics files with 'seeds')",
                               field="--seed-spread", file=options.results_dir)
         self.degenerate = agg.degenerate_folds(self.results, p_target=options.p_target)
+        self.warned = agg.warned_folds(self.results)
         # the plain test needs no fold sizes: a folder of sidecars it cannot read does not stop it
         self.fold_designs = {} if options.fold_test == PAIRED_T_TEST else fold_designs(self.results, options.folds_dir)
         self.comparisons: dict[str, Comparison] = {}
         self.excluded: dict[str, list[str]] = {}
-        self.notes += self.selection_notes()
+        self.notes += self.selection_notes() + self.warning_notes()
 
     def name(self, internal: str) -> str:
         return self.display.get(internal, internal)
@@ -187,6 +190,14 @@ class TableJob:
         return [f"degenerate selections (mostly constant features selected): {len(self.degenerate)} fold(s), "
                 f"{len(marked)} table cell(s) marked ‡; see 'Degenerate selections'"]
 
+    def warning_notes(self) -> list[str]:
+        """The numerical warnings of the rankings (listed in full in report.md)."""
+        if not self.warned:
+            return []
+        cells = {(g.method, g.dataset) for g in self.warned}
+        return [f"numerical warnings while ranking: {sum(g.count for g in self.warned)} in {len(self.warned)} fold(s), "
+                f"{len(cells)} table cell(s) marked {FOOTNOTE_SYMBOLS['warned'][1]}; see 'Numerical warnings'"]
+
     # -- building blocks ----------------------------------------------------------------------
     def _cells(self, pairs) -> frozenset:
         """Table (row, column) positions of (method, dataset) pairs."""
@@ -230,7 +241,8 @@ class TableJob:
                  CellNote("dagger", FEWER_FOLDS_NOTE, self._fewer_folds(mean, n)),
                  CellNote("ddagger", DEGENERATE_NOTE,
                           self._cells((g.method, g.dataset) for g in self.degenerate if g.in_tables)),
-                 CellNote("budget", self.budget_note(), self._cells(self.results.out_of_budget_cells()))]
+                 CellNote("budget", self.budget_note(), self._cells(self.results.out_of_budget_cells())),
+                 CellNote("warned", WARNED_NOTE, self._cells((g.method, g.dataset) for g in self.warned))]
         baseline, baseline_sentence = self.baseline(metric)
         caption = " ".join(part for part in (caption, baseline_sentence, self.fold_test_sentence()) if part)
         return ScoreTable(title=agg.METRIC_DISPLAY[metric], row_names=[self.name(d) for d in datasets],
@@ -326,6 +338,25 @@ class TableJob:
                                                                     self._fewer_folds(mean, n))],
                           spread_over=self.fold_counts(), digits=3, significant=True,
                           fit_width=self.options.fit_width, height_pt=self.height_pt, **self.layout)
+
+    def tuning_time_table(self) -> ScoreTable | None:
+        """Tuning seconds per tuned method and dataset (None when no method was tuned)."""
+        times = agg.tuning_time_table(self.results)
+        if times.empty:
+            return None
+        mean, std, n = agg.score_frames(agg.summarise(times), agg.TUNING_TIME_FIELD, self.methods,
+                                        self.results.datasets)
+        caption = ("Time in seconds the inner-split tuning of a method's parameters takes per outer fold: every "
+                   "candidate ranks the features of every inner training part and is scored on its validation part "
+                   "(the method's own ranking seconds, measured as in the running-time table, plus the ML-kNN "
+                   "seconds), before the final ranking that table times. '--': parameters not tuned.")
+        return ScoreTable(title="Tuning time (s)", row_names=[self.name(d) for d in self.results.datasets],
+                          column_names=[self.name(m) for m in self.methods], means=mean.to_numpy(float),
+                          stds=std.to_numpy(float), lower_is_better=True, caption=self.caption(caption),
+                          label=self.label("tuning_time"), notes=[CellNote("dagger", FEWER_FOLDS_NOTE,
+                                                                           self._fewer_folds(mean, n))],
+                          spread_over=self.fold_counts(), digits=3, significant=True,
+                          fit_width=self.options.fit_width, **self.layout)
 
     def engine_sentence(self) -> str:
         """``Engines: Python (NumPy): DAGFS; GNU Octave: LRMFS, MIFS.`` from the ranking records."""
@@ -435,10 +466,14 @@ class TableJob:
 
     # -- outputs ------------------------------------------------------------------------------
     def score_tables(self) -> tuple[dict[str, ScoreTable], StatsTable, RankTable]:
-        """The score table of every metric and of the running time (key ``time``), then the
-        statistics and rank tables they feed (in this order: the metric tables make the comparisons)."""
+        """The score table of every metric, of the running time (key ``time``) and of the tuning time
+        (key ``tuning_time``, when a method was tuned), then the statistics and rank tables they feed
+        (in this order: the metric tables make the comparisons)."""
         tables = {m: self.metric_table(m) for m in self.metrics}
         tables["time"] = self.time_table()
+        tuning = self.tuning_time_table()
+        if tuning is not None:
+            tables["tuning_time"] = tuning
         return tables, self.stats_table(), self.rank_table()
 
     def write(self, explorer: ExplorerExtras | None = None) -> list[Path]:
@@ -452,6 +487,8 @@ class TableJob:
         if datasets is not None:
             written.append(atomic_write_text(self.out / "table_datasets.tex", render_text_table_latex(datasets)))
         tables, stats_table, rank_table = self.score_tables()
+        if "tuning_time" not in tables:  # a table of an earlier report of tuned methods must not stay in main.tex
+            (self.out / "table_tuning_time.tex").unlink(missing_ok=True)
         for key, table in tables.items():
             stem = agg.METRIC_TABLE_STEM.get(key, key)
             written.append(atomic_write_text(self.out / f"table_{stem}.tex", render_score_table_latex(table)))
@@ -482,8 +519,8 @@ class TableJob:
 
     def table_files(self) -> list[str]:
         """The table files this job writes, in the order main.tex inputs them."""
-        names = ["datasets"] + [agg.METRIC_TABLE_STEM[m] for m in self.metrics] + ["time", "ranks", "stats",
-                                                                                   "seed_spread"]
+        names = ["datasets"] + [agg.METRIC_TABLE_STEM[m] for m in self.metrics] + ["time", "tuning_time", "ranks",
+                                                                                   "stats", "seed_spread"]
         return [f"table_{n}.tex" for n in names]
 
     def document(self, figures: list[Path]) -> list[Path]:
@@ -536,6 +573,7 @@ class TableJob:
                 "seed_averaged": {m: [{"seeds": None if seeds is None else list(seeds), "files": n}
                                       for seeds, n in runs.items()] for m, runs in self.seed_runs.items()},
                 "degenerate_folds": [asdict(g) for g in self.degenerate],
+                **({"warned_folds": [asdict(g) for g in self.warned]} if self.warned else {}),  # absent: none
                 "metrics": {m: {**c.to_dict(), "datasets": list(c.blocks), "excluded_datasets": self.excluded[m]}
                             for m, c in self.comparisons.items()}}
 
@@ -554,6 +592,8 @@ class TableJob:
             lines += ["## Seed-averaged methods", "", markdown_escape(self.seed_sentence()), ""]
         if self.degenerate:
             lines += self.degenerate_section()
+        if self.warned:
+            lines += self.warning_section()
         lines += ["## Tables", ""] + sections
         links = figure_links(figures, self.out)
         if links:
@@ -571,6 +611,19 @@ class TableJob:
                  "More than half of the top-k features are constant on the fold's training part although "
                  "non-constant features were left unselected. A table cell is marked ‡ when one of its folds "
                  "is degenerate at a grid point the cell summarises.", "", header, "|" + ":--|" * 6]
+                + ["| " + " | ".join(r) + " |" for r in rows] + [""])
+
+    def warning_section(self) -> list[str]:
+        """Markdown list of every fold whose method call warned, with its distinct messages."""
+        rows = [[markdown_escape(self.name(g.method)), markdown_escape(self.name(g.dataset)), str(g.fold), str(g.count),
+                 "; ".join(f"{markdown_escape(text)} (×{n})" for text, n in g.messages)
+                 + (f"; {g.unlisted} more distinct message(s)" if g.unlisted else "")]
+                for g in self.warned]
+        return (["## Numerical warnings", "",
+                 "Warnings the method printed (MATLAB/Octave) or raised (NumPy/SciPy floating-point and linear-algebra "
+                 "warnings) while ranking a fold's features, from the ranking records. The table cells of these "
+                 f"methods and datasets are marked {FOOTNOTE_SYMBOLS['warned'][1]}.", "",
+                 "| Method | Dataset | Fold | Warnings | Messages |", "|" + ":--|" * 5]
                 + ["| " + " | ".join(r) + " |" for r in rows] + [""])
 
     def _point_run(self, run: list[tuple[int, float, int, int]]) -> str:

@@ -24,10 +24,11 @@ TIE_TOLERANCE = 1e-12
 MISSING = "--"
 _LABEL = re.compile(r"^[A-Za-z0-9:_.+-]+$")
 #: Footnote symbols: name -> (LaTeX source, Markdown text). Set at the table's type size, not as
-#: superscripts, which would print below 8 pt. ``worse`` / ``better``: significance against a reference.
+#: superscripts, which would print below 8 pt. ``worse`` / ``better``: significance against a reference;
+#: ``budget``: a fold ran out of its budget; ``warned``: the method warned numerically while ranking.
 FOOTNOTE_SYMBOLS = {"dagger": (r"\,$\dagger$", "†"), "ddagger": (r"\,$\ddagger$", "‡"),
                     "approx": (r"\,(a)", "ᵃ"), "worse": (r"\,$\bullet$", "•"), "better": (r"\,$\circ$", "∘"),
-                    "budget": (r"\,\S", "§")}
+                    "budget": (r"\,\S", "§"), "warned": (r"\,\P", "¶")}
 BASELINE_NAME = "All features"
 # Characters that open or delimit an inline construct: emphasis, code, links and images ([ and ]
 # suffice), autolinks and raw HTML, entities, math, strikethrough, table cells, and GitHub's issue

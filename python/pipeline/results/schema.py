@@ -248,9 +248,26 @@ def read_all_features_file(path: str | Path) -> AllFeaturesFile:
     return _load(path, AllFeaturesFile, "all-features file")[1]
 
 
+class WarningMessage(_Record):
+    """One distinct warning message of a method call and how often it came."""
+
+    text: str
+    count: Count
+
+
+class MethodWarnings(_Record):
+    """The numerical warnings of the method call that computed a ranking (:mod:`pipeline.method_warnings`):
+    their count, the most frequent distinct messages and how many distinct ones are not listed."""
+
+    count: Count
+    messages: list[WarningMessage]
+    unlisted: Count
+
+
 class RankingRecord(_Record):
     """What made a ranking (``_ranking.json``): its parameters, the training part it was computed
-    from (its SHA-256), code, engine and what it reported."""
+    from (its SHA-256), code, engine, what it reported and the numerical warnings of its call
+    (None in records written before they were recorded)."""
 
     params: Optional[dict[str, Any]] = None
     training_sha256: Optional[Digest] = None
@@ -259,6 +276,7 @@ class RankingRecord(_Record):
     code: Optional[CodeFingerprint] = None
     engine: Optional[str] = None
     info: Optional[dict[str, Any]] = None
+    warnings: Optional[MethodWarnings] = None
 
     def objective(self) -> list | None:
         """The objective trace the method reported (``info.objective``), if it is a list of numbers."""

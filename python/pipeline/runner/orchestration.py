@@ -25,6 +25,8 @@ from .manifest import remove_partial_reports, write_failures
 from .run import Outcome, RunSettings
 from .store import ensure_results_root
 
+#: How a run of the task command lines (kgrid, pgrid, evaluate) resumes; a suite run says its own command.
+RESUME_WITH_OPTION = "--skip-existing"
 _USER_ERRORS = {"ConfigError", "DataError", "RankingError", "StorageError"}
 STATUSES = ("done", "skipped", "done_elsewhere", "out_of_budget", "failed", "interrupted")
 
@@ -45,13 +47,15 @@ class AfterTasks:
 
 def run_recorded(settings: RunSettings, arguments: dict, phases: Phases, *, executor: str, jobs: int,
                  n_tasks: int, scheduler: str | None = None, cluster: dict | None = None, record: dict | None = None,
-                 after_tasks: Callable[[RunResult, RunStop], AfterTasks] | None = None) -> int:
+                 after_tasks: Callable[[RunResult, RunStop], AfterTasks] | None = None,
+                 resume: str = RESUME_WITH_OPTION) -> int:
     """Run ``phases`` on the ``executor`` (``jobs`` workers, capped by ``n_tasks``) and record the run.
 
     The results folder (``settings.results_dir``) is made, partial reports of dead runs are removed,
     the run's record (``arguments`` and ``record`` fields) and log are opened, the tasks run with
     ``settings`` (given the log and the start time), then ``after_tasks`` (if any) and
-    :func:`finish_run`. Returns the exit code; 128 + n when signal n stopped the run.
+    :func:`finish_run`. Returns the exit code; 128 + n when signal n stopped the run. ``resume``:
+    how the user resumes a stopped run (the hint says "resume with <resume>").
     """
     root = ensure_results_root(Path(settings.results_dir))
     remove_partial_reports(root, settings.claim_stale_after)
@@ -63,13 +67,14 @@ def run_recorded(settings: RunSettings, arguments: dict, phases: Phases, *, exec
             history.start(settings, **(record or {}))
             result = phases(pool, settings, stop, lambda o: history.log(describe_outcome(o)))
         after = after_tasks(result, stop) if after_tasks is not None else AfterTasks()
-        code = finish_run(history, root, result, **after.summary)
+        code = finish_run(history, root, result, resume=resume, **after.summary)
         if after.closing:
             print(after.closing, file=sys.stderr)
     return 128 + stop.signum if stop.signum is not None else code
 
 
-def finish_run(history: RunHistory, root: Path, result: RunResult, **extra) -> int:
+def finish_run(history: RunHistory, root: Path, result: RunResult, *, resume: str = RESUME_WITH_OPTION,
+               **extra) -> int:
     """Write the run's record (with ``extra`` summary fields) and failures.json, then report on the
     terminal; return the exit code.
 
@@ -78,7 +83,7 @@ def finish_run(history: RunHistory, root: Path, result: RunResult, **extra) -> i
     summary = {**summarise_outcomes(result.outcomes), **extra}
     problems = [problem for problem in (_attempt(history.finish, summary),
                                         _attempt(write_failures, root, result.outcomes)) if problem is not None]
-    code = report_outcomes(result.outcomes, summary, root, result.stop_reason, result.stop_signal)
+    code = report_outcomes(result.outcomes, summary, root, result.stop_reason, result.stop_signal, resume=resume)
     for problem in problems:
         print(f"error: {problem}", file=sys.stderr)
     return max(code, 2) if problems else code
@@ -108,8 +113,20 @@ def _warn_degenerate(outcomes) -> None:
           file=sys.stderr)
 
 
+def _warn_numerical(outcomes) -> None:
+    """Say which tasks' methods warned numerically while ranking (their ranking records list the messages)."""
+    flagged = [o for o in outcomes if o.warnings]
+    if not flagged:
+        return
+    listed = ", ".join(f"{o.task.key} ({o.warnings})" for o in flagged[:5])
+    more = f" and {len(flagged) - 5} more" if len(flagged) > 5 else ""
+    print(f"warning: the method warned numerically while ranking in {len(flagged)} task(s): {listed}{more}; "
+          "see warnings in their ranking records", file=sys.stderr)
+
+
 def summarise_outcomes(outcomes) -> dict:
-    """Counts per status, and per reason of the tasks that were computed."""
+    """Counts per status, per reason of the tasks that were computed, the tasks with degenerate
+    selections, and the tasks whose ranking's method call warned numerically (with their warnings)."""
     summary = {status: sum(o.status == status for o in outcomes) for status in STATUSES}
     reasons: dict[str, int] = {}
     for outcome in outcomes:
@@ -120,6 +137,8 @@ def summarise_outcomes(outcomes) -> dict:
     if summary["out_of_budget"]:
         summary["out_of_budget_by"] = {kind: sum(o.status == "out_of_budget" and o.budget == kind for o in outcomes)
                                        for kind in BUDGET_KINDS}
+    summary["warned_tasks"] = sum(o.warnings > 0 for o in outcomes)
+    summary["numerical_warnings"] = sum(o.warnings for o in outcomes)
     return summary
 
 
@@ -130,9 +149,9 @@ def describe_outcome(outcome) -> str:
 
 
 def report_outcomes(outcomes, summary: dict, root: Path, stop_reason: str | None = None,
-                    stop_signal: int | None = None) -> int:
-    """Print the run summary (counts, stale recomputations, degenerate selections, tasks out of
-    budget, failures, why the run stopped early); return the exit code.
+                    stop_signal: int | None = None, *, resume: str = RESUME_WITH_OPTION) -> int:
+    """Print the run summary (counts, stale recomputations, degenerate selections, numerical warnings,
+    tasks out of budget, failures, why the run stopped early); return the exit code.
 
     2 when tasks were interrupted (the run stopped early) or every failure is a user error; 1 when
     a task failed otherwise; 0 when every task finished or ran out of its budget (a result, recorded
@@ -144,6 +163,7 @@ def report_outcomes(outcomes, summary: dict, root: Path, stop_reason: str | None
     for reason, count in stale.items():
         print(f"recomputed {count} stale task(s): {reason}", file=sys.stderr)
     _warn_degenerate(outcomes)
+    _warn_numerical(outcomes)
     for outcome in [o for o in outcomes if o.status == "out_of_budget"][:10]:
         print(f"OUT OF BUDGET ({outcome.budget}) {outcome.task.key}: {outcome.message}", file=sys.stderr)
     failed = [o for o in outcomes if o.status == "failed"]
@@ -151,7 +171,7 @@ def report_outcomes(outcomes, summary: dict, root: Path, stop_reason: str | None
         print(f"FAILED {outcome.task.key}: {outcome.message}", file=sys.stderr)
     if summary["interrupted"]:
         advice = "fix it, then resume" if stop_reason and stop_signal is None else "resume"
-        print(f"{stop_reason or 'the run stopped early'}; {advice} with --skip-existing", file=sys.stderr)
+        print(f"{stop_reason or 'the run stopped early'}; {advice} with {resume}", file=sys.stderr)
     if not failed and not summary["interrupted"]:
         return 0
     if failures_path(root).is_file():

@@ -18,6 +18,7 @@ from ..evaluation.grids import k_grid, p_grid, p_target_index, p_to_k
 from ..evaluation.metrics import METRICS
 from ..fileio import dumps_json
 from ..limits import MAX_RECORDED_INFO_NUMBERS
+from ..method_warnings import INFO_KEY, warnings_summary
 from .tasks import GridSpec
 
 
@@ -84,22 +85,25 @@ def ranking_record(*, folder: str, dataset: str, fold_index: int, params: dict, 
     """The ``_ranking.json`` content: what made the ranking, when checked for freshness, and how long it took.
 
     ``training``: the SHA-256 of the training part it was computed from (:func:`~pipeline.runner.inner.training_sha256`).
-    ``versions`` holds Python's and NumPy's and the engine's own (e.g. Octave with its BLAS).
+    ``versions`` holds Python's and NumPy's and the engine's own (e.g. Octave with its BLAS);
+    ``warnings`` the summary of the numerical warnings of the method's call (:mod:`pipeline.method_warnings`).
     """
     return {"method": folder, "dataset": dataset, "fold": int(fold_index), "params": params,
             "training_sha256": training, "engine": engine,
             "code": code, "git": git, **timing, "info": recordable_info(info),
+            "warnings": warnings_summary(info.get(INFO_KEY, [])),
             "versions": {**runtime_versions(), **engine_versions}}
 
 
 def recordable_info(info: dict) -> dict:
-    """The method's info without its scores (in ``_scores.csv``) and without entries too large to
+    """The method's info without its scores (in ``_scores.csv``), without what the engine added (its
+    time, its warnings: recorded apart) and without entries too large to
     record, or that the strict reader would refuse when the record is read back (a text of more
     than 10 000 characters, a 30-digit integer, 40 levels of nesting): kept, such an entry would
     make the ranking look unreadable, and computed again, at every resume."""
     kept = {}
     for key, value in info.items():
-        if key in ("scores", "compute_seconds"):
+        if key in ("scores", "compute_seconds", INFO_KEY):
             continue
         size = np.size(value) if not isinstance(value, (str, dict)) else 1
         if (isinstance(value, (str, Number, dict)) or size <= MAX_RECORDED_INFO_NUMBERS) and _reads_back(key, value):

@@ -99,7 +99,9 @@ class Outcome:
 
     ``reason`` says why a ``done`` task was computed (``"no metrics yet"``, a stale reason, ...);
     ``degenerate_points`` counts the grid points whose selection is mostly training-constant
-    features (see :func:`~pipeline.runner.records.constant_feature_counts`), for the run summary.
+    features (see :func:`~pipeline.runner.records.constant_feature_counts`) and ``warnings`` the
+    numerical warnings of the method call that computed its ranking in this run
+    (:mod:`pipeline.method_warnings`), for the run summary.
     """
 
     task: Task
@@ -111,6 +113,7 @@ class Outcome:
     reason: str = ""
     budget: str = ""
     peak_memory_bytes: int | None = None
+    warnings: int = 0
 
 
 class Workbench:
@@ -185,16 +188,16 @@ def run_task(task: Task, settings: RunSettings, bench: Workbench) -> Outcome:
             if not claim.acquired:  # the executor waits for the holder, then counts or reruns it
                 return Outcome(task, "locked")
             if task.stage == "candidate":
-                (status, reason), degenerate_points = run_candidate(task, settings, bench), 0
+                (status, reason), degenerate_points, warned = run_candidate(task, settings, bench), 0, 0
             else:
-                status, reason, degenerate_points = _run(task, settings, bench)
+                status, reason, degenerate_points, warned = _run(task, settings, bench)
     except PipelineError as exc:
         return Outcome(task, "failed", str(exc), type(exc).__name__, time.perf_counter() - start)
     except Exception as exc:  # noqa: BLE001 - any other failure (MemoryError in ML-kNN, a bug) fails
         # this task alone: it is recorded in failures.json and the run goes on
         return Outcome(task, "failed", unexpected_failure(exc), type(exc).__name__, time.perf_counter() - start)
     return Outcome(task, status, seconds=time.perf_counter() - start, degenerate_points=degenerate_points,
-                   reason=reason)
+                   reason=reason, warnings=warned)
 
 
 def task_claim(task: Task, settings: RunSettings) -> TaskClaim:
@@ -304,17 +307,18 @@ def _plan_reference(task: Task, settings: RunSettings) -> TaskPlan:
                     {"all_features": reason} if reason else {})
 
 
-def _run_reference(task: Task, settings: RunSettings, bench: Workbench) -> tuple[str, str, int]:
+def _run_reference(task: Task, settings: RunSettings, bench: Workbench) -> tuple[str, str, int, int]:
     plan = _plan_reference(task, settings)
     if not plan.grid_reasons:
         elsewhere = _written_since(all_features_path(settings.results_dir, task.dataset, task.fold), settings)
-        return ("done_elsewhere" if elsewhere else "skipped"), "", 0
+        return ("done_elsewhere" if elsewhere else "skipped"), "", 0, 0
     run_reference(task, settings, bench, plan.reason)
-    return "done", plan.reason, 0
+    return "done", plan.reason, 0, 0
 
 
-def _run(task: Task, settings: RunSettings, bench: Workbench) -> tuple[str, str, int]:
-    """Bring the task's files up to date; return (status, reason, degenerate grid points)."""
+def _run(task: Task, settings: RunSettings, bench: Workbench) -> tuple[str, str, int, int]:
+    """Bring the task's files up to date; return (status, reason, degenerate grid points, numerical
+    warnings of the ranking computed now)."""
     if task.method == REFERENCE_FOLDER:
         return _run_reference(task, settings, bench)
     store = ResultStore(settings.results_dir)
@@ -322,20 +326,21 @@ def _run(task: Task, settings: RunSettings, bench: Workbench) -> tuple[str, str,
     plan = plan_task(task, settings)
     if not plan.grid_reasons:
         elsewhere = all(_written_since(plan.files.metrics(grid.mode), settings) for grid in settings.grids)
-        return ("done_elsewhere" if elsewhere else "skipped"), "", 0
+        return ("done_elsewhere" if elsewhere else "skipped"), "", 0, 0
     fold = load_fold(plan.fold_file, dataset=task.dataset, index=task.fold)
     check_evaluable(fold.X_train.shape[0], settings.mlknn_k, plan.fold_file)
     grids = [grid for grid in settings.grids if grid.mode in plan.grid_reasons]
     k_values = union_of_k(grids, fold.n_features)  # checks the grids before anything is computed
     if plan.rank_reason is None:
         ranking, timing = store.read_ranking(plan.files.ranking, fold.n_features), _reused_timing(store, plan.files)
+        warned = 0
     else:
-        ranking, timing = _compute_ranking(task, plan, fold, store, settings, bench)
+        ranking, timing, warned = _compute_ranking(task, plan, fold, store, settings, bench)
     records = _score(task, fold, ranking, grids, k_values, plan.params, settings, bench)
     provenance = _provenance(plan, settings, bench.git)
     for grid, record in zip(grids, records):
         store.write_metrics(plan.files, grid.mode, {**record, **timing, **_selection(task), "provenance": provenance})
-    return "done", plan.reason, max(sum(r["degenerate"]) for r in records)
+    return "done", plan.reason, max(sum(r["degenerate"]) for r in records), warned
 
 
 def _selection(task: Task) -> dict:
@@ -412,8 +417,9 @@ def _reused_timing(store: ResultStore, files: TaskFiles) -> dict:
 
 
 def _compute_ranking(task: Task, plan: TaskPlan, fold, store: ResultStore, settings: RunSettings,
-                     bench: Workbench) -> tuple[np.ndarray, dict]:
-    """Rank on the training part, write scores, ranking, its record and time; return it with its timing.
+                     bench: Workbench) -> tuple[np.ndarray, dict, int]:
+    """Rank on the training part, write scores, ranking, its record and time; return it with its timing
+    and the number of numerical warnings of the method call.
 
     ``time_rank_seconds`` is the method's own compute time, measured where the method runs (inside
     Octave for the Octave engine), so it excludes engine start-up and data transfer; those go to
@@ -440,7 +446,7 @@ def _compute_ranking(task: Task, plan: TaskPlan, fold, store: ResultStore, setti
                             timing=timing, info=info, engine_versions=engine.versions())
     record.update(_selection(task))
     store.write_ranking(plan.files, ranking, seconds, scores, record)
-    return ranking, timing
+    return ranking, timing, record["warnings"]["count"]
 
 
 def _provenance(plan: TaskPlan, settings: RunSettings, git: dict) -> dict:
