@@ -33,8 +33,8 @@ from .document import FIGURES, DocumentFigure, compile_pdf, figures_tex, write_m
 from .layout import TEXT_WIDTH_PT, part_height_pt, part_width_pt
 from .options import ReportOptions, read_display_map
 from .output import prepare_output_folder
-from .tables import (BASELINE_NAME, FOOTNOTE_SYMBOLS, CellNote, RankTable, ScoreTable, StatsBlock, StatsRow, StatsTable, TextTable,
-                     ValueTable, markdown_escape, render_rank_table_latex, render_rank_table_markdown,
+from .tables import (BASELINE_NAME, FOOTNOTE_SYMBOLS, CellNote, RankTable, ScoreTable, StatsBlock, StatsRow,
+                     StatsTable, TextTable, ValueTable, markdown_escape, render_rank_table_latex, render_rank_table_markdown,
                      render_score_table_latex, render_score_table_markdown, render_stats_table_latex,
                      render_stats_table_markdown, render_text_table_latex, render_text_table_markdown,
                      render_value_table_latex, render_value_table_markdown)
