@@ -26,6 +26,7 @@ from pipeline.definitions import MAX_RECORDED_WARNINGS, MAX_WARNING_CHARS
 from pipeline.method_warnings import numerical_warnings_caught, warnings_summary
 from pipeline.paper.__main__ import main as paper_main
 from pipeline.report.job import WARNED_NOTE
+from pipeline.report.tables import FOOTNOTE_SYMBOLS
 from pipeline.results.schema import read_ranking_record
 
 REPO = Path(__file__).resolve().parents[2]
@@ -147,7 +148,7 @@ def check_report(tables: Path) -> None:
     assert "numerical warnings while ranking: 4 in 4 fold(s), 2 table cell(s) marked ¶" in report
     latex = (tables / "table_microf1.tex").read_text()
     row = next(line for line in latex.splitlines() if line.lstrip().startswith("demo"))
-    assert row.count(r"\,\S") == 2, row  # WARNOCT and WARNPY, not VARIANCE
+    assert row.count(FOOTNOTE_SYMBOLS["warned"][0]) == 2, row  # WARNOCT and WARNPY, not VARIANCE
     assert WARNED_NOTE.split(" (")[0] in latex
 
 

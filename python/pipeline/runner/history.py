@@ -22,6 +22,7 @@ import sys
 from importlib import metadata
 from pathlib import Path
 
+from ..errors import ConfigError
 from ..fileio import atomic_write_json, ensure_directory
 from ..locations import PACKAGE_DIR, matlab_dir
 from ..names import validate_name
@@ -60,11 +61,16 @@ def package_digest() -> dict:
     named relative to its folder, so the same code gives the same digest wherever it is installed."""
     digest = hashlib.sha256()
     count = 0
-    code = matlab_dir()
+    try:
+        code = matlab_dir()
+    except ConfigError:  # a copy of the Python package alone: it runs Python methods only
+        code = None
     for label, folder in (("pipeline", PACKAGE_DIR), ("matlab", code)):
+        if folder is None:
+            continue
         for path in sorted(folder.rglob("*")):
             if (not path.is_file() or "__pycache__" in path.parts or path.suffix == ".pyc"
-                    or (folder == PACKAGE_DIR and code in path.parents)):
+                    or (folder == PACKAGE_DIR and code is not None and code in path.parents)):
                 continue
             digest.update(f"{label}/{path.relative_to(folder).as_posix()}\0".encode())
             digest.update(hashlib.sha256(path.read_bytes()).digest())
