@@ -110,7 +110,7 @@ def test_octave_and_numpy_warnings_reach_the_record_summary_status_report_and_ta
     (record,) = (results / "runs").glob("*.json")
     summary = json.loads(record.read_text())["summary"]
     assert summary["warned_tasks"] == 4 and summary["numerical_warnings"] == 4
-    assert "the method warned numerically while ranking in 4 task(s)" in err
+    assert "warning: 4 task(s) warned numerically while ranking: " in err
     code, err, out = run_paper("status", *arguments)
     assert code == 0 and "numerical warnings: 4 in 4 done task(s)" in out and "tables kgrid: up to date" in out, out
     check_report(tmp_path / "root" / "paper" / "tables" / "kgrid")

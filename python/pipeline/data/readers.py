@@ -123,11 +123,7 @@ def read_clml_mat(path: str | Path) -> RawData:
     RawData
         X (n, d) float64 and Y (n, L) uint8 with 1 where ``class`` is 1, rows in file order.
     """
-    path = Path(path)
-    variables = load_declared_matrices(path, "file", ("dataset", "class"), byte_limit())
-    x = _mat_variable(path, variables, "dataset")
-    Y = _labels_from_targets(path, "class", _mat_variable(path, variables, "class"), x.shape[0])
-    return numbered(x.astype(np.float64), Y)
+    return _read_features_and_targets(Path(path), "dataset", "class")
 
 
 def read_mlc_toolbox_mat(path: str | Path) -> RawData:
@@ -138,10 +134,14 @@ def read_mlc_toolbox_mat(path: str | Path) -> RawData:
     RawData
         X (n, d) float64 and Y (n, L) uint8 with 1 where ``target`` is 1, rows in file order.
     """
-    path = Path(path)
-    variables = load_declared_matrices(path, "file", ("data", "target"), byte_limit())
-    x = _mat_variable(path, variables, "data")
-    Y = _labels_from_targets(path, "target", _mat_variable(path, variables, "target"), x.shape[0])
+    return _read_features_and_targets(Path(path), "data", "target")
+
+
+def _read_features_and_targets(path: Path, features: str, targets: str) -> RawData:
+    """The two layouts that store features n x d and targets L x n under their own names."""
+    variables = load_declared_matrices(path, "file", (features, targets), byte_limit())
+    x = _mat_variable(path, variables, features)
+    Y = _labels_from_targets(path, targets, _mat_variable(path, variables, targets), x.shape[0])
     return numbered(x.astype(np.float64), Y)
 
 

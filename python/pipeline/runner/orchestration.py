@@ -103,25 +103,24 @@ def _is_stale_reason(reason: str) -> bool:
 
 def _warn_degenerate(outcomes) -> None:
     """Say which tasks selected mostly training-constant features (their metrics are meaningless there)."""
-    flagged = [o for o in outcomes if o.degenerate_points]
-    if not flagged:
-        return
-    listed = ", ".join(f"{o.task.key} ({o.degenerate_points} points)" for o in flagged[:5])
-    more = f" and {len(flagged) - 5} more" if len(flagged) > 5 else ""
-    print(f"warning: {len(flagged)} task(s) selected mostly features that are constant on the training part "
-          f"at some grid points: {listed}{more}; see n_constant_selected and degenerate in their metrics files",
-          file=sys.stderr)
+    _warn_tasks([(o, f"{o.degenerate_points} points") for o in outcomes if o.degenerate_points],
+                "selected mostly features that are constant on the training part at some grid points",
+                "see n_constant_selected and degenerate in their metrics files")
 
 
 def _warn_numerical(outcomes) -> None:
     """Say which tasks' methods warned numerically while ranking (their ranking records list the messages)."""
-    flagged = [o for o in outcomes if o.warnings]
+    _warn_tasks([(o, str(o.warnings)) for o in outcomes if o.warnings],
+                "warned numerically while ranking", "see warnings in their ranking records")
+
+
+def _warn_tasks(flagged: list, what: str, where: str) -> None:
+    """One warning line naming the first five ``flagged`` (outcome, detail) tasks and where to look."""
     if not flagged:
         return
-    listed = ", ".join(f"{o.task.key} ({o.warnings})" for o in flagged[:5])
+    listed = ", ".join(f"{outcome.task.key} ({detail})" for outcome, detail in flagged[:5])
     more = f" and {len(flagged) - 5} more" if len(flagged) > 5 else ""
-    print(f"warning: the method warned numerically while ranking in {len(flagged)} task(s): {listed}{more}; "
-          "see warnings in their ranking records", file=sys.stderr)
+    print(f"warning: {len(flagged)} task(s) {what}: {listed}{more}; {where}", file=sys.stderr)
 
 
 def summarise_outcomes(outcomes) -> dict:
