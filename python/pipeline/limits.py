@@ -63,6 +63,12 @@ MAX_DISPLAY_MAP_ENTRIES = 2000
 MAX_CAPTION_NOTE_CHARS = 1000
 MAX_SCORE_BYTES = 16 * 2**20
 MAX_HEADER_CHARS = 1 << 20
+#: The results explorer (pipeline.report html): the largest page written — Plotly's script (about
+#: 4.8 MB) plus the data of the full 17-dataset paper (about 2 MB); a larger page is refused with a
+#: way out rather than written — and the run records its provenance shows, newest first (a folder
+#: resumed many times has hundreds).
+MAX_EXPLORER_PAGE_BYTES = 10 * 1024 * 1024
+MAX_EXPLORER_RUN_RECORDS = 20
 #: The most bytes of a code file read for a fingerprint or a signature (a plug-in's .py or .m, a
 #: shipped module; the largest shipped code file has 38 KB), from definitions.json, which Octave's
 #: mlfs_code_fingerprint and mlfs_plugin_clashes read too. (Read here, not in pipeline.definitions,

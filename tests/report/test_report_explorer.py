@@ -57,7 +57,7 @@ def test_one_page_per_grid_with_results_named_by_the_grid(page):
     results, text, _ = page
     assert (results.parent / "out" / "explorer_kgrid.html").is_file()
     assert not (results.parent / "out" / "explorer_pgrid.html").exists()
-    assert len(text.encode()) <= explorer.MAX_PAGE_BYTES
+    assert len(text.encode()) <= explorer.MAX_EXPLORER_PAGE_BYTES
 
 
 def test_nothing_is_loaded_from_an_address(page):
@@ -149,7 +149,7 @@ def test_a_bad_argument_is_one_config_error(kgrid_results, tmp_path):
 
 
 def test_a_page_beyond_the_bound_is_refused(kgrid_results, tmp_path, monkeypatch):
-    monkeypatch.setattr(explorer, "MAX_PAGE_BYTES", 1_000_000)
+    monkeypatch.setattr(explorer, "MAX_EXPLORER_PAGE_BYTES", 1_000_000)
     with pytest.raises(PipelineError, match="more than its bound"):
         api.html(kgrid_results, tmp_path, ref_method="MIFS", metrics=["micro_f1"])
     assert not (tmp_path / "explorer_kgrid.html").exists()

@@ -11,7 +11,7 @@ provenance of the results (run records, code fingerprints, versions, the command
 
 Every name reaches the page through Jinja2's HTML autoescape or inside a ``<script
 type="application/json">`` block with ``<``, ``>`` and ``&`` escaped, so no method, dataset or
-display name can add markup. The page is at most :data:`MAX_PAGE_BYTES`.
+display name can add markup. The page is at most :data:`MAX_EXPLORER_PAGE_BYTES`.
 """
 
 from __future__ import annotations
@@ -30,18 +30,14 @@ import numpy as np
 from .. import aggregate as agg
 from ..errors import ConfigError, PipelineError
 from ..fileio import atomic_write_text, csv_safe_frame
+from ..limits import MAX_EXPLORER_PAGE_BYTES, MAX_EXPLORER_RUN_RECORDS
 from ..results.layout import RUN_HISTORY_FOLDER, failures_path
 from ..results.staleness import read_json
 from ..stats.compare import Comparison
 from .tables import MISSING, RankTable, ScoreTable, StatsTable, format_number, format_p
 
-#: Largest page written: Plotly's script (about 4.8 MB) plus the data of the full 17-dataset paper
-#: (about 2 MB); a larger page is refused with a way out rather than written.
-MAX_PAGE_BYTES = 10 * 1024 * 1024
 #: Significant digits of the plotted values (a curve is read by eye, the tables give the printed digits).
 PLOT_DIGITS = 5
-#: Run records shown in the provenance, newest first (a folder resumed many times has hundreds).
-MAX_RUN_RECORDS = 20
 TEMPLATE = "explorer.html.j2"
 
 
@@ -117,10 +113,10 @@ def write_explorer(job, tables: dict[str, ScoreTable], rank_table: RankTable, st
         sensitivities=[_sensitivity_plot(s) for s in tuning.sensitivities] if tuning else [],
         downloads=_downloads(job), plotly_js=get_plotlyjs())
     size = len(page.encode("utf-8"))
-    if size > MAX_PAGE_BYTES:
+    if size > MAX_EXPLORER_PAGE_BYTES:
         raise PipelineError(f"the results explorer would take {size / 2 ** 20:.1f} MiB, more than its bound",
-                            file=path, expected=f"at most {MAX_PAGE_BYTES / 2 ** 20:g} MiB: choose fewer datasets "
-                                                "or methods (--datasets, --methods)")
+                            file=path, expected=f"at most {MAX_EXPLORER_PAGE_BYTES / 2 ** 20:g} MiB: choose fewer "
+                                                "datasets or methods (--datasets, --methods)")
     return atomic_write_text(path, page)
 
 
@@ -250,7 +246,7 @@ def _provenance(job, command: Sequence[str] | None) -> dict:
     folder = job.results.results_dir / RUN_HISTORY_FOLDER
     records = sorted(folder.glob("*.json"), reverse=True) if folder.is_dir() else []
     runs = []
-    for path in records[:MAX_RUN_RECORDS]:
+    for path in records[:MAX_EXPLORER_RUN_RECORDS]:
         record = read_json(path) or {}
         git = record.get("git") or {}
         runs.append({"run_id": str(record.get("run_id", path.stem)), "command": _shell(record.get("command")),
@@ -259,7 +255,7 @@ def _provenance(job, command: Sequence[str] | None) -> dict:
                      "git": f"{git.get('commit') or 'unknown'}{' (dirty)' if git.get('dirty') else ''}",
                      "summary": _counts(record.get("summary")),
                      "versions": ", ".join(f"{k} {v}" for k, v in (record.get("versions") or {}).items() if v)})
-    return {"runs": runs, "runs_left_out": max(0, len(records) - MAX_RUN_RECORDS), "methods": _code_rows(job),
+    return {"runs": runs, "runs_left_out": max(0, len(records) - MAX_EXPLORER_RUN_RECORDS), "methods": _code_rows(job),
             "command": _shell(command) if command else _html_command(job)}
 
 
