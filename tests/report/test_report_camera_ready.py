@@ -21,7 +21,7 @@ from pipeline.experiment.model import load_suite
 from pipeline.paper.tables import make_tables, report_options
 from pipeline.report.document import compile_pdf, write_main_tex
 from pipeline.report.layout import MIN_TYPE_PT, TEXT_WIDTH_PT
-from pipeline.report.tables import ScoreTable, render_score_table_latex
+from pipeline.report.tables import ScoreTable, ValueTable, render_score_table_latex, render_value_table_latex
 
 METHODS = ["DAGFS", "LRMFS", "GRRO", "SRFS", "VARIANCE"]
 DATASETS = ["emotions", "yeast", "scene", "medical"]
@@ -147,7 +147,8 @@ def test_the_parameter_reports_figures_are_in_main_tex_captioned(tmp_path):
 @pytest.mark.parametrize("columns", [1, 2])
 def test_the_largest_study_is_split_into_floats_that_fit_the_page(tmp_path, columns):
     """20 methods x 31 datasets with the reference and a long caption: parts that hold every cell, each
-    within the page at 7 pt or more, the summary rows once per column part (in its last row part)."""
+    within the page at 7 pt or more, the summary rows once per column part (in its last row part); the
+    across-seed spread of 20 seed-averaged methods likewise."""
     rng = np.random.default_rng(1)
     methods, datasets = [f"METHOD{i:02d}" for i in range(20)], [f"dataset{i:02d}" for i in range(31)]
     means = rng.uniform(0.1, 0.9, (31, 20))
@@ -161,7 +162,13 @@ def test_the_largest_study_is_split_into_floats_that_fit_the_page(tmp_path, colu
     assert sorted(j for p in parts if p.rows == parts[0].rows for j in p.columns) == list(range(20))
     tex = render_score_table_latex(table)
     assert tex.count("Avg.\\ rank") == len({tuple(p.columns) for p in parts})  # once per column part
-    (tmp_path / "table.tex").write_text(tex)
+    spread = ValueTable("Across-seed spread", "Method", "Dataset", [f"Metric {k}" for k in range(9)],
+                        [(m, datasets, rng.uniform(0, 0.05, (31, 9))) for m in methods], "Std over seeds. " * 6,
+                        "tab:spread", width_pt=TEXT_WIDTH_PT[columns])
+    spread_parts = spread.parts()  # 620 rows: each method's 31 datasets stay together, never past the page
+    assert len({tuple(p.rows) for p in spread_parts}) > 1
+    assert sorted(g for p in spread_parts if p.columns == spread_parts[0].columns for g in p.rows) == list(range(20))
+    (tmp_path / "table.tex").write_text(tex + render_value_table_latex(spread))
     option = ",twocolumn" if columns == 2 else ""
     (tmp_path / "main.tex").write_text(f"\\documentclass[10pt{option}]{{article}}\n\\usepackage{{booktabs}}\n"
                                        "\\usepackage{amssymb}\n\\usepackage{graphicx}\n\\begin{document}\n"

@@ -400,7 +400,7 @@ class TableJob:
                    "the folds; '--' with a single seed or no seed-averaged fold.")
         return ValueTable("Across-seed spread", "Method", "Dataset", [agg.METRIC_DISPLAY[m] for m in self.metrics],
                           groups, self.caption(caption), self.label("seed_spread"), fit_width=self.options.fit_width,
-                          **self.layout)
+                          height_pt=self.height_pt, **self.layout)
 
     def stats_table(self) -> StatsTable:
         blocks = []

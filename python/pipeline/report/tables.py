@@ -298,8 +298,8 @@ class ValueTable:
     """Plain numbers (no marks, no summary rows) in groups of rows, e.g. a spread per method.
 
     ``groups`` holds (group name, row names, values of shape (n_rows, n_columns)); the group name
-    is printed on the first row of its group, NaN as ``--``. ``fit_width``, ``layout`` and
-    ``width_pt`` as in ScoreTable.
+    is printed on the first row of its group, NaN as ``--``. ``fit_width``, ``layout``,
+    ``width_pt`` and ``height_pt`` as in ScoreTable.
     """
 
     title: str
@@ -313,14 +313,20 @@ class ValueTable:
     fit_width: bool = True
     layout: str = "split"
     width_pt: float | None = None
+    height_pt: float | None = None
 
-    def parts(self) -> list[list[int]]:
-        """Column indices of each part, each fitting ``width_pt`` (shrunk to 7 pt at most with ``fit_width``)."""
+    def parts(self) -> list[TablePart]:
+        """The floats of the table: each fits ``width_pt`` (shrunk to 7 pt at most with ``fit_width``)
+        and ``height_pt``; ``rows`` holds the indices of its groups, a group never split."""
         rows = [row for group in self.rows() for row in group]
         widths = [column_width_pt([c] + [values[j] for _, _, values in rows]) for j, c in enumerate(self.column_names)]
         fixed = (column_width_pt([self.group_header] + [g for g, _, _ in rows])
                  + column_width_pt([self.row_header] + [name for _, name, _ in rows]))
-        return split_columns(fixed, widths, _budget(self))
+        fitting = rows_per_float(_height(self), _width(self), len(self.caption) + len(self.title) + 40,
+                                 other_lines=1, rules=2 + len(self.groups))
+        groups = split_rows([len(names) for _, names, _ in self.groups], fitting)
+        return [TablePart(columns, group_indices) for columns in split_columns(fixed, widths, _budget(self))
+                for group_indices in groups]
 
     def rows(self) -> list[list[tuple[str, str, list[str]]]]:
         """Per group, per row: (group text or "", row name, formatted values)."""
