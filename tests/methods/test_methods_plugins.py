@@ -264,6 +264,7 @@ def test_a_worker_that_is_not_a_fork_loads_the_plugin_folders_of_the_run(tmp_pat
     """What a Dask worker on another machine does: a fresh interpreter gets the run's settings and
     loads its plug-in folders itself (the driver's registry does not travel)."""
     import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
 
     from pipeline.runner.executors import _run_on_dask_worker
     from pipeline.runner.run import RunSettings
@@ -272,8 +273,9 @@ def test_a_worker_that_is_not_a_fork_loads_the_plugin_folders_of_the_run(tmp_pat
     plugin = minimal_plugin(tmp_path / "plugins", "SPAWNX")
     settings = RunSettings(data_dir=str(DEMO), results_dir=str(tmp_path / "results"),
                            grids=(GridSpec("kgrid", k_max=30),), engine="python", plugins=(str(plugin.parent),))
-    with multiprocessing.get_context("spawn").Pool(1) as pool:
-        outcome = pool.apply(_run_on_dask_worker, (Task("SPAWNX", "demo", 0), settings))
+    # not a multiprocessing.Pool: its processes are daemonic, and a Dask worker forks its task's worker
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
+        outcome = pool.submit(_run_on_dask_worker, Task("SPAWNX", "demo", 0), settings).result()
     assert outcome.status == "done", outcome.message
     record = json.loads((tmp_path / "results" / "SPAWNX" / "demo_fold0_ranking.json").read_text())
     assert "plugin/spawnx_helper.py" in [path for path, _ in record["code"]["files"]]

@@ -69,9 +69,11 @@ class DaskExecutor:
         self.cluster = cluster
         self._client = None
         self._cluster = None
+        self._config = None
         self._unfinished: list[Task] = []
 
     def __enter__(self) -> "DaskExecutor":
+        import dask
         from dask.distributed import Client
 
         if self.scheduler:
@@ -81,24 +83,31 @@ class DaskExecutor:
                 raise ConfigError(f"cannot reach the Dask scheduler: {' '.join(str(exc).split())}",
                                   field="--scheduler", found=self.scheduler) from None
         else:
-            self._cluster = (_slurm_cluster(self.cluster["slurm"], self.jobs, self.settings.results_dir) if self.cluster
-                             else _local_cluster(self.jobs))
+            # Held while the cluster lives: its nannies read it again each time they restart a worker.
+            self._config = dask.config.set(_LOCAL_CLUSTER_CONFIG)
             try:
+                self._cluster = (_slurm_cluster(self.cluster["slurm"], self.jobs, self.settings.results_dir)
+                                 if self.cluster else _local_cluster(self.jobs))
                 self._client = Client(self._cluster)
             except BaseException:
-                self._cluster.close()
+                self._close_cluster()
                 raise
         return self
 
     def __exit__(self, *exc) -> None:
         self._client.close()
-        if self._cluster is not None:
-            self._cluster.close()
-            remove_abandoned_scratch_dirs()
+        self._close_cluster()
         # A worker stopped inside a task (e.g. in an Octave call) left its claim: its process is
         # gone now, so the claim is abandoned and goes; a remote worker's stays until it is stale.
         for task in self._unfinished:
             task_claim(task, self.settings).break_if_abandoned()
+
+    def _close_cluster(self) -> None:
+        if self._cluster is not None:
+            self._cluster.close()
+            remove_abandoned_scratch_dirs()
+        if self._config is not None:
+            self._config.__exit__(None, None, None)
 
     def run(self, tasks: Iterable[Task], stop: RunStop) -> Iterator[Outcome]:
         from dask.distributed import as_completed
@@ -139,29 +148,30 @@ def _slurm_cluster(options: dict, jobs: int, results_dir: str):
     return cluster
 
 
+#: Dask settings while a cluster the run starts lives.
+_LOCAL_CLUSTER_CONFIG = {
+    # Dask's default MALLOC_TRIM_THRESHOLD_ makes glibc map and unmap every large NumPy
+    # temporary; the evaluator then runs about twice as slow as in a plain process.
+    "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None,
+    # Each Dask worker forks the one worker of its pool (_run_on_dask_worker): daemonic
+    # processes may not have children.
+    "distributed.worker.daemon": False,
+    # The driver reports every task's outcome; the cluster's own log (in the workers and, via
+    # silence_logs, in the driver) is about itself: a heartbeat in flight when the cluster
+    # closes (after Ctrl-C) is logged with a traceback although nothing went wrong.
+    "distributed.nanny.pre-spawn-environ.DASK_LOGGING__DISTRIBUTED": "critical",
+}
+
+
 def _local_cluster(jobs: int):
     """A LocalCluster whose processes ignore SIGINT: the terminal's Ctrl-C reaches the whole
     process group, and only the driver decides what happens (they inherit the ignored signal)."""
-    import dask
     from dask.distributed import LocalCluster
 
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    worker_environment = {
-        # Dask's default MALLOC_TRIM_THRESHOLD_ makes glibc map and unmap every large NumPy
-        # temporary; the evaluator then runs about twice as slow as in a plain process.
-        "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None,
-        # Each Dask worker forks the one worker of its pool (_run_on_dask_worker): daemonic
-        # processes may not have children.
-        "distributed.worker.daemon": False,
-        # The driver reports every task's outcome; the cluster's own log (in the workers and, via
-        # silence_logs, in the driver) is about itself: a heartbeat in flight when the cluster
-        # closes (after Ctrl-C) is logged with a traceback although nothing went wrong.
-        "distributed.nanny.pre-spawn-environ.DASK_LOGGING__DISTRIBUTED": "critical",
-    }
     try:
-        with dask.config.set(worker_environment):
-            return LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True,
-                                dashboard_address=None, silence_logs=logging.CRITICAL)
+        return LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=None,
+                            silence_logs=logging.CRITICAL)
     finally:
         signal.signal(signal.SIGINT, previous)
 
