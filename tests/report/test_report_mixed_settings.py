@@ -6,6 +6,7 @@ state the settings the files hold."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 
 import pytest
@@ -24,7 +25,10 @@ GRID = {"k_min": 10, "k_max": 300, "k_step": 10}
 def results(tmp_path):
     root = write_result_set(tmp_path / "results", METHODS, [*DATASETS, "scene"], folds=3, n_features=[120, 80, 150, 90])
     for path in root.glob("*/*_kgrid_metrics.json"):
-        _edit(path, grid=GRID, mlknn={"num": 10, "smooth": 1.0}, provenance={"fold_sha256": f"{hash(path.name) % 16:x}" * 64})
+        # one digest per fold file name (shared by the methods), never the edit's all-zero one below; hash()
+        # would differ between processes and be 0 one time in 16
+        _edit(path, grid=GRID, mlknn={"num": 10, "smooth": 1.0},
+              provenance={"fold_sha256": hashlib.sha256(path.name.encode()).hexdigest()})
     return root
 
 

@@ -180,7 +180,10 @@ def test_killed_dask_worker_is_replaced(slow_folds, tmp_path, monkeypatch, allow
     os.kill(psutil.Process(claim["pid"]).parent().pid, signal.SIGKILL)
     _, err = proc.communicate(timeout=600)
     counts = summary_counts(err)
-    assert counts["done"] + counts["failed"] == 2 * N_FOLDS and counts["interrupted"] == 0  # + references
+    # The holder outlives its Dask worker for a moment (it ends on its parent's death): when it finishes
+    # the task meanwhile, Dask's retry finds it done elsewhere.
+    assert counts["done"] + counts["done elsewhere"] + counts["failed"] == 2 * N_FOLDS  # + references
+    assert counts["interrupted"] == 0
     assert not psutil.pid_exists(claim["pid"]) and not list(results.glob("*/.*.claim"))
     if allowed_failures is None:
         assert proc.returncode == 0 and counts["failed"] == 0, err
