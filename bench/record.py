@@ -293,7 +293,7 @@ def run_context(started: dt.datetime, load_before: Sequence[float]) -> dict:
     """Date, command, code version, machine, load and software of the run that ends now."""
     return {
         "started": _utc(started), "finished": _utc(dt.datetime.now(dt.timezone.utc)),
-        "command": [_repo_relative(sys.argv[0]), *sys.argv[1:]], "git": git_state(),
+        "command": [_repo_relative(sys.argv[0]), *map(_portable_argument, sys.argv[1:])], "git": git_state(),
         "machine": machine(), "load": {"before": list(load_before), "after": list(os.getloadavg())},
         "versions": versions(), "environment": {key: os.environ.get(key) for key in NUMERICS_ENVIRONMENT},
     }
@@ -308,6 +308,16 @@ def _repo_relative(path: str) -> str:
         return Path(path).resolve().relative_to(REPO).as_posix()
     except ValueError:
         return path
+
+
+def _portable_argument(argument: str) -> str:
+    """An argument as the record keeps it: a path in the repository relative to it, an absolute path
+    outside it (a reference checkout, another interpreter) by its last part only, as ``<local>/NAME``:
+    the record is shared, the machine's folders are not."""
+    if not argument.startswith("/"):
+        return argument
+    relative = _repo_relative(argument)
+    return relative if relative != argument else f"<local>/{Path(argument).name}"
 
 
 def git_state() -> dict:
