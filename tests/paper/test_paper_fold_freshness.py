@@ -1,6 +1,7 @@
 """``paper run`` and ``status`` after the folds were exported again with another seed: every result of
 the old folds is stale, with its reason (docs/results-schema.md), not kept. A fold file is never left
-without its sidecar by a stopped export, and one found so beside folds that have one is refused."""
+without its sidecar by a stopped export, and one found so beside folds that have one is refused. A run
+of the first folds (``--folds N``) exports only those, and they are the files a whole export writes."""
 
 from __future__ import annotations
 
@@ -95,3 +96,22 @@ def test_a_fold_is_never_left_without_its_sidecar_and_one_found_so_is_refused(tm
         assert "declare folds: {mode: files}" in err
     suite.write_text(DEMO_SUITE.replace("mode: holdout, count: 2, seed: 1, test_size: 0.2", "mode: files, count: 2"))
     assert run_main(main, ["status", str(suite), "--root", str(tmp_path)]) == 0, capsys.readouterr().err
+
+
+def test_a_run_of_the_first_folds_exports_only_those_and_a_whole_run_the_same_files(tmp_path, capsys):
+    from pipeline.cli import run_main
+    from pipeline.paper.__main__ import main
+
+    suite, folds = tmp_path / "suite.yaml", tmp_path / "data" / "paper_matlab_minmax" / "demo"
+    suite.write_text(DEMO_SUITE.replace("count: 2", "count: 3"))
+    assert run_main(main, ["run", str(suite), "--root", str(tmp_path), "--folds", "1", "--no-progress"]) == 0
+    assert "demo: exported 1 of 3 folds" in capsys.readouterr().err
+    assert sorted(p.name for p in folds.iterdir()) == ["fold0.json", "fold0.mat"]
+    first = {name: (folds / name).read_bytes() for name in ("fold0.json", "fold0.mat")}
+
+    assert run_main(main, ["run", str(suite), "--root", str(tmp_path), "--no-progress"]) == 0
+    err = capsys.readouterr().err
+    assert "demo: exported 3 folds" in err, err
+    assert "4 done, 2 skipped" in err, err  # fold 0's results stay fresh: its file was written again unchanged
+    assert sorted(p.name for p in folds.iterdir()) == [f"fold{i}.{ext}" for i in range(3) for ext in ("json", "mat")]
+    assert all((folds / name).read_bytes() == content for name, content in first.items())  # the very same files

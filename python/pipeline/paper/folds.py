@@ -36,7 +36,7 @@ def check_folds(suite: Experiment, folds_dir: Path) -> list[str]:
         return []
     to_export = []
     for dataset in suite.datasets:
-        paths = [fold_path(folds_dir, dataset, i) for i in range(suite.folds.n_folds)]
+        paths = [fold_path(folds_dir, dataset, i) for i in _folds_needed(suite)]
         blocking = next((path for path in paths if path.exists() and not path.is_file()), None)
         if blocking is not None:  # the export could not write there
             raise ConfigError("a fold file's place is taken by something that is not a file", file=blocking,
@@ -44,13 +44,13 @@ def check_folds(suite: Experiment, folds_dir: Path) -> list[str]:
         if all(path.is_file() for path in paths):
             check_sidecars_present(paths)
             settings = dataset_settings(suite, dataset) if dataset in REGISTRY else suite.folds
-            for path in paths[:len(suite.fold_indices)]:
+            for path in paths:
                 check_sidecar(path, settings)
             continue
         if dataset not in REGISTRY:
             raise ConfigError("no fold files for this dataset, and it is not a registered dataset that could be "
                               "exported", file=folds_dir / dataset, field="datasets",
-                              expected=f"{suite.folds.n_folds} fold files, or one of {', '.join(REGISTRY)}",
+                              expected=f"{len(paths)} fold files, or one of {', '.join(REGISTRY)}",
                               found=dataset)
         to_export.append(dataset)
     return to_export
@@ -63,8 +63,15 @@ def export_folds(suite: Experiment, datasets: list[str], folds_dir: Path, raw_ro
     for dataset in datasets:
         settings = dataset_settings(suite, dataset)
         require_files(dataset, raw_root)
-        export_dataset(load_dataset(dataset, raw_root), folds_dir, settings)
-        report(f"{dataset}: exported {settings.n_folds} folds to {folds_dir / dataset}")
+        written = export_dataset(load_dataset(dataset, raw_root), folds_dir, settings,
+                                 first=len(_folds_needed(suite)))
+        count = f"{len(written)}" if len(written) == settings.n_folds else f"{len(written)} of {settings.n_folds}"
+        report(f"{dataset}: exported {count} folds to {folds_dir / dataset}")
+
+
+def _folds_needed(suite: Experiment) -> list[int]:
+    """The fold indices this run reads (``--folds N``: the first N); a holdout exports only those."""
+    return suite.fold_indices if suite.folds.mode == "holdout" else list(range(suite.folds.n_folds))
 
 
 def check_sidecars_present(paths: list[Path]) -> None:
