@@ -43,12 +43,10 @@ from typing import Any, BinaryIO, Iterable
 import psutil
 
 from .errors import PipelineError, StorageError
+from .limits import MAX_HOST_LENGTH
 
 _HOST_UNSAFE = re.compile(r"[^A-Za-z0-9.-]")
 _WRITER = re.compile(r"^(?P<pid>[0-9]+)-(?P<started>[0-9]+)@(?P<host>[A-Za-z0-9.-]+)$")
-
-
-MAX_HOST_LENGTH = 40  # keeps temporaries of the longest names within 255 bytes (pipeline.names)
 
 
 def this_host() -> str:

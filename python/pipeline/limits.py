@@ -7,6 +7,14 @@ longest info list a ranking record keeps come from ``definitions.json``
 (:mod:`pipeline.definitions`), which ``run_suite`` reads too. Limits that code a result's
 fingerprint covers keeps beside that code, so that a new limit here never makes results stale:
 ``names.MAX_NAME_LENGTH``, ``methods.base.MAX_EXACT_INTEGER`` and ``rankings.MAX_INDEX_CHARS``.
+
+The limits of the protocols' input files (``pipeline.protocols``) are the last section. Constants
+that bound no input stay with the code they tune and are not named ``MAX_*``: tolerances
+(``protocols.motion.distribution.IMAGINARY_TOLERANCE``), facts of a format
+(``data.matheader.DEFLATE_EXPANSION_BOUND``), work sizes (``protocols.har.classifiers.SVM_SEARCH_ROWS``)
+and algorithm switches (``stats.signed_rank.EXACT_MAX_NONZERO``: the exact test up to that many
+differences); a protocol's published settings keep the reference's name, which a comment cites
+(``protocols.forecast.benchmarks.gift_eval.MAX_WINDOWS``, ``protocols.motion.features.BAILANDO_MAX_FRAMES``).
 """
 
 from __future__ import annotations
@@ -84,6 +92,14 @@ FINGERPRINT_SCHEME = str(definitions()["code_files"]["fingerprint_scheme"])
 #: takes about 7 times an ARFF file's size while it reads it.
 DEFAULT_MAX_DATASET_FILE_BYTES = 64 * 2**20
 MAX_DATASET_FILE_BYTES_VARIABLE = "MLFS_MAX_DATASET_FILE_BYTES"
+#: The most dimensions and name bytes a MAT v5 variable header may declare before it is refused
+#: (pipeline.data.matheader): MATLAB allows far more, a fold's arrays have 2.
+MAX_MAT_DIMENSIONS = 32
+MAX_MAT_NAME_BYTES = 4096
+#: The characters of this machine's name kept in the name of a temporary or a claim
+#: (pipeline.fileio): with a result name of names.MAX_NAME_LENGTH characters, the temporary's name
+#: stays within the 255 bytes of a file name.
+MAX_HOST_LENGTH = 40
 
 #: Ranges a command-line option and a suite key share.
 FOLD_COUNT = option_range(1, MAX_FOLDS)
@@ -173,3 +189,46 @@ def available_memory() -> tuple[int, str]:
     except (ImportError, OSError, ValueError, IndexError):
         pass
     return min(bounds) if bounds else (1 << 62, "")
+
+
+# The protocols (pipeline.protocols): limits on the files a user hands to them, here so that each
+# limit has one home; numbers only, so the core imports none of the protocols' libraries.
+
+#: The defaults of the motion and steering commands' ``--max-bytes`` (the data one input file may
+#: hold or declare; real files of 1,000 motions with audio are about 1.2 GB) and ``--max-elements``
+#: (the Python objects one pickled value may expand to once shared references are followed).
+DEFAULT_PROTOCOL_MAX_BYTES = 8 * 2**30
+DEFAULT_PROTOCOL_MAX_ELEMENTS = 10**7
+#: How deep the containers of a pickle may nest (result files nest about 4 deep: dict -> list ->
+#: dict -> array).
+MAX_PICKLE_DEPTH = 64
+#: The highest audio sample rate a motion result or WAV file may declare, in Hz.
+MAX_AUDIO_SAMPLE_RATE = 1_000_000
+#: HAR: the declared array data of one ``.npy``/``.npz`` file (all members together), unless the
+#: environment variable named here sets another limit; the arrays of one ``.npz``; a JSON file
+#: (a label table, a results file); a label or group name of a label table.
+DEFAULT_HAR_MAX_ARRAY_BYTES = 4 * 2**30
+HAR_MAX_ARRAY_BYTES_VARIABLE = "MLFS_HAR_MAX_BYTES"
+HAR_MAX_NPZ_MEMBERS = 64
+HAR_MAX_JSON_BYTES = 16 * 2**20
+HAR_MAX_LABEL_CHARS = 200
+#: Steering: a CSV or Parquet table's bytes (for Parquet also its uncompressed data) and rows,
+#: unless the environment variables named here set other limits; a JSON file (splits, run metrics).
+DEFAULT_STEERING_MAX_TABLE_BYTES = 2 * 2**30
+STEERING_MAX_TABLE_BYTES_VARIABLE = "MLFS_STEERING_MAX_BYTES"
+DEFAULT_STEERING_MAX_ROWS = 30_000_000
+STEERING_MAX_ROWS_VARIABLE = "MLFS_STEERING_MAX_ROWS"
+STEERING_MAX_JSON_BYTES = 64 * 2**20
+#: Forecasting: an experiment's ``config.json`` and a benchmark table read back (a full GIFT-Eval
+#: table is about 100 KB) by ``compare_models``; and the defaults of the task-list and dataset
+#: limits (pipeline.protocols.forecast.limits.Limits, documented in docs/forecast.md; windows and
+#: points are raised with ``--max-windows`` and ``--max-points``).
+FORECAST_MAX_CONFIG_BYTES = 8 * 2**20
+FORECAST_MAX_TABLE_BYTES = 64 * 2**20
+FORECAST_MAX_TASK_FILE_BYTES = 8 * 2**20
+FORECAST_MAX_TASKS = 10_000
+FORECAST_MAX_TARGETS = 10_000
+FORECAST_MAX_WINDOWS = 1_000
+FORECAST_MAX_PREDICTION_LENGTH = 100_000
+FORECAST_MAX_POINTS = 500_000_000
+FORECAST_MAX_SERIES = 10_000_000

@@ -12,8 +12,9 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from pipeline.cli import run_main
 from pipeline.errors import ConfigError, DataError
+from pipeline.limits import HAR_MAX_ARRAY_BYTES_VARIABLE as MAX_BYTES_ENV
 from pipeline.protocols.har.cli import main
-from pipeline.protocols.har.files import MAX_BYTES_ENV, read_json, read_npy, read_npz
+from pipeline.protocols.har.files import read_json, read_npy, read_npz
 
 
 def _header(shape, descr="<f8") -> bytes:

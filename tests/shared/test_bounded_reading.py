@@ -2,7 +2,7 @@
 reader (pipeline.fileio) refuses a FIFO, a link to /dev/zero, a folder and an oversized file
 without blocking and before reading, and every reader of a user's files goes through it: plug-in
 folders (both front doors), code fingerprints (both front doors), suites and parameter files,
-score tables.
+score tables, and the files a user hands to the protocols (HAR, steering, motion, forecasting).
 Real FIFOs (os.mkfifo), real links to /dev/zero, real processes."""
 
 from __future__ import annotations
@@ -185,3 +185,36 @@ def test_run_suite_refuses_a_plugin_folder_with_a_fifo_and_the_octave_readers_to
         f"mlfs:file:notRegular | {tmp_path / 'fold0.mat'}: fold file is not a regular file "
         "(expected a regular file; found a character device)"], done.stdout + done.stderr
     assert not (tmp_path / "results").exists()
+
+
+def _protocol_reader(name: str):
+    """The protocol reader ``name`` as a function of one path, and the suffix that path needs
+    (imported here: the fast lane collects this file without the protocols' libraries)."""
+    from pipeline.protocols.forecast.data import read_long_csv
+    from pipeline.protocols.har.files import read_json, read_npy, read_npz
+    from pipeline.protocols.load_limits import LoadLimits
+    from pipeline.protocols.motion.loading import load_motion_results
+    from pipeline.protocols.motion.sources import audio_from_folder
+    from pipeline.protocols.steering.files import read_json_file, read_table
+
+    return {"har .npy": (read_npy, ".npy"), "har .npz": (read_npz, ".npz"), "har JSON": (read_json, ".json"),
+            "steering table": (lambda path: read_table(path, "a table"), ".csv"),
+            "steering JSON": (read_json_file, ".json"),
+            "motion results": (load_motion_results, ".npy"),
+            "motion WAV": (lambda path: audio_from_folder(path.parent, 1, LoadLimits()), ".wav"),
+            "forecast CSV": (lambda path: read_long_csv(path, "toy"), ".csv")}[name]
+
+
+@pytest.mark.protocols
+@pytest.mark.parametrize("reader", ["har .npy", "har .npz", "har JSON", "steering table", "steering JSON",
+                                    "motion results", "motion WAV", "forecast CSV"])
+def test_the_protocols_readers_refuse_a_fifo_or_a_device_without_blocking_and_name_it(tmp_path, reader):
+    read, suffix = _protocol_reader(reader)
+    for kind, make in (("a FIFO (named pipe)", os.mkfifo), ("a character device", lambda p: p.symlink_to("/dev/zero"))):
+        folder = tmp_path / kind.split()[1]
+        folder.mkdir()
+        make(path := folder / f"input{suffix}")
+        raised = _finished(read, path)
+        assert isinstance(raised, DataError), (kind, raised)
+        assert str(raised).startswith(f"{path}: "), str(raised)
+        assert f"is not a regular file (expected a regular file; found {kind})" in str(raised), str(raised)

@@ -12,8 +12,10 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from pipeline.cli import run_main
 from pipeline.errors import DataError
+from pipeline.limits import STEERING_MAX_ROWS_VARIABLE as MAX_ROWS_ENV
+from pipeline.limits import STEERING_MAX_TABLE_BYTES_VARIABLE as MAX_BYTES_ENV
 from pipeline.protocols.steering.__main__ import main
-from pipeline.protocols.steering.files import MAX_BYTES_ENV, MAX_ROWS_ENV, read_table
+from pipeline.protocols.steering.files import read_table
 from pipeline.protocols.steering.predictions import predictions_frame, read_predictions
 from pipeline.protocols.steering.split import SplitError, load_split, make_sequence_split, save_split
 

@@ -25,7 +25,7 @@ from ..errors import ConfigError, DataError
 from ..fileio import open_regular_file
 from ..limits import DEFAULT_MAX_FOLD_BYTES as DEFAULT_MAX_BYTES
 from ..limits import MAX_FOLD_BYTES_VARIABLE as MAX_BYTES_VARIABLE
-from ..limits import available_memory, env_limit
+from ..limits import MAX_MAT_DIMENSIONS, MAX_MAT_NAME_BYTES, available_memory, env_limit
 
 MI_MATRIX, MI_COMPRESSED = 14, 15
 #: Bytes per element of the numeric MAT v5 storage types (miINT8 ... miUINT64).
@@ -41,12 +41,11 @@ CLASS_NAMES = {1: "cell", 2: "struct", 3: "object", 4: "char", 5: "sparse", 6: "
                7: "single", 8: "int8", 9: "uint8", 10: "int16", 11: "uint16", 12: "int32",
                13: "uint32", 14: "int64", 15: "uint64", 16: "function_handle", 17: "opaque"}
 NUMERIC_CLASSES = frozenset(range(6, 16))
-#: The most a deflate stream can expand (1032:1); a compressed element declaring more is corrupt.
-MAX_INFLATE_RATIO = 1032
+#: The most a DEFLATE stream can expand, 1032:1 (a property of the format, as zlib documents it,
+#: not a limit): a compressed element declaring more is corrupt.
+DEFLATE_EXPANSION_BOUND = 1032
 
 _FILE_HEADER_BYTES = 128
-_MAX_DIMENSIONS = 32  # MATLAB's own limit on array dimensions is far higher; folds need 2
-_MAX_NAME_BYTES = 4096
 _INFLATE_BLOCK = 1 << 16
 
 
@@ -327,15 +326,15 @@ def _matrix_header(path: Path, endian: str, reader, offset: int) -> MatVariable:
     if kind != MI_MATRIX:
         raise _format_error(path, f"variable at byte {offset} holds element type {kind}, not a matrix")
     compressed = reader.compressed_bytes
-    if compressed is not None and n_bytes > MAX_INFLATE_RATIO * compressed + 64:
+    if compressed is not None and n_bytes > DEFLATE_EXPANSION_BOUND * compressed + 64:
         raise _format_error(path, f"variable at byte {offset} declares {n_bytes} bytes, more than "
                                   f"its {compressed} compressed bytes can hold")
     word = struct.unpack(endian + "I", _element(path, endian, reader, 8)[:4].ljust(4, b"\0"))[0]
     class_id = word & 0xFF
-    dims_raw = _element(path, endian, reader, 4 * _MAX_DIMENSIONS)
+    dims_raw = _element(path, endian, reader, 4 * MAX_MAT_DIMENSIONS)
     dims = tuple(int(v) for v in struct.unpack(f"{endian}{len(dims_raw) // 4}i",
                                                dims_raw[: 4 * (len(dims_raw) // 4)]))
-    name = _element(path, endian, reader, _MAX_NAME_BYTES).decode("latin1")
+    name = _element(path, endian, reader, MAX_MAT_NAME_BYTES).decode("latin1")
     if any(v < 0 for v in dims):
         raise _format_error(path, f"variable {name!r} has negative dimensions {dims}")
     storage = None

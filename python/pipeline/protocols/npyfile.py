@@ -4,7 +4,8 @@
 ``.npy`` declaring petabytes (or an ``.npz`` member doing the same) fails with a MemoryError, and
 a truncated file fails with a traceback. Here the header is read first, the declared data size is
 compared with the bytes that really follow and with :attr:`LoadLimits.max_bytes`, and only then
-is the data read.
+is the data read. A file is opened by the package's bounded reader
+(:func:`pipeline.fileio.open_regular_file`), and its size taken from the open file.
 """
 
 from __future__ import annotations
@@ -19,7 +20,9 @@ from typing import BinaryIO
 import numpy as np
 
 from ..errors import DataError
+from ..fileio import open_regular_file
 from .load_limits import LoadLimits
+from .user_files import input_size
 
 _ZIP_ERRORS = (zipfile.BadZipFile, zlib.error, OSError, EOFError, NotImplementedError)
 
@@ -82,20 +85,20 @@ def read_npy_data(handle: BinaryIO, header: NpyHeader, available: int, file: str
 
 def load_npy_array(path: Path, limits: LoadLimits = LoadLimits()) -> np.ndarray:
     """A numeric array from a ``.npy`` file, sizes checked before reading."""
-    with path.open("rb") as handle:
+    with open_regular_file(path, "file", None, DataError) as handle:
         header = read_npy_header(handle, path)
-        return read_npy_data(handle, header, path.stat().st_size - header.offset, path, limits)
+        return read_npy_data(handle, header, input_size(handle) - header.offset, path, limits)
 
 
-def load_npz_arrays(path: Path, limits: LoadLimits = LoadLimits()) -> dict[str, np.ndarray]:
-    """Every member of an ``.npz`` archive as a numeric array (no pickle).
+def npz_arrays(handle: BinaryIO, path: Path, limits: LoadLimits = LoadLimits()) -> dict[str, np.ndarray]:
+    """Every member of the ``.npz`` archive open in ``handle`` (the file ``path``) as a numeric array (no pickle).
 
     The uncompressed sizes of all members together may not exceed ``limits.max_bytes``; a
     stored (uncompressed) member may not claim more bytes than the archive holds.
     """
-    archive_bytes = path.stat().st_size
+    archive_bytes = input_size(handle)
     try:
-        with zipfile.ZipFile(path) as archive:
+        with zipfile.ZipFile(handle) as archive:
             members = archive.infolist()
             total = sum(info.file_size for info in members)
             if total > limits.max_bytes:

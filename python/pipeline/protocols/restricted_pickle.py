@@ -13,9 +13,9 @@ library keep that out:
      registry, persistent ids and out-of-band buffers are refused, and so is any global outside
      the allow-list;
    * every container gets its *expanded size* — how many objects it stands for when shared
-     references are followed — and its nesting depth; above ``max_elements`` or :data:`MAX_DEPTH`
-     the file is refused, and a container may not grow after it became an item of another one
-     (which would hide its growth);
+     references are followed — and its nesting depth; above ``max_elements`` or
+     :data:`~pipeline.limits.MAX_PICKLE_DEPTH` the file is refused, and a container may not grow
+     after it became an item of another one (which would hide its growth);
    * dictionary keys and set elements must be strings or bytes, whose hashing is linear in their
      length and randomised (no hash-collision or nested-tuple hashing blow-up);
    * the state given to a NumPy object array must list exactly as many items as its shape
@@ -50,9 +50,8 @@ from typing import BinaryIO
 import numpy as np
 
 from ..errors import DataError
-from .load_limits import DEFAULT_MAX_ELEMENTS
+from ..limits import DEFAULT_PROTOCOL_MAX_ELEMENTS, MAX_PICKLE_DEPTH
 
-MAX_DEPTH = 64          # result files nest about 4 deep (dict -> list -> dict -> array)
 BYTE_SLACK = 2 ** 20    # headroom for the small objects of a tiny stream
 
 # NumPy's reconstruction functions, as NumPy itself names them in the pickles it writes
@@ -314,8 +313,8 @@ class _Scan:
         if container.size > self.max_elements:
             _refuse(f"a container expands to more than {self.max_elements:,} objects through "
                     "shared references (raise --max-elements if the file is genuine)")
-        if container.depth > MAX_DEPTH:
-            _refuse(f"containers nest deeper than {MAX_DEPTH} levels")
+        if container.depth > MAX_PICKLE_DEPTH:
+            _refuse(f"containers nest deeper than {MAX_PICKLE_DEPTH} levels")
 
     @staticmethod
     def _check_keys(keys: list) -> None:
@@ -387,7 +386,7 @@ class RestrictedUnpickler(pickle.Unpickler):
     """
 
     def __init__(self, handle: BinaryIO, stream_bytes: int,
-                 max_elements: int = DEFAULT_MAX_ELEMENTS):
+                 max_elements: int = DEFAULT_PROTOCOL_MAX_ELEMENTS):
         self.handle, self.start, self.stream_bytes = handle, handle.tell(), stream_bytes
         self.reader = _BoundedReader(handle, stream_bytes)
         super().__init__(self.reader)
@@ -489,7 +488,7 @@ class RestrictedUnpickler(pickle.Unpickler):
 
 
 def restricted_load(handle: BinaryIO, file: str | Path = "<stream>", *,
-                    stream_bytes: int, max_elements: int = DEFAULT_MAX_ELEMENTS):
+                    stream_bytes: int, max_elements: int = DEFAULT_PROTOCOL_MAX_ELEMENTS):
     """Unpickle the next ``stream_bytes`` bytes of ``handle`` with :class:`RestrictedUnpickler`.
 
     Every refusal and every sign of a corrupt stream becomes a one-line :class:`DataError`.
@@ -504,7 +503,7 @@ def restricted_load(handle: BinaryIO, file: str | Path = "<stream>", *,
 
 
 def restricted_loads(data: bytes, file: str | Path = "<bytes>", *,
-                     max_elements: int = DEFAULT_MAX_ELEMENTS):
+                     max_elements: int = DEFAULT_PROTOCOL_MAX_ELEMENTS):
     """Unpickle ``data`` with :class:`RestrictedUnpickler`; refusals become :class:`DataError`."""
     return restricted_load(io.BytesIO(data), file, stream_bytes=len(data),
                            max_elements=max_elements)

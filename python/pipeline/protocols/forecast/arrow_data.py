@@ -58,6 +58,10 @@ def _record_batches(path: Path) -> Iterator:
     """Record batches of an Arrow IPC file, file format first, then stream format."""
     import pyarrow as pa
 
+    # Mapped by path, not read through pipeline.fileio's bounded reader: pyarrow maps only a path,
+    # and reading an open Python file would copy every batch into memory before the limits count its
+    # values. The paths are those data.data_files keeps (regular files only) or the files a download
+    # just wrote (download.store_fetched).
     with pa.memory_map(str(path)) as source:
         try:
             reader = pa.ipc.open_file(source)

@@ -15,17 +15,13 @@ import pandas as pd
 
 from ...errors import ConfigError, DataError
 from ...fileio import csv_safe_frame
+from ...limits import FORECAST_MAX_CONFIG_BYTES, FORECAST_MAX_TABLE_BYTES
 from ...report.latex import latex_escape
 from ...report.tables import format_number, markdown_escape
-from ..user_files import checked_file_size, read_json_bounded
+from ..user_files import open_input_file, read_json_bounded
 from .aggregate import BOOTSTRAP, leaderboard
 from .metrics import NUMERIC_METRICS
 from .reference import is_reference, reference_scores
-
-MAX_CONFIG_BYTES = 8 * 2**20
-#: Largest benchmark table read back (a full GIFT-Eval table is about 100 KB).
-MAX_TABLE_BYTES = 64 * 2**20
-"""Size limit of an experiment's ``config.json``, checked before it is read."""
 
 
 def load_results(results_dir: str | Path) -> dict[str, pd.DataFrame]:
@@ -34,18 +30,18 @@ def load_results(results_dir: str | Path) -> dict[str, pd.DataFrame]:
     config_file = folder / "config.json"
     if not config_file.is_file():
         raise DataError("not an experiment directory or reference name (config.json missing)", file=folder)
-    config = read_json_bounded(config_file, MAX_CONFIG_BYTES)
+    config = read_json_bounded(config_file, FORECAST_MAX_CONFIG_BYTES)
     files = config.get("result_files", {})
     tables = {}
     for name in config["benchmarks"]:
         csv = folder / f"{files.get(name, name)}.csv"
         if not csv.is_file():
             raise DataError("benchmark table missing", file=csv)
-        checked_file_size(csv, "a benchmark table (CSV)", MAX_TABLE_BYTES)
-        try:
-            tables[name] = pd.read_csv(csv)
-        except (ValueError, UnicodeDecodeError, pd.errors.ParserError) as exc:
-            raise DataError(f"cannot parse CSV: {' '.join(str(exc).split())[:200]}", file=csv) from None
+        with open_input_file(csv, "a benchmark table (CSV)", FORECAST_MAX_TABLE_BYTES) as handle:
+            try:
+                tables[name] = pd.read_csv(handle)
+            except (ValueError, UnicodeDecodeError, pd.errors.ParserError) as exc:
+                raise DataError(f"cannot parse CSV: {' '.join(str(exc).split())[:200]}", file=csv) from None
     return tables
 
 

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import gzip
 from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 import pandas as pd
 
 from ...errors import DataError
-
+from ..user_files import open_input_file
 from .arrow_data import write_arrow_dataset
 from .series import SeriesDataset
 
@@ -23,17 +24,20 @@ M4_SYNTHETIC_START = pd.Timestamp("2000-01-01 00:00")
 EXCHANGE_RATE_START = pd.Timestamp("1990-01-01")  # a Monday; the data are business-daily 1990-2016
 
 
-def _require(path: Path, what: str) -> Path:
-    if not path.is_file():
+def _open_staged(path: Path, what: str) -> BinaryIO:
+    """The staged raw file ``path`` opened by the bounded reader (the caller closes it)."""
+    if not path.exists():
         raise DataError(f"staged {what} file is missing", file=path, expected="the raw file from the data README")
-    return path
+    return open_input_file(path, f"the staged {what} file")
 
 
 def read_m4_hourly(folder: str | Path) -> SeriesDataset:
     """Concatenate ``Hourly-train.csv`` and ``Hourly-test.csv`` per series (414 series, last 48 = test)."""
     folder = Path(folder)
-    train = pd.read_csv(_require(folder / "Hourly-train.csv", "M4 hourly train"), index_col=0)
-    test = pd.read_csv(_require(folder / "Hourly-test.csv", "M4 hourly test"), index_col=0)
+    with _open_staged(folder / "Hourly-train.csv", "M4 hourly train") as handle:
+        train = pd.read_csv(handle, index_col=0)
+    with _open_staged(folder / "Hourly-test.csv", "M4 hourly test") as handle:
+        test = pd.read_csv(handle, index_col=0)
     if not train.index.equals(test.index):
         raise DataError("train and test series IDs differ", file=folder / "Hourly-test.csv",
                         expected=f"{len(train)} IDs in the train order", found=f"{len(test)} IDs")
@@ -45,8 +49,8 @@ def read_m4_hourly(folder: str | Path) -> SeriesDataset:
 
 def read_exchange_rate(folder: str | Path) -> SeriesDataset:
     """Read ``exchange_rate.txt.gz`` (7588 x 8, no header): one series per currency column."""
-    path = _require(Path(folder) / "exchange_rate.txt.gz", "exchange_rate")
-    with gzip.open(path, "rt") as handle:
+    with _open_staged(Path(folder) / "exchange_rate.txt.gz", "exchange_rate") as raw, \
+            gzip.open(raw, "rt") as handle:
         values = np.loadtxt(handle, delimiter=",", ndmin=2)
     return SeriesDataset("exchange_rate", [values[:, j].copy() for j in range(values.shape[1])],
                          [str(j) for j in range(values.shape[1])], "B",
@@ -55,8 +59,8 @@ def read_exchange_rate(folder: str | Path) -> SeriesDataset:
 
 def read_nn5_daily(folder: str | Path) -> SeriesDataset:
     """Read ``nn5_daily_from_xls.csv`` (date column + 111 series, empty = missing, kept as NaN)."""
-    path = _require(Path(folder) / "nn5_daily_from_xls.csv", "NN5 daily")
-    frame = pd.read_csv(path, parse_dates=["date"])
+    with _open_staged(Path(folder) / "nn5_daily_from_xls.csv", "NN5 daily") as handle:
+        frame = pd.read_csv(handle, parse_dates=["date"])
     start = frame["date"].iloc[0]
     columns = [c for c in frame.columns if c != "date"]
     return SeriesDataset("nn5", [frame[c].to_numpy(dtype=float) for c in columns], columns,

@@ -14,7 +14,7 @@ Every file read must lie under the root once symbolic links are resolved.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Sequence
+from typing import BinaryIO, Sequence
 
 import numpy as np
 import pandas as pd
@@ -22,6 +22,7 @@ import pandas as pd
 from ...errors import DataError
 from ...fileio import atomic_write_text
 from ...names import validate_name
+from ..user_files import open_input_file
 from .arrow_data import read_arrow_dataset
 from .limits import DEFAULT_LIMITS, Limits
 from .series import SeriesDataset, infer_freq, require_numbers
@@ -101,12 +102,12 @@ def load_dataset(root: str | Path, name: str, target: str | Sequence[str] | None
 
 
 # ---------------------------------------------------------------- long-format CSV
-def count_lines(path: Path, chunk: int = 2**20) -> int:
-    """Number of newline characters in ``path``, read in 1 MiB chunks (bounded memory)."""
+def count_lines(handle: BinaryIO, chunk: int = 2**20) -> int:
+    """Number of newline characters from the position of the open file ``handle`` to its end, read in
+    1 MiB chunks (bounded memory)."""
     lines = 0
-    with open(path, "rb") as handle:
-        while block := handle.read(chunk):
-            lines += block.count(b"\n")
+    while block := handle.read(chunk):
+        lines += block.count(b"\n")
     return lines
 
 
@@ -132,8 +133,10 @@ def read_long_csv(path: str | Path, name: str, *, id_column: str = "item_id", ti
     sorted by timestamp within each item; empty targets are missing values (NaN).
     """
     path = Path(path)
-    limits.check("max_points", count_lines(path), file=path, field="lines")
-    frame = pd.read_csv(path)
+    with open_input_file(path, "a long-format CSV") as handle:
+        limits.check("max_points", count_lines(handle), file=path, field="lines")
+        handle.seek(0)
+        frame = pd.read_csv(handle)
     missing = [c for c in (id_column, timestamp_column, target_column) if c not in frame.columns]
     if missing:
         raise DataError("long-format CSV lacks required columns", file=path, field=missing[0],

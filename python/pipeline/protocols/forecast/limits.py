@@ -12,11 +12,13 @@ import reprlib
 from dataclasses import dataclass
 
 from ...errors import ConfigError
+from ...limits import (FORECAST_MAX_POINTS, FORECAST_MAX_PREDICTION_LENGTH, FORECAST_MAX_SERIES, FORECAST_MAX_TARGETS,
+                       FORECAST_MAX_TASK_FILE_BYTES, FORECAST_MAX_TASKS, FORECAST_MAX_WINDOWS)
 
 
 @dataclass(frozen=True)
 class Limits:
-    """Upper bounds on task lists and datasets.
+    """Upper bounds on task lists and datasets (defaults: the ``FORECAST_MAX_*`` of :mod:`pipeline.limits`).
 
     Attributes
     ----------
@@ -30,13 +32,13 @@ class Limits:
     max_series : series of one dataset (rows x target columns x variates).
     """
 
-    max_task_file_bytes: int = 8 * 2**20
-    max_tasks: int = 10_000
-    max_targets: int = 10_000
-    max_windows: int = 1_000
-    max_prediction_length: int = 100_000
-    max_points: int = 500_000_000
-    max_series: int = 10_000_000
+    max_task_file_bytes: int = FORECAST_MAX_TASK_FILE_BYTES
+    max_tasks: int = FORECAST_MAX_TASKS
+    max_targets: int = FORECAST_MAX_TARGETS
+    max_windows: int = FORECAST_MAX_WINDOWS
+    max_prediction_length: int = FORECAST_MAX_PREDICTION_LENGTH
+    max_points: int = FORECAST_MAX_POINTS
+    max_series: int = FORECAST_MAX_SERIES
 
     def __post_init__(self):
         for name, value in vars(self).items():

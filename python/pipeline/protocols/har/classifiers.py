@@ -31,7 +31,9 @@ from .splits import SEED
 CLASSIFIER_KINDS = ("linear", "gru", "svm_rbf", "transformer_ft")
 SVM_C_GRID = [1e-4, 1e-3, 1e-2, 1e-1, 1, 10, 100, 1e3, 1e4]
 SVM_SMALL_C = 1e5
-SVM_MAX_SEARCH_ROWS = 10_000
+# A larger training set is cut to a stratified sample of this many rows for the grid search of C and
+# the refit of the chosen C: a bound on their cost, not a limit on the input; recorded as max_search_rows.
+SVM_SEARCH_ROWS = 10_000
 
 
 @dataclass(frozen=True)
@@ -179,9 +181,9 @@ class SvmRbfClassifier:
             self.estimator = SVC(C=SVM_SMALL_C, gamma="scale").fit(x_train, y_train)
             return self
         self.branch = "grid_search"
-        if len(y_train) > SVM_MAX_SEARCH_ROWS:
+        if len(y_train) > SVM_SEARCH_ROWS:
             stratify = y_train if np.unique(y_train, return_counts=True)[1].min() >= 2 else None
-            x_train, _, y_train, _ = train_test_split(x_train, y_train, train_size=SVM_MAX_SEARCH_ROWS,
+            x_train, _, y_train, _ = train_test_split(x_train, y_train, train_size=SVM_SEARCH_ROWS,
                                                       random_state=0, stratify=stratify)
         search = GridSearchCV(SVC(kernel="rbf", gamma="scale", max_iter=10_000_000), {"C": SVM_C_GRID}, cv=5)
         with warnings.catch_warnings():
@@ -196,7 +198,7 @@ class SvmRbfClassifier:
 
     def describe(self) -> dict:
         return {"type": "svm_rbf", "C_grid": SVM_C_GRID, "small_train_C": SVM_SMALL_C, "gamma": "scale",
-                "cv": 5, "max_search_rows": SVM_MAX_SEARCH_ROWS}
+                "cv": 5, "max_search_rows": SVM_SEARCH_ROWS}
 
     def fit_details(self) -> dict:
         details = {"svm_branch": self.branch}

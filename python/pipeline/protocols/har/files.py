@@ -1,13 +1,14 @@
 """Bounded, pickle-free reading of the files a user hands to the HAR protocol.
 
-Every array file is checked before anything is allocated: it exists and is not empty, its
+Every array file is opened by the bounded reader (:func:`..user_files.open_input_file`) and
+checked before anything is allocated: it is a regular file and not empty, its
 ``.npy`` header (or the header of every ``.npz`` member) parses, its dtype holds no Python
 objects (an object array is a pickle, which can run code, and is refused), the declared data size
 is within the limit, and the file really holds that many bytes. Only then is the array read, with
 pickle disabled. JSON files are bounded by their size before they are parsed.
 
-The array limit is :data:`DEFAULT_MAX_ARRAY_BYTES` per file (all members of an ``.npz``
-together); set the environment variable ``MLFS_HAR_MAX_BYTES`` to a byte count to change it.
+The array limit is :data:`~pipeline.limits.DEFAULT_HAR_MAX_ARRAY_BYTES` per file (all members of an
+``.npz`` together); set the environment variable ``MLFS_HAR_MAX_BYTES`` to a byte count to change it.
 """
 
 from __future__ import annotations
@@ -21,20 +22,17 @@ from typing import BinaryIO
 import numpy as np
 
 from ...errors import DataError
-from ...limits import env_limit
-from ..user_files import checked_file_size, read_json_bounded
+from ...limits import (DEFAULT_HAR_MAX_ARRAY_BYTES, HAR_MAX_ARRAY_BYTES_VARIABLE, HAR_MAX_JSON_BYTES,
+                       HAR_MAX_NPZ_MEMBERS, env_limit)
+from ..user_files import input_size, open_input_file, read_json_bounded
 
-MAX_BYTES_ENV = "MLFS_HAR_MAX_BYTES"
-DEFAULT_MAX_ARRAY_BYTES = 4 * 2 ** 30
-MAX_JSON_BYTES = 16 * 2 ** 20
-MAX_NPZ_MEMBERS = 64
 # What a damaged or hostile zip archive can raise while its members are listed or read.
 _ZIP_ERRORS = (zipfile.BadZipFile, zlib.error, NotImplementedError, RuntimeError, EOFError, OSError, ValueError)
 
 
 def max_array_bytes() -> int:
     """The per-file limit on declared array data: ``MLFS_HAR_MAX_BYTES`` or the default (4 GiB)."""
-    return env_limit(MAX_BYTES_ENV, DEFAULT_MAX_ARRAY_BYTES)
+    return env_limit(HAR_MAX_ARRAY_BYTES_VARIABLE, DEFAULT_HAR_MAX_ARRAY_BYTES)
 
 
 def _read_header(stream: BinaryIO, source: Path, field: str) -> tuple[tuple[int, ...], np.dtype]:
@@ -59,16 +57,17 @@ def _declared_bytes(shape: tuple[int, ...], dtype: np.dtype, source: Path, field
                         file=source, field=field, expected="a numeric or string dtype", found=str(dtype))
     n_bytes = math.prod(shape) * dtype.itemsize
     if n_bytes > limit:
-        raise DataError("array is larger than the limit (set MLFS_HAR_MAX_BYTES to allow more)", file=source,
-                        field=field, expected=f"<= {limit} bytes", found=f"{n_bytes} bytes declared, shape {shape}")
+        raise DataError(f"array is larger than the limit (set {HAR_MAX_ARRAY_BYTES_VARIABLE} to allow more)",
+                        file=source, field=field, expected=f"<= {limit} bytes",
+                        found=f"{n_bytes} bytes declared, shape {shape}")
     return n_bytes
 
 
 def read_npy(path: str | Path, field: str = "array") -> np.ndarray:
     """Read one ``.npy`` array after checking its header, its size and that it is no pickle."""
     path = Path(path)
-    size = checked_file_size(path, "a .npy array")
-    with path.open("rb") as stream:
+    with open_input_file(path, "a .npy array") as stream:
+        size = input_size(stream)
         shape, dtype = _read_header(stream, path, field)
         n_bytes = _declared_bytes(shape, dtype, path, field, max_array_bytes())
         if size - stream.tell() < n_bytes:
@@ -81,10 +80,9 @@ def read_npy(path: str | Path, field: str = "array") -> np.ndarray:
 def read_npz(path: str | Path) -> dict[str, np.ndarray]:
     """Read every array of an ``.npz`` archive after checking each member's header and the total size."""
     path = Path(path)
-    checked_file_size(path, "an .npz archive")
     limit = max_array_bytes()
     try:
-        with zipfile.ZipFile(path) as archive:
+        with open_input_file(path, "an .npz archive") as handle, zipfile.ZipFile(handle) as archive:
             members = _checked_members(archive, path, limit)
             arrays = {}
             for key, info in members.items():
@@ -100,8 +98,8 @@ def read_npz(path: str | Path) -> dict[str, np.ndarray]:
 def _checked_members(archive: zipfile.ZipFile, path: Path, limit: int) -> dict[str, zipfile.ZipInfo]:
     """``{array name: member}`` once every member passed the header, dtype and size checks."""
     infos = archive.infolist()
-    if len(infos) > MAX_NPZ_MEMBERS:
-        raise DataError("too many arrays in the archive", file=path, expected=f"<= {MAX_NPZ_MEMBERS}",
+    if len(infos) > HAR_MAX_NPZ_MEMBERS:
+        raise DataError("too many arrays in the archive", file=path, expected=f"<= {HAR_MAX_NPZ_MEMBERS}",
                         found=len(infos))
     members, total = {}, 0
     for info in infos:
@@ -118,12 +116,12 @@ def _checked_members(archive: zipfile.ZipFile, path: Path, limit: int) -> dict[s
                             found=f"{info.file_size - header_bytes}")
         total += n_bytes
         if total > limit:
-            raise DataError("the arrays together are larger than the limit (set MLFS_HAR_MAX_BYTES to allow "
-                            "more)", file=path, expected=f"<= {limit} bytes", found=f"{total} bytes by {key!r}")
+            raise DataError(f"the arrays together are larger than the limit (set {HAR_MAX_ARRAY_BYTES_VARIABLE} to "
+                            "allow more)", file=path, expected=f"<= {limit} bytes", found=f"{total} bytes by {key!r}")
         members[key] = info
     return members
 
 
-def read_json(path: str | Path, limit: int = MAX_JSON_BYTES) -> object:
+def read_json(path: str | Path, limit: int = HAR_MAX_JSON_BYTES) -> object:
     """Parse a UTF-8 JSON file of at most ``limit`` bytes (16 MiB by default)."""
     return read_json_bounded(path, limit)

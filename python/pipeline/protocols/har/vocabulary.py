@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 from ...errors import ConfigError
+from ...limits import HAR_MAX_LABEL_CHARS
 from .files import read_json
 
 DEFAULT_TABLE = "label_groups.json"
@@ -30,7 +31,6 @@ DEFAULT_TABLE = "label_groups.json"
 SHIPPED_TABLES = {"default": DEFAULT_TABLE, "basicmotions": "label_groups_basicmotions.json"}
 REQUIRED_KEYS = ("training_labels", "groups")
 OPTIONAL_KEYS = ("groups_simple", "description")
-MAX_NAME_LENGTH = 200
 
 
 @dataclass(frozen=True)
@@ -126,10 +126,10 @@ def _names(value: object, file: str, field: str) -> list[str]:
 
 
 def _check_name(value: object, file: str, field: str) -> str:
-    if (not isinstance(value, str) or not value or value != value.strip() or len(value) > MAX_NAME_LENGTH
+    if (not isinstance(value, str) or not value or value != value.strip() or len(value) > HAR_MAX_LABEL_CHARS
             or not value.isprintable()):
         raise ConfigError("a label name is a non-empty printable string without surrounding spaces", file=file,
-                          field=field, expected=f"at most {MAX_NAME_LENGTH} characters", found=repr(value)[:80])
+                          field=field, expected=f"at most {HAR_MAX_LABEL_CHARS} characters", found=repr(value)[:80])
     return value
 
 

@@ -72,7 +72,8 @@ def build_parser() -> argparse.ArgumentParser:
                                            "(default %(default)s, as the original hard-codes)")
     parser.add_argument("--diversity_times", type=int, default=300,
                         help="random pairs of the sampled learned Diversity (default %(default)s)")
-    parser.add_argument("--max-frames", "--max_frames", dest="max_frames", type=int, default=1200,
+    parser.add_argument("--max-frames", "--max_frames", dest="max_frames", type=int,
+                        default=features.BAILANDO_MAX_FRAMES,
                         help="frames used by kinetic/geometric features, 0 = all (default %(default)s, "
                              "as Bailando)")
     parser.add_argument("--feature-convention", "--feature_convention", dest="feature_convention",

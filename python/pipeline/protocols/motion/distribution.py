@@ -11,7 +11,7 @@ from scipy.spatial.distance import cdist
 from ...errors import DataError
 
 SQRTM_EPS = 1e-6
-MAX_IMAGINARY = 1e-3
+IMAGINARY_TOLERANCE = 1e-3  # largest imaginary part of sqrtm's diagonal taken as rounding (pytorch-fid's atol)
 STD_EPS = 1e-10          # added to the reference std before z-scoring (Bailando)
 CONSTANT_RTOL = 1e-12    # std <= this × |mean|: rounding noise of identical values
 PAIR_BLOCK = 2 ** 22     # distances held at once by pairwise_diversity (32 MiB)
@@ -64,7 +64,7 @@ def frechet_distance(features: np.ndarray, reference: np.ndarray) -> float:
         root = scipy.linalg.sqrtm((sigma_x + shift) @ (sigma_y + shift))
     if np.iscomplexobj(root):
         worst = np.max(np.abs(np.diagonal(root).imag))
-        if worst > MAX_IMAGINARY:
+        if worst > IMAGINARY_TOLERANCE:
             raise FidUndefined(f"undefined: the matrix square root of the covariance product has an imaginary part "
                                f"of {worst:.3g} (covariances too ill-conditioned to compare)")
         root = root.real

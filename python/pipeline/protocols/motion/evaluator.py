@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from ...errors import DataError
+from ...fileio import open_regular_file
 from .loading import FEATURE_DIM
 
 UNIT_LENGTH = 4           # frames per movement step (two stride-2 convolutions)
@@ -87,7 +88,8 @@ class T2MEmbedder:
                             "text_mot_match finest.tar", file=checkpoint)
         try:
             self.device = torch.device(device)
-            state = torch.load(checkpoint, map_location=self.device, weights_only=True)
+            with open_regular_file(checkpoint, "evaluator checkpoint", None, DataError) as handle:
+                state = torch.load(handle, map_location=self.device, weights_only=True)
         except (pickle.UnpicklingError, RuntimeError, ValueError, OSError) as exc:
             raise DataError(f"cannot load as a weights-only torch checkpoint ({exc})",
                             file=checkpoint) from exc

@@ -14,7 +14,9 @@ import numpy as np
 
 from ...errors import ConfigError
 
-BAILANDO_MAX_FRAMES = 1200  # 20 s at 60 fps, as Bailando truncates before extracting features
+# Protocol semantics, not an input limit (longer motions are truncated, not refused): Bailando's
+# evaluation keeps the first 1200 frames (20 s at 60 fps) before extracting features; the name says whose.
+BAILANDO_MAX_FRAMES = 1200
 
 
 def _distance(a, b) -> float:

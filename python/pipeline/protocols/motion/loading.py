@@ -21,18 +21,20 @@ import io
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 
 from ...errors import DataError
-from ...fileio import atomic_write_bytes
+from ...fileio import atomic_write_bytes, open_regular_file
+from ...limits import MAX_AUDIO_SAMPLE_RATE
 from ..load_limits import LoadLimits
-from ..npyfile import load_npz_arrays, read_npy_data, read_npy_header
+from ..npyfile import npz_arrays, read_npy_data, read_npy_header
 from ..restricted_pickle import restricted_load
+from ..user_files import input_size
 
 FEATURE_DIM = 263
 JOINT_COUNTS = (21, 22, 24)  # HumanML3D writers use 21 or 22; SMPL with hands (Bailando) 24
-MAX_SAMPLE_RATE = 1_000_000  # Hz
 
 
 class MotionDataWarning(UserWarning):
@@ -93,7 +95,7 @@ class MotionResults:
 def load_motion_results(path: str | Path, limits: LoadLimits = LoadLimits()) -> MotionResults:
     """Read and validate a ``.npy``, ``.pkl`` or ``.npz`` result file (see module docstring)."""
     path = Path(path)
-    if not path.is_file():
+    if not path.exists():
         raise DataError("result file not found: expected a .npy/.pkl/.npz holding 'motion' "
                         "(N, T, 263) and 'lengths'", file=path)
     readers = {".npy": _read_npy, ".pkl": _read_pickle, ".npz": _read_npz}
@@ -101,38 +103,36 @@ def load_motion_results(path: str | Path, limits: LoadLimits = LoadLimits()) -> 
     if reader is None:
         raise DataError("unsupported file type", file=path, expected="one of .npy, .pkl, .npz",
                         found=path.suffix or "no suffix")
-    size = path.stat().st_size
-    if size > limits.max_bytes:
-        raise DataError(f"file holds {size:,} bytes, above the limit of {limits.max_bytes:,} "
-                        "(raise --max-bytes if the file is genuine)", file=path)
-    return validate_results(reader(path, limits), path)
+    with open_regular_file(path, "result file", None, DataError) as handle:
+        size = input_size(handle)
+        if size > limits.max_bytes:
+            raise DataError(f"file holds {size:,} bytes, above the limit of {limits.max_bytes:,} "
+                            "(raise --max-bytes if the file is genuine)", file=path)
+        content = reader(handle, size, path, limits)
+    return validate_results(content, path)
 
 
-def _read_npy(path: Path, limits: LoadLimits) -> dict:
-    with path.open("rb") as handle:
-        header = read_npy_header(handle, path)
-        available = path.stat().st_size - header.offset
-        if not header.dtype.hasobject:
-            return {"motion": read_npy_data(handle, header, available, path, limits)}
-        content = restricted_load(handle, path, stream_bytes=available,
-                                  max_elements=limits.max_elements)
+def _read_npy(handle: BinaryIO, size: int, path: Path, limits: LoadLimits) -> dict:
+    header = read_npy_header(handle, path)
+    available = size - header.offset
+    if not header.dtype.hasobject:
+        return {"motion": read_npy_data(handle, header, available, path, limits)}
+    content = restricted_load(handle, path, stream_bytes=available, max_elements=limits.max_elements)
     if isinstance(content, np.ndarray) and content.dtype.hasobject and content.shape == ():
         content = content.item()
     return content if isinstance(content, dict) else {"motion": content}
 
 
-def _read_pickle(path: Path, limits: LoadLimits) -> dict:
-    with path.open("rb") as handle:
-        content = restricted_load(handle, path, stream_bytes=path.stat().st_size,
-                                  max_elements=limits.max_elements)
+def _read_pickle(handle: BinaryIO, size: int, path: Path, limits: LoadLimits) -> dict:
+    content = restricted_load(handle, path, stream_bytes=size, max_elements=limits.max_elements)
     if not isinstance(content, dict):
         raise DataError("pickle must hold a dict", file=path, expected="dict with 'motion'",
                         found=type(content).__name__)
     return content
 
 
-def _read_npz(path: Path, limits: LoadLimits) -> dict:
-    arrays = load_npz_arrays(path, limits)
+def _read_npz(handle: BinaryIO, size: int, path: Path, limits: LoadLimits) -> dict:
+    arrays = npz_arrays(handle, path, limits)
     clip_ids = sorted(int(k[6:]) for k in arrays if k.startswith("audio_") and k[6:].isdigit())
     if clip_ids:
         arrays["audio_waveforms"] = _npz_clips(arrays, clip_ids, path)
@@ -286,9 +286,9 @@ def _validate_clip(entry, index: int, file) -> Audio | None:
                         found=describe(waveform))
     rate = entry["sample_rate"]
     if (not isinstance(rate, (int, float, np.integer, np.floating)) or isinstance(rate, bool)
-            or not 1 <= rate <= MAX_SAMPLE_RATE or rate != round(rate)):
+            or not 1 <= rate <= MAX_AUDIO_SAMPLE_RATE or rate != round(rate)):
         raise DataError("bad sample rate", file=file, field=field,
-                        expected=f"an integer from 1 to {MAX_SAMPLE_RATE:,} Hz",
+                        expected=f"an integer from 1 to {MAX_AUDIO_SAMPLE_RATE:,} Hz",
                         found=describe(rate))
     return Audio(waveform, int(rate))
 

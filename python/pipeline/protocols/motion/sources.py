@@ -11,14 +11,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 from scipy.io import wavfile
 
 from ...errors import ConfigError, DataError
-from ..user_files import checked_file_size
+from ...limits import MAX_AUDIO_SAMPLE_RATE
+from ..user_files import input_size, open_input_file
 from ..load_limits import LoadLimits
-from .loading import MAX_SAMPLE_RATE, Audio, MotionResults, load_motion_results
+from .loading import Audio, MotionResults, load_motion_results
 
 AUDIO_SUFFIX = ".wav"
 
@@ -91,18 +93,19 @@ def audio_from_folder(folder: Path, n_motions: int, limits: LoadLimits) -> list[
     budget = limits.max_bytes
     clips = []
     for file in files:
-        budget -= checked_file_size(file, "a WAV file", budget, None)
-        clips.append(_read_wav(file))
+        with open_input_file(file, "a WAV file", budget) as handle:
+            budget -= input_size(handle)
+            clips.append(_read_wav(handle, file))
     return clips
 
 
-def _read_wav(path: Path) -> Audio:
+def _read_wav(handle: BinaryIO, path: Path) -> Audio:
     try:
-        rate, samples = wavfile.read(path)
+        rate, samples = wavfile.read(handle)
     except (ValueError, EOFError, OSError) as exc:
         raise DataError(f"unreadable WAV file ({exc})", file=path) from exc
-    if not 1 <= rate <= MAX_SAMPLE_RATE:
-        raise DataError("bad sample rate", file=path, expected=f"1 to {MAX_SAMPLE_RATE:,} Hz", found=rate)
+    if not 1 <= rate <= MAX_AUDIO_SAMPLE_RATE:
+        raise DataError("bad sample rate", file=path, expected=f"1 to {MAX_AUDIO_SAMPLE_RATE:,} Hz", found=rate)
     if samples.dtype.kind in "iu":  # PCM: centre (unsigned 8-bit) and scale to [-1, 1)
         info = np.iinfo(samples.dtype)
         middle = (info.max + info.min + 1) / 2

@@ -14,11 +14,11 @@ from typing import Sequence
 from ...cli import check_option_bounds, run_main
 from ...errors import ConfigError, DataError
 from ...fileio import atomic_write_json
-from ...limits import SEED_RANGE
+from ...limits import DEFAULT_PROTOCOL_MAX_BYTES, DEFAULT_PROTOCOL_MAX_ELEMENTS, SEED_RANGE, format_memory_size
 from ...names import validate_name
 from ...validation import option_range
 from ..devices import DEVICE_CHOICES, resolve_device
-from ..load_limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_ELEMENTS, LoadLimits
+from ..load_limits import LoadLimits
 from ..user_files import output_file, output_folder
 from .analysis import (TRAINING_SEEDS, AnalysisSettings, analyze_runs, default_comparisons, find_variant,
                        missing_run_warnings, parse_comparison, run_models, seeds_present)
@@ -59,11 +59,13 @@ def _add_sample_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--name", default=None,
                         help="which features_{NAME}.pkl of a pickle-layout folder to read "
                              "(default: the only one in the folder)")
-    parser.add_argument("--max-bytes", type=int, default=DEFAULT_MAX_BYTES,
-                        help="largest data a pickle or .npz file may hold or declare (default: 8 GiB)")
-    parser.add_argument("--max-elements", type=int, default=DEFAULT_MAX_ELEMENTS,
+    parser.add_argument("--max-bytes", type=int, default=DEFAULT_PROTOCOL_MAX_BYTES,
+                        help="largest data a pickle or .npz file may hold or declare (default: "
+                             f"{format_memory_size(DEFAULT_PROTOCOL_MAX_BYTES)})")
+    parser.add_argument("--max-elements", type=int, default=DEFAULT_PROTOCOL_MAX_ELEMENTS,
                         help="largest number of objects a pickled value may expand to, e.g. the ids of "
-                             "a list (default: 10,000,000; the full variant's ~12.6 M ids as a list need more)")
+                             f"a list (default: {DEFAULT_PROTOCOL_MAX_ELEMENTS:,}; the full variant's ~12.6 M ids "
+                             "as a list need more)")
 
 
 def _settings(args: argparse.Namespace, allow_missing: bool = False) -> AnalysisSettings:

@@ -19,7 +19,7 @@ from tqdm import tqdm
 
 from ...errors import ConfigError, DataError
 from ...fileio import atomic_write_bytes, atomic_write_json
-from ..user_files import checked_file_size
+from ..user_files import open_input_file
 from .analysis import AnalysisSettings, analyze_runs, check_model_ids, default_comparisons
 from .checks import positive_int
 from .data import DrivingSamples, SequenceWindowDataset, make_driving_sequences
@@ -193,16 +193,16 @@ def evaluate_runs(samples: DrivingSamples, split: SequenceSplit, results_dir: st
 
 def _load_checkpoint(model_id: str, seed: int, path: Path, max_bytes: int):
     """Model ``model_id`` with the weights of ``path`` (torch's weights-only loader: no code runs)."""
-    checked_file_size(path, "a state_dict saved by train", max_bytes, "--max-bytes")
-    model = build_model(model_id, seed)
-    try:
-        model.load_state_dict(torch.load(path, map_location="cpu", weights_only=True))
-    except pickle.UnpicklingError as exc:  # torch's long hint to load without restriction is not for us
-        raise DataError(f"not a checkpoint torch's weights-only loader reads ({type(exc).__name__})",
-                        file=path, expected=f"the state_dict of {model_id}") from exc
-    except (RuntimeError, EOFError, ValueError, KeyError) as exc:
-        raise DataError(f"not a {model_id} checkpoint ({type(exc).__name__}: {str(exc).splitlines()[0][:200]})",
-                        file=path) from exc
+    with open_input_file(path, "a state_dict saved by train", max_bytes, "--max-bytes") as handle:
+        model = build_model(model_id, seed)
+        try:
+            model.load_state_dict(torch.load(handle, map_location="cpu", weights_only=True))
+        except pickle.UnpicklingError as exc:  # torch's long hint to load without restriction is not for us
+            raise DataError(f"not a checkpoint torch's weights-only loader reads ({type(exc).__name__})",
+                            file=path, expected=f"the state_dict of {model_id}") from exc
+        except (RuntimeError, EOFError, ValueError, KeyError) as exc:
+            raise DataError(f"not a {model_id} checkpoint ({type(exc).__name__}: "
+                            f"{str(exc).splitlines()[0][:200]})", file=path) from exc
     return model
 
 

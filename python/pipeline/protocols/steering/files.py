@@ -1,6 +1,7 @@
 """Bounded reading of the steering study's input tables (CSV, Parquet) and JSON files.
 
-Before parsing, a table file must exist, be non-empty and hold at most ``MLFS_STEERING_MAX_BYTES``
+A table file is opened by the bounded reader (:func:`..user_files.open_input_file`) and parsed from
+the open file; before parsing, it must be a non-empty regular file of at most ``MLFS_STEERING_MAX_BYTES``
 bytes (default 2 GiB); a Parquet file's footer must declare at most that many uncompressed bytes
 and at most ``MLFS_STEERING_MAX_ROWS`` rows (default 30 million), and a CSV file is parsed in
 chunks that stop at the same row limit. So memory stays proportional to the real data, and a
@@ -11,27 +12,23 @@ damaged or hostile file ends in one DataError. JSON files (splits, run metrics) 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Callable, Mapping
+from typing import BinaryIO, Callable, Mapping
 
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ...errors import DataError
-from ...limits import env_limit
-from ..user_files import checked_file_size, read_json_bounded
+from ...limits import (DEFAULT_STEERING_MAX_ROWS, DEFAULT_STEERING_MAX_TABLE_BYTES, STEERING_MAX_JSON_BYTES,
+                       STEERING_MAX_ROWS_VARIABLE, STEERING_MAX_TABLE_BYTES_VARIABLE, env_limit)
+from ..user_files import open_input_file, read_json_bounded
 
-MAX_BYTES_ENV = "MLFS_STEERING_MAX_BYTES"
-MAX_ROWS_ENV = "MLFS_STEERING_MAX_ROWS"
-DEFAULT_MAX_BYTES = 2 * 2 ** 30
-DEFAULT_MAX_ROWS = 30_000_000
-MAX_JSON_BYTES = 64 * 2 ** 20
-CSV_CHUNK_ROWS = 1_000_000
+CSV_CHUNK_ROWS = 1_000_000  # rows parsed at once: memory stays near the data read so far
 
 
 def read_json_file(path: str | Path) -> object:
     """Parse a UTF-8 JSON file of at most 64 MiB."""
-    return read_json_bounded(path, MAX_JSON_BYTES)
+    return read_json_bounded(path, STEERING_MAX_JSON_BYTES)
 
 
 def read_table(path: str | Path, kind: str, columns: Callable[[str], bool] | None = None,
@@ -46,26 +43,27 @@ def read_table(path: str | Path, kind: str, columns: Callable[[str], bool] | Non
     dtype : CSV column types, e.g. ``{"sequence_id": str}``.
     """
     path = Path(path)
-    max_bytes, max_rows = env_limit(MAX_BYTES_ENV, DEFAULT_MAX_BYTES), env_limit(MAX_ROWS_ENV, DEFAULT_MAX_ROWS)
-    checked_file_size(path, kind, max_bytes, MAX_BYTES_ENV)
-    try:
-        if path.suffix == ".parquet":
-            return _read_parquet(path, columns, max_bytes, max_rows)
-        return _read_csv(path, columns, dtype, max_rows)
-    except DataError:
-        raise
-    except (OSError, ValueError, pd.errors.ParserError, pa.ArrowException) as exc:
-        raise DataError(f"unreadable table ({type(exc).__name__}: {exc})", file=path, expected=kind) from exc
+    max_bytes = env_limit(STEERING_MAX_TABLE_BYTES_VARIABLE, DEFAULT_STEERING_MAX_TABLE_BYTES)
+    max_rows = env_limit(STEERING_MAX_ROWS_VARIABLE, DEFAULT_STEERING_MAX_ROWS)
+    with open_input_file(path, kind, max_bytes, STEERING_MAX_TABLE_BYTES_VARIABLE) as handle:
+        try:
+            if path.suffix == ".parquet":
+                return _read_parquet(handle, path, columns, max_bytes, max_rows)
+            return _read_csv(handle, path, columns, dtype, max_rows)
+        except DataError:
+            raise
+        except (OSError, ValueError, pd.errors.ParserError, pa.ArrowException) as exc:
+            raise DataError(f"unreadable table ({type(exc).__name__}: {exc})", file=path, expected=kind) from exc
 
 
 def _too_many_rows(path: Path, found: str, max_rows: int) -> DataError:
-    return DataError(f"table has more rows than the limit (set {MAX_ROWS_ENV} to allow more)", file=path,
+    return DataError(f"table has more rows than the limit (set {STEERING_MAX_ROWS_VARIABLE} to allow more)", file=path,
                      expected=f"<= {max_rows} rows", found=found)
 
 
-def _read_csv(path: Path, columns, dtype, max_rows: int) -> pd.DataFrame:
+def _read_csv(handle: BinaryIO, path: Path, columns, dtype, max_rows: int) -> pd.DataFrame:
     chunks, n_rows = [], 0
-    with pd.read_csv(path, usecols=columns, dtype=dtype, chunksize=CSV_CHUNK_ROWS) as reader:
+    with pd.read_csv(handle, usecols=columns, dtype=dtype, chunksize=CSV_CHUNK_ROWS) as reader:
         for chunk in reader:
             n_rows += len(chunk)
             if n_rows > max_rows:
@@ -74,13 +72,15 @@ def _read_csv(path: Path, columns, dtype, max_rows: int) -> pd.DataFrame:
     return chunks[0] if len(chunks) == 1 else pd.concat(chunks, ignore_index=True)
 
 
-def _read_parquet(path: Path, columns, max_bytes: int, max_rows: int) -> pd.DataFrame:
-    metadata = pq.read_metadata(path)
+def _read_parquet(handle: BinaryIO, path: Path, columns, max_bytes: int, max_rows: int) -> pd.DataFrame:
+    metadata = pq.read_metadata(handle)
     if metadata.num_rows > max_rows:
         raise _too_many_rows(path, f"{metadata.num_rows} rows declared", max_rows)
     declared = sum(metadata.row_group(i).total_byte_size for i in range(metadata.num_row_groups))
     if declared > max_bytes:
-        raise DataError(f"Parquet data is larger than the limit once decompressed (set {MAX_BYTES_ENV} to "
-                        "allow more)", file=path, expected=f"<= {max_bytes} bytes", found=f"{declared} bytes")
+        raise DataError("Parquet data is larger than the limit once decompressed (set "
+                        f"{STEERING_MAX_TABLE_BYTES_VARIABLE} to allow more)", file=path,
+                        expected=f"<= {max_bytes} bytes", found=f"{declared} bytes")
     names = metadata.schema.to_arrow_schema().names
-    return pd.read_parquet(path, columns=[n for n in names if columns is None or columns(n)])
+    handle.seek(0)
+    return pd.read_parquet(handle, columns=[n for n in names if columns is None or columns(n)])

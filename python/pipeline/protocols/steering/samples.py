@@ -30,9 +30,9 @@ from ...errors import DataError
 from ...fileio import atomic_write_bytes
 from ...names import validate_name
 from ..load_limits import LoadLimits
-from ..npyfile import load_npz_arrays
+from ..npyfile import npz_arrays
 from ..restricted_pickle import restricted_load
-from ..user_files import checked_file_size
+from ..user_files import input_size, open_input_file
 from .data import DrivingSamples, sequence_starts
 from .files import read_table
 from .models import N_FEATURES, WINDOW_LENGTH
@@ -78,9 +78,8 @@ def pickle_layout_files(folder: str | Path, name: str | None = None) -> tuple[st
 
 
 def _read_pickle(path: Path, limits: LoadLimits):
-    size = checked_file_size(path, "a pickled NumPy array or list", limits.max_bytes, "--max-bytes")
-    with path.open("rb") as handle:
-        return restricted_load(handle, path, stream_bytes=size, max_elements=limits.max_elements)
+    with open_input_file(path, "a pickled NumPy array or list", limits.max_bytes, "--max-bytes") as handle:
+        return restricted_load(handle, path, stream_bytes=input_size(handle), max_elements=limits.max_elements)
 
 
 def _as_array(value, path: Path, part: str) -> np.ndarray:
@@ -104,8 +103,8 @@ def read_samples(path: str | Path, name: str | None = None, limits: LoadLimits =
         name, files = pickle_layout_files(path, name)
         arrays = {part: _as_array(_read_pickle(file, limits), file, part) for part, file in files.items()}
     elif path.suffix == ".npz":
-        checked_file_size(path, "an .npz archive", limits.max_bytes, "--max-bytes")
-        found = load_npz_arrays(path, limits)
+        with open_input_file(path, "an .npz archive", limits.max_bytes, "--max-bytes") as handle:
+            found = npz_arrays(handle, path, limits)
         missing = [part for part in PICKLE_PARTS if part not in found]
         if missing:
             raise DataError("archive lacks arrays", file=path, expected=", ".join(PICKLE_PARTS),

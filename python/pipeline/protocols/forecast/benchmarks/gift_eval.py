@@ -35,6 +35,8 @@ from . import Benchmark, TaskSpec, check_entries, mean_and_relative, read_yaml
 BASE_HORIZON = {"M": 12, "W": 8, "D": 30, "H": 48, "T": 48, "S": 60}
 M4_BASE_HORIZON = {"A": 6, "Q": 8, "M": 18, "W": 13, "D": 14, "H": 48}
 TERM_MULTIPLIER = {"short": 1, "medium": 10, "long": 15}
+# Protocol semantics, not input limits: GIFT-Eval's TEST_SPLIT and MAX_WINDOW (gift_eval/data.py) -- the
+# share of the shortest series that is tested and the most windows a task evaluates.
 TEST_FRACTION, MAX_WINDOWS = 0.1, 20
 GROUPS = (("short", ("short",)), ("medium_long", ("medium", "long")))
 # pandas >= 2.2 names of the codes GIFT-Eval's tables use
