@@ -36,6 +36,7 @@ from .names import validate_name
 from .report.build import build_report, draw_figures, write_explorer_page
 from .report.explorer import ExplorerExtras
 from .report import document
+from .report.layout import COLUMN_COUNTS, FONT_SIZES, PAPER_SIZES, Page
 from .report.options import LIST_OPTIONS, OPTION_BOUNDS, ReportOptions
 from .results.layout import GRIDS, metrics_glob
 from .stats.bonferroni_dunn import bonferroni_dunn_cd
@@ -118,20 +119,28 @@ def bonferroni_dunn(comparison: Comparison, alpha: float = 0.05) -> tuple[float,
 
 
 def write_main_tex(folder: str | Path, *, title: str, columns: int = 1, table_order: Sequence[str] = (),
-                   include: Sequence[str | Path] = ()) -> Path:
-    """Write ``folder/main.tex`` inputting every ``table_*.tex`` there, ``figures.tex`` if present, and
-    every ``*.tex`` of each ``include`` folder (:func:`pipeline.report.document.write_main_tex`)."""
+                   include: Sequence[str | Path] = (), paper_size: str = PAPER_SIZES[0],
+                   font_size: str = FONT_SIZES[0]) -> Path:
+    """Write ``folder/main.tex``, an ``article`` of ``columns`` columns on ``paper_size`` paper
+    (:data:`~pipeline.report.layout.PAPER_SIZES`) with a ``font_size`` base font
+    (:data:`~pipeline.report.layout.FONT_SIZES`), inputting every ``table_*.tex`` there, ``figures.tex``
+    if present, and every ``*.tex`` of each ``include`` folder (:func:`pipeline.report.document.write_main_tex`)."""
     folder = _folder(folder, "folder")
     if not isinstance(title, str):
         raise ConfigError("must be text", field="title", found=_shown(title))
-    if not _is_integer(columns) or columns not in (1, 2):
-        raise ConfigError("unknown value", field="columns", expected="1 or 2", found=_shown(columns))
+    if not _is_integer(columns) or columns not in COLUMN_COUNTS:
+        raise ConfigError("unknown value", field="columns", expected=f"one of {list(COLUMN_COUNTS)}",
+                          found=_shown(columns))
+    for name, value, allowed in (("paper_size", paper_size, PAPER_SIZES), ("font_size", font_size, FONT_SIZES)):
+        if not isinstance(value, str) or value not in allowed:
+            raise ConfigError("unknown value", field=name, expected=f"one of {list(allowed)}", found=_shown(value))
     if isinstance(table_order, str) or not isinstance(table_order, (list, tuple)) \
             or not all(isinstance(name, str) for name in table_order):
         raise ConfigError("must be a list of file names", field="table_order", found=_shown(table_order))
     if isinstance(include, (str, os.PathLike)) or not isinstance(include, (list, tuple)):
         raise ConfigError("must be a list of folders", field="include", found=_shown(include))
-    return document.write_main_tex(folder, title=title, columns=columns, table_order=table_order,
+    return document.write_main_tex(folder, title=title, page=Page(columns, paper_size, font_size),
+                                   table_order=table_order,
                                    include=[_folder(extra, "include") for extra in include])
 
 

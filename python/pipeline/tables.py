@@ -67,17 +67,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--fit-width", action=argparse.BooleanOptionalAction, default=DEFAULTS["fit_width"],
                    help=r"shrink a table part wider than the line to fit, to 7 pt type at the least: wider or "
                         r"taller tables are split into parts (default; needs \usepackage{graphicx}); "
-                        "--no-fit-width: parts fit at 8 pt, never shrunk")
+                        "--no-fit-width: parts fit at the tables' type size (--font-size), never shrunk")
     p.add_argument("--layout", choices=CHOICES["layout"], default=DEFAULTS["layout"],
                    help="split: wide tables become several floats spanning the text width (default); landscape: "
                         r"rotated floats, a page each, split only beyond the page height (needs \usepackage{rotating})")
     p.add_argument("--columns", type=int, choices=CHOICES["columns"], default=DEFAULTS["columns"],
                    help="columns of the target document: the width tables are split for and figures drawn at "
-                        "(345 pt for 1, default; 469 pt for 2, where table* and figure* span both) and main.tex's "
-                        "class option")
+                        "(on letter paper at 10 pt: 345 pt for 1, default; 469 pt for 2, where table* and figure* "
+                        "span both) and main.tex's class option")
+    p.add_argument("--paper-size", choices=CHOICES["paper_size"], default=DEFAULTS["paper_size"],
+                   help="paper of the target document (main.tex's class option; the text width and height "
+                        "tables and figures are laid out for)")
+    p.add_argument("--font-size", choices=CHOICES["font_size"], default=DEFAULTS["font_size"],
+                   help="base font size of the target document (main.tex's class option): tables are set in "
+                        "its footnote size (8, 9 or 10 pt), shrunk to 7 pt at the least")
     p.add_argument("--table-width", type=float, default=None, metavar="PT",
-                   help="width a table part may take, in pt (default: from --columns, or 520 pt in the "
-                        "landscape layout)")
+                   help="width a table part may take, in pt (default: the text width of the document, or its "
+                        "text height less 30 pt in the landscape layout)")
     p.add_argument("--folds-dir", default=None,
                    help="folder of the fold files the results were made from (<DIR>/<DATASET>/fold<i>.mat): adds "
                         "table_datasets.tex (default: no dataset table)")

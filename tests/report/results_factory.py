@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from itertools import product
 from pathlib import Path
 from typing import Mapping, Sequence
 
@@ -10,6 +11,7 @@ import numpy as np
 from pipeline.evaluation.grids import k_grid, p_grid, p_to_k, p_target_index
 from pipeline.evaluation.metrics import METRICS
 from pipeline.fileio import atomic_write_json
+from pipeline.results.layout import task_files, tuning_path
 
 
 def synthetic_curves(rng: np.random.Generator, n_points: int, skill: float) -> dict[str, np.ndarray]:
@@ -133,3 +135,31 @@ def write_fold_files(folder: str | Path, datasets: Sequence[str], *, folds: int 
             test = np.arange(25) % folds == fold
             save_fold(fold_path(folder, dataset, fold), X[~test], Y[~test], X[test], Y[test])
     return Path(folder)
+
+
+def write_tuning_records(root: str | Path, methods: Sequence[str], dataset: str, grid: Mapping[str, Sequence[float]], *,
+                         folds: int = 5, seed: int = 0) -> None:
+    """Inner-split tuning of ``methods`` on one dataset over ``grid`` (parameter -> values, every
+    combination a candidate): a ``_tuning.json`` per fold (criterion, candidates, choice, timings) and a
+    ``_ranking.json`` whose ``info.objective`` is a decreasing trace, so the parameter report draws
+    sensitivity and convergence figures."""
+    root = Path(root)
+    rng = np.random.default_rng(seed)
+    combinations = [dict(zip(grid, values)) for values in product(*grid.values())]
+    for method in methods:
+        for fold in range(folds):
+            criteria = rng.uniform(0.3, 0.6, len(combinations))
+            best = int(np.argmax(criteria))
+            atomic_write_json(tuning_path(root, method, dataset, fold), {
+                "schema": "mlfs-bench/tuning/1", "method": method, "folder": method, "dataset": dataset, "fold": fold,
+                "selected_by": "inner validation",
+                "criterion": {"metric": "micro_f1", "grid": "kgrid", "statistic": "mean",
+                              "direction": "higher is better"},
+                "inner": {"mode": "holdout", "count": 1, "test_size": 0.25, "seed": 0},
+                "candidates": [{"overrides": c, "criterion": float(v)} for c, v in zip(combinations, criteria)],
+                "chosen": {"overrides": combinations[best], "criterion": float(criteria[best]), "index": best},
+                "timings": {"candidates_rank_seconds": float(rng.uniform(1, 10)),
+                            "candidates_eval_seconds": float(rng.uniform(1, 10))}})
+            objective = np.cumsum(rng.uniform(0.1, 1.0, 20))[::-1] + rng.uniform(1, 2)
+            atomic_write_json(task_files(root, method, dataset, fold).ranking_record,
+                              {"method": method, "engine": "octave", "info": {"objective": objective.tolist()}})

@@ -111,7 +111,8 @@ def test_html_refuses_or_writes(results, tmp_path_factory, argument, junk):
 
 
 @SETTINGS
-@given(argument=st.sampled_from(["folder", "title", "columns", "table_order", "include"]), junk=JUNK)
+@given(argument=st.sampled_from(["folder", "title", "columns", "paper_size", "font_size", "table_order", "include"]),
+       junk=JUNK)
 def test_write_main_tex(tmp_path_factory, argument, junk):
     arguments = {"folder": tmp_path_factory.mktemp("tex"), "title": "T", argument: junk}
     _refused_or_done(lambda: api.write_main_tex(arguments.pop("folder"), **arguments))

@@ -14,21 +14,23 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from results_factory import write_all_features, write_fold_files, write_result_set
+from results_factory import write_all_features, write_fold_files, write_result_set, write_tuning_records
 
 from pipeline.errors import ConfigError
 from pipeline.experiment.model import load_suite
-from pipeline.paper.tables import make_tables, report_options
+from pipeline.aggregate import METRIC_TABLE_STEM
+from pipeline.data.registry import REAL_DATASETS
+from pipeline.paper.run import PaperPaths, _after_tasks
+from pipeline.paper.tables import report_options
 from pipeline.report.document import compile_pdf, write_main_tex
-from pipeline.report.layout import MIN_TYPE_PT, TEXT_WIDTH_PT
+from pipeline.report.options import DOCUMENT_OPTIONS
+from pipeline.report.layout import FONT_SIZES, MIN_TYPE_PT, TEXT_WIDTH_PT, Page
 from pipeline.report.tables import ScoreTable, ValueTable, render_score_table_latex, render_value_table_latex
 
 METHODS = ["DAGFS", "LRMFS", "GRRO", "SRFS", "VARIANCE"]
 DATASETS = ["emotions", "yeast", "scene", "medical"]
 METRICS = ["micro_f1", "macro_f1", "hamming_loss"]
-SUITE = ("name: camready\ndatasets: [{datasets}]\nfolds: {{mode: kfold, count: 5, seed: 1}}\n"
-         "methods: {{{methods}}}\ngrids: {{kgrid: {{}}}}\n").format(
-    datasets=", ".join(DATASETS), methods=", ".join(f"{m}: {{}}" for m in METHODS))
+WIDE_METHODS = ["DAGFS", "LRMFS", "MIFS", "SCLS", "GRRO", "LRDG", "SRFS", "LSMFS", "MDFS", "RFS", "VARIANCE", "RANDOM"]
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "results_before_issue31"
 #: pdftohtml reports type sizes in thirds of a point (its largest zoom, 3): a size is known to +-1/6 pt.
 SIZE_UNITS_PER_PT = 3
@@ -66,61 +68,145 @@ def check_printable(out: Path, pdf: Path) -> dict[str, float]:
 
 def test_the_suite_takes_the_layout_options_of_the_command_line(tmp_path):
     suite = tmp_path / "suite.yaml"
-    suite.write_text(SUITE + "tables: {columns: 2, layout: landscape, table_width: 400, fit_width: false, pdf: true}\n")
+    suite.write_text(suite_text(METHODS, DATASETS, columns=2, paper_size="a4paper", font_size="11pt",
+                                layout="landscape", table_width=400, fit_width="false", pdf="true"))
     loaded = load_suite(suite)
     options = report_options(loaded, tmp_path / "r", tmp_path, loaded.grids[0])
-    assert (options.columns, options.layout, options.table_width, options.fit_width, options.pdf) == (
-        2, "landscape", 400.0, False, True)
-    suite.write_text(SUITE)
+    assert {name: getattr(options, name) for name in DOCUMENT_OPTIONS} == {
+        "columns": 2, "paper_size": "a4paper", "font_size": "11pt", "layout": "landscape", "table_width": 400.0,
+        "fit_width": False, "pdf": True}
+    assert options.page == Page(2, "a4paper", "11pt")
+    suite.write_text(suite_text(METHODS, DATASETS))
     loaded = load_suite(suite)
     options = report_options(loaded, tmp_path / "r", tmp_path, loaded.grids[0])
-    assert (options.columns, options.layout, options.table_width, options.fit_width, options.pdf) == (
-        1, "split", None, True, False)
-    for bad, field in (("{columns: 3}", "tables.columns"), ("{table_width: 50}", "tables.table_width"),
-                       ("{layout: sideways}", "tables.layout"), ("{pdf: 'yes'}", "tables.pdf")):
-        suite.write_text(SUITE + f"tables: {bad}\n")
-        with pytest.raises(ConfigError) as refused:
+    assert {name: getattr(options, name) for name in DOCUMENT_OPTIONS} == {
+        "columns": 1, "paper_size": "letterpaper", "font_size": "10pt", "layout": "split", "table_width": None,
+        "fit_width": True, "pdf": False}
+    for key, bad, allowed in (("columns", 3, "1 or 2"), ("paper_size", "a5paper", "'letterpaper' or 'a4paper'"),
+                              ("font_size", "9pt", "'10pt', '11pt' or '12pt'"), ("font_size", 10, "'10pt', '11pt'"),
+                              ("layout", "sideways", "'split' or 'landscape'"), ("table_width", 50, "100"),
+                              ("pdf", "'yes'", "bool")):
+        suite.write_text(suite_text(METHODS, DATASETS, **{key: bad}))
+        with pytest.raises(ConfigError, match=re.escape(allowed)) as refused:
             load_suite(suite)
-        assert refused.value.field == field, bad
+        assert refused.value.field == f"tables.{key}", bad
+
+
+def test_the_document_class_options_set_the_page_the_tables_are_laid_out_for(tmp_path):
+    """A larger base font sets the tables in larger type on a wider line: never shrunk, a wide table needs
+    more parts; shrunk (to 7 pt at most, whatever the font size), fewer, the line being wider."""
+    pages = [Page(1, "a4paper", size) for size in FONT_SIZES]
+    assert [(p.text_width_pt, p.text_height_pt, p.table_type_pt) for p in pages] == [
+        (345.0, 598.0, 8.0), (360.0, 595.8, 9.0), (390.0, 592.0, 10.0)]  # pdflatex's \textwidth, \textheight
+    write_main_tex(tmp_path, title="Page", page=Page(2, "a4paper", "12pt"))
+    assert "\\documentclass[12pt,a4paper,twocolumn]{article}" in (tmp_path / "main.tex").read_text()
+    means = np.random.default_rng(4).uniform(0.1, 0.9, (4, 10))
+    methods = [f"METHOD{i}" for i in range(10)]
+    parts = {fit: [len(ScoreTable("Micro-F1", DATASETS, methods, means, means / 10, False, "Caption.", "tab:p",
+                                  fit_width=fit, stacked=False, page=page).arrangement()[1]) for page in pages]
+             for fit in (True, False)}
+    assert parts == {True: [3, 2, 2], False: [3, 4, 4]}
+    with pytest.raises(ValueError, match="font_size must be one of"):
+        Page(1, "a4paper", "9pt")
+
+
+def suite_text(methods, datasets, folds: int = 5, **tables) -> str:
+    """A suite file of ``methods`` x ``datasets`` on ``folds`` folds with the ``tables:`` options given."""
+    return ("name: camready\ndatasets: [{datasets}]\nfolds: {{mode: kfold, count: {folds}, seed: 1}}\n"
+            "methods: {{{methods}}}\ngrids: {{kgrid: {{}}}}\ntables: {{{tables}}}\n").format(
+        datasets=", ".join(datasets), folds=folds, methods=", ".join(f"{m}: {{}}" for m in methods),
+        tables=", ".join(f"{key}: {value}" for key, value in tables.items()))
+
+
+#: The studies compiled from one suite file (methods, datasets, metrics, folds): 5 methods x 4 datasets, and
+#: 12 x 17 with three methods tuned on one dataset over four parameters (sensitivity and convergence figures;
+#: a parameter table of 12 columns and a selection table whose details wrap). Two metrics and three folds for
+#: the larger: its figures and the reading of its results files take most of its time.
+STUDIES = {"5x4": (METHODS, DATASETS, METRICS, 5),
+           "12x17": (WIDE_METHODS, REAL_DATASETS, ["micro_f1", "hamming_loss"], 3)}
+#: The document of each compile: the default page, and the other paper and font sizes.
+PAGES = {("5x4", 1): {}, ("5x4", 2): {"paper_size": "a4paper", "font_size": "11pt"},
+         ("12x17", 1): {"paper_size": "a4paper", "font_size": "12pt"}, ("12x17", 2): {}}
+TUNED_ON = "medical"
+TUNED = WIDE_METHODS[:3]
+TUNING_GRID = {"alpha": [0.001, 0.01, 0.1, 1.0, 10.0, 100.0, 1000.0], "beta": [0.01, 0.1, 1.0], "gamma": [0.5, 2.0],
+               "delta": [1, 5]}
 
 
 @pytest.fixture(scope="module")
 def suite_papers(tmp_path_factory):
-    """main.pdf of the 5 x 4 suite (synthetic results with the all-features reference) for a one- or a
-    two-column article, made once each by the suite's own table step."""
-    made = {}
+    """main.pdf of a study of :data:`STUDIES` (synthetic results with the all-features reference, written
+    where the suite's results_dir points, once per study) for a one- or a two-column article, each made
+    by the suite run's own last step (parameter report, then tables, figures and main.tex) from its own
+    suite file."""
+    roots, made = {}, {}
 
-    def make(columns: int) -> Path:
-        if columns not in made:
-            root = tmp_path_factory.mktemp(f"suite{columns}")
-            (root / "suite.yaml").write_text(SUITE + f"tables: {{columns: {columns}, pdf: true, "
-                                                     f"metrics: [{', '.join(METRICS)}]}}\n")
+    def make(study: str, columns: int) -> Path:
+        methods, datasets, metrics, folds = STUDIES[study]
+        if study not in roots:
+            root = roots[study] = tmp_path_factory.mktemp(f"study{study}")
+            (root / "suite.yaml").write_text(suite_text(methods, datasets, folds))
             suite = load_suite(root / "suite.yaml")
-            results = write_result_set(root / suite.results_dir, METHODS, DATASETS, folds=5, seed=7)
-            write_all_features(results, DATASETS, folds=5, seed=8)
-            write_fold_files(root / suite.folds_dir, DATASETS, folds=5)
-            assert make_tables(suite, results, root, suite.grids[0]) == "made"
-            made[columns] = root / suite.tables["out_dir"] / "kgrid"
-        return made[columns]
+            results = write_result_set(root / suite.results_dir, methods, datasets, folds=folds, seed=7)
+            write_all_features(results, datasets, folds=folds, seed=8)
+            write_fold_files(root / suite.folds_dir, datasets, folds=folds)
+            if study == "12x17":
+                write_tuning_records(results, TUNED, TUNED_ON, TUNING_GRID, folds=folds, seed=9)
+        if (study, columns) not in made:
+            root = roots[study]
+            suite_file = root / f"suite{columns}.yaml"
+            suite_file.write_text(suite_text(methods, datasets, folds, columns=columns, **PAGES[study, columns],
+                                             pdf="true", out_dir=f"paper/tables{columns}",
+                                             metrics=f"[{', '.join(metrics)}]"))
+            suite = load_suite(suite_file)
+            said = []
+            done = _after_tasks(suite, PaperPaths.of(suite, root), said.append)
+            assert done["tables"] == {"kgrid": "made", "parameters": "made"}, said
+            made[study, columns] = root / suite.tables["out_dir"]
+        return made[study, columns]
     return make
 
 
-# Each compile draws 11 figures and runs pdflatex twice (10-20 s); the fast lane has the parameter report's
-# figures compiled and the table layout below.
+# Each compile draws the figures and runs pdflatex twice (5 x 4: 10-20 s; 12 x 17: 20-40 s); the fast lane has
+# the parameter report's figures compiled and the table layout below.
 @pytest.mark.slow
 @pytest.mark.parametrize("columns", [1, 2])
-def test_a_suite_compiles_into_a_paper_a_publisher_accepts(suite_papers, columns):
-    out = suite_papers(columns)
+@pytest.mark.parametrize("study", list(STUDIES))
+def test_a_suite_compiles_into_a_paper_a_publisher_accepts(suite_papers, study, columns):
+    tables = suite_papers(study, columns)
+    out, parameters = tables / "kgrid", tables / "parameters"
     sizes = check_printable(out, out / "main.pdf")
     assert any(family.startswith("DejaVuSans") for family in sizes)  # the figures' text is in the PDF, measured
-    for stem in ("microf1", "macrof1", "hamming"):  # 5 methods and the reference fit: one float per metric
-        assert (out / f"table_{stem}.tex").read_text().count("\\begin{table*}") == 1, stem
+    methods, datasets, metrics, _ = STUDIES[study]
+    for metric in metrics:
+        table = (out / f"table_{METRIC_TABLE_STEM[metric]}.tex").read_text()
+        if study == "5x4":  # 5 methods and the reference fit: one float per metric
+            assert table.count("\\begin{table*}") == 1, metric
+        else:  # 12 methods and the reference: in parts that fit the page, each method in one
+            assert table.count("\\begin{table*}") >= 2 and all(f"& {m} " in table or f"& {m}\\" in table
+                                                                for m in methods), metric
     figures = (out / "figures.tex").read_text()
     drawn = sorted(p.name for p in (out / "figures").glob("*.pdf"))
-    assert len(drawn) == len(DATASETS) + 1 + 2 * len(METRICS)  # curves per dataset and mean, two CD per metric
+    assert len(drawn) == len(datasets) + 1 + 2 * len(metrics)  # curves per dataset and mean, two CD per metric
     assert sorted(re.findall(r"\\includegraphics\{figures/([^}]+)\}", figures)) == drawn
     assert figures.count("\\caption{") == len(drawn)
-    assert ("twocolumn" in (out / "main.tex").read_text()) == (columns == 2)
+    main = (out / "main.tex").read_text()
+    assert f"\\documentclass[{Page(columns, **PAGES[study, columns]).class_options}]{{article}}" in main
+    assert "\\input{../parameters/parameter_selection.tex}" in main
+    tuned = sorted(p.name for p in parameters.glob("*.pdf"))
+    if study == "12x17":  # a sensitivity figure per method, a convergence figure of the tuned dataset
+        assert tuned == sorted([f"convergence_{TUNED_ON}.pdf"] + [f"sensitivity_{m}_{TUNED_ON}.pdf" for m in TUNED])
+        assert "\\input{../parameters/parameter_figures.tex}" in main
+        chosen = (parameters / "chosen_parameters.tex").read_text()
+        assert chosen.count("\\begin{table*}") > 1  # 12 parameter columns: split, not shrunk below 7 pt
+        assert all(chosen.count(f"{method} {name}") == 1 for method in TUNED for name in TUNING_GRID)
+        assert re.search(r"\\begin\{tabular\}\{llp\{\d+\.\dpt\}\}",
+                         (parameters / "parameter_selection.tex").read_text())  # the details wrap
+    else:
+        assert tuned == []
+    floats = (parameters / "parameter_figures.tex").read_text() if tuned else ""
+    assert sorted(re.findall(r"\\includegraphics\{([^}]+)\}", floats)) == tuned
+    assert floats.count("\\caption{") == len(tuned)
 
 
 def test_the_parameter_reports_figures_are_in_main_tex_captioned(tmp_path):
@@ -129,14 +215,14 @@ def test_the_parameter_reports_figures_are_in_main_tex_captioned(tmp_path):
     results = tmp_path / "results"
     shutil.copytree(FIXTURE / "results", results)
     parameters = tmp_path / "tables" / "parameters"
-    write_parameter_report(results, ["DAGFS", "LRMFS"], ["demo"], 3, parameters, columns=2)
+    write_parameter_report(results, ["DAGFS", "LRMFS"], ["demo"], 3, parameters, page=Page(2))
     floats = (parameters / FIGURES_TEX).read_text()
     assert "\\begin{figure}[tp]" in floats and "{sensitivity_DAGFS_demo.pdf}" in floats  # one column
     assert "\\begin{figure*}[tp]" in floats and "{convergence_demo.pdf}" in floats  # across both
     assert floats.count("\\caption{") == 2
     out = tmp_path / "tables" / "kgrid"
     out.mkdir()
-    write_main_tex(out, title="Parameters", columns=2, include=[parameters])
+    write_main_tex(out, title="Parameters", page=Page(2), include=[parameters])
     pdf = compile_pdf(out / "main.tex")
     check_printable(out, pdf)
     log = (out / "main.log").read_text(encoding="latin-1")

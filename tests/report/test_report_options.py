@@ -32,6 +32,8 @@ def test_values_are_read_as_the_command_line_reads_their_text():
     ({"folds": 2.5}, "--folds", "invalid int value: 2.5"),
     ({"jobs": True}, "--jobs", "invalid int value: True"),
     ({"columns": 3}, "--columns", "invalid choice"),
+    ({"paper_size": "a5paper"}, "--paper-size", "expected one of ['letterpaper', 'a4paper']"),
+    ({"font_size": "9pt"}, "--font-size", "expected one of ['10pt', '11pt', '12pt']"),
     ({"grid": "qgrid"}, "--grid", "invalid choice"),
     ({"metrics": ["micro_f1", "nope"]}, "--metrics", "invalid choice"),
     ({"metrics": ["micro_f1", "micro_f1"]}, "--metrics", "--metrics lists a metric twice"),

@@ -29,7 +29,7 @@ from ..evaluation.metrics import METRICS
 from ..limits import (CLAIM_STALE_AFTER, DEFAULT_MAX_TASKS, DEFAULT_TASK_MEMORY, DEFAULT_TASK_TIMEOUT, FOLD_COUNT,
                       JOB_COUNT, MAX_PATH_CHARS, RUN_OPTION_RANGES, SEED_RANGE, TABLE_WIDTH_PT, TASK_COUNT, TASK_MEMORY,
                       TASK_TIMEOUT, parse_memory_size)
-from ..report.layout import COLUMN_COUNTS, LAYOUTS
+from ..report.layout import COLUMN_COUNTS, FONT_SIZES, LAYOUTS, PAPER_SIZES
 from ..runner.claims import DEFAULT_STALE_AFTER
 from ..runner.executors import EXECUTORS
 from ..stats.fold_tests import FOLD_TESTS
@@ -284,6 +284,8 @@ class TablesSection(Section):
     fold_test: Literal[FOLD_TESTS] = FOLD_TESTS[0]  # type: ignore[valid-type]
     # The document's layout: report.options.DOCUMENT_OPTIONS, the command line's choices and defaults.
     columns: Literal[COLUMN_COUNTS] = COLUMN_COUNTS[0]  # type: ignore[valid-type]
+    paper_size: Literal[PAPER_SIZES] = PAPER_SIZES[0]  # type: ignore[valid-type]
+    font_size: Literal[FONT_SIZES] = FONT_SIZES[0]  # type: ignore[valid-type]
     layout: Literal[LAYOUTS] = LAYOUTS[0]  # type: ignore[valid-type]
     table_width: Annotated[float, TABLE_WIDTH_PT.pydantic_field()] | None = None
     fit_width: bool = True

@@ -22,7 +22,7 @@ from ..methods import get_method
 from ..report.explorer import Sensitivity, TuningSection
 from ..report.document import DocumentFigure, figures_tex
 from ..report.figures import inches
-from ..report.layout import COLUMN_COUNTS, COLUMN_WIDTH_PT, TEXT_WIDTH_PT
+from ..report.layout import PAGE_OPTIONS, Page
 from ..report.output import prepare_output_folder
 from ..report.tuning import (CHOSEN_CAPTION, SELECTION_CAPTION, convergence_figure, level, sensitivity_figure,
                              write_table)
@@ -36,6 +36,8 @@ from ..experiment.model import Experiment
 KINDS = {"defaults": "defaults", "declared": "declared in the suite", "inner": "inner-split tuning",
          "sweep": "test-set sweep (optimistic)"}
 SELECTION_HEADER = ["Method", "Parameters chosen by", "Details"]
+#: The selection table's details wrap in a paragraph column.
+SELECTION_ALIGN = "llp"
 _THIS_MODULE = Path(__file__).resolve().relative_to(PACKAGE_DIR).as_posix()
 #: The figures' floats, input by each grid's main.tex with the folder's tables.
 FIGURES_TEX = "parameter_figures.tex"
@@ -110,22 +112,23 @@ def tuning_records(results_dir: Path, folder: str, dataset: str, folds: int) -> 
 
 
 def write_parameter_report(results_dir: Path, folders: Sequence[str], datasets: Sequence[str], folds: int,
-                           out_dir: Path, *, figures: bool = True, columns: int = COLUMN_COUNTS[0]) -> list[Path]:
+                           out_dir: Path, *, figures: bool = True, page: Page = Page()) -> list[Path]:
     """Write the selection and chosen-parameter tables and (``figures``) the sensitivity and convergence
-    figures, sized for a document of ``columns`` columns, with their floats; return the written paths."""
+    figures, laid out and sized for the document ``page``, with their floats; return the written paths."""
     out_dir = prepare_output_folder(out_dir, option="tables.out_dir")
     selections = [selection_of(results_dir, f, datasets, folds) for f in folders]
     written = write_table(out_dir, "parameter_selection", "How each method's parameters were chosen",
-                          SELECTION_CAPTION, SELECTION_HEADER, selection_rows(selections))
+                          SELECTION_CAPTION, SELECTION_HEADER, selection_rows(selections), align=SELECTION_ALIGN,
+                          page=page)
     tuned = [s.folder for s in selections if s.kind == "inner"]
     if tuned:
-        written += _chosen_table(results_dir, tuned, datasets, folds, out_dir)
+        written += _chosen_table(results_dir, tuned, datasets, folds, out_dir, page)
     floats = []
     if figures:
         for folder in tuned:
             for dataset in datasets:
                 drawn = _sensitivity(results_dir, folder, dataset, folds, out_dir,
-                                     width_in=inches(COLUMN_WIDTH_PT[columns]))
+                                     width_in=inches(page.column_width_pt))
                 written += drawn
                 floats += [DocumentFigure(path.name, f"{folder} on {dataset}: the inner criterion over the candidate "
                                           "grid, mean over the outer folds (inner-split tuning; the chosen values are "
@@ -136,7 +139,7 @@ def write_parameter_report(results_dir: Path, folders: Sequence[str], datasets: 
             traces = {folder: lines for folder, lines in traces.items() if lines}
             if traces:
                 drawn = convergence_figure(out_dir / f"convergence_{dataset}", f"Convergence on {dataset}", traces,
-                                           width_in=inches(TEXT_WIDTH_PT[columns]))
+                                           width_in=inches(page.text_width_pt))
                 written += drawn
                 floats += [DocumentFigure(path.name, f"Convergence on {dataset}: the objective per iteration of each "
                                           "method's final ranking, a line per outer fold.",
@@ -180,9 +183,14 @@ def make_parameter_report(suite: Experiment, results_dir: Path, root: Path) -> s
     if stamp_staleness(out / MADE_FROM_FILE, stamp) is None:
         return "up to date"
     write_parameter_report(results_dir, folders, suite.datasets, len(suite.fold_indices), out,
-                           figures=suite.tables["figures"], columns=suite.tables["columns"])
+                           figures=suite.tables["figures"], page=suite_page(suite))
     atomic_write_json(out / MADE_FROM_FILE, stamp)
     return "made"
+
+
+def suite_page(suite: Experiment) -> Page:
+    """The document the suite's ``tables:`` section asks for."""
+    return Page(**{name: suite.tables[name] for name in PAGE_OPTIONS})
 
 
 def _stamp(results_dir: Path, folders: list[str], suite: Experiment) -> dict:
@@ -195,17 +203,18 @@ def _stamp(results_dir: Path, folders: list[str], suite: Experiment) -> dict:
                              *(files.metrics(g.mode) for g in suite.grids)):
                     inputs.update(f"{path.name}:{sha256_or_none(path)}\n".encode())
     return {"inputs_sha256": inputs.hexdigest(), "folders": folders, "datasets": list(suite.datasets),
-            "figures": suite.tables["figures"], "columns": suite.tables["columns"],
+            "figures": suite.tables["figures"], **{name: suite.tables[name] for name in PAGE_OPTIONS},
             "code_sha256": python_fingerprint(_THIS_MODULE)["sha256"]}
 
 
 def _chosen_table(results_dir: Path, tuned: list[str], datasets: Sequence[str], folds: int,
-                  out_dir: Path) -> list[Path]:
+                  out_dir: Path, page: Page) -> list[Path]:
     header, rows = chosen_table(results_dir, tuned, datasets, folds)
     edges = [warning for folder in tuned for dataset in datasets
              for warning in edge_warnings(results_dir, folder, dataset, folds)]
     caption = CHOSEN_CAPTION + ("" if not edges else " Warning, at the edge of the grid: " + "; ".join(edges) + ".")
-    return write_table(out_dir, "chosen_parameters", "Chosen parameters", caption, header, rows)
+    return write_table(out_dir, "chosen_parameters", "Chosen parameters", caption, header, rows,
+                       align="l" * len(header), page=page)
 
 
 def chosen_table(results_dir: Path, tuned: list[str], datasets: Sequence[str], folds: int) -> tuple[list[str], list[list[str]]]:

@@ -22,6 +22,7 @@ from typing import Sequence
 from ..errors import ConfigError
 from ..fileio import atomic_write_text
 from .latex import latex_escape
+from .layout import Page
 from .tables import check_label
 
 MAIN = "main.tex"
@@ -57,9 +58,10 @@ def figures_tex(figures: Sequence[DocumentFigure]) -> str:
     return "".join(out)
 
 
-def write_main_tex(folder: str | Path, *, title: str, columns: int = 1, table_order: Sequence[str] = (),
+def write_main_tex(folder: str | Path, *, title: str, page: Page = Page(), table_order: Sequence[str] = (),
                    include: Sequence[str | Path] = ()) -> Path:
-    """Write ``folder/main.tex`` inputting every ``table_*.tex`` there and ``figures.tex`` if present.
+    """Write ``folder/main.tex``, an ``article`` set on ``page``, inputting every ``table_*.tex`` there
+    and ``figures.tex`` if present.
 
     ``table_order`` lists file names that come first, in that order (those absent are skipped);
     every ``*.tex`` of each ``include`` folder follows (e.g. the tables and figures of the paper's
@@ -76,9 +78,8 @@ def write_main_tex(folder: str | Path, *, title: str, columns: int = 1, table_or
     body = "".join(f"\\input{{{t}}}\n\\clearpage\n" for t in tables)
     if (folder / FIGURES).is_file():
         body += f"\\input{{{FIGURES}}}\n"
-    option = ",twocolumn" if columns == 2 else ""
     text = (f"% Every table and figure of this folder; compile with: pdflatex {MAIN} (twice, for the references).\n"
-            f"\\documentclass[10pt{option}]{{article}}\n" + "".join(f"\\usepackage{{{p}}}\n" for p in PACKAGES)
+            f"\\documentclass[{page.class_options}]{{article}}\n" + "".join(f"\\usepackage{{{p}}}\n" for p in PACKAGES)
             + ("\\graphicspath{" + "".join(f"{{{path}}}" for path in graphics_path) + "}\n" if graphics_path else "")
             + f"\\title{{{latex_escape(title)}}}\n\\date{{}}\n\\begin{{document}}\n\\maketitle\n"
             + f"{body}\\end{{document}}\n")

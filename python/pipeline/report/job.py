@@ -30,7 +30,7 @@ from ..stats.fold_tests import PAIRED_T_TEST, min_signed_rank_p, significance_ma
 from .fold_design import design_note, fold_designs
 from .explorer import ExplorerExtras, write_explorer
 from .document import FIGURES, DocumentFigure, compile_pdf, figures_tex, write_main_tex
-from .layout import TEXT_WIDTH_PT, part_height_pt, part_width_pt
+from .layout import part_height_pt, part_width_pt
 from .options import ReportOptions, read_display_map
 from .output import prepare_output_folder
 from .tables import (BASELINE_NAME, FOOTNOTE_SYMBOLS, CellNote, RankTable, ScoreTable, StatsBlock, StatsRow,
@@ -109,9 +109,9 @@ class TableJob:
         self.all_features = agg.summarise(agg.read_all_features(options.results_dir, self.results.datasets,
                                                                 self.results.expected_folds,
                                                                 self.results.fold_digests()))
-        self.layout = {"layout": options.layout,
-                       "width_pt": part_width_pt(options.layout, options.columns, options.table_width)}
-        self.height_pt = part_height_pt(options.layout, options.columns)
+        self.layout = {"layout": options.layout, "page": options.page,
+                       "width_pt": part_width_pt(options.layout, options.page, options.table_width)}
+        self.height_pt = part_height_pt(options.layout, options.page)
         self.seed_runs = agg.seed_runs(self.results)
         self.engines = agg.ranking_engines(self.results)
         if options.seed_spread and not self.seed_runs:
@@ -447,7 +447,7 @@ class TableJob:
                    "relevant labels per instance) and density (cardinality / L), distinct label sets and the "
                    "share of zero feature values, over the instances of the first fold.")
         return TextTable("Datasets", header, rows, "ll" + "r" * 9, self.caption(caption), self.label("datasets"),
-                         fit_width=self.options.fit_width, **self.layout)
+                         fit_width=self.options.fit_width, height_pt=self.height_pt, **self.layout)
 
     def rank_table(self) -> RankTable:
         ranks = np.full((len(self.methods), len(self.metrics)), np.nan)
@@ -532,7 +532,7 @@ class TableJob:
             (self.out / FIGURES).unlink(missing_ok=True)
         grid = "k-grid" if self.options.grid == "kgrid" else f"p-grid at p = {self.p_target:g}"
         written.append(write_main_tex(self.out, title=f"Benchmark tables and figures ({grid})",
-                                      columns=self.options.columns, table_order=self.table_files(),
+                                      page=self.options.page, table_order=self.table_files(),
                                       include=self.options.include_tables))
         if self.options.pdf:
             written.append(compile_pdf(self.out / "main.tex"))
@@ -646,7 +646,7 @@ class TableJob:
             if metric not in self.excluded:
                 self.metric_table(metric)
         tasks = self._curve_tasks(fig.CurvePanel)
-        width = {"width_in": fig.inches(TEXT_WIDTH_PT[self.options.columns])}
+        width = {"width_in": fig.inches(self.options.page.text_width_pt)}
         tasks = [(func, args, {**kwargs, **width}) for func, args, kwargs in tasks]
         for metric, c in self.comparisons.items():
             ranks = {self.name(m): r for m, r in zip(c.methods, c.avg_ranks)}

@@ -1,39 +1,105 @@
 """The page the report is set on, and the layout of its tables and figures.
 
-One definition of the document (a 10 pt ``article``, one or two columns) serves the command line,
-the suite's ``tables:`` section, the tables' splitting and the figures' sizes.
+One definition of the document (an ``article`` of one or two columns, on letter or A4 paper, with a
+10, 11 or 12 pt base font: :class:`Page`) serves the command line, the suite's ``tables:`` section,
+``main.tex``'s class options, the tables' splitting and the figures' sizes.
 
-Tables are set in ``\\footnotesize`` (8 pt in a 10 pt document). With ``fit_width`` a table part may
-be shrunk to the line, but never below :data:`MIN_TYPE_PT` on the printed page: a table wider than
-that, or taller than a page, is split into parts (column parts repeat the row names, row parts the
-header). Widths are estimated from the printed text with Computer Modern's 8 pt advance widths
-(cmr8 digits 4.25 pt, cmsy8's ± 7.06 pt, bold text 14 % wider; checked against TeX's own widths),
-heights from the 9.5 pt line of ``\\footnotesize``.
+Tables are set in ``\\footnotesize`` (8, 9 or 10 pt for a 10, 11 or 12 pt document). With ``fit_width`` a
+table part may be shrunk to the line, but never below :data:`MIN_TYPE_PT` on the printed page: a table
+wider than that, or taller than a page, is split into parts (column parts repeat the row names, row parts
+the header). Widths are estimated from the printed text with Computer Modern's 8 pt advance widths
+(cmr8 digits 4.25 pt, cmsy8's ± 7.06 pt, bold text 14 % wider; checked against TeX's own widths) and
+scaled to the tables' type size, heights from the line of ``\\footnotesize``.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass, fields
 from typing import Sequence
 
 #: Smallest type on the printed page, for tables and figures alike (what publishers accept).
 MIN_TYPE_PT = 7.0
-#: Type size of the tables and its line height.
-TABLE_TYPE_PT = 8.0
-TABLE_LINE_PT = 9.5
+#: The type size the advance widths of :func:`text_width_pt` are for.
+ESTIMATE_TYPE_PT = 8.0
 TYPE_SIZE = r"\footnotesize"
 #: ``split``: parts in ``table*`` floats (across both columns of a two-column document);
 #: ``landscape``: parts in ``sidewaystable*`` floats (package ``rotating``), a page each.
 LAYOUTS = ("split", "landscape")
-#: Columns of the document (``main.tex`` is a one- or a two-column 10 pt ``article``; the first is the default).
+#: Columns of the document (``main.tex`` is a one- or a two-column ``article``; the first is the default).
 COLUMN_COUNTS = (1, 2)
-#: The 10 pt ``article``'s text width and height (letter paper; TeX's own values), and the width of one
-#: column: ``table*`` and ``figure*`` span the text width, a ``figure`` the column.
-TEXT_WIDTH_PT = {1: 345.0, 2: 469.0}
-COLUMN_WIDTH_PT = {1: 345.0, 2: 229.5}
-TEXT_HEIGHT_PT = 550.0
-#: Width a landscape part may take (the text height, less a margin for the caption's indent).
-LANDSCAPE_WIDTH_PT = 520.0
+#: Paper sizes and base font sizes of the document, as ``article`` class options (the first is the default).
+PAPER_SIZES = ("letterpaper", "a4paper")
+FONT_SIZES = ("10pt", "11pt", "12pt")
+#: The ``article`` class's own page (pdflatex's values): text width of one column and of two, the column
+#: width of two, and the text height, per paper and font size.
+_ARTICLE_PAGE_PT = {
+    ("letterpaper", "10pt"): (345.0, 469.0, 229.5, 550.0), ("letterpaper", "11pt"): (360.0, 469.0, 229.5, 541.4),
+    ("letterpaper", "12pt"): (390.0, 469.0, 229.5, 548.5), ("a4paper", "10pt"): (345.0, 452.0, 221.0, 598.0),
+    ("a4paper", "11pt"): (360.0, 452.0, 221.0, 595.8), ("a4paper", "12pt"): (390.0, 452.0, 221.0, 592.0)}
+#: ``\footnotesize`` of each base font size: its type size and line height.
+_FOOTNOTESIZE_PT = {"10pt": (8.0, 9.5), "11pt": (9.0, 11.0), "12pt": (10.0, 12.0)}
+#: What a landscape part leaves of the rotated page's width (the text height) for the caption's indent.
+LANDSCAPE_MARGIN_PT = 30.0
+
+
+@dataclass(frozen=True)
+class Page:
+    """The document the report is set in: ``columns`` (:data:`COLUMN_COUNTS`), ``paper_size``
+    (:data:`PAPER_SIZES`) and ``font_size`` (:data:`FONT_SIZES`); ValueError for any other value."""
+
+    columns: int = COLUMN_COUNTS[0]
+    paper_size: str = PAPER_SIZES[0]
+    font_size: str = FONT_SIZES[0]
+
+    def __post_init__(self):
+        for name, allowed in (("columns", COLUMN_COUNTS), ("paper_size", PAPER_SIZES), ("font_size", FONT_SIZES)):
+            if getattr(self, name) not in allowed:
+                raise ValueError(f"{name} must be one of {list(allowed)}, got {getattr(self, name)!r}")
+
+    @property
+    def class_options(self) -> str:
+        """The ``\\documentclass`` options of ``main.tex``. Letter paper is the class's own default: named
+        only when another paper is asked for, so a default document's ``main.tex`` reads as before."""
+        paper = [self.paper_size] * (self.paper_size != PAPER_SIZES[0])
+        return ",".join([self.font_size, *paper] + ["twocolumn"] * (self.columns == 2))
+
+    @property
+    def text_width_pt(self) -> float:
+        """Width of the text: ``table*`` and ``figure*`` span it."""
+        return _ARTICLE_PAGE_PT[self.paper_size, self.font_size][self.columns - 1]
+
+    @property
+    def column_width_pt(self) -> float:
+        """Width of one column: a ``figure`` takes it."""
+        one, _, two, _ = _ARTICLE_PAGE_PT[self.paper_size, self.font_size]
+        return one if self.columns == 1 else two
+
+    @property
+    def text_height_pt(self) -> float:
+        return _ARTICLE_PAGE_PT[self.paper_size, self.font_size][3]
+
+    @property
+    def landscape_width_pt(self) -> float:
+        """Width a landscape part may take: the text height, less a margin for the caption's indent."""
+        return self.text_height_pt - LANDSCAPE_MARGIN_PT
+
+    @property
+    def table_type_pt(self) -> float:
+        """Type size of the tables (``\\footnotesize``)."""
+        return _FOOTNOTESIZE_PT[self.font_size][0]
+
+    @property
+    def table_line_pt(self) -> float:
+        return _FOOTNOTESIZE_PT[self.font_size][1]
+
+
+#: The fields of :class:`Page`: the document options the command line and a suite's ``tables:`` name alike.
+PAGE_OPTIONS = tuple(option.name for option in fields(Page))
+#: The default page's text width and height, and the width of one column, per column count.
+TEXT_WIDTH_PT = {columns: Page(columns).text_width_pt for columns in COLUMN_COUNTS}
+COLUMN_WIDTH_PT = {columns: Page(columns).column_width_pt for columns in COLUMN_COUNTS}
+TEXT_HEIGHT_PT = Page().text_height_pt
 COLUMN_SEP_PT = 3.0
 #: Height of a table's rules (booktabs \toprule, \midrule, \bottomrule with their separations) and of the
 #: caption's skip.
@@ -64,38 +130,40 @@ def column_width_pt(texts: Sequence[str], bold: Sequence[str] = ()) -> float:
     return max(widths, default=0.0) + 2 * COLUMN_SEP_PT
 
 
-def part_width_pt(layout: str, columns: int, table_width: float | None = None) -> float:
+def part_width_pt(layout: str, page: Page, table_width: float | None = None) -> float:
     """Width a table part may take in the document: ``table_width`` when given, else the text width
     (``table*`` spans both columns) or, in the landscape layout, the rotated page's."""
     if table_width is not None:
         return table_width
-    return LANDSCAPE_WIDTH_PT if layout == "landscape" else TEXT_WIDTH_PT[columns]
+    return page.landscape_width_pt if layout == "landscape" else page.text_width_pt
 
 
-def part_height_pt(layout: str, columns: int) -> float:
+def part_height_pt(layout: str, page: Page) -> float:
     """Height a table float may take: the text height, or, rotated, the text width."""
-    return TEXT_WIDTH_PT[columns] if layout == "landscape" else TEXT_HEIGHT_PT
+    return page.text_width_pt if layout == "landscape" else page.text_height_pt
 
 
-def width_budget_pt(width_pt: float, fit_width: bool) -> float:
-    """Natural (8 pt) width a part may have: with ``fit_width`` it is shrunk to ``width_pt``, down to
-    :data:`MIN_TYPE_PT` type at most, so it may be wider by that ratio."""
-    return width_pt * TABLE_TYPE_PT / MIN_TYPE_PT if fit_width else width_pt
+def width_budget_pt(width_pt: float, fit_width: bool, page: Page) -> float:
+    """Width a part may have as :func:`column_width_pt` estimates it (at 8 pt): set at the tables' type
+    size it must fit ``width_pt``, or, with ``fit_width``, which shrinks it to ``width_pt``, it must fit
+    once shrunk to :data:`MIN_TYPE_PT` type."""
+    return width_pt * ESTIMATE_TYPE_PT / (MIN_TYPE_PT if fit_width else page.table_type_pt)
 
 
-def caption_height_pt(caption_chars: int, width_pt: float) -> float:
-    """Estimated height of a caption of ``caption_chars`` characters of 8 pt text set ``width_pt`` wide."""
-    lines = math.ceil(caption_chars * CAPTION_CHAR_PT / width_pt) + 1  # +1: the last line and word breaks
-    return CAPTION_SKIP_PT + lines * TABLE_LINE_PT
+def caption_height_pt(caption_chars: int, width_pt: float, page: Page) -> float:
+    """Estimated height of a caption of ``caption_chars`` characters of the tables' type set ``width_pt`` wide."""
+    char_pt = CAPTION_CHAR_PT * page.table_type_pt / ESTIMATE_TYPE_PT
+    lines = math.ceil(caption_chars * char_pt / width_pt) + 1  # +1: the last line and word breaks
+    return CAPTION_SKIP_PT + lines * page.table_line_pt
 
 
-def rows_per_float(height_pt: float, width_pt: float, caption_chars: int, *, other_lines: int,
+def rows_per_float(height_pt: float, width_pt: float, caption_chars: int, page: Page, *, other_lines: int,
                    rules: int = 3, row_lines: int = 1) -> int:
-    """How many rows of ``row_lines`` lines fit one float of ``height_pt`` besides ``other_lines``
-    lines (header, summary rows), ``rules`` rules and the caption (at least one row)."""
-    free = (height_pt * PAGE_SHARE - caption_height_pt(caption_chars, width_pt) - rules * RULE_PT
-            - other_lines * TABLE_LINE_PT)
-    return max(1, int(free // (row_lines * TABLE_LINE_PT)))
+    """How many rows of ``row_lines`` lines of ``page``'s tables fit one float of ``height_pt`` besides
+    ``other_lines`` lines (header, summary rows), ``rules`` rules and the caption (at least one row)."""
+    free = (height_pt * PAGE_SHARE - caption_height_pt(caption_chars, width_pt, page) - rules * RULE_PT
+            - other_lines * page.table_line_pt)
+    return max(1, int(free // (row_lines * page.table_line_pt)))
 
 
 def split_columns(fixed_pt: float, widths: Sequence[float], budget_pt: float) -> list[list[int]]:

@@ -21,7 +21,7 @@ from ..limits import (FOLD_COUNT, JOB_COUNT, MAX_CAPTION_NOTE_CHARS, MAX_DISPLAY
                       TABLE_WIDTH_PT)
 from ..validation import option_range
 from ..stats.fold_tests import FOLD_TESTS
-from .layout import COLUMN_COUNTS, LAYOUTS
+from .layout import COLUMN_COUNTS, FONT_SIZES, LAYOUTS, PAGE_OPTIONS, PAPER_SIZES, Page
 from .tables import check_label
 
 #: Largest display map read (the paper's has a few dozen entries of a few bytes each).
@@ -30,9 +30,10 @@ DISPLAY_MAP_LIMITS = replace(CONFIG_LIMITS, max_bytes=256 << 10, max_depth=1, ma
 OPTION_BOUNDS = {"--folds": FOLD_COUNT, "--jobs": JOB_COUNT, "--bayesian-rope": option_range(0, 1e6),
                  "--p-target": RUN_OPTION_RANGES["p_target"], "--table-width": TABLE_WIDTH_PT}
 #: Values an option may take (the command line offers the same choices).
-CHOICES = {"metrics": METRICS, "grid": GRIDS, "layout": LAYOUTS, "columns": COLUMN_COUNTS, "fold_test": FOLD_TESTS}
+CHOICES = {"metrics": METRICS, "grid": GRIDS, "layout": LAYOUTS, "columns": COLUMN_COUNTS, "paper_size": PAPER_SIZES,
+           "font_size": FONT_SIZES, "fold_test": FOLD_TESTS}
 #: The options of the document's layout a suite's ``tables:`` section takes too, under the same names.
-DOCUMENT_OPTIONS = ("columns", "layout", "table_width", "fit_width", "pdf")
+DOCUMENT_OPTIONS = ("columns", "paper_size", "font_size", "layout", "table_width", "fit_width", "pdf")
 
 
 def read_display_map(path: str | Path | None) -> dict[str, str]:
@@ -83,6 +84,8 @@ class ReportOptions:
     fit_width: bool = True
     layout: str = LAYOUTS[0]
     columns: int = COLUMN_COUNTS[0]
+    paper_size: str = PAPER_SIZES[0]
+    font_size: str = FONT_SIZES[0]
     table_width: float | None = None
     folds_dir: str | None = None
     pdf: bool = False
@@ -103,6 +106,11 @@ class ReportOptions:
                     raise ConfigError("invalid choice", field=option_name(name), expected=f"one of {list(allowed)}",
                                       found=value)
         self._check_values()
+
+    @property
+    def page(self) -> Page:
+        """The document the tables are laid out for and the figures drawn for."""
+        return Page(**{name: getattr(self, name) for name in PAGE_OPTIONS})
 
     def with_out_dir(self, out_dir: str | Path) -> "ReportOptions":
         return replace(self, out_dir=str(out_dir))

@@ -17,8 +17,9 @@ import numpy as np
 
 from ..stats.signed_rank import EXACT_MAX_NONZERO
 from .latex import latex_environment, latex_escape
-from .layout import (COLUMN_SEP_PT, TYPE_SIZE, column_width_pt, float_environment, part_height_pt, part_width_pt,
-                     rows_per_float, split_columns, split_rows, split_rows_evenly, width_budget_pt)
+from .layout import (COLUMN_SEP_PT, ESTIMATE_TYPE_PT, TYPE_SIZE, Page, column_width_pt, float_environment,
+                     part_height_pt, part_width_pt, rows_per_float, split_columns, split_rows, split_rows_evenly,
+                     text_width_pt, width_budget_pt)
 
 TIE_TOLERANCE = 1e-12
 MISSING = "--"
@@ -149,9 +150,11 @@ class ScoreTable:
     layout : str
         ``split`` or ``landscape`` (:data:`~pipeline.report.layout.LAYOUTS`).
     width_pt, height_pt : float, optional
-        Width and height a part may take (default: a one-column article's,
-        :func:`~pipeline.report.layout.part_width_pt`); a table taller than a page is split into row
-        parts, the summary rows in the last.
+        Width and height a part may take (default: ``page``'s, :func:`~pipeline.report.layout.part_width_pt`);
+        a table taller than a page is split into row parts, the summary rows in the last.
+    page : Page
+        The document (:class:`~pipeline.report.layout.Page`): its tables' type size and line height, and the
+        default width and height.
     stacked : bool, optional
         Print the std under the mean in each cell (half the width, twice the height); by default
         (None) whenever that takes fewer parts.
@@ -179,6 +182,7 @@ class ScoreTable:
     layout: str = "split"
     width_pt: float | None = None
     height_pt: float | None = None
+    page: Page = Page()
     stacked: bool | None = None
 
     def cells(self) -> list[list[tuple[str, str | None, str, list[CellNote]]]]:
@@ -210,7 +214,7 @@ class ScoreTable:
             columns = self._parts(stacked)
             summary_lines = (self.avg_ranks is not None) + (self.win_tie_loss is not None)
             rows = split_rows_evenly(len(self.row_names), rows_per_float(
-                _height(self), _width(self), self._caption_chars(), other_lines=1 + summary_lines,
+                _height(self), _width(self), self._caption_chars(), self.page, other_lines=1 + summary_lines,
                 rules=3 + (summary_lines > 0), row_lines=2 if stacked else 1))
             parts = [TablePart(c, r, r is rows[-1]) for c in columns for r in rows]
             options.append((len(parts), stacked, parts))
@@ -271,17 +275,17 @@ PAIRWISE_CAPTION_CHARS = 900
 
 
 def _width(table) -> float:
-    """Width a part of ``table`` may take (its ``width_pt``, else its layout's in a one-column article)."""
-    return table.width_pt or part_width_pt(table.layout, 1)
+    """Width a part of ``table`` may take (its ``width_pt``, else its layout's on its page)."""
+    return table.width_pt or part_width_pt(table.layout, table.page)
 
 
 def _height(table) -> float:
-    return table.height_pt or part_height_pt(table.layout, 1)
+    return table.height_pt or part_height_pt(table.layout, table.page)
 
 
 def _budget(table) -> float:
-    """Natural width a part of ``table`` may have (wider with ``fit_width``, which shrinks it to the line)."""
-    return width_budget_pt(_width(table), table.fit_width)
+    """Estimated width a part of ``table`` may have (wider with ``fit_width``, which shrinks it to the line)."""
+    return width_budget_pt(_width(table), table.fit_width, table.page)
 
 
 def _cell_lines(cell, stacked: bool) -> list[str]:
@@ -299,7 +303,7 @@ class ValueTable:
 
     ``groups`` holds (group name, row names, values of shape (n_rows, n_columns)); the group name
     is printed on the first row of its group, NaN as ``--``. ``fit_width``, ``layout``,
-    ``width_pt`` and ``height_pt`` as in ScoreTable.
+    ``width_pt``, ``height_pt`` and ``page`` as in ScoreTable.
     """
 
     title: str
@@ -314,6 +318,7 @@ class ValueTable:
     layout: str = "split"
     width_pt: float | None = None
     height_pt: float | None = None
+    page: Page = Page()
 
     def parts(self) -> list[TablePart]:
         """The floats of the table: each fits ``width_pt`` (shrunk to 7 pt at most with ``fit_width``)
@@ -323,7 +328,7 @@ class ValueTable:
         fixed = (column_width_pt([self.group_header] + [g for g, _, _ in rows])
                  + column_width_pt([self.row_header] + [name for _, name, _ in rows]))
         fitting = rows_per_float(_height(self), _width(self), len(self.caption) + len(self.title) + 40,
-                                 other_lines=1, rules=2 + len(self.groups))
+                                 self.page, other_lines=1, rules=2 + len(self.groups))
         groups = split_rows([len(names) for _, names, _ in self.groups], fitting)
         return [TablePart(columns, group_indices) for columns in split_columns(fixed, widths, _budget(self))
                 for group_indices in groups]
@@ -335,10 +340,17 @@ class ValueTable:
                 for group, names, values in self.groups]
 
 
+#: Narrowest a paragraph column of a text table is set (printed), whatever the other columns leave.
+PARAGRAPH_MIN_PT = 120.0
+
+
 @dataclass
 class TextTable:
     """Rows of ready-made cell texts (e.g. dataset characteristics); the first column names the row
-    and is repeated in every part. ``align`` holds one LaTeX alignment letter per column."""
+    and is repeated in every part. ``align`` holds one LaTeX alignment letter per column: ``l``, ``c``,
+    ``r``, or ``p`` for a paragraph, whose text wraps at the width the part's other columns leave (at
+    least :data:`PARAGRAPH_MIN_PT`). ``fit_width``, ``layout``, ``width_pt``, ``height_pt`` and ``page``
+    as in :class:`ScoreTable`."""
 
     title: str
     header: list[str]
@@ -349,12 +361,37 @@ class TextTable:
     fit_width: bool = True
     layout: str = "split"
     width_pt: float | None = None
+    height_pt: float | None = None
+    page: Page = Page()
 
-    def parts(self) -> list[list[int]]:
-        """Indices of the columns after the first in each part, so that every part fits ``width_pt``."""
-        widths = [column_width_pt([self.header[j]] + [row[j] for row in self.rows]) for j in range(len(self.header))]
-        parts = split_columns(widths[0], widths[1:], _budget(self))
-        return [[j + 1 for j in part] for part in parts]
+    def parts(self) -> list[TablePart]:
+        """The floats of the table: column parts (indices of the columns after the first) that fit the
+        width, shrunk to 7 pt at most with ``fit_width``, each in row parts that fit the page."""
+        scale = self.page.table_type_pt / ESTIMATE_TYPE_PT  # printed width of an estimated (8 pt) one
+        widths = [PARAGRAPH_MIN_PT / scale + 2 * COLUMN_SEP_PT if self.align[j] == "p" else
+                  column_width_pt([self.header[j]] + [row[j] for row in self.rows]) for j in range(len(self.header))]
+        columns = [[j + 1 for j in part] for part in split_columns(widths[0], widths[1:], _budget(self))]
+        narrowest = {j: min(self.paragraph_width_pt(part) for part in columns if j in part)
+                     for j in range(len(self.header)) if self.align[j] == "p"}
+        lines = [max([1] + [math.ceil(text_width_pt(row[j]) * scale / width) for j, width in narrowest.items()])
+                 for row in self.rows]
+        fitting = rows_per_float(_height(self), _width(self), len(self.caption) + len(self.title) + 40,
+                                 self.page, other_lines=1)
+        return [TablePart(part, rows) for part in columns for rows in split_rows(lines, fitting)]
+
+    def paragraph_width_pt(self, columns: list[int]) -> float:
+        """Printed width of a paragraph column in the part of ``columns``: what the first column and the
+        others leave of the line (at the tables' type size), at least :data:`PARAGRAPH_MIN_PT`."""
+        scale = self.page.table_type_pt / ESTIMATE_TYPE_PT
+        others = sum(column_width_pt([self.header[j]] + [row[j] for row in self.rows]) * scale
+                     for j in [0, *columns] if self.align[j] != "p")
+        paragraphs = sum(self.align[j] == "p" for j in columns)
+        return max(PARAGRAPH_MIN_PT, (_width(self) - others) / max(paragraphs, 1) - 2 * COLUMN_SEP_PT)
+
+    def column_spec(self, columns: list[int]) -> str:
+        """The ``tabular`` column specification of the part of ``columns`` (the first column ahead)."""
+        width = self.paragraph_width_pt(columns)
+        return "".join(f"p{{{width:.1f}pt}}" if self.align[j] == "p" else self.align[j] for j in [0, *columns])
 
 
 @dataclass
@@ -363,8 +400,8 @@ class RankTable:
 
     ``ranks`` has shape (n_methods, n_scores) with NaN for "not computed"; the lowest rank of each
     column is bold, the second lowest underlined (as printed). ``summary_rows`` maps a row title
-    (LaTeX-escaped when rendered) to one p value per column. ``fit_width``, ``layout`` and
-    ``width_pt`` as in :class:`ScoreTable`.
+    (LaTeX-escaped when rendered) to one p value per column. ``fit_width``, ``layout``,
+    ``width_pt`` and ``page`` as in :class:`ScoreTable`.
     """
 
     row_names: list[str]
@@ -376,6 +413,7 @@ class RankTable:
     fit_width: bool = True
     layout: str = "split"
     width_pt: float | None = None
+    page: Page = Page()
 
     def cells(self) -> list[list[tuple[str, str]]]:
         texts = [[format_number(r, 2) for r in row] for row in self.ranks]
@@ -433,7 +471,7 @@ class StatsTable:
     reference in as many floats as their rows need; ``alpha`` decides the significance mark.
 
     ``fit_width`` shrinks the tabular to ``\\textwidth`` when it is wider (needs ``graphicx``);
-    ``layout`` as in :class:`ScoreTable`.
+    ``layout``, ``width_pt``, ``height_pt`` and ``page`` as in :class:`ScoreTable`.
     """
 
     blocks: list[StatsBlock]
@@ -447,6 +485,7 @@ class StatsTable:
     layout: str = "split"
     width_pt: float | None = None
     height_pt: float | None = None
+    page: Page = Page()
 
     def wilcoxon_methods(self) -> set[str]:
         return {r.wilcoxon_method for b in self.blocks for r in b.rows}
@@ -455,7 +494,7 @@ class StatsTable:
         """The blocks with comparisons, grouped into floats that fit a page with the caption."""
         blocks = [b for b in self.blocks if b.rows]
         max_rows = rows_per_float(_height(self), _width(self), len(self.caption) + PAIRWISE_CAPTION_CHARS,
-                                  other_lines=1)
+                                  self.page, other_lines=1)
         return [[blocks[i] for i in group] for group in split_rows([len(b.rows) + 1 for b in blocks], max_rows)
                 ] if blocks else []
 

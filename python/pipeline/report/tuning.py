@@ -21,26 +21,26 @@ import numpy as np
 
 from ..fileio import atomic_write_text
 from .figures import inches, log_scale, mpl_escape, publication_style, save_figure, series_style
-from .layout import COLUMN_WIDTH_PT, TEXT_WIDTH_PT
-from .latex import latex_environment
-from .tables import markdown_escape
+from .layout import COLUMN_WIDTH_PT, TEXT_WIDTH_PT, Page
+from .tables import TextTable, markdown_escape, render_text_table_latex
 
-SELECTION_CAPTION = ("How each method's parameters were chosen. Inner-split tuning uses the outer training part "
-                     "only; a test-set sweep picks on the data it is scored on, so its scores are optimistic.")
+SELECTION_CAPTION = ("Inner-split tuning uses the outer training part only; a test-set sweep picks on the data it "
+                     "is scored on, so its scores are optimistic.")
 CHOSEN_CAPTION = ("Parameters chosen by inner-split validation: the most frequent value over the outer folds, "
                   "with the number of folds that chose it.")
 
 
-def write_table(out_dir: Path, stem: str, title: str, caption: str, header: list[str],
-                rows: list[list[str]]) -> list[Path]:
-    """``<stem>.md`` and ``<stem>.tex`` (booktabs) of a table of text cells."""
+def write_table(out_dir: Path, stem: str, title: str, caption: str, header: list[str], rows: list[list[str]], *,
+                align: str, page: Page) -> list[Path]:
+    """``<stem>.md`` and ``<stem>.tex`` of a table of text cells (``align``: a letter per column, as
+    :class:`~pipeline.report.tables.TextTable` takes them), the LaTeX laid out as the result tables are
+    for ``page``: shrunk to 7 pt at most, else split into parts."""
     lines = [f"### {title}", "", markdown_escape(caption), "",
              "| " + " | ".join(markdown_escape(h) for h in header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(markdown_escape(c) for c in row) + " |" for row in rows]
-    latex = latex_environment().get_template("parameter_table.tex.j2").render(
-        header=header, rows=rows, caption=caption, label=f"tab:{stem.replace('_', '-')}")
+    table = TextTable(title, header, rows, align, caption, f"tab:{stem.replace('_', '-')}", page=page)
     return [atomic_write_text(out_dir / f"{stem}.md", "\n".join(lines) + "\n"),
-            atomic_write_text(out_dir / f"{stem}.tex", latex)]
+            atomic_write_text(out_dir / f"{stem}.tex", render_text_table_latex(table))]
 
 
 #: Panels per row of a convergence figure.
