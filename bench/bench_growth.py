@@ -28,8 +28,10 @@ Usage::
     python bench/bench_growth.py [--quick] [--methods M ...] [--point-seconds S] [--point-memory SIZE]
                                  [--skip-evaluator] [--fold-cache DIR] [--repeats 3]
 
-``--quick`` measures a subset (n 1,000..4,000 at d 250; d 250..1,000 at n 1,000) and records it as
-``bench_growth_quick``, beside the full run's ``bench_growth``; the figures' names say which.
+The growth is recorded as ``bench_growth`` (saved after each method, so a run stopped midway keeps
+the methods it finished); ``--quick`` measures a subset (n 1,000..4,000 at d 250; d 250..1,000 at
+n 1,000) and records it as ``bench_growth_quick``, beside the full run's; the figures' names say
+which. The evaluator's figures are the entry ``bench_growth_evaluator``.
 """
 
 from __future__ import annotations
@@ -129,16 +131,23 @@ def measure_point(method: str, data_dir: Path, n: int, d: int, seconds: float, m
     return point
 
 
-def growth(run: BenchRun, methods: list[str], subset: str, seconds: float, memory: int) -> dict:
-    """Every method's two series; the figures of the point both series share; the record's data."""
+def growth(run: BenchRun, methods: list[str], subset: str, seconds: float, memory: int) -> None:
+    """Every method's two series (the record's data) and the figure of the point both series share."""
     sizes = SUBSETS[subset]
     fixed_n, fixed_d = sizes["fixed_n"], sizes["fixed_d"]
     results = {}
     with tempfile.TemporaryDirectory(prefix="mlfs-growth-folds-") as folder:
         data_dir = Path(folder)
         for method in methods:
-            series = {"n": run_series(sizes["n"], lambda n: measure_point(method, data_dir, n, fixed_d, seconds, memory)),
-                      "d": run_series(sizes["d"], lambda d: measure_point(method, data_dir, fixed_n, d, seconds, memory))}
+            measured = {}  # (n, d) -> point: the point both series share is measured once
+
+            def point(n: int, d: int) -> dict:
+                if (n, d) not in measured:
+                    measured[n, d] = measure_point(method, data_dir, n, d, seconds, memory)
+                return measured[n, d]
+
+            series = {"n": run_series(sizes["n"], lambda n: point(n, fixed_d)),
+                      "d": run_series(sizes["d"], lambda d: point(fixed_n, d))}
             results[method] = series
             print(f"{method}: exponent in n {exponent(series['n'], 'n')}, in d {exponent(series['d'], 'd')}; "
                   f"n series {describe_end(series['n'], 'n')}, d series {describe_end(series['d'], 'd')}", flush=True)
@@ -147,10 +156,18 @@ def growth(run: BenchRun, methods: list[str], subset: str, seconds: float, memor
             if shared is not None:
                 where = f"n {fixed_n:,}, d {fixed_d:,}, L {N_LABELS}, {subset} subset"
                 run.figure(f"{method} ranking, synthetic {where} (NumPy, 1 BLAS thread)", shared["wall_s"], "s")
+            run.data["growth"] = growth_data(results, subset, seconds, memory)
+            if run.figures:  # saved after each method: a run stopped midway keeps the methods it finished
+                run.save()
+
+
+def growth_data(results: dict, subset: str, seconds: float, memory: int) -> dict:
+    """The record's ``data.growth``: the sizes, the budgets and every method's series."""
+    sizes = SUBSETS[subset]
     machine_memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     default_memory = TASK_BUDGET_DEFAULTS["task_memory"]
-    return {"subset": subset, "sizes": {axis: list(sizes[axis]) for axis in AXES}, "fixed_n": fixed_n,
-            "fixed_d": fixed_d, "n_labels": N_LABELS, "n_test": N_TEST,
+    return {"subset": subset, "sizes": {axis: list(sizes[axis]) for axis in AXES}, "fixed_n": sizes["fixed_n"],
+            "fixed_d": sizes["fixed_d"], "n_labels": N_LABELS, "n_test": N_TEST,
             "point_budget": {"seconds": seconds, "memory_bytes": memory},
             "default_budget": {"seconds": TASK_BUDGET_DEFAULTS["task_timeout"],
                                "memory_bytes": machine_memory if default_memory is None else default_memory},
@@ -226,6 +243,7 @@ def main(argv=None) -> None:
                         help="wall-time budget of one point (default: 900 s, 60 s with --quick)")
     parser.add_argument("--point-memory", default=DEFAULT_POINT_MEMORY, metavar="SIZE",
                         help=f"memory budget of one point (default: {DEFAULT_POINT_MEMORY})")
+    parser.add_argument("--skip-growth", action="store_true", help="measure the evaluator only")
     parser.add_argument("--skip-evaluator", action="store_true", help="measure the growth only")
     parser.add_argument("--fold-cache", type=Path, default=DEFAULT_FOLD_CACHE,
                         help=f"where the real folds are exported once (default: {DEFAULT_FOLD_CACHE})")
@@ -241,9 +259,11 @@ def main(argv=None) -> None:
     unknown = sorted(set(methods) - set(available_methods()))
     if unknown:
         raise ConfigError("unknown method", field="--methods", expected=available_methods(), found=unknown)
-    with BenchRun(__file__, entry="bench_growth_quick" if args.quick else None) as run:
-        run.data["growth"] = growth(run, methods, subset, seconds, memory)
-        if not args.skip_evaluator:
+    if not args.skip_growth:
+        with BenchRun(__file__, entry="bench_growth_quick" if args.quick else None) as run:
+            growth(run, methods, subset, seconds, memory)
+    if not args.skip_evaluator:
+        with BenchRun(__file__, entry="bench_growth_evaluator") as run:
             evaluator(run, args.repeats, args.fold_cache)
 
 

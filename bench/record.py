@@ -72,10 +72,11 @@ OWN_OUTPUTS = ("bench/results.json", PERFORMANCE_PAGE.relative_to(REPO).as_posix
 MAX_NAME_CHARACTERS = 200
 #: A record key: a bench script's stem, or a name a script gives a partial run of its own.
 SCRIPT_NAME = re.compile(r"[A-Za-z0-9_]{1,100}", re.ASCII)
-#: The entries a script records instead of its own when it runs less than its full workload.
+#: The entries a script records instead of its own when it runs less than its full workload, or
+#: beside it for a part of its own (bench_growth's evaluator).
 PARTIAL_RUNS = {"bench_paper": ("bench_paper_subset",),
                 "bench_information_filters": ("bench_information_filters_engine_only",),
-                "bench_growth": ("bench_growth_quick",)}
+                "bench_growth": ("bench_growth_quick", "bench_growth_evaluator")}
 
 
 @dataclass(frozen=True)
