@@ -6,9 +6,10 @@ A *series* is the list of points of one method along one axis (``"n"`` or ``"d"`
 first; each point is a dict with ``n``, ``d``, ``status`` (``done``, ``out_of_budget`` or
 ``failed``), ``wall_s`` (the ranking's wall seconds), ``cpu_s``, ``peak_rss_mib`` and, when it did
 not finish, ``budget`` and ``message``. A series ends at its first point that did not finish
-(:func:`run_series`): larger points would not finish either. The exponent of an axis is the slope
-of the least-squares line through (log size, log cost) of the finished points, given at least
-:data:`MIN_FIT_POINTS` of them.
+(:func:`run_series`): larger points would not finish either. The cost fitted is a point's cost
+above the floor method's at the same size (:func:`with_net_costs`: the task's fixed cost taken
+off). The exponent of an axis is the slope of the least-squares line through (log size, log cost)
+of the finished points, given at least :data:`MIN_FIT_POINTS` of them.
 
 ``bench/render_performance.py`` reads the same model from ``bench/results.json`` for
 docs/performance.md and the catalogue of docs/methods/README.md.
@@ -24,11 +25,16 @@ import numpy as np
 from pipeline.data.registry import LARGE_DATASETS, REAL_DATASETS, REGISTRY
 
 AXES = ("n", "d")
-#: The time a point costs in the fits: the task's CPU seconds (one BLAS thread), which on an idle
-#: machine is its wall time, and which other work on a shared machine does not inflate as it does
-#: the wall time.
-TIME_COST = "cpu_s"
-MEMORY_COST = "peak_rss_mib"
+#: The floor: its task's cost at a point is the task's fixed cost there (worker set-up, fold
+#: loading, the one-point evaluation; its ranking is d random draws), taken off every method's cost.
+FLOOR_METHOD = "RANDOM"
+#: Raw cost -> the net cost above the floor's at or below which a point says nothing about the
+#: method (the floor's own run-to-run noise): not fitted.
+RESOLUTION = {"cpu_s": 0.05, "peak_rss_mib": 10.0}
+#: The costs fitted: CPU seconds (one BLAS thread), which on an idle machine is the wall time and
+#: which other work on a shared machine does not inflate as it does the wall time; and peak
+#: resident memory; each above the floor's at the same (n, d).
+TIME_COST, MEMORY_COST = "net_cpu_s", "net_peak_rss_mib"
 #: Fewer finished points than this give no exponent ("too few points").
 MIN_FIT_POINTS = 3
 TOO_FEW_POINTS = "too few points"
@@ -54,6 +60,24 @@ def finished(series: Sequence[Mapping]) -> list[Mapping]:
 def series_end(series: Sequence[Mapping]) -> Mapping | None:
     """The point that ended the series (did not finish), or None when every point finished."""
     return next((point for point in series if point["status"] != "done"), None)
+
+
+def with_net_costs(methods: Mapping[str, Mapping]) -> dict:
+    """Every method's series ({"n": [...], "d": [...]}) with each point's :data:`TIME_COST` and
+    :data:`MEMORY_COST` added: its cost above the floor method's at the same (n, d), None at or below
+    the :data:`RESOLUTION` or where the floor has no finished point there."""
+    floor = {(point["n"], point["d"]): point
+             for axis in AXES for point in finished(methods.get(FLOOR_METHOD, {}).get(axis, []))}
+
+    def net(point: Mapping) -> dict:
+        base, costed = floor.get((point["n"], point["d"])), dict(point)
+        for raw, resolution in RESOLUTION.items():
+            value = None if base is None or point.get(raw) is None else point[raw] - base[raw]
+            costed[f"net_{raw}"] = value if value is not None and value > resolution else None
+        return costed
+
+    return {method: {axis: [net(point) for point in series[axis]] for axis in AXES}
+            for method, series in methods.items()}
 
 
 def fit_power_law(sizes: Sequence[float], costs: Sequence[float]) -> tuple[float, float] | None:
@@ -87,16 +111,18 @@ def predict(method: Mapping, n: int, d: int, cost: str) -> float | None:
 
 
 def largest_within_budget(method: Mapping, seconds: float, memory_bytes: float) -> str | None:
-    """The largest shipped dataset (most training cells, n_train * d) the method is predicted to
-    rank within ``seconds`` and ``memory_bytes``; ``""`` when none is; None when there is no model."""
+    """The largest shipped dataset (most training cells, n_train * d) the method (its series with
+    net costs, :func:`with_net_costs`) is predicted to rank within ``seconds`` and ``memory_bytes``;
+    ``""`` when none is; None without a time model. Memory that never rose above the floor's by the
+    resolution is not counted against the budget."""
     shapes = sorted(((REGISTRY[name].n_train, REGISTRY[name].d, name) for name in SHIPPED_DATASETS),
                     key=lambda shape: (shape[0] * shape[1], shape[2]))
     within = ""
     for n_train, d, name in shapes:
         cpu, rss = predict(method, n_train, d, TIME_COST), predict(method, n_train, d, MEMORY_COST)
-        if cpu is None or rss is None:
+        if cpu is None:
             return None
-        if cpu <= seconds and rss * 2**20 <= memory_bytes:
+        if cpu <= seconds and (rss is None or rss * 2**20 <= memory_bytes):
             within = name
     return within
 

@@ -170,28 +170,32 @@ def growth_section(growth: Mapping) -> str:
             f"{growth['fixed_n']:,}; L {growth['n_labels']}; budget per point "
             f"{format_number(budget['seconds'])} s, {format_number(budget['memory_bytes'] / 2**30)} GiB). Exponent: "
             f"least-squares slope on log-log of the finished points (at least {growth_model.MIN_FIT_POINTS}) of the "
-            "task's CPU seconds, then of its peak resident memory. The largest shipped dataset (of the "
+            f"task's CPU seconds, then of its peak resident memory, each above {growth_model.FLOOR_METHOD}'s at the same "
+            "size (the task's fixed cost: worker, fold, a one-point evaluation); a point within "
+            f"{format_number(growth_model.RESOLUTION['cpu_s'])} s or {format_number(growth_model.RESOLUTION['peak_rss_mib'])}"
+            " MiB of it is not fitted. The largest shipped dataset (of the "
             f"{len(growth_model.SHIPPED_DATASETS)}, by n_train × d) within the default task budget "
             f"({format_number(default['seconds'])} s, {format_number(default['memory_bytes'] / 2**30)} GiB) is "
             "*predicted* from the two fits (L fixed: a method whose cost grows with L is under-predicted on "
             "delicious's 983 labels).", "",
             "| method | exponent in n (CPU; memory) | exponent in d (CPU; memory) | n series | d series "
             "| largest shipped dataset within the default budget |", "|---|---|---|---|---|---|"]
-    for method, series in growth["methods"].items():
+    for method, series in growth_model.with_net_costs(growth["methods"]).items():
         cells = [_exponents(series[axis], axis) for axis in growth_model.AXES]
         ends = [growth_model.describe_end(series[axis], axis) for axis in growth_model.AXES]
         largest = growth_model.describe_largest(series, default["seconds"], default["memory_bytes"])
         rows.append(f"| {method} | {' | '.join(cells)} | {' | '.join(ends)} | {largest} |")
     figure = growth_figure_name(growth)
-    rows += ["", f"![Task CPU seconds against n (log-log, d {growth['fixed_d']:,}, {growth['subset']} subset), one "
-                 f"line per method; a cross marks the point that ran out of budget]({figure})"]
+    rows += ["", f"![CPU seconds above {growth_model.FLOOR_METHOD}'s against n (log-log, d {growth['fixed_d']:,}, "
+                 f"{growth['subset']} subset), one line per method; a cross: the next size did not finish]({figure})"]
     return "\n".join(rows)
 
 
 def _exponents(series, axis: str) -> str:
     time, memory = (growth_model.exponent(series, axis, cost) for cost in (growth_model.TIME_COST,
                                                                             growth_model.MEMORY_COST))
-    return growth_model.TOO_FEW_POINTS if time is None else f"{time:.2f}; {memory:.2f}"
+    return "; ".join(growth_model.TOO_FEW_POINTS if value is None else f"{round(value, 2) + 0.0:.2f}"  # + 0.0: no "-0.00"
+                     for value in (time, memory))
 
 
 def write_growth_figure(growth: Mapping, page: Path) -> Path:
@@ -203,15 +207,16 @@ def write_growth_figure(growth: Mapping, page: Path) -> Path:
 
     figure, axes = plt.subplots(figsize=(8, 5.5))
     colours = plt.get_cmap("tab20").colors
-    for index, (method, series) in enumerate(growth["methods"].items()):
-        done = growth_model.finished(series["n"])
+    for index, (method, series) in enumerate(growth_model.with_net_costs(growth["methods"]).items()):
+        done = [p for p in growth_model.finished(series["n"]) if p[growth_model.TIME_COST] is not None]
         style = {"color": colours[index % len(colours)], "linestyle": ("-", "--", ":")[index // len(colours) % 3]}
         axes.plot([p["n"] for p in done], [p[growth_model.TIME_COST] for p in done], marker="o", markersize=3,
                   label=method, **style)
         end = growth_model.series_end(series["n"])
-        if end is not None and end.get(growth_model.TIME_COST):
-            axes.plot([end["n"]], [end[growth_model.TIME_COST]], marker="x", markersize=8, **style)
-    axes.set(xscale="log", yscale="log", xlabel="n (training rows)", ylabel="task CPU seconds (1 BLAS thread)",
+        if end is not None and done:  # where the line stops: the next size ran out of budget (or failed)
+            axes.plot([done[-1]["n"]], [done[-1][growth_model.TIME_COST]], marker="x", markersize=9, **style)
+    axes.set(xscale="log", yscale="log", xlabel="n (training rows)",
+             ylabel=f"CPU seconds above {growth_model.FLOOR_METHOD}'s (1 BLAS thread)",
              title=f"Cost as n grows, d {growth['fixed_d']:,}, L {growth['n_labels']} ({growth['subset']} subset)")
     axes.legend(fontsize=7, ncol=2, loc="upper left")
     axes.grid(True, which="both", alpha=0.3)
@@ -234,7 +239,7 @@ def largest_dataset_cells(record: Mapping) -> dict[str, str]:
     cells = {}
     for growth in reversed(growth_runs(record)):
         default = growth["default_budget"]
-        for method, series in growth["methods"].items():
+        for method, series in growth_model.with_net_costs(growth["methods"]).items():
             words = growth_model.describe_largest(series, default["seconds"], default["memory_bytes"])
             cells[method] = f"{words}, {growth['subset']} subset"
     return cells
