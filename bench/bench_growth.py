@@ -55,7 +55,7 @@ from record import BenchRun, measure, shared_data, traced_peak_mib
 
 from pipeline.cli import run_main
 from pipeline.definitions import TASK_BUDGET_DEFAULTS
-from pipeline.errors import ConfigError
+from pipeline.errors import ConfigError, PipelineError
 from pipeline.limits import parse_memory_size
 
 N_LABELS = 20
@@ -74,18 +74,31 @@ DEFAULT_FOLD_CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache
 # --- part 1: growth ----------------------------------------------------------------------------
 
 def synthetic_fold(data_dir: Path, n: int, d: int) -> str:
-    """Write (once) the fold of ``n`` training and :data:`N_TEST` test rows, ``d`` features; its dataset name."""
-    from pipeline.data.folds import fold_path, save_fold
-    from pipeline.data.synthetic import make_demo_dataset
+    """Write (once) the fold of ``n`` training and :data:`N_TEST` test rows, ``d`` features; its dataset name.
+
+    The fold is made in a process of its own: every point's worker is forked from this process and
+    its resident memory counts this one's, which must therefore not grow with the folds made."""
+    from pipeline.data.folds import fold_path
 
     name = f"growth_n{n}_d{d}"
     path = fold_path(data_dir, name, 0)
     if not path.exists():
-        dataset, _ = make_demo_dataset(0, n_samples=n + N_TEST, n_features=d, n_labels=N_LABELS)
-        X = dataset.X / 10.0  # Binomial(10, p) counts: min-max scaled by their known range
-        path.parent.mkdir(parents=True, exist_ok=True)
-        save_fold(path, X[:n], dataset.Y[:n], X[n:], dataset.Y[n:])
+        maker = multiprocessing.get_context("fork").Process(target=_write_synthetic_fold, args=(path, n, d))
+        maker.start()
+        maker.join()
+        if maker.exitcode != 0:
+            raise PipelineError(f"the synthetic fold was not written (exit code {maker.exitcode})", file=path)
     return name
+
+
+def _write_synthetic_fold(path: Path, n: int, d: int) -> None:
+    from pipeline.data.folds import save_fold
+    from pipeline.data.synthetic import make_demo_dataset
+
+    dataset, _ = make_demo_dataset(0, n_samples=n + N_TEST, n_features=d, n_labels=N_LABELS)
+    X = dataset.X / 10.0  # Binomial(10, p) counts: min-max scaled by their known range
+    path.parent.mkdir(parents=True, exist_ok=True)
+    save_fold(path, X[:n], dataset.Y[:n], X[n:], dataset.Y[n:])
 
 
 def _point_in_process(method: str, data_dir: str, dataset: str, seconds: float, memory: int, sender) -> None:
