@@ -259,6 +259,7 @@ def evaluator(run: BenchRun, repeats: int, cache: Path) -> None:
         print(f"{name}: our peak {ours_peak:.0f} MiB against the documented bound {bound:.0f} MiB "
               f"(an n_test x n_train float64 matrix alone: {dense:.0f} MiB)")
         run.figure(f"documented bound of the evaluator's memory (docs/evaluation.md), {name}", bound, "MiB")
+        run.save()  # after each dataset: a run stopped during the next keeps this one's figures
 
 
 def main(argv=None) -> None:
