@@ -89,6 +89,8 @@ def test_largest_dataset_is_the_largest_predicted_within_the_budget():
     largest = growth_model.largest_within_budget(hungry, BUDGET_SECONDS, 4 * 2**30)
     assert 1e-3 * cells(largest) <= 4 * 1024
     assert all(1e-3 * cells(name) > 4 * 1024 for name in growth_model.SHIPPED_DATASETS if cells(name) > cells(largest))
+    cheap = net(method_growth(lambda n, d: 1.0))
+    assert growth_model.describe_largest(cheap, BUDGET_SECONDS, BUDGET_MEMORY) == "20NG, so all 31 (predicted)"
     never = net(method_growth(lambda n, d: 1e6))
     assert growth_model.describe_largest(never, BUDGET_SECONDS, BUDGET_MEMORY) == "none of the 31 (predicted)"
 
