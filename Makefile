@@ -93,6 +93,7 @@ BENCH_SCRIPTS := $(sort $(wildcard bench/bench_*.py))
 BENCH_PEERS ?=
 BENCH_ARGS_bench_paper := --datasets emotions yeast scene medical --folds 2
 BENCH_ARGS_bench_har_protocol := --quick
+BENCH_ARGS_bench_growth := --quick
 BENCH_ARGS_bench_forecast_metrics = $(if $(BENCH_PEERS),--peers-dir $(BENCH_PEERS))
 
 bench: setup octave

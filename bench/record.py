@@ -72,9 +72,11 @@ OWN_OUTPUTS = ("bench/results.json", PERFORMANCE_PAGE.relative_to(REPO).as_posix
 MAX_NAME_CHARACTERS = 200
 #: A record key: a bench script's stem, or a name a script gives a partial run of its own.
 SCRIPT_NAME = re.compile(r"[A-Za-z0-9_]{1,100}", re.ASCII)
-#: The entries a script records instead of its own when it runs less than its full workload.
+#: The entries a script records instead of its own when it runs less than its full workload, or
+#: beside it for a part of its own (bench_growth's evaluator).
 PARTIAL_RUNS = {"bench_paper": ("bench_paper_subset",),
-                "bench_information_filters": ("bench_information_filters_engine_only",)}
+                "bench_information_filters": ("bench_information_filters_engine_only",),
+                "bench_growth": ("bench_growth_quick", "bench_growth_evaluator")}
 
 
 @dataclass(frozen=True)
@@ -192,6 +194,8 @@ class BenchRun:
                               found=self.script)
         self.record_path = Path(record_path)
         self.figures: list[dict] = []
+        #: Structured results beside the figures (JSON values), kept under the entry's ``data``.
+        self.data: dict = {}
         self._started: dt.datetime | None = None
         self._load_before: tuple[float, ...] = ()
 
@@ -232,7 +236,8 @@ class BenchRun:
         context = run_context(self._started, self._load_before)
         with _locked(self.record_path.parent):
             record = read_record(self.record_path) if self.record_path.exists() else empty_record()
-            record["scripts"][self.script] = {"context": context, "figures": self.figures}
+            record["scripts"][self.script] = {"context": context, "figures": self.figures,
+                                              **({"data": self.data} if self.data else {})}
             validate_record(record, self.record_path)
             atomic_write_json(self.record_path, record)
         print(f"recorded {len(self.figures)} figures of {self.script} in {self.record_path}")
@@ -386,6 +391,9 @@ def validate_record(record: object, path: str | Path) -> None:
         if not isinstance(entry, dict):
             fail("not an object", f"scripts.{script}")
         _validate_context(entry.get("context"), f"scripts.{script}.context", fail)
+        if not isinstance(entry.get("data", {}), dict):
+            fail("not an object", f"scripts.{script}.data", "an object of structured results",
+                 type(entry["data"]).__name__)
         figures = entry.get("figures")
         if not isinstance(figures, list) or not figures:
             fail("no figures", f"scripts.{script}.figures", "a non-empty list", figures)
