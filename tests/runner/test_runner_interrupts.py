@@ -55,11 +55,15 @@ def _files(results: Path) -> dict[str, int]:
 #: A Dask variant starts a scheduler and workers (10-25 s on the shared 2-core machine): every one
 #: runs in ``make test``; the fast lane keeps the serial and process variants.
 DASK_IN_MAKE_TEST = pytest.mark.slow
+#: A variant whose every value is also in a fast-lane variant of the same test (each signal target,
+#: signal and executor stays in the fast lane, not each pair: 3-4 s a run); ``make test`` runs all pairs.
+PAIR_IN_MAKE_TEST = pytest.mark.slow
 
 
 @pytest.mark.parametrize("target, executor", [
-    ("driver", "serial"), ("driver", "process"), pytest.param("driver", "dask", marks=DASK_IN_MAKE_TEST),
-    ("process group", "serial"), ("process group", "process"),
+    ("driver", "serial"), pytest.param("driver", "process", marks=PAIR_IN_MAKE_TEST),
+    pytest.param("driver", "dask", marks=DASK_IN_MAKE_TEST),
+    pytest.param("process group", "serial", marks=PAIR_IN_MAKE_TEST), ("process group", "process"),
     pytest.param("process group", "dask", marks=DASK_IN_MAKE_TEST),
 ])
 def test_ctrl_c_stops_the_run_at_once(slow_folds, tmp_path, executor, target):
@@ -88,8 +92,10 @@ def test_ctrl_c_stops_the_run_at_once(slow_folds, tmp_path, executor, target):
     assert not list(results.glob("*/.*.claim"))  # running tasks unwound and released their claims
 
 
-@pytest.mark.parametrize("executor", ["serial", "process"])
-@pytest.mark.parametrize("sent,code", [(signal.SIGTERM, 143), (signal.SIGHUP, 129)])
+@pytest.mark.parametrize("sent, code, executor", [
+    (signal.SIGTERM, 143, "serial"), pytest.param(signal.SIGTERM, 143, "process", marks=PAIR_IN_MAKE_TEST),
+    pytest.param(signal.SIGHUP, 129, "serial", marks=PAIR_IN_MAKE_TEST), (signal.SIGHUP, 129, "process"),
+])
 def test_other_stop_signals_end_like_ctrl_c_with_their_code(slow_folds, tmp_path, executor, sent, code):
     results = tmp_path / "res"
     proc, tree = _start_running(slow_folds, results, executor)
