@@ -23,8 +23,8 @@ import pytest
 from pipeline.runner.executors import make_executor
 from pipeline.runner.run import RunSettings
 from pipeline.runner.tasks import GridSpec
-from runner_helpers import (descendants, kgrid_command, make_fold_dir, python_plugin, running_claims,
-                            scratch_dirs_of, summary_counts, survivors, wait_until)
+from runner_helpers import (PAIR_IN_MAKE_TEST, descendants, kgrid_command, make_fold_dir, python_plugin,
+                            running_claims, scratch_dirs_of, summary_counts, survivors, wait_until)
 
 N_FOLDS = 12
 SLOW = ["--engine", "python", "--methods", "DAGFS"]
@@ -55,9 +55,6 @@ def _files(results: Path) -> dict[str, int]:
 #: A Dask variant starts a scheduler and workers (10-25 s on the shared 2-core machine): every one
 #: runs in ``make test``; the fast lane keeps the serial and process variants.
 DASK_IN_MAKE_TEST = pytest.mark.slow
-#: A variant whose every value is also in a fast-lane variant of the same test (each signal target,
-#: signal and executor stays in the fast lane, not each pair: 3-4 s a run); ``make test`` runs all pairs.
-PAIR_IN_MAKE_TEST = pytest.mark.slow
 
 
 @pytest.mark.parametrize("target, executor", [
