@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from session_cache import made_once
+
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "docs" / "plugin_example"
 FOLDS = 2
@@ -34,8 +36,12 @@ def run(command: list[str], cwd: Path, timeout: float = 600) -> subprocess.Compl
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory) -> Path:
     """A fresh virtual environment with the wheel built from this checkout (not editable); the
-    dependencies come from the test environment through a path file (nothing is downloaded)."""
-    tmp = tmp_path_factory.mktemp("installed")
+    dependencies come from the test environment through a path file (nothing is downloaded). Made
+    once per session (about 15 s), whichever xdist worker runs a test of this module first."""
+    return made_once(tmp_path_factory, "installed_package", _install_the_wheel) / "venv" / "bin" / "python"
+
+
+def _install_the_wheel(tmp: Path) -> None:
     source = tmp / "source"
     for name in ("python", "matlab"):
         shutil.copytree(REPO / name, source / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
@@ -52,7 +58,6 @@ def installed(tmp_path_factory) -> Path:
     (own / "test_dependencies.pth").write_text("\n".join(site.getsitepackages()) + "\n")
     where = run([str(python), "-c", "import pipeline; print(pipeline.__file__)"], cwd=tmp).stdout.strip()
     assert where.startswith(str(own)), where  # the installed copy, not the checkout
-    return python
 
 
 @pytest.mark.slow

@@ -6,6 +6,7 @@ the suite with the same results."""
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -14,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from session_cache import made_once
 from single_node_slurm import single_node_slurm
 
 pytestmark = pytest.mark.slow
@@ -48,6 +50,21 @@ def slurm(tmp_path_factory) -> dict[str, str]:
         yield env
 
 
+#: The suite (RANDOM and two baselines) whose serial run the job array and the Dask cluster of
+#: SLURM jobs must each reproduce.
+COMPARED = "compared"
+
+
+@pytest.fixture(scope="module")
+def serial_root(tmp_path_factory) -> Path:
+    """The root of a serial run of the suite COMPARED, made once per session (the tests of this
+    module may run on both xdist workers)."""
+    def run_serially(folder: Path) -> None:
+        serial = _paper(dict(os.environ), "run", _suite(folder, COMPARED), "--root", folder / "serial", "--no-progress")
+        assert serial.returncode == 0, serial.stderr
+    return made_once(tmp_path_factory, "slurm_serial_run", run_serially) / "serial"
+
+
 def _suite(tmp_path: Path, name: str, extra: str = "RANDOM", plugins: Path | str = "") -> Path:
     suite = tmp_path / f"{name}.yaml"
     suite.write_text(SUITE.format(name=name, folds=REPO / "data" / "paper_matlab_minmax", extra=extra, plugins=plugins))
@@ -76,17 +93,15 @@ def _results(root: Path, name: str) -> dict[str, object]:
     return contents
 
 
-def test_a_job_array_gives_the_results_of_a_serial_run(slurm, tmp_path):
-    suite = _suite(tmp_path, "array")
-    serial = _paper(slurm, "run", suite, "--root", tmp_path / "serial", "--no-progress")
-    assert serial.returncode == 0, serial.stderr
+def test_a_job_array_gives_the_results_of_a_serial_run(slurm, serial_root, tmp_path):
+    suite = _suite(tmp_path, COMPARED)
     array = _paper(slurm, "sbatch", suite, "--root", tmp_path / "cluster", "--array", 3, "--walltime", "10:00",
                    "--grace", 30, "--submit", "--wait")
     assert array.returncode == 0, array.stderr
     assert "scancel" in array.stdout  # how to stop the jobs is said when they are submitted
     logs = sorted((tmp_path / "cluster" / "slurm" / "logs").glob("*.out"))
     assert len(logs) == 4, logs  # three elements and the tables job
-    assert _results(tmp_path / "cluster", "array") == _results(tmp_path / "serial", "array")
+    assert _results(tmp_path / "cluster", COMPARED) == _results(serial_root, COMPARED)
 
 
 def test_a_cancelled_element_loses_nothing_and_a_resubmission_finishes(slurm, tmp_path):
@@ -125,16 +140,14 @@ def test_a_cancelled_element_loses_nothing_and_a_resubmission_finishes(slurm, tm
     assert len(list(results.glob("SLOW/*_kgrid_metrics.json"))) == 2  # --folds 2 reached every job
 
 
-def test_a_dask_cluster_of_slurm_jobs_gives_the_results_of_a_serial_run(slurm, tmp_path):
-    suite = _suite(tmp_path, "jobqueue")
-    serial = _paper(slurm, "run", suite, "--root", tmp_path / "serial", "--no-progress")
-    assert serial.returncode == 0, serial.stderr
+def test_a_dask_cluster_of_slurm_jobs_gives_the_results_of_a_serial_run(slurm, serial_root, tmp_path):
+    suite = _suite(tmp_path, COMPARED)
     text = suite.read_text().replace("run: {executor: serial}", "run: {executor: dask, jobs: 2, cluster: {slurm: "
                                      "{cores: 1, memory: 1GB, walltime: '00:10:00'}}}")
     suite.write_text(text)
     on_slurm = _paper(slurm, "run", suite, "--root", tmp_path / "cluster", "--no-progress")
     assert on_slurm.returncode == 0, on_slurm.stderr
-    assert _results(tmp_path / "cluster", "jobqueue") == _results(tmp_path / "serial", "jobqueue")
+    assert _results(tmp_path / "cluster", COMPARED) == _results(serial_root, COMPARED)
     left = subprocess.run(["squeue", "--noheader"], capture_output=True, text=True, env=slurm).stdout
     assert "dask" not in left  # the run ended its worker jobs
-    assert list((tmp_path / "cluster" / "results" / "jobqueue" / "runs" / "slurm").glob("*.out"))  # their output
+    assert list((tmp_path / "cluster" / "results" / COMPARED / "runs" / "slurm").glob("*.out"))  # their output

@@ -12,9 +12,15 @@ from pathlib import Path
 
 import numpy as np
 import psutil
+import pytest
 
 from pipeline.data.folds import save_fold
 from pipeline.results.digest import DIGEST_FIELD
+
+#: The mark of a parametrised variant whose every value is also in a fast-lane variant of the same
+#: test (each signal, executor, ... stays in the fast lane, not each combination: 3-6 s a run of a
+#: real command); ``make test`` runs every combination.
+PAIR_IN_MAKE_TEST = pytest.mark.slow
 
 
 def make_fold_dir(root: Path, dataset: str = "toy", n_folds: int = 2, n_train: int = 60, n_test: int = 30,

@@ -23,8 +23,8 @@ import pytest
 from pipeline.runner.executors import make_executor
 from pipeline.runner.run import RunSettings
 from pipeline.runner.tasks import GridSpec
-from runner_helpers import (descendants, kgrid_command, make_fold_dir, python_plugin, running_claims,
-                            scratch_dirs_of, summary_counts, survivors, wait_until)
+from runner_helpers import (PAIR_IN_MAKE_TEST, descendants, kgrid_command, make_fold_dir, python_plugin,
+                            running_claims, scratch_dirs_of, summary_counts, survivors, wait_until)
 
 N_FOLDS = 12
 SLOW = ["--engine", "python", "--methods", "DAGFS"]
@@ -58,8 +58,9 @@ DASK_IN_MAKE_TEST = pytest.mark.slow
 
 
 @pytest.mark.parametrize("target, executor", [
-    ("driver", "serial"), ("driver", "process"), pytest.param("driver", "dask", marks=DASK_IN_MAKE_TEST),
-    ("process group", "serial"), ("process group", "process"),
+    ("driver", "serial"), pytest.param("driver", "process", marks=PAIR_IN_MAKE_TEST),
+    pytest.param("driver", "dask", marks=DASK_IN_MAKE_TEST),
+    pytest.param("process group", "serial", marks=PAIR_IN_MAKE_TEST), ("process group", "process"),
     pytest.param("process group", "dask", marks=DASK_IN_MAKE_TEST),
 ])
 def test_ctrl_c_stops_the_run_at_once(slow_folds, tmp_path, executor, target):
@@ -88,8 +89,10 @@ def test_ctrl_c_stops_the_run_at_once(slow_folds, tmp_path, executor, target):
     assert not list(results.glob("*/.*.claim"))  # running tasks unwound and released their claims
 
 
-@pytest.mark.parametrize("executor", ["serial", "process"])
-@pytest.mark.parametrize("sent,code", [(signal.SIGTERM, 143), (signal.SIGHUP, 129)])
+@pytest.mark.parametrize("sent, code, executor", [
+    (signal.SIGTERM, 143, "serial"), pytest.param(signal.SIGTERM, 143, "process", marks=PAIR_IN_MAKE_TEST),
+    pytest.param(signal.SIGHUP, 129, "serial", marks=PAIR_IN_MAKE_TEST), (signal.SIGHUP, 129, "process"),
+])
 def test_other_stop_signals_end_like_ctrl_c_with_their_code(slow_folds, tmp_path, executor, sent, code):
     results = tmp_path / "res"
     proc, tree = _start_running(slow_folds, results, executor)

@@ -1,16 +1,19 @@
 """Arguments the Python front door once accepted though they were wrong (issue 32): each is now
-refused by the real command with exit 2 and one line naming the field and what was expected, before
-anything is written. The same cases through ``run_suite`` are in tests/matlab/test_matlab_refusals.py."""
+refused by the command with exit 2 and one line naming the field and what was expected, before
+anything is written. The same cases through ``run_suite`` are in tests/matlab/test_matlab_refusals.py.
+
+The commands run in this process, through the entry point ``python -m`` calls (``run_main``: the
+exit code and the line on stderr); a real process refusing its input is
+tests/shared/test_hostile_documents.py, test_hostile_cases_as_real_processes."""
 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 
-from runner_helpers import kgrid_command
+from pipeline import evaluate, kgrid
+from pipeline.cli import run_main
 
 N_TRAIN = 60  # make_fold_dir's training rows
 
@@ -31,26 +34,27 @@ N_TRAIN = 60  # make_fold_dir's training rows
      f"fold0.mat, field 'X_train': ML-kNN needs more training instances than neighbours "
      f"(expected n_train > {N_TRAIN}; found n_train = {N_TRAIN})"),
 ])
-def test_wrong_arguments_are_refused_before_anything_runs(fold_dir, tmp_path, methods, params, extra, line):
+def test_wrong_arguments_are_refused_before_anything_runs(fold_dir, tmp_path, capsys, methods, params, extra, line):
     if params is not None:
         (tmp_path / "params.json").write_text(json.dumps(params))
         extra = [*extra, "--params", str(tmp_path / "params.json")]
     results = tmp_path / "results"
-    done = subprocess.run(kgrid_command(fold_dir, results, "--engine", "python", "--methods", *methods, *extra),
-                          capture_output=True, text=True, timeout=300)
-    assert done.returncode == 2, done.stderr
-    assert done.stderr.startswith("error: ") and done.stderr.count("\n") == 1, done.stderr
-    assert line in done.stderr
+    code = run_main(kgrid.main, ["--no-progress", "--data-dir", str(fold_dir), "--results-dir", str(results),
+                                 "--engine", "python", "--methods", *methods, *extra])
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert err.startswith("error: ") and err.count("\n") == 1, err
+    assert line in err
     assert not results.exists()
 
 
-def test_given_rankings_named_alike_in_another_case_are_refused(fold_dir, tmp_path):
+def test_given_rankings_named_alike_in_another_case_are_refused(fold_dir, tmp_path, capsys):
     results = tmp_path / "results"
     for name in ("RANKS", "ranks"):
         (results / name).mkdir(parents=True)
-    done = subprocess.run([sys.executable, "-m", "pipeline.evaluate", "--no-progress", "--data-dir", str(fold_dir),
-                           "--results-dir", str(results), "--methods", "RANKS", "ranks"],
-                          capture_output=True, text=True, timeout=300)
-    assert done.returncode == 2, done.stderr
-    assert done.stderr == "error: field '--methods': listed twice (it would run twice) (found ranks)\n"
+    code = run_main(evaluate.main, ["--no-progress", "--data-dir", str(fold_dir), "--results-dir", str(results),
+                                    "--methods", "RANKS", "ranks"])
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert err == "error: field '--methods': listed twice (it would run twice) (found ranks)\n"
     assert sorted(path.name for path in results.iterdir()) == ["RANKS", "ranks"]

@@ -22,8 +22,8 @@ import pytest
 from pipeline import kgrid
 from pipeline.cli import run_main
 from pipeline.data.folds import save_fold
-from runner_helpers import (alive, kgrid_command, make_fold_dir, python_plugin, result_contents, summary_counts,
-                            wait_until)
+from runner_helpers import (PAIR_IN_MAKE_TEST, alive, kgrid_command, make_fold_dir, python_plugin, result_contents,
+                            summary_counts, wait_until)
 
 _UNDER_LIMIT = textwrap.dedent("""
     import resource, sys
@@ -100,7 +100,9 @@ def _pids(path) -> list[int]:
 
 @pytest.mark.parametrize("executor, death, said", [
     ("serial", "os._exit(0)", "DIES/toy/fold0: DIES (dies.py) ended its process (exit code 0) instead of returning"),
-    ("process", "os._exit(0)", "DIES/toy/fold0: DIES (dies.py) ended its process (exit code 0) instead of returning"),
+    pytest.param("process", "os._exit(0)",
+                 "DIES/toy/fold0: DIES (dies.py) ended its process (exit code 0) instead of returning",
+                 marks=PAIR_IN_MAKE_TEST),
     ("serial", "os.kill(os.getppid(), signal.SIGKILL)", "crashed (killed by SIGKILL) while running this task"),
 ])
 def test_a_method_that_ends_its_process_or_its_worker_fails_that_task_with_exit_1(tmp_path, executor, death, said):
@@ -126,7 +128,7 @@ def test_keyboard_interrupt_raised_by_a_method_is_its_task_failure_not_ctrl_c(tm
     assert line.startswith("FAILED RAISER/toy/fold0: ") and "RAISER raised KeyboardInterrupt itself" in line
 
 
-@pytest.mark.parametrize("executor", ["serial", "process"])
+@pytest.mark.parametrize("executor", [pytest.param("serial", marks=PAIR_IN_MAKE_TEST), "process"])
 def test_a_task_over_its_time_budget_is_ended_with_all_it_started(tmp_path, executor):
     """A method that starts ``sleep 300`` and a forked child, ignores SIGINT and SIGTERM and loops
     forever: ``--task-timeout`` used to cover Octave calls only, so the run never ended."""

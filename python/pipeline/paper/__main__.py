@@ -85,7 +85,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     from ..experiment.tuning import check_inner_sizes, check_task_count
     from .folds import check_folds
     from .run import PaperPaths, run_paper
-    from .status import format_status, suite_status
 
     check_option_bounds(args, {"--folds": FOLD_COUNT, "--jobs": JOB_COUNT, "--max-tasks": TASK_COUNT})
     use_matlab_dir(args)
@@ -101,6 +100,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     paths.check_folds_written(to_export)
     check_inner_sizes(suite, paths.folds)  # the folds already exported; run checks the ones it exports
     if args.command == "status":
+        from .status import format_status, suite_status  # the tables' state: the report's stack (SciPy, matplotlib)
+
         print(format_status(*suite_status(suite, paths)))
         return 0
     if args.command == "sbatch":

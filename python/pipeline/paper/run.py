@@ -21,9 +21,7 @@ from ..experiment.tuning import check_inner_sizes
 from ..runner.executors import RunResult
 from ..runner.orchestration import AfterTasks
 from .folds import export_folds
-from .parameters import make_parameter_report, parameter_report_dir
 from .seeds import average_seeds
-from .tables import make_tables
 
 
 @dataclass(frozen=True)
@@ -123,6 +121,11 @@ def resume_command(suite_file: Path, root: str | None) -> str:
 
 def _after_tasks(suite: Experiment, paths: PaperPaths, say) -> dict:
     """Seed averages, then each grid's tables (when every average could be made)."""
+    # The report's stack (SciPy's statistics, matplotlib: about 2 s of CPU) is imported only by a run
+    # that makes tables: not by a job-array element, a refused suite or a suite without tables.
+    from .parameters import make_parameter_report, parameter_report_dir
+    from .tables import make_tables
+
     averages = _average_all_seeds(suite, paths)
     if averages.get("missing"):
         say("tables not made: a seed's results are missing; rerun the same command to resume")

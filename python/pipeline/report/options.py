@@ -22,7 +22,6 @@ from ..limits import (FOLD_COUNT, JOB_COUNT, MAX_CAPTION_NOTE_CHARS, MAX_DISPLAY
 from ..validation import option_range
 from ..stats.fold_tests import FOLD_TESTS
 from .layout import COLUMN_COUNTS, FONT_SIZES, LAYOUTS, PAGE_OPTIONS, PAPER_SIZES, Page
-from .tables import check_label
 
 #: Largest display map read (the paper's has a few dozen entries of a few bytes each).
 DISPLAY_MAP_LIMITS = replace(CONFIG_LIMITS, max_bytes=256 << 10, max_depth=1, max_string_chars=200)
@@ -124,6 +123,7 @@ class ReportOptions:
             raise ConfigError("--caption-note is too long", field="--caption-note",
                               expected=f"at most {MAX_CAPTION_NOTE_CHARS} characters", found=len(self.caption_note))
         if self.label_suffix:
+            from .tables import check_label  # imports the tables and SciPy's statistics (about 1 s of every start)
             try:
                 check_label(self.label_suffix)
             except ValueError:
