@@ -198,3 +198,20 @@ def test_fold_files_of_other_settings_or_an_unknown_dataset_are_refused_by_statu
     assert run_main(main, [command, str(suite), "--root", str(tmp_path)] + ["--no-progress"] * (command == "run")) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "not a registered dataset that could be exported" in err and "mine" in err, err
+
+
+def test_status_counts_a_task_the_last_run_stopped_before_the_end_as_missing_not_failed(tmp_path, capsys):
+    suite = tmp_path / "suite.yaml"
+    suite.write_text(DEMO_SUITE)
+    assert run_main(main, ["run", str(suite), "--root", str(tmp_path), "--no-progress"]) == 0
+    results = tmp_path / "results" / "demo"
+    for made in (results / "VARIANCE").glob("demo_fold*"):  # neither task has results now
+        made.unlink()
+    (results / "failures.json").write_text(json.dumps({"failed": [  # as the runner writes it after a Ctrl-C
+        {"task": "VARIANCE/demo/fold0", "status": "interrupted", "message": "did not finish: the run was interrupted"},
+        {"task": "VARIANCE/demo/fold1", "status": "failed", "message": "ValueError: broken"}]}))
+    capsys.readouterr()
+    assert run_main(main, ["status", str(suite), "--root", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "2 done, 1 missing, 0 stale, 1 failed of 4 tasks" in out, out
+    assert "missing  VARIANCE/demo/fold0" in out and "failed   VARIANCE/demo/fold1: ValueError: broken" in out, out

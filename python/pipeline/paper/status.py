@@ -134,6 +134,9 @@ def _counts(states: list[TaskStatus], what: str) -> str:
 
 
 def _last_failures(paths: PaperPaths) -> dict[str, str]:
+    """The tasks the last run reports as failed, with the reason. A task it stopped before the end
+    (``interrupted``) did not fail: it stays missing, and resuming the run does it."""
     report = read_json(failures_path(paths.results)) or {}
     entries = report.get("failed") if isinstance(report.get("failed"), list) else []
-    return {str(e.get("task")): json.dumps(e.get("message", ""))[1:-1] for e in entries if isinstance(e, dict)}
+    return {str(e.get("task")): json.dumps(e.get("message", ""))[1:-1] for e in entries
+            if isinstance(e, dict) and e.get("status") != "interrupted"}
