@@ -61,25 +61,6 @@ def pytest_ignore_collect(collection_path: Path, config):
     return None
 
 
-def pytest_sessionstart(session):
-    """Compile the evaluator's Numba kernels once, before any test process starts.
-
-    The compiled code is cached beside the sources (``cache=True``), but on a fresh clone there is
-    none yet: each xdist worker, each CLI a test starts and each run's worker process would compile
-    the same kernels at once, about 11 s of CPU each. Made here (the controller, or the only
-    process without xdist), every later process loads them from the cache in about 1 s.
-    """
-    if hasattr(session.config, "workerinput"):  # an xdist worker: the controller made them
-        return
-    import numpy as np
-    from pipeline.evaluation.mlknn import evaluate_grid
-
-    rows = np.random.default_rng(0).random((30, 8))
-    labels = (rows[:, :3] > 0.5).astype(np.float64)
-    for X in (rows, np.asfortranarray(rows)):  # fold files load in Fortran order, generated data in C order
-        evaluate_grid(X[:20], labels[:20], X[20:], labels[20:], np.arange(1, 9), [2, 4], num=3)
-
-
 def pytest_collection_finish(session):
     """Freeze the objects collection made (modules, test items: about 0.5 million) out of the
     garbage collector's reach.
