@@ -12,7 +12,7 @@ The limits of the protocols' input files (``pipeline.protocols``) are the last s
 that bound no input stay with the code they tune and are not named ``MAX_*``: tolerances
 (``protocols.motion.distribution.IMAGINARY_TOLERANCE``), facts of a format
 (``data.matheader.DEFLATE_EXPANSION_BOUND``), work sizes (``protocols.har.classifiers.SVM_SEARCH_ROWS``)
-and algorithm switches (``stats.signed_rank.EXACT_MAX_NONZERO``: the exact test up to that many
+and algorithm switches (``stats.signed_rank.EXACT_TEST_NONZERO_CUTOFF``: the exact test up to that many
 differences); a protocol's published settings keep the reference's name, which a comment cites
 (``protocols.forecast.benchmarks.gift_eval.MAX_WINDOWS``, ``protocols.motion.features.BAILANDO_MAX_FRAMES``).
 """

@@ -616,7 +616,7 @@ def linear_algebra_libraries(session: OctaveSession) -> dict[str, str]:
     """The BLAS and LAPACK this session's Octave runs on, for the run record.
 
     Octave's ``version('-blas')`` and ``version('-lapack')`` on one line each, e.g. ``{"blas":
-    "OpenBLAS (config: OpenBLAS 0.3.21 ... Haswell MAX_THREADS=64)", "lapack": "Linear Algebra
+    "OpenBLAS (config: OpenBLAS 0.3.21 NO_LAPACKE DYNAMIC_ARCH ...)", "lapack": "Linear Algebra
     PACKage Version 3.11.0"}``; Debian's reference BLAS reports ``"unknown or reference BLAS"``.
     The baselines run several times faster on an optimised BLAS, and LRDG's rankings depend on it.
     Starts the session if it is not running.

@@ -15,7 +15,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from ..stats.signed_rank import EXACT_MAX_NONZERO
+from ..stats.signed_rank import EXACT_TEST_NONZERO_CUTOFF
 from .latex import latex_environment, latex_escape
 from .layout import (COLUMN_SEP_PT, ESTIMATE_TYPE_PT, TYPE_SIZE, Page, column_width_pt, float_environment,
                      part_height_pt, part_width_pt, rows_per_float, split_columns, split_rows, split_rows_evenly,
@@ -523,7 +523,7 @@ def _wilcoxon_note(table: StatsTable, escape, approx_mark: str) -> str:
     """Which null distribution gave the Wilcoxon p values: exact, approximate, or both (marked)."""
     exact = escape("p from the exact null distribution of the signed-rank statistic over all sign "
                    "flips (mid-ranks for ties)")
-    approx = escape(f"the normal approximation with the tie correction (more than {EXACT_MAX_NONZERO} "
+    approx = escape(f"the normal approximation with the tie correction (more than {EXACT_TEST_NONZERO_CUTOFF} "
                     "nonzero differences)")
     methods = table.wilcoxon_methods()
     if "asymptotic" not in methods:

@@ -7,7 +7,7 @@ Conventions (always the same, whatever SciPy's ``method="auto"`` would choose):
   ``"pratt"`` ranks them with the others and then leaves them out of R+ and R-; ``"zsplit"`` ranks
   them and adds half of their ranks to each of R+ and R-;
 * tied absolute differences get their mid-rank;
-* up to :data:`EXACT_MAX_NONZERO` nonzero differences: the **exact** permutation distribution of R+
+* up to :data:`EXACT_TEST_NONZERO_CUTOFF` nonzero differences: the **exact** permutation distribution of R+
   over all 2**n sign flips of the nonzero differences, ties and zeros included (see
   :func:`exact_signed_rank_p`); beyond: the normal approximation with the tie correction;
 * if every difference is zero there is no evidence either way: statistic 0, p = 1, method
@@ -25,7 +25,7 @@ from scipy.stats import rankdata
 ZERO_METHODS = ("wilcox", "zsplit", "pratt")
 #: Largest number of nonzero differences tested exactly. 2**50 sign vectors still count exactly
 #: in int64, and the dynamic programme costs about n**3 additions (a millisecond at n = 50).
-EXACT_MAX_NONZERO = 50
+EXACT_TEST_NONZERO_CUTOFF = 50
 
 
 @dataclass(frozen=True)
@@ -60,7 +60,7 @@ def exact_signed_rank_p(ranks, positive) -> float:
     Parameters
     ----------
     ranks : array-like, shape (n,)
-        Ranks of the nonzero |differences| (mid-ranks for ties), n <= ``EXACT_MAX_NONZERO``.
+        Ranks of the nonzero |differences| (mid-ranks for ties), n <= ``EXACT_TEST_NONZERO_CUTOFF``.
     positive : array-like of bool, shape (n,)
         Which differences are positive.
 
@@ -70,8 +70,8 @@ def exact_signed_rank_p(ranks, positive) -> float:
         ``min(1, 2 * min(P(R+ <= r+), P(R+ >= r+)))``, the same rule as ``scipy.stats.permutation_test``.
     """
     doubled = np.rint(2 * np.asarray(ranks, dtype=float)).astype(np.int64)
-    if doubled.size > EXACT_MAX_NONZERO:
-        raise ValueError(f"exact distribution limited to {EXACT_MAX_NONZERO} differences, got {doubled.size}")
+    if doubled.size > EXACT_TEST_NONZERO_CUTOFF:
+        raise ValueError(f"exact distribution limited to {EXACT_TEST_NONZERO_CUTOFF} differences, got {doubled.size}")
     counts = np.zeros(int(doubled.sum()) + 1, dtype=np.int64)
     counts[0] = 1
     for weight in doubled:
@@ -105,7 +105,7 @@ def wilcoxon_signed_rank(x, y, *, zero_method: str = "wilcox") -> SignedRankResu
     if zero_method == "zsplit":
         half_zero = float(ranks[ranked == 0].sum()) / 2
         r_plus, r_minus = r_plus + half_zero, r_minus + half_zero
-    if n_nonzero <= EXACT_MAX_NONZERO:
+    if n_nonzero <= EXACT_TEST_NONZERO_CUTOFF:
         moving = ranked != 0
         p_value, method = exact_signed_rank_p(ranks[moving], ranked[moving] > 0), "exact"
     else:
