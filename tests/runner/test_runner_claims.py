@@ -116,3 +116,32 @@ assert claim.acquire()
 print("held", flush=True)
 time.sleep(600)
 """
+
+
+def test_a_stop_between_the_link_and_the_task_leaves_no_claim(tmp_path, monkeypatch):
+    """CI once found a claim left by a worker stopped while it acquired one: the stop came after the
+    link, inside ``__enter__``, where ``with`` does not call ``__exit__``."""
+    import pipeline.runner.claims as claims
+    from pipeline.processes import WorkerStopped
+
+    def stopped(*_args):
+        raise WorkerStopped
+    monkeypatch.setattr(claims, "remove_abandoned_temporaries", stopped)
+    path = tmp_path / ".x.claim"
+    with pytest.raises(WorkerStopped):
+        with TaskClaim(path):
+            pass
+    assert not path.exists()
+
+
+def test_the_way_out_of_a_stopped_worker_releases_its_claims_only(tmp_path):
+    """A stop inside the release (or a watchdog ending the worker) leaves the claim listed; the
+    worker's way out removes it, but never a claim another process holds now."""
+    from pipeline.runner.claims import release_claims_of_this_process
+    ours, taken = tmp_path / ".ours.claim", tmp_path / ".taken.claim"
+    assert TaskClaim(ours).acquire() and TaskClaim(taken).acquire()
+    other = {"host": socket.gethostname(), "pid": os.getppid(), "started": time.time()}
+    taken.write_text(json.dumps(other))  # broken as abandoned and taken by another run meanwhile
+    release_claims_of_this_process()
+    assert not ours.exists()
+    assert json.loads(taken.read_text()) == other

@@ -24,6 +24,11 @@ from ..fileio import (create_temporary, ensure_directory, process_alive, remove_
 
 DEFAULT_STALE_AFTER = 6 * 3600.0
 
+#: The claims this process has linked or is linking, with the content it wrote. A stop can arrive
+#: between the link and the ``with`` block (or inside the release); the worker's way out then removes
+#: what is still listed here (:func:`release_claims_of_this_process`), so no claim outlives its task.
+_LINKED: dict[Path, dict] = {}
+
 
 class TaskClaim:
     """An exclusive claim on one task, held while its files are computed.
@@ -37,7 +42,11 @@ class TaskClaim:
         self.acquired = False
 
     def __enter__(self) -> "TaskClaim":
-        self.acquired = self.acquire()
+        try:
+            self.acquired = self.acquire()
+        except BaseException:  # a stop after the link: ``__exit__`` will not run
+            _release_if_ours(self.path)
+            raise
         return self
 
     def __exit__(self, *exc) -> None:
@@ -65,6 +74,7 @@ class TaskClaim:
         if self.acquired:
             self.path.unlink(missing_ok=True)
             self.acquired = False
+        _LINKED.pop(self.path, None)
 
     def holder(self) -> dict:
         """The claim's content (empty dict if missing or unreadable)."""
@@ -79,19 +89,22 @@ class TaskClaim:
         return not self.path.exists() or self._is_abandoned()
 
     def _try_create(self) -> bool:
-        content = json.dumps({"host": this_host(), "pid": os.getpid(), "started": time.time()})
+        content = {"host": this_host(), "pid": os.getpid(), "started": time.time()}
         try:
             fd, tmp = create_temporary(self.path)
         except OSError as exc:
             raise storage_error("write task claim", self.path, exc) from None
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(content)
+                handle.write(json.dumps(content))
+            _LINKED[self.path] = content  # listed before the link: no moment where it is ours unlisted
             os.link(tmp, self.path)
             return True
         except FileExistsError:  # claimed by another process
+            _LINKED.pop(self.path, None)
             return False
         except OSError as exc:
+            _LINKED.pop(self.path, None)
             raise storage_error("write task claim", self.path, exc) from None
         finally:
             tmp.unlink(missing_ok=True)
@@ -120,3 +133,19 @@ class TaskClaim:
         if host == this_host():
             return not process_alive(pid, float(started))
         return age > self.stale_after
+
+
+def release_claims_of_this_process() -> None:
+    """Remove every claim this process still holds: the way out of a worker that was stopped."""
+    for path in list(_LINKED):
+        _release_if_ours(path)
+
+
+def _release_if_ours(path: Path) -> None:
+    """Remove ``path`` if it is the claim this process linked (a forked child inherits the list of
+    its parent, whose claims are not its own; a claim broken and taken by another run is theirs)."""
+    content = _LINKED.pop(path, None)
+    if content is None or content["pid"] != os.getpid():
+        return
+    if TaskClaim(path).holder() == content:
+        path.unlink(missing_ok=True)

@@ -33,6 +33,7 @@ import psutil
 from ..fileio import remove_process_scratch_dir
 from ..processes import WorkerStopped, end_process_group, lead_process_group
 from ..results.budget import describe_budget
+from .claims import release_claims_of_this_process
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 WORKER_GRACE = 3.0  # seconds a worker may take to unwind after SIGTERM before it is ended
@@ -255,11 +256,12 @@ def _watchdog(parent_pid: int, wake_read: int, grace: float) -> None:
 
 
 def end_process_now() -> None:
-    """Kill this process's children (Octave), remove its scratch folder, then end the process group
-    it leads, itself included (what a plug-in started and left to the group goes too)."""
+    """Kill this process's children (Octave), release its claims, remove its scratch folder, then end
+    the process group it leads, itself included (what a plug-in started and left to the group goes too)."""
     for child in psutil.Process().children(recursive=True):
         with contextlib.suppress(psutil.Error):
             child.kill()
+    release_claims_of_this_process()
     remove_process_scratch_dir()
     if os.getpgid(0) == os.getpid():  # never the driver's group, should this process not lead its own
         end_process_group(os.getpid())

@@ -39,6 +39,7 @@ import numpy as np
 
 from ..fileio import process_scratch_dir, remove_abandoned_scratch_dirs, remove_process_scratch_dir
 from ..limits import format_memory_size
+from .claims import release_claims_of_this_process
 from .history import LOGGER_NAME, attach_log
 from ..processes import WorkerStopped, describe_exit_code, end_process_group, lead_process_group
 from .lifecycle import (WORKER_GRACE, RunStop, TaskBudget, become_worker, memory_limited, peak_resident_bytes,
@@ -115,6 +116,7 @@ def _worker_main(conn: Connection, settings: RunSettings, parent_pid: int, share
         signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})  # let the clean-up finish
         if bench is not None:
             bench.close()
+        release_claims_of_this_process()  # one a stop caught between its link and its task
         remove_process_scratch_dir()
         sys.stdout.flush()
         sys.stderr.flush()
