@@ -1,0 +1,94 @@
+"""What a suite's run cost per method, read from the records its tasks wrote, and how long the whole
+suite takes on one to four workers.
+
+A task's seconds are those its records hold: the ranking (the method call and the engine's overhead,
+``time_rank_seconds`` + ``time_rank_overhead_seconds``) and the one ML-kNN pass that scores both grids
+(``time_eval_seconds``). The script prints, per method, the tasks done, their total and their largest
+seconds, and the share of the suite; then the suite's wall time on W workers, found by handing the
+tasks out in the run's order to whichever worker is free first (what the process executor does).
+The records hold wall times: a run that shared the machine with other work recorded longer ones,
+so give the figures of a run that had the machine to itself. Tasks not done yet are counted and
+named in the output, never guessed.
+
+    python bench/suite_cost.py paper/suite_families.yaml --root ROOT [--folds N]
+
+``make bench`` does not run this script (its name does not start with ``bench_``): it reads a run of
+``pipeline.paper run`` that takes hours, which docs/performance.md cites with its date.
+"""
+
+from __future__ import annotations
+
+import argparse
+import heapq
+import json
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "python"))
+
+from pipeline.experiment.model import load_suite  # noqa: E402
+from pipeline.paper.run import PaperPaths  # noqa: E402
+from pipeline.results.layout import REFERENCE_FOLDER, all_features_path, task_files  # noqa: E402
+
+WORKERS = (1, 2, 3, 4)
+
+
+def task_seconds(results: Path, task) -> float | None:
+    """The recorded seconds of one done task, or None when its records are missing."""
+    if task.method == REFERENCE_FOLDER:
+        return _seconds(all_features_path(results, task.dataset, task.fold), ("time_eval_seconds",))
+    files = task_files(results, task.folder, task.dataset, task.fold)
+    ranking = _seconds(files.ranking_record, ("time_rank_seconds", "time_rank_overhead_seconds"))
+    evaluation = _seconds(files.kgrid, ("time_eval_seconds",)) or _seconds(files.pgrid, ("time_eval_seconds",))
+    return None if ranking is None or evaluation is None else ranking + evaluation
+
+
+def _seconds(path: Path, keys: tuple[str, ...]) -> float | None:
+    try:
+        record = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    values = [record.get(key) for key in keys]
+    return sum(values) if all(isinstance(v, (int, float)) for v in values) else None
+
+
+def makespan(seconds: list[float], workers: int) -> float:
+    """Wall time of ``seconds`` handed out in order to the first free of ``workers``."""
+    free_at = [0.0] * workers
+    for duration in seconds:
+        heapq.heapreplace(free_at, free_at[0] + duration)
+    return max(free_at)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("suite", type=Path, help="the suite file the run used")
+    parser.add_argument("--root", type=Path, default=Path("."), help="the run's --root (default: here)")
+    parser.add_argument("--folds", type=int, default=None, help="the run's --folds, if it gave one")
+    args = parser.parse_args(argv)
+    suite = load_suite(args.suite)
+    results = PaperPaths.of(suite, args.root).results
+    tasks = [t for t in suite.tasks() if args.folds is None or t.fold < args.folds]
+    done, missing, per_method = [], [], defaultdict(list)
+    for task in tasks:
+        seconds = task_seconds(results, task)
+        (missing.append(task.key) if seconds is None else done.append(seconds))
+        if seconds is not None:
+            per_method[task.method].append(seconds)
+    total = sum(done)
+    print(f"{len(done)} of {len(tasks)} tasks done, {total / 3600:.2f} task-hours recorded")
+    print(f"{'method':<12}{'tasks':>6}{'hours':>8}{'largest s':>11}{'share':>7}")
+    for method, values in sorted(per_method.items(), key=lambda item: -sum(item[1])):
+        print(f"{method:<12}{len(values):>6}{sum(values) / 3600:>8.2f}{max(values):>11.1f}"
+              f"{sum(values) / total:>7.1%}")
+    for workers in WORKERS:
+        print(f"the done tasks on {workers} worker(s): {makespan(done, workers) / 3600:.2f} h of wall time")
+    if missing:
+        print(f"not done ({len(missing)}), e.g. {', '.join(missing[:5])}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
