@@ -67,7 +67,9 @@ demo: setup-core
 # one: the longest tests otherwise leave one core idle at the end; each has its own Octave session and
 # exported folds, and every test writes only below its own tmp_path). Two workers per core: many tests
 # wait on what they started (commands, Octave, LaTeX, SLURM), so one worker per core left the cores
-# idle a third of the time (measured: the whole suite 14:41 on 2 workers, 12:43 on 4, 2 cores).
+# idle a third of the time (measured on 2 cores beside a niced job: the whole suite 14:41 on 2 workers,
+# 12:43 on 4; test-fast 3:58 and 3:17). A fresh clone gains nothing (13:04 on 2, 13:42 on 4, quiet
+# machine): every worker then compiles the Numba kernels and byte code for itself first.
 # Every run prints its 30 slowest tests and writes each test's time to build/test-reports/ (JUnit
 # XML, gitignored).
 PYTEST_WORKERS ?= $(shell echo $$(( 2 * $$(nproc) )))
