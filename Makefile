@@ -18,6 +18,7 @@ $(VENV)/.core-installed: pyproject.toml requirements.lock
 
 $(VENV)/.dev-installed: pyproject.toml requirements.lock $(VENV)/.core-installed
 	$(PY) -m pip install -c requirements.lock -e ".[dev]"
+	$(PY) -c "from pipeline.protocols.motion.beats import compile_beat_tracking; compile_beat_tracking()"
 	touch $@
 
 setup-core: $(VENV)/.core-installed

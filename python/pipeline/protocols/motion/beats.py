@@ -52,6 +52,14 @@ def music_beat_times_batch(clips: list) -> list:
     return beats
 
 
+def compile_beat_tracking() -> None:
+    """Have librosa compile the Numba kernels of beat tracking and cache them in its installation:
+    about 45 s of CPU on the first call after an install, seconds afterwards. ``make setup`` runs it
+    once, so that no evaluation (and no test) pays it."""
+    noise = np.random.default_rng(0).standard_normal(3 * 22050).astype(np.float32)  # beats found: every kernel runs
+    music_beat_times(noise, 22050)
+
+
 def joint_speed(joints: np.ndarray, fps: float, variant: str) -> np.ndarray:
     """Speed signal (L−1,) of one motion's joints (L, J, 3) as the variant defines it."""
     step = np.linalg.norm(np.diff(joints, axis=0), axis=-1)
