@@ -66,14 +66,12 @@ demo: setup-core
 
 # Tests run on PYTEST_WORKERS processes (pytest-xdist, an idle worker takes tests queued for a busy
 # one: the longest tests otherwise leave one core idle at the end; each has its own Octave session and
-# exported folds, and every test writes only below its own tmp_path). Two workers per core: many tests
-# wait on what they started (commands, Octave, LaTeX, SLURM), so one worker per core left the cores
-# idle a third of the time (measured on 2 cores beside a niced job: the whole suite 14:41 on 2 workers,
-# 12:43 on 4; test-fast 3:58 and 3:17). A fresh clone gains nothing (13:04 on 2, 13:42 on 4, quiet
-# machine): every worker then compiles the Numba kernels and byte code for itself first.
-# Every run prints its 30 slowest tests and writes each test's time to build/test-reports/ (JUnit
-# XML, gitignored).
-PYTEST_WORKERS ?= $(shell echo $$(( 2 * $$(nproc) )))
+# exported folds, and every test writes only below its own tmp_path). Every run prints its 30 slowest
+# tests and writes each test's time to build/test-reports/ (JUnit XML, gitignored).
+# One worker per core: a warm checkout beside another job ran faster on two per core (whole suite
+# 14:41 -> 12:43, test-fast 3:58 -> 3:17), but a fresh clone on a quiet machine, which the time budget
+# is about, ran slower (13:04 and 13:21 on 2 workers, 13:42 and 14:14 on 4, 2 cores).
+PYTEST_WORKERS ?= $(shell nproc)
 # The tests start several hundred commands (python -m pipeline...): each compiles the package again
 # where the environment says not to write bytecode (PYTHONDONTWRITEBYTECODE), about 0.3 s a start.
 unexport PYTHONDONTWRITEBYTECODE
