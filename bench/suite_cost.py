@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import heapq
-import json
 import sys
 from collections import defaultdict
 from pathlib import Path
@@ -31,6 +30,7 @@ sys.path.insert(0, str(REPO / "python"))
 from pipeline.experiment.model import load_suite  # noqa: E402
 from pipeline.paper.run import PaperPaths  # noqa: E402
 from pipeline.results.layout import REFERENCE_FOLDER, all_features_path, task_files  # noqa: E402
+from pipeline.results.staleness import read_json  # noqa: E402
 
 WORKERS = (1, 2, 3, 4)
 
@@ -46,9 +46,8 @@ def task_seconds(results: Path, task) -> float | None:
 
 
 def _seconds(path: Path, keys: tuple[str, ...]) -> float | None:
-    try:
-        record = json.loads(path.read_text())
-    except (OSError, ValueError):
+    record = read_json(path)  # the results' own bounded reader; None when absent or unreadable
+    if record is None:
         return None
     values = [record.get(key) for key in keys]
     return sum(values) if all(isinstance(v, (int, float)) for v in values) else None
@@ -74,9 +73,11 @@ def main(argv: list[str] | None = None) -> int:
     done, missing, per_method = [], [], defaultdict(list)
     for task in tasks:
         seconds = task_seconds(results, task)
-        (missing.append(task.key) if seconds is None else done.append(seconds))
-        if seconds is not None:
-            per_method[task.method].append(seconds)
+        if seconds is None:
+            missing.append(task.key)
+            continue
+        done.append(seconds)
+        per_method[task.method].append(seconds)
     total = sum(done)
     print(f"{len(done)} of {len(tasks)} tasks done, {total / 3600:.2f} task-hours recorded")
     print(f"{'method':<12}{'tasks':>6}{'hours':>8}{'largest s':>11}{'share':>7}")
