@@ -238,8 +238,9 @@ def write_durably(handle, data: bytes) -> None:
     os.fsync(handle.fileno())
 
 
-def atomic_write_bytes(path: str | Path, data: bytes) -> Path:
-    """Write ``data`` to ``path`` atomically (temp file in the same folder, then ``os.replace``).
+def atomic_write_bytes(path: str | Path, data: bytes, *, durable: bool = True) -> Path:
+    """Write ``data`` to ``path`` atomically (temp file in the same folder, then ``os.replace``),
+    forced to the disk first unless not ``durable`` (a cache entry, checked when it is read).
 
     The file gets the permissions of a normally created file (``0o666`` less the umask), not the
     private ``0o600`` of a temporary file.
@@ -249,10 +250,10 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> Path:
     StorageError
         When the folder cannot be created or the file cannot be written; no temporary is left.
     """
-    return atomic_write_chunks(path, [data])
+    return atomic_write_chunks(path, [data], durable=durable)
 
 
-def atomic_write_chunks(path: str | Path, chunks: Iterable[bytes]) -> Path:
+def atomic_write_chunks(path: str | Path, chunks: Iterable[bytes], *, durable: bool = True) -> Path:
     """Write the ``chunks`` to ``path`` atomically, as :func:`atomic_write_bytes`, holding one chunk
     at a time in memory (a download is streamed to the disk). Whatever the iteration raises (a
     download refused half-way) leaves ``path`` as it was and no temporary behind."""
@@ -267,7 +268,8 @@ def atomic_write_chunks(path: str | Path, chunks: Iterable[bytes]) -> Path:
             os.chmod(tmp, 0o666 & ~_umask())
             for chunk in chunks:
                 handle.write(chunk)
-            write_durably(handle, b"")
+            if durable:
+                write_durably(handle, b"")
         os.replace(tmp, path)
     except BaseException as exc:
         tmp.unlink(missing_ok=True)

@@ -14,6 +14,9 @@ from .errors import ConfigError
 
 #: Environment variable naming another MATLAB/Octave code folder (e.g. a checkout being edited).
 MATLAB_DIR_VARIABLE = "MLFS_MATLAB_DIR"
+#: Environment variable naming the folder of what is kept between runs to save time (default:
+#: ``$XDG_CACHE_HOME/mlfs-bench``, else ``~/.cache/mlfs-bench``); deleting it loses nothing.
+CACHE_DIR_VARIABLE = "MLFS_CACHE_DIR"
 PACKAGE_DIR = Path(__file__).resolve().parent
 INSTALLED_MATLAB_DIR = PACKAGE_DIR / "matlab"
 CHECKOUT_MATLAB_DIR = PACKAGE_DIR.parents[1] / "matlab"
@@ -41,3 +44,11 @@ def matlab_dir() -> Path:
             return folder
     raise ConfigError("the MATLAB/Octave code was not found: reinstall the package or set "
                       f"{MATLAB_DIR_VARIABLE} to a checkout's matlab/ folder", file=INSTALLED_MATLAB_DIR)
+
+
+def cache_dir() -> Path:
+    """The folder of what is kept between runs to save time (see :data:`CACHE_DIR_VARIABLE`)."""
+    override = os.environ.get(CACHE_DIR_VARIABLE)
+    if override:
+        return Path(override)
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "mlfs-bench"

@@ -26,7 +26,7 @@ from ..fileio import atomic_write_bytes, atomic_write_json
 from ..names import validate_name
 from .folds import fold_bytes, fold_path
 from .dataset import Dataset
-from .scaling import make_scaler, scale_fold
+from .scaling import check_scaler, scale_fold
 from .splits import Split, check_split_settings, stratified_splits
 
 SIDECAR_SCHEMA = "mlfs-bench/fold-sidecar/1"
@@ -53,7 +53,7 @@ class ExportSettings:
         """Return self, or raise ConfigError for invalid split or scaler settings."""
         check_split_settings(self.mode, self.n_folds, self.seed,
                              self.test_size if self.mode == "holdout" else None)
-        make_scaler(self.scaler, clip_test=self.clip_test)
+        check_scaler(self.scaler, clip_test=self.clip_test)
         return self
 
 

@@ -22,14 +22,20 @@ if TYPE_CHECKING:
 SCALERS = ("minmax", "zscore", "none")
 
 
-def make_scaler(kind: str, *, clip_test: bool = False) -> TransformerMixin:
-    """Return an unfitted scikit-learn transformer for ``kind`` (see the module docstring)."""
+def check_scaler(kind: str, *, clip_test: bool = False) -> None:
+    """Raise ConfigError unless ``kind`` and ``clip_test`` name a scaler (without importing scikit-learn)."""
     if kind not in SCALERS:
         raise ConfigError("unknown scaler", field="scaler", expected=SCALERS, found=kind)
     if clip_test and kind != "minmax":
         raise ConfigError("clipping applies to the minmax scaler only", field="clip_test",
                           found=f"scaler {kind!r}")
-    # scikit-learn takes about 2 s to import: only a command that scales a fold pays it
+
+
+def make_scaler(kind: str, *, clip_test: bool = False) -> TransformerMixin:
+    """Return an unfitted scikit-learn transformer for ``kind`` (see the module docstring)."""
+    check_scaler(kind, clip_test=clip_test)
+    # scikit-learn takes about 2 s to import: only a command that scales a fold pays it, not one
+    # that checks a suite's settings
     from sklearn.preprocessing import FunctionTransformer, MinMaxScaler, StandardScaler
 
     if kind == "minmax":

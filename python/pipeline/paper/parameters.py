@@ -8,7 +8,6 @@ records what it was made from, so a rerun with the same inputs leaves it as it i
 
 from __future__ import annotations
 
-import hashlib
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,28 +16,25 @@ from typing import Sequence
 import numpy as np
 
 from ..errors import DataError, PipelineError
-from ..fileio import atomic_write_json, atomic_write_text
+from ..fileio import atomic_write_text
 from ..methods import get_method
 from ..report.explorer import Sensitivity, TuningSection
 from ..report.document import DocumentFigure, figures_tex
 from ..report.figures import inches
-from ..report.layout import PAGE_OPTIONS, Page
+from ..report.layout import Page
 from ..report.output import prepare_output_folder
 from ..report.tuning import (CHOSEN_CAPTION, SELECTION_CAPTION, convergence_figure, level, sensitivity_figure,
                              write_table)
-from ..results.layout import MADE_FROM_FILE, is_seed_folder, task_files, tuning_path, variant_method
+from ..results.layout import is_seed_folder, task_files, tuning_path, variant_method
 from ..results.schema import read_ranking_record
-from ..results.staleness import read_json, sha256_or_none, stamp_staleness
-from ..runner.fingerprint import PACKAGE_DIR, python_fingerprint
+from ..results.staleness import read_json
 from ..runner.tuning import SELECTED_BY_INNER
-from ..experiment.model import Experiment
 
 KINDS = {"defaults": "defaults", "declared": "declared in the suite", "inner": "inner-split tuning",
          "sweep": "test-set sweep (optimistic)"}
 SELECTION_HEADER = ["Method", "Parameters chosen by", "Details"]
 #: The selection table's details wrap in a paragraph column.
 SELECTION_ALIGN = "llp"
-_THIS_MODULE = Path(__file__).resolve().relative_to(PACKAGE_DIR).as_posix()
 #: The figures' floats, input by each grid's main.tex with the folder's tables.
 FIGURES_TEX = "parameter_figures.tex"
 
@@ -164,47 +160,6 @@ def objective_traces(results_dir: Path, folder: str, dataset: str, folds: int) -
         if objective is not None and len(objective) > 1:
             traces.append(np.array([np.nan if v is None else float(v) for v in objective], dtype=float))
     return traces
-
-
-def parameter_report_dir(suite: Experiment, root: Path) -> Path:
-    return root / suite.tables["out_dir"] / "parameters"
-
-
-def variant_folders(suite: Experiment) -> list[str]:
-    """The results folder of every method variant of the suite (a sweep's values, a method's seeds)."""
-    return [label for entry in suite.methods for label, _ in entry.variants()]
-
-
-def make_parameter_report(suite: Experiment, results_dir: Path, root: Path) -> str:
-    """Write the suite's parameter report unless it is up to date; return ``made`` or ``up to date``."""
-    out = parameter_report_dir(suite, root)
-    folders = variant_folders(suite)
-    stamp = _stamp(results_dir, folders, suite)
-    if stamp_staleness(out / MADE_FROM_FILE, stamp) is None:
-        return "up to date"
-    write_parameter_report(results_dir, folders, suite.datasets, len(suite.fold_indices), out,
-                           figures=suite.tables["figures"], page=suite_page(suite))
-    atomic_write_json(out / MADE_FROM_FILE, stamp)
-    return "made"
-
-
-def suite_page(suite: Experiment) -> Page:
-    """The document the suite's ``tables:`` section asks for."""
-    return Page(**{name: suite.tables[name] for name in PAGE_OPTIONS})
-
-
-def _stamp(results_dir: Path, folders: list[str], suite: Experiment) -> dict:
-    inputs = hashlib.sha256()
-    for folder in folders:
-        for dataset in suite.datasets:
-            for fold in suite.fold_indices:
-                files = task_files(results_dir, folder, dataset, fold)
-                for path in (tuning_path(results_dir, folder, dataset, fold), files.ranking_record,
-                             *(files.metrics(g.mode) for g in suite.grids)):
-                    inputs.update(f"{path.name}:{sha256_or_none(path)}\n".encode())
-    return {"inputs_sha256": inputs.hexdigest(), "folders": folders, "datasets": list(suite.datasets),
-            "figures": suite.tables["figures"], **{name: suite.tables[name] for name in PAGE_OPTIONS},
-            "code_sha256": python_fingerprint(_THIS_MODULE)["sha256"]}
 
 
 def _chosen_table(results_dir: Path, tuned: list[str], datasets: Sequence[str], folds: int,

@@ -121,10 +121,9 @@ def resume_command(suite_file: Path, root: str | None) -> str:
 
 def _after_tasks(suite: Experiment, paths: PaperPaths, say) -> dict:
     """Seed averages, then each grid's tables (when every average could be made)."""
-    # The report's stack (SciPy's statistics, matplotlib: about 2 s of CPU) is imported only by a run
-    # that makes tables: not by a job-array element, a refused suite or a suite without tables.
-    from .parameters import make_parameter_report, parameter_report_dir
-    from .tables import make_tables
+    # paper.tables imports the report's stack (SciPy's statistics, matplotlib: about 2 s of CPU) only
+    # when tables are stale: not for a job-array element, a refused suite or tables up to date.
+    from .tables import make_parameter_report, make_tables, parameter_report_dir
 
     averages = _average_all_seeds(suite, paths)
     if averages.get("missing"):

@@ -12,25 +12,33 @@ import hashlib
 import sys
 from dataclasses import asdict
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..fileio import atomic_write_json
-from ..report.build import build_report
-from ..report.options import DOCUMENT_OPTIONS, ReportOptions
-from ..results.layout import MADE_FROM_FILE, REFERENCE_FOLDER, all_features_path, tuning_path
+from ..report.options import DOCUMENT_OPTIONS, ReportOptions, plotly_installed
+from ..report.layout import PAGE_OPTIONS, Page
+from ..results.layout import MADE_FROM_FILE, REFERENCE_FOLDER, all_features_path, task_files, tuning_path
 from ..results.staleness import NO_STAMP, sha256_or_none, stamp_staleness
 from ..runner.fingerprint import python_fingerprint
 from ..runner.store import ResultStore
 from ..runner.tasks import GridSpec
-from ..report.explorer import ExplorerExtras, plotly_installed
-from .parameters import parameter_report_dir, tuning_section, variant_folders
 from ..experiment.model import Experiment
+
+if TYPE_CHECKING:
+    from ..report.explorer import ExplorerExtras
 
 #: The module that makes the tables; its fingerprint covers every module it uses.
 REPORT_MODULE = "report/build.py"
+#: The module that writes the parameter report.
+PARAMETER_REPORT_MODULE = "paper/parameters.py"
 
 
 def table_dir(suite: Experiment, root: Path, grid: GridSpec) -> Path:
     return root / suite.tables["out_dir"] / grid.mode
+
+
+def parameter_report_dir(suite: Experiment, root: Path) -> Path:
+    return root / suite.tables["out_dir"] / "parameters"
 
 
 def tables_stamp(suite: Experiment, results_dir: Path, root: Path, grid: GridSpec) -> dict:
@@ -94,18 +102,65 @@ def make_tables(suite: Experiment, results_dir: Path, root: Path, grid: GridSpec
     out = table_dir(suite, root, grid)
     if stamp_staleness(out / MADE_FROM_FILE, stamp) is None:
         return "up to date"
+    # the reporting stack (SciPy's statistics, matplotlib) is imported only to make tables: `status` needs none of it
+    from ..report.build import build_report
+
     build_report(report_options(suite, results_dir, root, grid), on_part=lambda part: print(part.describe()),
                  explorer=explorer_extras(suite, results_dir))
     atomic_write_json(out / MADE_FROM_FILE, stamp)
     return "made"
 
 
-def explorer_extras(suite: Experiment, results_dir: Path) -> ExplorerExtras | None:
+def make_parameter_report(suite: Experiment, results_dir: Path, root: Path) -> str:
+    """Write the suite's parameter report unless it is up to date; return ``made`` or ``up to date``."""
+    out = parameter_report_dir(suite, root)
+    folders = variant_folders(suite)
+    stamp = parameter_report_stamp(results_dir, folders, suite)
+    if stamp_staleness(out / MADE_FROM_FILE, stamp) is None:
+        return "up to date"
+    from .parameters import write_parameter_report  # draws figures: matplotlib only when stale
+
+    write_parameter_report(results_dir, folders, suite.datasets, len(suite.fold_indices), out,
+                           figures=suite.tables["figures"], page=suite_page(suite))
+    atomic_write_json(out / MADE_FROM_FILE, stamp)
+    return "made"
+
+
+def parameter_report_stamp(results_dir: Path, folders: list[str], suite: Experiment) -> dict:
+    """What the parameter report is made from: the tuning, ranking and metrics records of every
+    variant folder, the table options, and the code that writes it."""
+    inputs = hashlib.sha256()
+    for folder in folders:
+        for dataset in suite.datasets:
+            for fold in suite.fold_indices:
+                files = task_files(results_dir, folder, dataset, fold)
+                for path in (tuning_path(results_dir, folder, dataset, fold), files.ranking_record,
+                             *(files.metrics(g.mode) for g in suite.grids)):
+                    inputs.update(f"{path.name}:{sha256_or_none(path)}\n".encode())
+    return {"inputs_sha256": inputs.hexdigest(), "folders": folders, "datasets": list(suite.datasets),
+            "figures": suite.tables["figures"], **{name: suite.tables[name] for name in PAGE_OPTIONS},
+            "code_sha256": python_fingerprint(PARAMETER_REPORT_MODULE)["sha256"]}
+
+
+def variant_folders(suite: Experiment) -> list[str]:
+    """The results folder of every method variant of the suite (a sweep's values, a method's seeds)."""
+    return [label for entry in suite.methods for label, _ in entry.variants()]
+
+
+def suite_page(suite: Experiment) -> Page:
+    """The document the suite's ``tables:`` section asks for."""
+    return Page(**{name: suite.tables[name] for name in PAGE_OPTIONS})
+
+
+def explorer_extras(suite: Experiment, results_dir: Path) -> "ExplorerExtras | None":
     """The results explorer written beside main.tex, with the suite's parameter report; None (and
     a line saying why) where plotly, an optional extra, is not installed."""
     if not plotly_installed():
         print("results explorer not written: it needs plotly (pip install 'mlfs-bench[explorer]')", file=sys.stderr)
         return None
+    from ..report.explorer import ExplorerExtras
+    from .parameters import tuning_section
+
     folders = variant_folders(suite)
     return ExplorerExtras(tuning=lambda _methods, datasets, folds: tuning_section(results_dir, folders, datasets, folds))
 

@@ -17,7 +17,6 @@ display name can add markup. The page is at most :data:`MAX_EXPLORER_PAGE_BYTES`
 from __future__ import annotations
 
 import base64
-import importlib.util
 import json
 import math
 import shlex
@@ -34,6 +33,7 @@ from ..limits import MAX_EXPLORER_PAGE_BYTES, MAX_EXPLORER_RUN_RECORDS
 from ..results.layout import RUN_HISTORY_FOLDER, failures_path
 from ..results.staleness import read_json
 from ..stats.compare import Comparison
+from .options import plotly_installed
 from .tables import MISSING, RankTable, ScoreTable, StatsTable, format_number, format_p
 
 #: Significant digits of the plotted values (a curve is read by eye, the tables give the printed digits).
@@ -76,11 +76,6 @@ class ExplorerExtras:
 
     command: Sequence[str] | None = None
     tuning: TuningReader | None = None
-
-
-def plotly_installed() -> bool:
-    """Whether the explorer can be written (plotly is the optional extra ``explorer``)."""
-    return importlib.util.find_spec("plotly") is not None
 
 
 def explorer_path(out_dir: str | Path, grid: str) -> Path:

@@ -7,6 +7,7 @@ command-line option (``--jobs``), so every front door says the same thing.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from dataclasses import MISSING, dataclass, field, fields, replace
 from numbers import Integral, Real
@@ -22,6 +23,12 @@ from ..limits import (FOLD_COUNT, JOB_COUNT, MAX_CAPTION_NOTE_CHARS, MAX_DISPLAY
 from ..validation import option_range
 from ..stats.fold_tests import FOLD_TESTS
 from .layout import COLUMN_COUNTS, FONT_SIZES, LAYOUTS, PAGE_OPTIONS, PAPER_SIZES, Page
+
+
+def plotly_installed() -> bool:
+    """Whether the results explorer can be written (plotly is the optional extra ``explorer``)."""
+    return importlib.util.find_spec("plotly") is not None
+
 
 #: Largest display map read (the paper's has a few dozen entries of a few bytes each).
 DISPLAY_MAP_LIMITS = replace(CONFIG_LIMITS, max_bytes=256 << 10, max_depth=1, max_string_chars=200)

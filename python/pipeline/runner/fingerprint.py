@@ -40,16 +40,18 @@ from __future__ import annotations
 import ast
 import functools
 import hashlib
+import json
 import os
 import re
 import subprocess
+import sys
 from pathlib import Path
 
 from ..definitions import method_definition_file
-from ..errors import ConfigError
-from ..fileio import open_regular_file, read_regular_file
+from ..errors import ConfigError, StorageError
+from ..fileio import atomic_write_bytes, open_regular_file, read_regular_file
 from ..limits import FINGERPRINT_SCHEME, MAX_CODE_FILE_BYTES
-from ..locations import PACKAGE_DIR, matlab_dir
+from ..locations import PACKAGE_DIR, cache_dir, matlab_dir
 from ..methods.plugins import source_file
 
 REPO_DIR = PACKAGE_DIR.parents[1]
@@ -244,9 +246,9 @@ def _definition_file(method: str | None) -> dict[str, str]:
     return {path.relative_to(PACKAGE_DIR).as_posix(): digest}
 
 
-def _no_analysis(source: bytes) -> tuple[bytes, None]:
+def _no_analysis(source: bytes) -> tuple[str, None]:
     """A file hashed as it is."""
-    return source, None
+    return hashlib.sha256(source).hexdigest(), None
 
 
 def _python_closure(module_path: str) -> dict[str, str]:
@@ -261,24 +263,56 @@ def _python_closure(module_path: str) -> dict[str, str]:
     return seen
 
 
-def _python_imports(source: bytes, module_path: str) -> tuple[bytes, tuple[str, ...]]:
-    """The module's normalised form and the package modules it imports."""
+def _python_imports(source: bytes, module_path: str) -> tuple[str, tuple[str, ...]]:
+    """The hash of the module's normalised form and the package modules it imports."""
+    digest, relative = _python_analysis(source)
+    return digest, tuple(_relative_imports(module_path, relative))
+
+
+def _python_analysis(source: bytes) -> tuple[str, list[tuple[int, str | None, list[str]]]]:
+    """The hash of a Python source's normalised form and its relative imports ``(level, module,
+    names)``: kept in the cache folder (:func:`~pipeline.locations.cache_dir`) under the source's
+    SHA-256, since parsing the hundred modules a run fingerprints takes about a second per command.
+    The entry's name holds the Python version (``ast.dump`` differs between versions) and the scheme."""
+    entry = (cache_dir() / "python-analysis" / f"{sys.implementation.cache_tag}-{FINGERPRINT_SCHEME}"
+             / f"{hashlib.sha256(source).hexdigest()}.json")
+    cached = _cached_analysis(entry)
+    if cached is not None:
+        return cached
     tree = ast.parse(source)
-    imports = tuple(_relative_imports(module_path, tree))
-    return python_canonical(tree), imports
+    relative = [(node.level, node.module, [alias.name for alias in node.names])
+                for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.level > 0]
+    digest = hashlib.sha256(python_canonical(tree)).hexdigest()
+    try:
+        atomic_write_bytes(entry, json.dumps({"sha256": digest, "relative_imports": relative}).encode(), durable=False)
+    except StorageError:  # a cache that cannot be written only costs the time it would save
+        pass
+    return digest, relative
 
 
-def _relative_imports(module_path: str, tree: ast.Module) -> list[str]:
+def _cached_analysis(entry: Path) -> tuple[str, list[tuple[int, str | None, list[str]]]] | None:
+    """The analysis kept in ``entry``, or None when there is none or it is not a well-formed one."""
+    try:
+        kept = json.loads(read_regular_file(entry, "cache entry", 1 << 20, ConfigError))
+        digest, relative = kept["sha256"], [tuple(spec) for spec in kept["relative_imports"]]
+        well_formed = (isinstance(digest, str) and re.fullmatch("[0-9a-f]{64}", digest) is not None
+                       and all(type(level) is int and level > 0 and (module is None or isinstance(module, str))
+                               and isinstance(names, list) and all(isinstance(name, str) for name in names)
+                               for level, module, names in relative))
+    except (OSError, ConfigError, ValueError, KeyError, TypeError, RecursionError):
+        return None
+    return (digest, relative) if well_formed else None
+
+
+def _relative_imports(module_path: str, relative: list[tuple[int, str | None, list[str]]]) -> list[str]:
     """Package-relative module files imported by ``module_path`` (``from .x import y`` forms)."""
     folder = Path(module_path).parent
     found = []
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.ImportFrom) or node.level == 0:
-            continue
+    for level, module, names in relative:
         base = folder
-        for _ in range(node.level - 1):
+        for _ in range(level - 1):
             base = base.parent
-        stems = [node.module.replace(".", "/")] if node.module else [alias.name for alias in node.names]
+        stems = [module.replace(".", "/")] if module else names
         for stem in stems:
             for candidate in (base / f"{stem}.py", base / stem / "__init__.py"):
                 if (PACKAGE_DIR / candidate).is_file():
@@ -287,8 +321,8 @@ def _relative_imports(module_path: str, tree: ast.Module) -> list[str]:
     return found
 
 
-def _folder_imports(source: bytes, folder: Path) -> tuple[bytes, tuple[Path, ...]]:
-    """The plug-in file's normalised form and the files of ``folder`` it imports by module name
+def _folder_imports(source: bytes, folder: Path) -> tuple[str, tuple[Path, ...]]:
+    """The hash of the plug-in file's normalised form and the files of ``folder`` it imports by module name
     (absolute, top-level imports)."""
     tree = ast.parse(source)
     found = []
@@ -303,7 +337,7 @@ def _folder_imports(source: bytes, folder: Path) -> tuple[bytes, tuple[Path, ...
             candidate = folder / f"{name.split('.')[0]}.py"
             if candidate.is_file():
                 found.append(candidate)
-    return python_canonical(tree), tuple(found)
+    return hashlib.sha256(python_canonical(tree)).hexdigest(), tuple(found)
 
 
 def _matlab_closure(function: str, code_dir: Path, plugin_dir: Path | None = None) -> dict[str, str]:
@@ -326,15 +360,15 @@ def _matlab_closure(function: str, code_dir: Path, plugin_dir: Path | None = Non
     return seen
 
 
-def _matlab_words(source: bytes) -> tuple[bytes, frozenset[str]]:
-    """The file's normalised form and the words of its code (candidate function names)."""
+def _matlab_words(source: bytes) -> tuple[str, frozenset[str]]:
+    """The hash of the file's normalised form and the words of its code (candidate function names)."""
     canonical = matlab_canonical(source)
-    return canonical, frozenset(word.decode() for word in _WORD.findall(canonical))
+    return hashlib.sha256(canonical).hexdigest(), frozenset(word.decode() for word in _WORD.findall(canonical))
 
 
 def _read_once(path: Path, analyse, *args) -> tuple[str, object]:
-    """(sha256 of the normalised form, analysis) of ``path``, where ``analyse(source, *args)`` gives
-    both; reused while its size and modification time stay the same: every task of a run checks the
+    """(sha256 of the normalised form, analysis) of ``path``, as ``analyse(source, *args)`` gives
+    them; reused while its size and modification time stay the same: every task of a run checks the
     same files."""
     stat = path.stat()
     return _analysed(path, stat.st_mtime_ns, stat.st_size, analyse, args)
@@ -343,8 +377,7 @@ def _read_once(path: Path, analyse, *args) -> tuple[str, object]:
 @functools.lru_cache(maxsize=4096)
 def _analysed(path: Path, _mtime_ns: int, _size: int, analyse, args: tuple) -> tuple[str, object]:
     source = read_regular_file(path, "code file", MAX_CODE_FILE_BYTES, ConfigError)
-    canonical, analysis = analyse(source, *args)
-    return hashlib.sha256(canonical).hexdigest(), analysis
+    return analyse(source, *args)
 
 
 def _matlab_functions(code_dir: Path) -> dict[str, str]:
