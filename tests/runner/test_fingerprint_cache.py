@@ -10,7 +10,7 @@ import pytest
 
 from pipeline.runner import fingerprint
 
-MODULE = "paper/run.py"  # a closure of about a hundred modules
+MODULE = "experiment/run.py"  # a closure of about a hundred modules
 SMALL = "evaluation/mlknn.py"  # of eight
 
 

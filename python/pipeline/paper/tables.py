@@ -1,8 +1,10 @@
-"""The suite's tables, statistics, figures, report and results explorer, one folder per grid, redone only when stale.
+"""The suite's tables, statistics, figures, report and results explorer, one folder per grid, and its
+parameter report, each redone only when stale.
 
 Each grid's folder records what it was made from (``.made_from.json``: the SHA-256 of every metrics
 and all-features reference file it reads, the report options and the fingerprint of the reporting
-code); a later run with the same inputs leaves the folder as it is. The dataset table is made from
+code); a later run with the same inputs leaves the folder as it is. Deciding that imports nothing of
+the reporting stack, which only a stale folder's remake needs. The dataset table is made from
 the suite's fold files (checked against their sidecars before any task runs).
 """
 
@@ -19,7 +21,7 @@ from ..report.options import DOCUMENT_OPTIONS, ReportOptions, plotly_installed
 from ..report.layout import PAGE_OPTIONS, Page
 from ..results.layout import MADE_FROM_FILE, REFERENCE_FOLDER, all_features_path, task_files, tuning_path
 from ..results.staleness import NO_STAMP, sha256_or_none, stamp_staleness
-from ..runner.fingerprint import python_fingerprint
+from ..runner.fingerprint import PACKAGE_DIR, python_fingerprint
 from ..runner.store import ResultStore
 from ..runner.tasks import GridSpec
 from ..experiment.model import Experiment
@@ -29,8 +31,8 @@ if TYPE_CHECKING:
 
 #: The module that makes the tables; its fingerprint covers every module it uses.
 REPORT_MODULE = "report/build.py"
-#: The module that writes the parameter report.
-PARAMETER_REPORT_MODULE = "paper/parameters.py"
+#: The module that writes the parameter report (named relative to the package, as fingerprints name files).
+PARAMETER_REPORT_MODULE = Path(__file__).with_name("parameters.py").relative_to(PACKAGE_DIR).as_posix()
 
 
 def table_dir(suite: Experiment, root: Path, grid: GridSpec) -> Path:
@@ -152,7 +154,7 @@ def suite_page(suite: Experiment) -> Page:
     return Page(**{name: suite.tables[name] for name in PAGE_OPTIONS})
 
 
-def explorer_extras(suite: Experiment, results_dir: Path) -> "ExplorerExtras | None":
+def explorer_extras(suite: Experiment, results_dir: Path) -> ExplorerExtras | None:
     """The results explorer written beside main.tex, with the suite's parameter report; None (and
     a line saying why) where plotly, an optional extra, is not installed."""
     if not plotly_installed():

@@ -294,7 +294,7 @@ def _cached_analysis(entry: Path) -> tuple[str, list[tuple[int, str | None, list
     """The analysis kept in ``entry``, or None when there is none or it is not a well-formed one."""
     try:
         kept = json.loads(read_regular_file(entry, "cache entry", 1 << 20, ConfigError))
-        digest, relative = kept["sha256"], [tuple(spec) for spec in kept["relative_imports"]]
+        digest, relative = kept["sha256"], [tuple(item) for item in kept["relative_imports"]]
         well_formed = (isinstance(digest, str) and re.fullmatch("[0-9a-f]{64}", digest) is not None
                        and all(type(level) is int and level > 0 and (module is None or isinstance(module, str))
                                and isinstance(names, list) and all(isinstance(name, str) for name in names)
