@@ -21,7 +21,6 @@ from ..errors import ConfigError, DataError
 from ..fileio import dumps_json, read_regular_file
 from ..limits import MAX_HEADER_CHARS, MAX_SCORE_BYTES
 from ..report.output import prepare_output_folder
-from .compare import compare_methods
 from .ranks import average_ranks, check_score_matrix
 
 
@@ -95,6 +94,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         reference = str(table.columns[int(ranks.argmin())])
     else:
         reference = args.ref
+    from .compare import compare_methods  # SciPy's statistics: only for a table that was read
+
     result = compare_methods(table.to_numpy(), table.columns, blocks=table.index,
                              lower_is_better=args.lower_is_better, reference=reference,
                              alphas=args.alpha, bayesian_rope=args.bayesian_rope)

@@ -9,7 +9,6 @@ decide which blocks to drop (and say so) before calling.
 from __future__ import annotations
 
 import numpy as np
-from scipy.stats import rankdata
 
 from ..errors import DataError
 
@@ -60,6 +59,8 @@ def rank_matrix(scores, *, lower_is_better: bool = False) -> np.ndarray:
     """
     matrix = check_score_matrix(scores)
     oriented = matrix if lower_is_better else -matrix
+    from scipy.stats import rankdata  # SciPy's statistics take about 0.7 s to import: not to check a table
+
     return rankdata(oriented, method="average", axis=1)
 
 
