@@ -46,9 +46,6 @@ def pytest_collection_modifyitems(items):
             item.add_marker(FOLDER_MARKERS[folder])
         if folder not in OCTAVE_FOLDERS and OCTAVE_FIXTURES.intersection(item.fixturenames):
             item.add_marker(pytest.mark.octave)
-    # The long tests first (a stable sort: each file's order is kept): the xdist workers then end on
-    # short tests, not one worker on a 40 s test while the other waits.
-    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
 
 
 def pytest_ignore_collect(collection_path: Path, config):
