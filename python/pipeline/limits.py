@@ -82,6 +82,8 @@ MAX_EXPLORER_RUN_RECORDS = 20
 #: mlfs_code_fingerprint and mlfs_plugin_clashes read too. (Read here, not in pipeline.definitions,
 #: which the fingerprint of every Python method covers.)
 MAX_CODE_FILE_BYTES = int(definitions()["code_files"]["max_bytes"])
+#: Largest entry of the fingerprints' cache read back (one holds a hash and a module's relative imports).
+MAX_CACHE_ENTRY_BYTES = 1 << 20
 #: How code files are hashed for a fingerprint (pipeline.runner.fingerprint, mlfs_code_fingerprint.m):
 #: recorded with each fingerprint, so that a result made under another scheme says so when it is stale.
 FINGERPRINT_SCHEME = str(definitions()["code_files"]["fingerprint_scheme"])

@@ -8,6 +8,7 @@ import json
 
 import pytest
 
+from pipeline.limits import MAX_CACHE_ENTRY_BYTES
 from pipeline.runner import fingerprint
 
 MODULE = "experiment/run.py"  # a closure of about a hundred modules
@@ -61,9 +62,9 @@ def test_an_edit_is_seen_through_the_cache_and_a_comment_is_not(cache):
     b'{"sha256": "' + b"0" * 64 + b'", "relative_imports": [[1, 5, ["y"]]]}',
     b'{"sha256": "' + b"0" * 64 + b'", "relative_imports": [[1, "x", "y"]]}',
     b'{"sha256": "' + b"0" * 64 + b'", "relative_imports": [[true, "x", ["y"]]]}',
-    b"[" * 100_000,
+    b"[" * 100_000, b'{"sha256": "' + b"0" * 64 + b'", "relative_imports": []}' + b" " * (MAX_CACHE_ENTRY_BYTES + 1),
 ], ids=["empty", "not-json", "a-list", "short-digest", "no-imports", "level-0", "module-a-number", "names-a-string",
-        "level-a-bool", "deep"])
+        "level-a-bool", "deep", "over-the-limit"])
 def test_a_damaged_entry_is_analysed_again_and_rewritten(cache, damage):
     parsed = fresh_fingerprint(SMALL)
     for entry in entries(cache):

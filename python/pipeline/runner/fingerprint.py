@@ -50,7 +50,7 @@ from pathlib import Path
 from ..definitions import method_definition_file
 from ..errors import ConfigError, StorageError
 from ..fileio import atomic_write_bytes, open_regular_file, read_regular_file
-from ..limits import FINGERPRINT_SCHEME, MAX_CODE_FILE_BYTES
+from ..limits import FINGERPRINT_SCHEME, MAX_CACHE_ENTRY_BYTES, MAX_CODE_FILE_BYTES
 from ..locations import PACKAGE_DIR, cache_dir, matlab_dir
 from ..methods.plugins import source_file
 
@@ -293,7 +293,7 @@ def _python_analysis(source: bytes) -> tuple[str, list[tuple[int, str | None, li
 def _cached_analysis(entry: Path) -> tuple[str, list[tuple[int, str | None, list[str]]]] | None:
     """The analysis kept in ``entry``, or None when there is none or it is not a well-formed one."""
     try:
-        kept = json.loads(read_regular_file(entry, "cache entry", 1 << 20, ConfigError))
+        kept = json.loads(read_regular_file(entry, "cache entry", MAX_CACHE_ENTRY_BYTES, ConfigError))
         digest, relative = kept["sha256"], [tuple(item) for item in kept["relative_imports"]]
         well_formed = (isinstance(digest, str) and re.fullmatch("[0-9a-f]{64}", digest) is not None
                        and all(type(level) is int and level > 0 and (module is None or isinstance(module, str))
