@@ -34,7 +34,7 @@ BEGIN, END = "<!-- performance:begin -->", "<!-- performance:end -->"
 #: The section's groups of bench scripts, in order; a recorded script not listed here goes last.
 GROUPS = (
     ("Core protocol", ("bench_startup", "bench_mlknn_kgrid", "bench_octave_bridge", "bench_executors", "bench_tables",
-                       "bench_paper", *PARTIAL_RUNS["bench_paper"], "bench_tuning", "bench_inner_setup")),
+                       "bench_figures", "bench_paper", *PARTIAL_RUNS["bench_paper"], "bench_tuning", "bench_inner_setup")),
     ("Baselines", ("bench_baselines1", "bench_baselines2", "bench_methods_paper")),
     ("Sibling protocols", ("bench_steering_stats", "bench_motion_metrics", "bench_forecast_metrics",
                            "bench_har_protocol")),

@@ -176,7 +176,7 @@ def test_a_suite_compiles_into_a_paper_a_publisher_accepts(suite_papers, study, 
     tables = suite_papers(study, columns)
     out, parameters = tables / "kgrid", tables / "parameters"
     sizes = check_printable(out, out / "main.pdf")
-    assert any(family.startswith("DejaVuSans") for family in sizes)  # the figures' text is in the PDF, measured
+    assert any(family.startswith("STIXGeneral") for family in sizes)  # the figures' text is in the PDF, measured
     methods, datasets, metrics, _ = STUDIES[study]
     for metric in metrics:
         table = (out / f"table_{METRIC_TABLE_STEM[metric]}.tex").read_text()

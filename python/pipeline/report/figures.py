@@ -30,8 +30,12 @@ _METADATA = {"png": {"Software": None}, "pdf": {"CreationDate": None, "Producer"
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*", "<", ">", "h", "8")
 LINESTYLES = ("-", "--", "-.", ":")
 POINTS_PER_INCH = 72.27
-#: The type of every figure (printed sizes, in pt) and its embedding: the one place they are set.
-STYLE = {"pdf.fonttype": 42, "ps.fonttype": 42, "font.size": 8.0, "axes.titlesize": 8.0, "axes.labelsize": 8.0,
+#: The type of every figure (printed sizes, in pt), its face and its embedding: the one place they are set.
+#: STIX (shipped with matplotlib) is a Times face, the body type of most venues; each PDF embeds a subset of
+#: every font it uses, and STIX's is about 3x faster to make than DejaVu Sans's (its glyph-positioning table
+#: is much smaller), which is most of a figure's time in a report of many figures (bench/bench_figures.py).
+STYLE = {"font.family": "STIXGeneral", "mathtext.fontset": "stix", "pdf.fonttype": 42, "ps.fonttype": 42,
+         "font.size": 8.0, "axes.titlesize": 8.0, "axes.labelsize": 8.0,
          "xtick.labelsize": MIN_TYPE_PT, "ytick.labelsize": MIN_TYPE_PT, "legend.fontsize": MIN_TYPE_PT,
          "figure.titlesize": 8.0, "axes.linewidth": 0.6, "lines.linewidth": 1.0, "lines.markersize": 3.0}
 
@@ -75,12 +79,16 @@ def mpl_escape(text: object) -> str:
 
 
 def save_figure(fig, stem: str | Path, *, dpi: int = 120) -> list[Path]:
-    """Write ``fig`` to ``stem.png`` and ``stem.pdf`` atomically, at its own size, and close it; return the paths."""
+    """Write ``fig`` to ``stem.png`` and ``stem.pdf`` atomically, at its own size, and close it; return the paths.
+
+    The layout (constrained layout: a sixth of a curve figure's time) is computed once, for the first
+    format, and kept for the other: both print the same figure."""
     paths = []
     for fmt in FORMATS:
         buffer = io.BytesIO()
         fig.savefig(buffer, format=fmt, dpi=dpi, metadata=_METADATA[fmt])
         paths.append(atomic_write_bytes(Path(f"{stem}.{fmt}"), buffer.getvalue()))
+        fig.set_layout_engine("none")
     plt.close(fig)
     return paths
 
@@ -140,9 +148,17 @@ def plot_curve_panels(x, panels: Sequence[CurvePanel], stem: str | Path, *, xlab
     names = [mpl_escape(n) for n in dict.fromkeys(n for p in panels for n in p.series)]
     names += [mpl_escape(p.reference_name) for p in panels if p.reference is not None][:1]
     legend_rows = -(-len(names) // legend_columns(names, width_in)) if names else 0
-    height = nrows * 0.8 * width_in / ncols + inches(10) * (legend_rows + 1) + inches(14) * bool(suptitle)
+    # The legend has a strip of its own below the panels (a row of 7 pt type with its spacing is 10.5 pt): a
+    # figure-level legend and x label would share one bottom margin, and the label would print over the legend.
+    legend_height = inches(11 * legend_rows + 6) if legend_rows else 0.0
+    height = nrows * 0.8 * width_in / ncols + inches(10) + legend_height + inches(14) * bool(suptitle)
     # constrained layout fits the labels inside the figure: its size is the printed size
-    fig, axes = plt.subplots(nrows, ncols, figsize=(width_in, height), squeeze=False, layout="constrained")
+    fig = plt.figure(figsize=(width_in, height), layout="constrained")
+    if legend_rows:
+        plots, strip = fig.subfigures(2, 1, height_ratios=[height - legend_height, legend_height])
+    else:
+        plots, strip = fig, None
+    axes = plots.subplots(nrows, ncols, squeeze=False)
     for ax in axes.flat[len(panels):]:
         ax.set_visible(False)
     handles = {}
@@ -159,13 +175,13 @@ def plot_curve_panels(x, panels: Sequence[CurvePanel], stem: str | Path, *, xlab
         ax.set_title(panel.title)
         ax.set_ylabel(panel.ylabel)
         ax.grid(True, alpha=0.3)
-    fig.supxlabel(xlabel, fontsize=STYLE["axes.labelsize"])  # once: the panels share the x axis
+    plots.supxlabel(xlabel, fontsize=STYLE["axes.labelsize"])  # once: the panels share the x axis
     if suptitle:
         fig.suptitle(suptitle)
     labels = [mpl_escape(n.lstrip("\0")) for n in handles]
     if handles:
-        fig.legend(list(handles.values()), labels, loc="outside lower center",
-                   ncol=legend_columns(labels, width_in), frameon=False)
+        strip.legend(list(handles.values()), labels, loc="center", ncol=legend_columns(labels, width_in),
+                     frameon=False)
     return save_figure(fig, stem)
 
 

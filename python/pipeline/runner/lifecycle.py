@@ -9,7 +9,8 @@ without a signal.
 Worker side, :func:`become_worker`: a worker leads its own process group (everything it starts
 is in it, so the driver can end it all with :func:`end_process_group`), ignores the terminal's
 SIGINT (the driver decides), turns SIGTERM into :class:`WorkerStopped` (the running task unwinds:
-claim released, temporaries removed, Octave stopped), gets SIGTERM from the kernel when the
+claim released, temporaries removed, Octave stopped; sent again when it arrived where Python
+drops exceptions, such as a weakref callback), gets SIGTERM from the kernel when the
 driver dies (``PR_SET_PDEATHSIG``), and has a watchdog thread that ends the process group,
 Octave included, if the unwinding takes longer than a grace period or if the driver vanished
 without that signal. :class:`TaskBudget` is what one task may use: the driver enforces its time,
@@ -24,6 +25,7 @@ import ctypes
 import os
 import select
 import signal
+import sys
 import threading
 import time
 from dataclasses import dataclass
@@ -37,6 +39,7 @@ from .claims import release_claims_of_this_process
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 WORKER_GRACE = 3.0  # seconds a worker may take to unwind after SIGTERM before it is ended
+REDELIVERY_DELAY = 0.01  # seconds after a dropped stop before it is sent again
 _PR_SET_PDEATHSIG = 1
 
 
@@ -211,6 +214,7 @@ def become_worker(parent_pid: int, grace: float = WORKER_GRACE) -> "StopSignal":
     signal.signal(signal.SIGHUP, signal.SIG_IGN)
     stop_signal = StopSignal()
     signal.signal(signal.SIGTERM, stop_signal)
+    sys.unraisablehook = stop_signal.redeliver_when_swallowed(sys.unraisablehook)
     wake_read, wake_write = os.pipe()
     os.set_blocking(wake_write, False)
     signal.set_wakeup_fd(wake_write)  # the C-level handler writes here even while Python is busy
@@ -234,6 +238,23 @@ class StopSignal:
         if not self.received:
             self.received = True
             raise WorkerStopped
+
+    def redeliver_when_swallowed(self, previous_hook):
+        """An unraisable-exception hook that sends the stop again when :class:`WorkerStopped` was raised
+        where Python cannot raise it (a weakref callback, ``__del__``) and dropped it: otherwise the
+        task would run on until the watchdog ends the process, and a traceback would reach the
+        terminal. Any other unraisable exception goes to ``previous_hook``."""
+        def hook(unraisable) -> None:
+            if isinstance(unraisable.exc_value, WorkerStopped):
+                self.received = False
+                # Sent from another thread a moment later, the signal is handled once this hook and the
+                # callback have returned (sent from here, its handler would run inside this hook).
+                redelivery = threading.Timer(REDELIVERY_DELAY, os.kill, (os.getpid(), signal.SIGTERM))
+                redelivery.daemon = True
+                redelivery.start()
+            else:
+                previous_hook(unraisable)
+        return hook
 
 
 def _die_with_parent() -> None:
