@@ -2,8 +2,8 @@
 
 A report draws, per grid, a curve figure per dataset and their mean and two CD diagrams per metric;
 each is written as PNG and PDF, and each PDF embeds a subset of every font it uses (TrueType, as
-publishers require). Making that subset is most of a figure's time with DejaVu Sans, whose glyph
-positioning table is large, and about a third of it with STIX. This script draws the figures of a
+publishers require). DejaVu Sans's subsets, with its large glyph-positioning table, take about three
+times as long to make as STIX's. This script draws the figures of a
 study of :data:`N_DATASETS` datasets x :data:`N_METHODS` methods with :data:`pipeline.report.figures.STYLE`
 as shipped and with the previous face, alternating the two in each repetition, and records the
 seconds of each set with the previous face as the peer. The figures go to bench/results.json.

@@ -32,8 +32,8 @@ LINESTYLES = ("-", "--", "-.", ":")
 POINTS_PER_INCH = 72.27
 #: The type of every figure (printed sizes, in pt), its face and its embedding: the one place they are set.
 #: STIX (shipped with matplotlib) is a Times face, the body type of most venues; each PDF embeds a subset of
-#: every font it uses, and STIX's is about 3x faster to make than DejaVu Sans's (its glyph-positioning table
-#: is much smaller), which is most of a figure's time in a report of many figures (bench/bench_figures.py).
+#: every font it uses, and STIX's subsets are made about 3x faster than DejaVu Sans's (whose glyph-positioning
+#: table is much larger): a report's figures take 1.1-1.3x less time (bench/bench_figures.py).
 STYLE = {"font.family": "STIXGeneral", "mathtext.fontset": "stix", "pdf.fonttype": 42, "ps.fonttype": 42,
          "font.size": 8.0, "axes.titlesize": 8.0, "axes.labelsize": 8.0,
          "xtick.labelsize": MIN_TYPE_PT, "ytick.labelsize": MIN_TYPE_PT, "legend.fontsize": MIN_TYPE_PT,
