@@ -167,3 +167,12 @@ def test_compile_pdf_says_when_no_log_was_written(tmp_path, monkeypatch):
         api.compile_pdf(tmp_path / "main.tex")
     assert str(refused.value) == (f"{tmp_path / 'main.tex'}: pdflatex failed and wrote no log "
                                   "(found I cannot write on file main.log)")
+
+
+@pytest.mark.parametrize("option", ["methods", "datasets", "metrics"])
+@pytest.mark.parametrize("function", [api.tables, api.html])
+def test_an_empty_list_of_names_is_refused_not_read_as_nothing_to_report(results, tmp_path, function, option):
+    # html(datasets=[]) once reached min() of an empty sequence (found by test_html_refuses_or_writes)
+    with pytest.raises(ConfigError) as refused:
+        function(results, tmp_path / "out", ref_method="AAA", no_figures=True, **{option: []})
+    assert refused.value.field == f"--{option}" and not (tmp_path / "out").exists()

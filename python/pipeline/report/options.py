@@ -124,6 +124,10 @@ class ReportOptions:
     def _check_values(self) -> None:
         """Refuse values that would fail later (or silently) with a one-line ConfigError."""
         check_option_bounds(self, OPTION_BOUNDS)
+        for option in fields(self):  # --methods, --datasets, --metrics: left out means all, never none
+            if option.type.startswith("list") and option.default is None and getattr(self, option.name) == []:
+                raise ConfigError("names nothing: give at least one, or leave it out for all",
+                                  field=option_name(option.name), found="[]")
         if self.metrics and len(set(self.metrics)) != len(self.metrics):
             raise ConfigError("--metrics lists a metric twice", field="--metrics", found=self.metrics)
         if len(self.caption_note) > MAX_CAPTION_NOTE_CHARS:
