@@ -1,12 +1,15 @@
-"""Time of a report's figures in the shipped type (STIX) against the previous one (DejaVu Sans).
+"""Time of a report's figures as shipped against two previous ways: the previous face (DejaVu Sans)
+and the previous measure of a label's width (the extents of its glyphs' outlines).
 
 A report draws, per grid, a curve figure per dataset and their mean and two CD diagrams per metric;
 each is written as PNG and PDF, and each PDF embeds a subset of every font it uses (TrueType, as
 publishers require). DejaVu Sans's subsets, with its large glyph-positioning table, take about three
-times as long to make as STIX's. This script draws the figures of a
-study of :data:`N_DATASETS` datasets x :data:`N_METHODS` methods with :data:`pipeline.report.figures.STYLE`
-as shipped and with the previous face, alternating the two in each repetition, and records the
-seconds of each set with the previous face as the peer. The figures go to bench/results.json.
+times as long to make as STIX's. The legend and the CD diagram measure their labels to lay them out
+(:func:`pipeline.report.figures.text_inches`): from FreeType's metrics now, from the outlines of the
+glyphs before (25 ms a label). This script draws the figures of a study of :data:`N_DATASETS`
+datasets x :data:`N_METHODS` methods as shipped, with the previous face and with the previous width
+measure, taking turns in each repetition, and records the seconds of each set with the two previous
+ways as peers. The figures go to bench/results.json.
 
     python bench/bench_figures.py [--repeats 3]
 """
@@ -21,9 +24,12 @@ from pathlib import Path
 from unittest import mock
 
 import numpy as np
+from matplotlib.font_manager import FontProperties
+from matplotlib.textpath import TextPath
 
 from pipeline.cli import run_main
 from pipeline.report import figures
+from pipeline.report.layout import MIN_TYPE_PT
 from record import BenchRun, Measurement
 
 N_DATASETS = 6
@@ -50,9 +56,15 @@ def draw_report_figures(out: Path) -> None:
         figures.plot_cd_diagram(ranks, 1.8, out / f"cd_bd_{metric}", control=methods[0])
 
 
-def seconds(out: Path, style: dict | None = None) -> float:
+def outline_inches(text: str, size_pt: float = MIN_TYPE_PT, *, bold: bool = False) -> float:
+    """The previous width measure: the extents of the glyphs' outlines."""
+    font = FontProperties(size=size_pt, weight="bold" if bold else "normal")
+    return figures.inches(TextPath((0, 0), text, prop=font).get_extents().width)
+
+
+def seconds(out: Path, style: dict | None = None, text_inches=figures.text_inches) -> float:
     started = time.perf_counter()
-    with mock.patch.dict(figures.STYLE, style or {}):
+    with mock.patch.dict(figures.STYLE, style or {}), mock.patch.object(figures, "text_inches", text_inches):
         draw_report_figures(out)
     return time.perf_counter() - started
 
@@ -64,12 +76,16 @@ def main(argv=None) -> None:
     with BenchRun(__file__) as run, tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp)
         seconds(out)  # imports, font caches
-        shipped, previous = [], []
+        shipped, previous_face, previous_widths = [], [], []
         for _ in range(args.repeats):
             shipped.append(seconds(out))
-            previous.append(seconds(out, PREVIOUS_FACE))
-        run.figure(f"a report's figures in STIX (shipped), {WORKLOAD}", Measurement(tuple(shipped)), "s",
-                   peers={"the same figures in DejaVu Sans (the previous face)": Measurement(tuple(previous))})
+            previous_face.append(seconds(out, PREVIOUS_FACE))
+            previous_widths.append(seconds(out, text_inches=outline_inches))
+        run.figure(f"a report's figures as shipped (STIX, label widths from the font's metrics), {WORKLOAD}",
+                   Measurement(tuple(shipped)), "s",
+                   peers={"the same figures in DejaVu Sans (the previous face)": Measurement(tuple(previous_face)),
+                          "the same figures, label widths from the glyphs' outlines (the previous measure)":
+                              Measurement(tuple(previous_widths))})
 
 
 if __name__ == "__main__":

@@ -6,12 +6,11 @@ import sys
 
 import numpy as np
 import pytest
-from oct2py.io import Cell
 
 from pipeline.engines import make_engine
 from pipeline.engines.matlab import MatlabEngine, import_matlab_engine, to_matlab_array, to_matlab_value
-from pipeline.engines.octave import (curves_from_engine, defaults_from_engine, evaluation_inputs, failure_message,
-                                     from_engine_value, to_engine_value)
+from pipeline.engines.octave import (_import_oct2py, curves_from_engine, defaults_from_engine, evaluation_inputs,
+                                     failure_message, from_engine_value, to_engine_value)
 from pipeline.errors import EngineError
 from pipeline.evaluation.metrics import METRICS
 from pipeline.methods import get_method
@@ -60,6 +59,7 @@ def test_plugin_defaults_get_their_logicals_back_as_bools(names):
 def test_plugin_defaults_of_a_method_without_parameters_are_an_empty_dict():
     """oct2py carries struct() (a scalar struct without fields) as a cell; mlfs_plugin_defaults says
     it was a struct."""
+    Cell = _import_oct2py().io.Cell  # not `import oct2py`: it would start an Octave for the rest of the session
     assert defaults_from_engine(Cell([[None]]), [], 1.0) == {}
     assert isinstance(defaults_from_engine(Cell([[None]]), [], 0.0), Cell)  # a cell: the loader refuses it
 

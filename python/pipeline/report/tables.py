@@ -7,6 +7,7 @@ marks. They know nothing about where the numbers came from.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import unicodedata
@@ -506,7 +507,11 @@ def check_label(label: str) -> str:
     return label
 
 
-def _latex_filters(env):
+@functools.cache
+def _environment():
+    """The tables' LaTeX environment with their filters, made once per process: Jinja2 then compiles
+    each template on its first use only (compiling took 0.1 s of every table rendered)."""
+    env = latex_environment()
     env.filters["label"] = check_label
     env.filters["fnum"] = format_number
     env.filters["fp"] = format_p
@@ -536,7 +541,7 @@ def _wilcoxon_note(table: StatsTable, escape, approx_mark: str) -> str:
 def render_score_table_latex(table: ScoreTable, template: str = "score_table.tex.j2") -> str:
     """LaTeX (booktabs) source of a score table, one float per part; needs ``booktabs``,
     ``amssymb``, with ``fit_width`` ``graphicx`` and in the landscape layout ``rotating``."""
-    env = _latex_filters(latex_environment())
+    env = _environment()
     stacked, parts = table.arrangement()
     return env.get_template(template).render(t=table, cells=table.cells(), parts=parts, stacked=stacked,
                                              baseline=table.baseline_cells(), **_float_settings(table.layout))
@@ -544,7 +549,7 @@ def render_score_table_latex(table: ScoreTable, template: str = "score_table.tex
 
 def render_stats_table_latex(table: StatsTable, template: str = "stats_table.tex.j2") -> str:
     """LaTeX (booktabs) source of a statistics table; needs ``booktabs`` and ``amssymb``."""
-    env = _latex_filters(latex_environment())
+    env = _environment()
     approx = FOOTNOTE_SYMBOLS["approx"][0]
     return env.get_template(template).render(t=table, approx_mark=approx, parts=table.pairwise_parts(),
                                              wilcoxon_note=_wilcoxon_note(table, latex_escape, approx),
@@ -553,14 +558,14 @@ def render_stats_table_latex(table: StatsTable, template: str = "stats_table.tex
 
 def render_rank_table_latex(table: RankTable, template: str = "rank_table.tex.j2") -> str:
     """LaTeX (booktabs) source of an average-rank table; needs ``booktabs``."""
-    env = _latex_filters(latex_environment())
+    env = _environment()
     return env.get_template(template).render(t=table, cells=table.cells(), parts=table.parts(),
                                              **_float_settings(table.layout))
 
 
 def render_text_table_latex(table: TextTable, template: str = "text_table.tex.j2") -> str:
     """LaTeX (booktabs) source of a text table; cells are escaped; needs ``booktabs``."""
-    env = _latex_filters(latex_environment())
+    env = _environment()
     return env.get_template(template).render(t=table, parts=table.parts(), **_float_settings(table.layout))
 
 
@@ -573,7 +578,7 @@ def render_text_table_markdown(table: TextTable) -> str:
 
 def render_value_table_latex(table: ValueTable, template: str = "value_table.tex.j2") -> str:
     """LaTeX (booktabs) source of a value table; needs ``booktabs``."""
-    env = _latex_filters(latex_environment())
+    env = _environment()
     return env.get_template(template).render(t=table, groups=table.rows(), parts=table.parts(),
                                              **_float_settings(table.layout))
 

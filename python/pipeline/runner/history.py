@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as _dt
+import functools
 import hashlib
 import logging
 import os
@@ -42,6 +43,11 @@ def now_iso() -> str:
 
 
 def package_versions() -> dict[str, str | None]:
+    return dict(_installed_versions())
+
+
+@functools.cache  # each lookup scans the installed distributions (7 ms); they do not change while a process runs
+def _installed_versions() -> dict[str, str | None]:
     versions: dict[str, str | None] = {"python": platform.python_version(), "mlfs-bench": package_version("mlfs-bench")}
     versions.update({name: package_version(name) for name in _PACKAGES})
     return versions

@@ -10,12 +10,14 @@ of freedom, divided by sqrt(2) (``scipy.stats.studentized_range``).
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
 from scipy.stats import studentized_range
 
 
+@functools.cache  # the quantile's numerical inversion takes 6 ms; a report asks for it once per table and figure
 def nemenyi_q(n_methods: int, alpha: float) -> float:
     """Critical value q_alpha for ``n_methods`` methods (e.g. 2.569 for k=4, alpha=0.05)."""
     if n_methods < 2:
