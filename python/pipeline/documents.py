@@ -297,6 +297,11 @@ def _cut(text: str, limit: int = 40) -> str:
 
 # --- values -----------------------------------------------------------------------------------
 
+#: Values the parsers give that :func:`_check_scalar` always accepts (its refusals are of their own types,
+#: and of strings): a result file's curves, thousands of numbers, are passed over without naming each one's path.
+_PLAIN_TYPES = frozenset({float, int, bool, type(None)})
+
+
 def _check_values(document: Any, limits: DocumentLimits) -> None:
     """Refuse over-long integers, non-finite numbers and over-long strings, naming their path."""
     stack: list[tuple[Any, str]] = [(document, "")]
@@ -305,9 +310,10 @@ def _check_values(document: Any, limits: DocumentLimits) -> None:
         if isinstance(value, dict):
             for key, item in value.items():
                 _check_scalar(key, _join(where, key), limits)
-                stack.append((item, _join(where, key)))
+                if type(item) not in _PLAIN_TYPES:
+                    stack.append((item, _join(where, key)))
         elif isinstance(value, list):
-            stack.extend((item, f"{where}[{i}]") for i, item in enumerate(value))
+            stack.extend((item, f"{where}[{i}]") for i, item in enumerate(value) if type(item) not in _PLAIN_TYPES)
         else:
             _check_scalar(value, where, limits)
 
