@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 import sys
 
 import numpy as np
@@ -9,8 +10,8 @@ import pytest
 
 from pipeline.engines import make_engine
 from pipeline.engines.matlab import MatlabEngine, import_matlab_engine, to_matlab_array, to_matlab_value
-from pipeline.engines.octave import (_import_oct2py, curves_from_engine, defaults_from_engine, evaluation_inputs,
-                                     failure_message, from_engine_value, to_engine_value)
+from pipeline.engines.octave import (curves_from_engine, defaults_from_engine, evaluation_inputs, failure_message,
+                                     from_engine_value, import_oct2py, to_engine_value)
 from pipeline.errors import EngineError
 from pipeline.evaluation.metrics import METRICS
 from pipeline.methods import get_method
@@ -59,9 +60,27 @@ def test_plugin_defaults_get_their_logicals_back_as_bools(names):
 def test_plugin_defaults_of_a_method_without_parameters_are_an_empty_dict():
     """oct2py carries struct() (a scalar struct without fields) as a cell; mlfs_plugin_defaults says
     it was a struct."""
-    Cell = _import_oct2py().io.Cell  # not `import oct2py`: it would start an Octave for the rest of the session
+    Cell = import_oct2py().io.Cell  # not `import oct2py`: it would start an Octave for the rest of the session
     assert defaults_from_engine(Cell([[None]]), [], 1.0) == {}
     assert isinstance(defaults_from_engine(Cell([[None]]), [], 0.0), Cell)  # a cell: the loader refuses it
+
+
+IMPORT_OCT2PY_THEN_PANDAS = """
+import sys
+from pipeline.engines.octave import import_oct2py
+oct2py = import_oct2py()
+assert oct2py.Oct2Py is not None and "pandas" not in sys.modules, sorted(m for m in sys.modules if "pandas" in m)
+import pandas
+assert pandas.DataFrame({"a": [1]}).shape == (1, 1)
+print("pandas imported after oct2py")
+"""
+
+
+def test_oct2py_is_imported_without_pandas_which_then_imports_as_usual():
+    """pandas was half of oct2py's import time; it must stay importable for the rest of the process."""
+    done = subprocess.run([sys.executable, "-c", IMPORT_OCT2PY_THEN_PANDAS], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0 and "pandas imported after oct2py" in done.stdout, done.stderr
 
 
 def test_curves_from_engine_casts_counts_to_int():

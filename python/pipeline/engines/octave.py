@@ -461,19 +461,27 @@ def _stderr_to_log():
                     _LOG.info("octave start-up: %s", line.rstrip())
 
 
-def _import_oct2py():
+def import_oct2py():
     """Import oct2py without the default session it starts at import time.
 
     ``import oct2py`` starts an Octave for its module-level ``octave`` object: one more idle Octave
     in every process, a folder on /dev/shm that nothing removes, and chatter on the terminal.
     With ``OCTAVE_EXECUTABLE`` naming a file that is no program, that start fails at once; oct2py
     catches the failure and prints it, which goes to the log.
+
+    pandas is kept out of that import (oct2py imports it, when it can, only to convert DataFrames,
+    which nothing here passes): it was half of the import's time, 0.5-1 s of every process that
+    starts Octave. A None in ``sys.modules`` makes that one import fail; it is removed afterwards,
+    so pandas imports as usual later on.
     """
     module = sys.modules.get("oct2py")
     if module is not None:
         return module
     saved = os.environ.get("OCTAVE_EXECUTABLE")
     os.environ["OCTAVE_EXECUTABLE"] = os.devnull
+    keep_pandas_out = "pandas" not in sys.modules
+    if keep_pandas_out:
+        sys.modules["pandas"] = None
     printed = io.StringIO()
     try:
         with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
@@ -481,6 +489,8 @@ def _import_oct2py():
     except ImportError as exc:
         raise EngineError("the Python package oct2py is not installed (pip install oct2py)") from exc
     finally:
+        if keep_pandas_out and sys.modules.get("pandas", False) is None:
+            del sys.modules["pandas"]
         if saved is None:
             del os.environ["OCTAVE_EXECUTABLE"]
         else:
@@ -495,7 +505,7 @@ def _process_failures() -> tuple[type[BaseException], ...]:
     plot settings before the call)."""
     from pexpect import ExceptionPexpect
 
-    return _import_oct2py().Oct2PyError, ExceptionPexpect, OSError
+    return import_oct2py().Oct2PyError, ExceptionPexpect, OSError
 
 
 @functools.cache
@@ -506,7 +516,7 @@ def _session_class():
     chatter on the terminal, and about a second lost). The session stops instead and starts a new
     process at its next call, through :meth:`OctaveSession.start`.
     """
-    oct2py = _import_oct2py()
+    oct2py = import_oct2py()
 
     class SingleStartOct2Py(oct2py.Oct2Py):
         def restart(self):
