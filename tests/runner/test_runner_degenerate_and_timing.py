@@ -71,4 +71,8 @@ def test_ranking_time_is_the_methods_own_time(medical_fold, tmp_path):
     record = json.loads((results / "VARIANCE" / "medical_fold0_kgrid_metrics.json").read_text())
     written = float((results / "VARIANCE" / "medical_fold0_time.txt").read_text())
     assert written == pytest.approx(record["time_rank_seconds"], abs=1e-6)
-    assert record["time_rank_overhead_seconds"] > 0.3 > record["time_rank_seconds"]  # Octave start-up >> VARIANCE
+    # Octave's start (0.27 s here, 0.3 s and more on slower machines) against VARIANCE's column
+    # variances (0.02 s): were the start counted as the method's time, that time would pass 0.15 s
+    # and be the larger of the two.
+    timing = (record["time_rank_seconds"], record["time_rank_overhead_seconds"])
+    assert timing[0] < 0.15 and timing[1] > 3 * timing[0], timing
