@@ -3,9 +3,11 @@ suite takes on one to four workers.
 
 A task's seconds are those its records hold: the ranking (the method call and the engine's overhead,
 ``time_rank_seconds`` + ``time_rank_overhead_seconds``) and the one ML-kNN pass that scores both grids
-(``time_eval_seconds``). The script prints, per method, the tasks done, their total and their largest
-seconds, and the share of the suite; then the suite's wall time on W workers, found by handing the
-tasks out in the run's order to whichever worker is free first (what the process executor does).
+(``time_eval_seconds``). A task stopped at its budget costs the seconds its out-of-budget record says
+it used: it held a worker that long. The script prints, per method, the tasks ended (done or out of
+budget), their total and their largest seconds, and the share of the suite; then the suite's wall time
+on W workers, found by handing the tasks out in the run's order to whichever worker is free first
+(what the process executor does); then every task out of budget, by method, with the datasets.
 The records hold wall times: a run that shared the machine with other work recorded longer ones,
 so give the figures of a run that had the machine to itself. Tasks not done yet are counted and
 named in the output, never guessed.
@@ -29,6 +31,7 @@ sys.path.insert(0, str(REPO / "python"))
 
 from pipeline.experiment.model import load_suite  # noqa: E402
 from pipeline.paper.run import PaperPaths  # noqa: E402
+from pipeline.results.budget import read_budget_record  # noqa: E402
 from pipeline.results.layout import REFERENCE_FOLDER, all_features_path, task_files  # noqa: E402
 from pipeline.results.staleness import read_json  # noqa: E402
 
@@ -43,6 +46,14 @@ def task_seconds(results: Path, task) -> float | None:
     ranking = _seconds(files.ranking_record, ("time_rank_seconds", "time_rank_overhead_seconds"))
     evaluation = _seconds(files.kgrid, ("time_eval_seconds",)) or _seconds(files.pgrid, ("time_eval_seconds",))
     return None if ranking is None or evaluation is None else ranking + evaluation
+
+
+def stopped_at_budget(results: Path, task) -> tuple[str, float] | None:
+    """The budget (``memory`` or ``time``) a task ran out of and the seconds it used, or None."""
+    if task.method == REFERENCE_FOLDER:
+        return None
+    record = read_budget_record(results, task.folder, task.dataset, task.fold)
+    return None if record is None else (record["budget"], float(record["seconds"]))
 
 
 def _seconds(path: Path, keys: tuple[str, ...]) -> float | None:
@@ -70,22 +81,28 @@ def main(argv: list[str] | None = None) -> int:
     suite = load_suite(args.suite)
     results = PaperPaths.of(suite, args.root).results
     tasks = [t for t in suite.tasks() if args.folds is None or t.fold < args.folds]
-    done, missing, per_method = [], [], defaultdict(list)
+    done, missing, per_method, stopped = [], [], defaultdict(list), defaultdict(list)
     for task in tasks:
-        seconds = task_seconds(results, task)
+        seconds, budget = task_seconds(results, task), stopped_at_budget(results, task)
+        if seconds is None and budget is not None:
+            seconds = budget[1]
+            stopped[task.method].append(f"{task.dataset} ({budget[0]}, {seconds:.0f} s)")
         if seconds is None:
             missing.append(task.key)
             continue
         done.append(seconds)
         per_method[task.method].append(seconds)
     total = sum(done)
-    print(f"{len(done)} of {len(tasks)} tasks done, {total / 3600:.2f} task-hours recorded")
+    print(f"{len(done)} of {len(tasks)} tasks ended ({sum(map(len, stopped.values()))} of them out of budget), "
+          f"{total / 3600:.2f} task-hours recorded")
     print(f"{'method':<12}{'tasks':>6}{'hours':>8}{'largest s':>11}{'share':>7}")
     for method, values in sorted(per_method.items(), key=lambda item: -sum(item[1])):
         print(f"{method:<12}{len(values):>6}{sum(values) / 3600:>8.2f}{max(values):>11.1f}"
               f"{sum(values) / total:>7.1%}")
     for workers in WORKERS:
-        print(f"the done tasks on {workers} worker(s): {makespan(done, workers) / 3600:.2f} h of wall time")
+        print(f"the ended tasks on {workers} worker(s): {makespan(done, workers) / 3600:.2f} h of wall time")
+    for method, where in stopped.items():
+        print(f"out of budget: {method} on {', '.join(where)}")
     if missing:
         print(f"not done ({len(missing)}), e.g. {', '.join(missing[:5])}")
     return 0
