@@ -40,3 +40,25 @@ def end_process_group(pgid: int) -> None:
     """SIGKILL every process of the group ``pgid`` (a worker and all it started; none may be left)."""
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, signal.SIGKILL)
+
+
+def end_process_tree(pid: int) -> None:
+    """SIGKILL process ``pid`` (alive, or dead but not yet reaped), the group it leads, and every process
+    descended from it in whatever group or session.
+
+    The group alone is not enough: oct2py starts Octave in a session of its own (on the terminal it
+    opens for it), so a worker killed as a group left its Octave computing, possibly for long minutes
+    (Octave acts on the terminal's hang-up only between two statements). The group is stopped first,
+    so that none of it starts another process between the listing and the kill."""
+    import psutil  # the driver and the workers have it loaded; the modules importing this one need not
+
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGSTOP)
+    try:
+        descendants = psutil.Process(pid).children(recursive=True)
+    except psutil.Error:
+        descendants = []
+    end_process_group(pid)
+    for process in descendants:
+        with contextlib.suppress(psutil.Error):
+            process.kill()

@@ -9,6 +9,7 @@ the budget (plug-ins written by the tests, the runner's small planted folds).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import subprocess
 import sys
@@ -126,6 +127,55 @@ def test_an_octave_task_over_its_memory_budget_ends_out_of_budget(tmp_path):
     assert line.startswith("OUT OF BUDGET (memory) OHOG/toy/fold0: out of its memory budget of 256 MiB"), line
     assert "out of memory or dimension too large for Octave's index type" in line
     assert read_budget_record(results, "OHOG", "toy", 0)["budget"] == "memory"
+
+
+#: One Octave builtin of about 17 s here (2 cores, OpenBLAS, one thread): Octave acts on the hang-up
+#: of its terminal only between two statements, so it would run on well after its worker was killed.
+OCTAVE_LONG_BUILTIN = """function [ranking, info] = OSLOW(X_train, Y_train, params, init)
+  if nargin == 0
+    ranking = struct();
+    return
+  end
+  eig(rand(3000));
+  ranking = 1:size(X_train, 2);
+  info = struct();
+end
+"""
+
+
+@pytest.mark.octave
+def test_an_octave_task_over_its_time_budget_leaves_no_octave_running(tmp_path):
+    """The driver used to kill the worker's process group only; Octave, in a session of its own,
+    computed on (a run of the large suite found one 15 minutes after its task ran out of time)."""
+    import os
+    import time
+
+    import psutil
+
+    folds = make_fold_dir(tmp_path / "folds", n_folds=1)
+    plugin = tmp_path / "oslow"
+    plugin.mkdir()
+    (plugin / "OSLOW.m").write_text(OCTAVE_LONG_BUILTIN)
+    mark = f"mlfs-budget-test-{os.getpid()}-{time.monotonic_ns()}"
+    proc = subprocess.run(kgrid_command(folds, tmp_path / "res", "--k-max", "20", "--engine", "octave", "--methods",
+                                        "OSLOW", "VARIANCE", "--plugins", str(plugin), "--task-timeout", "3"),
+                          capture_output=True, text=True, timeout=300, env={**os.environ, "MLFS_TEST_MARK": mark})
+    assert proc.returncode == 0, proc.stderr
+    (line,) = _out_of_budget_lines(proc.stderr)
+    assert line.startswith("OUT OF BUDGET (time) OSLOW/toy/fold0: out of its time budget of 3 s after "), line
+
+    def left_running() -> list[str]:
+        found = []
+        for process in psutil.process_iter(["name", "status"]):
+            with contextlib.suppress(psutil.Error):
+                if process.info["status"] != psutil.STATUS_ZOMBIE and process.environ().get("MLFS_TEST_MARK") == mark:
+                    found.append(f"{process.pid} {process.info['name']}")
+        return found
+
+    deadline = time.monotonic() + 2.0  # a killed process is reaped by init within moments
+    while left_running() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert left_running() == []
 
 
 @pytest.mark.slow  # a LocalCluster and its workers start: ~20 s on a shared machine; the pool's time

@@ -42,7 +42,7 @@ from ..fileio import process_scratch_dir, remove_abandoned_scratch_dirs, remove_
 from ..limits import format_memory_size
 from .claims import release_claims_of_this_process
 from .history import LOGGER_NAME, attach_log
-from ..processes import WorkerStopped, describe_exit_code, end_process_group, lead_process_group
+from ..processes import WorkerStopped, describe_exit_code, end_process_group, end_process_tree, lead_process_group
 from .lifecycle import (WORKER_GRACE, RunStop, TaskBudget, become_worker, memory_limited, peak_resident_bytes,
                         stop_signals_blocked)
 from .run import Outcome, RunSettings, Workbench, run_task
@@ -175,17 +175,22 @@ class _Worker:
                        time.monotonic() - self.started)
 
     def end_if_over(self, budget: TaskBudget) -> Outcome | None:
-        """If the running task is over its time ``budget``: kill the worker's process group, end the
-        task out of budget (with the peak memory its processes had reached)."""
+        """If the running task is over its time ``budget``: kill the worker and every process it started
+        (Octave included), end the task out of budget (with the peak memory its processes had reached)."""
         if self.task is None or not budget.is_over(self.started):
             return None
         peak = peak_resident_bytes(self.process.pid)
-        end_process_group(self.process.pid)
+        end_process_tree(self.process.pid)
         self.process.join()
         task, self.task = self.task, None
         stopped = Outcome(task, "failed", error_type="TaskTimeout", seconds=time.monotonic() - self.started)
         return out_of_budget(stopped, budget, "time", peak, f"its worker process {self.process.pid} and every "
                                                             "process it started were killed; a new worker took its place")
+
+    def kill(self) -> None:
+        """SIGKILL the worker and every process it started, Octave included (none is left running)."""
+        if self.alive:
+            end_process_tree(self.process.pid)
 
     def stop(self, sig: int) -> None:
         if self.alive:
@@ -202,9 +207,9 @@ class _Worker:
             pass
         self.conn.close()
         self.process.join(DRIVER_GRACE)
-        self.stop(signal.SIGKILL)
+        self.kill()
         self.process.join()
-        end_process_group(self.process.pid)  # what it started and left running
+        end_process_group(self.process.pid)  # what it started and left running in its group
 
 
 def out_of_budget(outcome: Outcome, budget: TaskBudget, kind: str, peak_bytes: int | None, how: str) -> Outcome:
@@ -329,6 +334,6 @@ class WorkerPool:
                 elif not worker.alive:
                     worker.task = None  # stopped before it finished: reported as interrupted
         for worker in self._workers:
-            worker.stop(signal.SIGKILL)
+            worker.kill()
             worker.task = None
         self.close()
