@@ -143,7 +143,9 @@ def test_ctrl_c_stops_the_paper_and_the_same_command_resumes_it(tmp_path, shared
     _, err = run.communicate(timeout=300)
     assert run.returncode == 130, err
     assert "Traceback" not in err and "interrupted by SIGINT" in err
-    assert f"resume with the same command (python -m pipeline.paper run {suite} --root {tmp_path})" in err, err
+    # every option given, as given (a run of one fold, with --folds 1, is resumed with --folds 1)
+    assert f"resume with the same command (python -m pipeline.paper run {suite} --root {tmp_path} --no-progress)" \
+        in err, err
     assert "--skip-existing" not in err  # which this command refuses
     assert not (tmp_path / "paper" / "tables").exists()  # no tables from a partial run
     _, alive = psutil.wait_procs(workers, timeout=60)

@@ -10,6 +10,7 @@ See docs/paper.md for the suite file and what a rerun redoes.
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Sequence
 
@@ -78,6 +79,7 @@ def _add_sbatch_options(sub: argparse.ArgumentParser) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
     args = build_parser().parse_args(argv)
     # The suite's schema, the run and the tables import pydantic, SciPy, matplotlib and the rest:
     # imported once the arguments are parsed, so --help and a usage error answer at once.
@@ -108,7 +110,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _sbatch(args, suite, paths, to_export)
     arguments = {key: (str(value) if isinstance(value, Path) else value) for key, value in vars(args).items()}
     return run_paper(suite, args.suite, paths, to_export=to_export, raw_root=args.data_root,
-                     arguments=arguments, tables=not args.no_tables)
+                     arguments=arguments, argv=argv, tables=not args.no_tables)
 
 
 def _forwarded_options(args: argparse.Namespace) -> tuple[str, ...]:

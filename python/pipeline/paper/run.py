@@ -12,6 +12,7 @@ import shlex
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Sequence
 
 from ..data.folds import sha256_file
 from ..errors import ConfigError
@@ -87,11 +88,12 @@ def _check_inside(root: Path, relative: str, field: str) -> None:
 
 
 def run_paper(suite: Experiment, suite_file: Path, paths: PaperPaths, *, to_export: list[str], raw_root: Path | None,
-              arguments: dict, tables: bool = True) -> int:
+              arguments: dict, argv: Sequence[str], tables: bool = True) -> int:
     """Run the suite, first exporting the folds of ``to_export`` (:func:`~.folds.check_folds`), then
     (when the suite declares tables) its seed averages and tables; return the exit code (0 ok, 1 a task
     or step failed, 2 bad input or storage fault, 128 + n when stopped by signal n). ``tables=False``
-    computes the tasks only (an element of a job array: the tables are made once, after the array)."""
+    computes the tasks only (an element of a job array: the tables are made once, after the array).
+    ``argv``: the command's arguments, for the command that resumes a stopped run."""
     say = _printer()
     export_folds(suite, to_export, paths.folds, raw_root, report=say)
     check_inner_sizes(suite, paths.folds)
@@ -107,16 +109,14 @@ def run_paper(suite: Experiment, suite_file: Path, paths: PaperPaths, *, to_expo
     return run_experiment(suite, folds_dir=paths.folds, results_dir=paths.results, arguments=arguments,
                           after_tasks=None if suite.tables is None or not tables else after_tasks,
                           record={"suite_file": str(suite_file), "suite_sha256": sha256_file(suite_file)},
-                          resume=resume_command(suite_file, arguments.get("root")))
+                          resume=resume_command(argv))
 
 
-def resume_command(suite_file: Path, root: str | None) -> str:
-    """What resumes a stopped suite run: the same command, which redoes only what is missing or stale
-    (it refuses --skip-existing, which a suite's ``run.skip_existing`` stands for)."""
-    command = f"python -m pipeline.paper run {shlex.quote(str(suite_file))}"
-    if root not in (None, "."):
-        command += f" --root {shlex.quote(str(root))}"
-    return f"the same command ({command}), which redoes only what is missing or stale"
+def resume_command(argv: Sequence[str]) -> str:
+    """What resumes a stopped suite run: the same command with every option it was given (``--folds 1``
+    resumes the one fold, not all of them), which redoes only what is missing or stale."""
+    return (f"the same command ({shlex.join(['python', '-m', 'pipeline.paper', *argv])}), which redoes only "
+            "what is missing or stale")
 
 
 def _after_tasks(suite: Experiment, paths: PaperPaths, say) -> dict:
