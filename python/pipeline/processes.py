@@ -42,23 +42,28 @@ def end_process_group(pgid: int) -> None:
         os.killpg(pgid, signal.SIGKILL)
 
 
-def end_process_tree(pid: int) -> None:
-    """SIGKILL process ``pid`` (alive, or dead but not yet reaped), the group it leads, and every process
-    descended from it in whatever group or session.
+#: The environment variable that carries a worker's mark (:func:`end_worker_processes`). Every program
+#: the worker starts inherits it, Octave included, which the worker's process group does not hold:
+#: oct2py starts Octave on a terminal of its own, in a session of its own.
+WORKER_MARK = "MLFS_WORKER_MARK"
 
-    The group alone is not enough: oct2py starts Octave in a session of its own (on the terminal it
-    opens for it), so a worker killed as a group left its Octave computing, possibly for long minutes
-    (Octave acts on the terminal's hang-up only between two statements). The group is stopped first,
-    so that none of it starts another process between the listing and the kill."""
-    import psutil  # the driver and the workers have it loaded; the modules importing this one need not
+
+def end_worker_processes(pgid: int, mark: str) -> None:
+    """SIGKILL a worker's process group ``pgid`` and every process whose environment carries its
+    ``mark``, in whatever group or session, and even after the worker died (its Octave then belongs
+    to init).
+
+    The group alone is not enough: a worker killed as a group left its Octave computing, for minutes
+    (Octave acts on its terminal's hang-up only between two statements). The group is stopped first,
+    so that none of it starts another program between the search and the kill. A process the worker
+    forked without starting a program shows the environment the driver started with, not the mark:
+    it is in the group."""
+    import psutil  # the driver has it loaded (the workers' peak memory); modules importing this one need not
 
     with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pid, signal.SIGSTOP)
-    try:
-        descendants = psutil.Process(pid).children(recursive=True)
-    except psutil.Error:
-        descendants = []
-    end_process_group(pid)
-    for process in descendants:
-        with contextlib.suppress(psutil.Error):
-            process.kill()
+        os.killpg(pgid, signal.SIGSTOP)
+    end_process_group(pgid)
+    for process in psutil.process_iter():
+        with contextlib.suppress(psutil.Error):  # gone meanwhile, or another user's
+            if process.environ().get(WORKER_MARK) == mark:
+                process.kill()

@@ -160,24 +160,43 @@ def test_a_task_over_its_time_budget_is_ended_with_all_it_started(tmp_path, exec
 
 
 def test_what_a_method_leaves_running_ends_with_the_run(tmp_path):
-    """Children (``sleep 300``, a fork) and non-daemon threads, started at import (in the driver,
-    which loads the plug-in to know its method) and while ranking, used to outlive the run or keep
-    it from exiting after its summary."""
+    """Children (``sleep 300``, one in a session of its own as oct2py starts Octave, a fork) and
+    non-daemon threads, started at import (in the driver, which loads the plug-in to know its method)
+    and while ranking, used to outlive the run or keep it from exiting after its summary."""
     pids = tmp_path / "pids.txt"
     plugin = python_plugin(tmp_path / "litter", "LITTER", f"""
         child = subprocess.Popen(["sleep", "300"])
+        own_session = subprocess.Popen(["sleep", "300"], start_new_session=True)
         forked = os.fork()
         if forked == 0:
             time.sleep(300)
             os._exit(0)
         threading.Thread(target=time.sleep, args=(300,)).start()
         with open({str(pids)!r}, "a") as handle:
-            handle.write(f" {{child.pid}} {{forked}}")
+            handle.write(f" {{child.pid}} {{own_session.pid}} {{forked}}")
     """, at_import="threading.Thread(target=time.sleep, args=(300,)).start()")
     proc = _run_plugin(tmp_path, plugin)
     assert proc.returncode == 0, proc.stderr
     assert summary_counts(proc.stderr)["done"] == 3
-    assert len(_pids(pids)) == 2 and alive(_pids(pids)) == []
+    assert len(_pids(pids)) == 3 and alive(_pids(pids)) == []
+
+
+def test_a_dead_workers_programs_in_sessions_of_their_own_end_with_it(tmp_path):
+    """A program in a session of its own (as oct2py starts Octave) is outside its worker's process
+    group: when the worker died, it used to run on (its parent then init)."""
+    pids = tmp_path / "pids.txt"
+    plugin = python_plugin(tmp_path / "orphan", "ORPHAN", f"""
+        own_session = subprocess.Popen(["sleep", "300"], start_new_session=True)
+        with open({str(pids)!r}, "w") as handle:
+            handle.write(str(own_session.pid))
+        os.kill(os.getppid(), signal.SIGKILL)  # the plug-in's code runs in a child of the worker
+        time.sleep(300)
+    """)
+    proc = _run_plugin(tmp_path, plugin)
+    assert proc.returncode == 1, proc.stderr
+    assert "ORPHAN/toy/fold0: worker process" in proc.stderr and "crashed (killed by SIGKILL)" in proc.stderr
+    assert summary_counts(proc.stderr)["done"] == 2  # VARIANCE and the reference, on a fresh worker
+    assert len(_pids(pids)) == 1 and alive(_pids(pids)) == []
 
 
 def test_sigterm_before_the_run_starts_exits_143(tmp_path):

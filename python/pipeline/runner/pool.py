@@ -27,6 +27,7 @@ import json
 import logging
 import multiprocessing
 import os
+import secrets
 import signal
 import sys
 import tempfile
@@ -42,7 +43,8 @@ from ..fileio import process_scratch_dir, remove_abandoned_scratch_dirs, remove_
 from ..limits import format_memory_size
 from .claims import release_claims_of_this_process
 from .history import LOGGER_NAME, attach_log
-from ..processes import WorkerStopped, describe_exit_code, end_process_group, end_process_tree, lead_process_group
+from ..processes import (WORKER_MARK, WorkerStopped, describe_exit_code, end_worker_processes,
+                         lead_process_group)
 from .lifecycle import (WORKER_GRACE, RunStop, TaskBudget, become_worker, memory_limited, peak_resident_bytes,
                         stop_signals_blocked)
 from .run import Outcome, RunSettings, Workbench, run_task
@@ -81,13 +83,15 @@ def configure_worker(settings: RunSettings, shares_cores: bool = True) -> None:
         attach_log(settings.log_file)
 
 
-def _worker_main(conn: Connection, settings: RunSettings, parent_pid: int, shares_cores: bool) -> None:
+def _worker_main(conn: Connection, settings: RunSettings, parent_pid: int, shares_cores: bool, mark: str) -> None:
     """A worker's life: run the tasks the driver sends until it says stop, or until SIGTERM.
 
-    It ends with ``os._exit``: threads a plug-in left behind do not keep it alive, and no exit
+    Every program it starts carries its ``mark`` in its environment, so that the driver can end them
+    all. It ends with ``os._exit``: threads a plug-in left behind do not keep it alive, and no exit
     handler of the driver it was forked from runs here.
     """
     bench, code = None, 0
+    os.environ[WORKER_MARK] = mark
     try:
         stop_signal = become_worker(parent_pid)
         tempfile.tempdir = str(process_scratch_dir())  # everything temporary goes with the worker
@@ -130,8 +134,9 @@ class _Worker:
     def __init__(self, settings: RunSettings, shares_cores: bool):
         context = multiprocessing.get_context("fork")
         self.conn, child_end = context.Pipe(duplex=True)
-        self.process = context.Process(target=_worker_main, args=(child_end, settings, os.getpid(), shares_cores),
-                                       daemon=True, name="mlfs-worker")
+        self.mark = f"{os.getpid()}-{secrets.token_hex(8)}"  # one per worker, never reused
+        self.process = context.Process(target=_worker_main, args=(child_end, settings, os.getpid(), shares_cores,
+                                                                  self.mark), daemon=True, name="mlfs-worker")
         with stop_signals_blocked():  # the child installs its own handlers before it sees a signal
             self.process.start()
         lead_process_group(self.process.pid)
@@ -180,7 +185,7 @@ class _Worker:
         if self.task is None or not budget.is_over(self.started):
             return None
         peak = peak_resident_bytes(self.process.pid)
-        end_process_tree(self.process.pid)
+        self.kill()
         self.process.join()
         task, self.task = self.task, None
         stopped = Outcome(task, "failed", error_type="TaskTimeout", seconds=time.monotonic() - self.started)
@@ -189,8 +194,7 @@ class _Worker:
 
     def kill(self) -> None:
         """SIGKILL the worker and every process it started, Octave included (none is left running)."""
-        if self.alive:
-            end_process_tree(self.process.pid)
+        end_worker_processes(self.process.pid, self.mark)
 
     def stop(self, sig: int) -> None:
         if self.alive:
@@ -207,9 +211,8 @@ class _Worker:
             pass
         self.conn.close()
         self.process.join(DRIVER_GRACE)
-        self.kill()
+        self.kill()  # what is left of it, and what it started and left running (a dead worker's Octave too)
         self.process.join()
-        end_process_group(self.process.pid)  # what it started and left running in its group
 
 
 def out_of_budget(outcome: Outcome, budget: TaskBudget, kind: str, peak_bytes: int | None, how: str) -> Outcome:
