@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import secrets
 import signal
 
 
@@ -46,6 +47,16 @@ def end_process_group(pgid: int) -> None:
 #: the worker starts inherits it, Octave included, which the worker's process group does not hold:
 #: oct2py starts Octave on a terminal of its own, in a session of its own.
 WORKER_MARK = "MLFS_WORKER_MARK"
+
+
+def new_worker_mark() -> str:
+    """A mark for a worker about to be forked, unique on this machine (the driver's pid and 64 random bits)."""
+    return f"{os.getpid()}-{secrets.token_hex(8)}"
+
+
+def carry_worker_mark(mark: str) -> None:
+    """In a freshly forked worker: make every program it starts from now on carry ``mark``."""
+    os.environ[WORKER_MARK] = mark
 
 
 def end_worker_processes(pgid: int, mark: str) -> None:

@@ -4,6 +4,7 @@ contract, one way each: each fails with one clear line."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -81,6 +82,47 @@ def test_the_checker_fails_a_method_that_kills_the_checks_process_with_one_line_
     assert run_main(methods_main, ["check", "KILLER", "--plugins", str(FIXTURES / "broken_python")]) == 1
     assert lines_of(capsys) == ["FAIL KILLER: the process running its checks ended (killed by SIGKILL) before they "
                                 "finished (os._exit, a signal or a crash in the method's code)"]
+
+
+def test_what_a_method_started_in_a_session_of_its_own_ends_with_the_checks_process(tmp_path, capsys):
+    """A program in a session of its own (as oct2py starts Octave) is outside the checks' process
+    group: when the method killed that process, the program used to run on. The method's own
+    process, sleeping on with the pipe open, used to hold the command for its 300 s."""
+    import psutil
+
+    pid_file = tmp_path / "pid.txt"
+    (tmp_path / "plugin").mkdir()
+    (tmp_path / "plugin" / "strays.py").write_text(f"""
+import os, signal, subprocess, time
+from pipeline.methods.base import MethodSpec
+
+
+def scores(X, Y, params):
+    stray = subprocess.Popen(["sleep", "300"], start_new_session=True)
+    with open({str(pid_file)!r}, "w") as handle:
+        handle.write(str(stray.pid))
+    os.kill(os.getppid(), signal.SIGKILL)  # the process running the checks
+    time.sleep(300)
+
+
+STRAYS = MethodSpec(name="STRAYS", scores=scores)
+""")
+    started = time.monotonic()
+    assert run_main(methods_main, ["check", "STRAYS", "--plugins", str(tmp_path / "plugin")]) == 1
+    assert time.monotonic() - started < 120  # not the 300 s of the method's sleep
+    assert lines_of(capsys)[-1].startswith("FAIL STRAYS: the process running its checks ended (killed by SIGKILL)")
+    stray = int(pid_file.read_text())
+
+    def running() -> bool:
+        try:
+            return psutil.Process(stray).status() != psutil.STATUS_ZOMBIE
+        except psutil.NoSuchProcess:
+            return False
+
+    deadline = time.monotonic() + 2.0  # a killed process is reaped by init within moments
+    while running() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not running()
 
 
 @pytest.mark.octave

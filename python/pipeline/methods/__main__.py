@@ -36,7 +36,7 @@ from ..errors import ConfigError, PipelineError
 from ..fileio import process_scratch_dir
 from ..locations import CHECKOUT_MATLAB_DIR
 from ..rankings import check_ranking_sorts_scores, validate_ranking, validate_scores
-from ..processes import WorkerStopped, end_process_group, lead_process_group
+from ..processes import WorkerStopped, carry_worker_mark, end_worker_processes, lead_process_group, new_worker_mark
 from ..runner.lifecycle import become_worker
 from ..runner.plugins import activate_plugins, check_runnable, engine_options, plugin_paths
 from ..runner.pool import describe_exit
@@ -47,6 +47,8 @@ from .plugins import source_file
 DEMO_FOLD = CHECKOUT_MATLAB_DIR.parent / "data" / "paper_matlab_minmax" / "demo" / "fold0.mat"
 UNKNOWN_PARAMETER = "mlfs_check_unknown_parameter"
 CHECK_TIMEOUT = 600.0
+#: How often the command looks whether the checks' process has died while it waits for its report.
+_DEATH_POLL = 0.2
 
 
 @dataclass(frozen=True)
@@ -211,16 +213,24 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _check(args: argparse.Namespace) -> int:
     """Run :func:`_check_here` in a worker process leading its own process group; print what it
-    sends. A worker that ends before it reports fails the check (exit 1); its group goes with it."""
+    sends. A worker that ends before it reports fails the check (exit 1); its group goes with it, and
+    every program it started (its Octave too)."""
     context = multiprocessing.get_context("fork")
     receiver, sender = context.Pipe(duplex=False)
-    worker = context.Process(target=_check_in_worker, args=(args, sender, os.getpid()), name="mlfs-check")
+    mark = new_worker_mark()
+    worker = context.Process(target=_check_in_worker, args=(args, sender, os.getpid(), mark), name="mlfs-check")
     worker.start()
     lead_process_group(worker.pid)
     sender.close()
     method = args.method
     try:
         while True:
+            # the worker's death ends the wait; neither the pipe nor the worker's sentinel says so
+            # while a child of the worker lives on, which holds both open
+            while not receiver.poll(_DEATH_POLL) and worker.is_alive():
+                pass
+            if not receiver.poll():
+                break
             try:
                 message = json.loads(receiver.recv_bytes())
             except EOFError:
@@ -238,13 +248,14 @@ def _check(args: argparse.Namespace) -> int:
         return 1
     finally:
         worker.join(1.0)
-        end_process_group(worker.pid)
+        end_worker_processes(worker.pid, mark)
         worker.join()
 
 
-def _check_in_worker(args: argparse.Namespace, sender, parent_pid: int) -> None:
+def _check_in_worker(args: argparse.Namespace, sender, parent_pid: int, mark: str) -> None:
     """The worker's side: the checks' output and exit code, or a bad input's message, sent as JSON."""
     code = 0
+    carry_worker_mark(mark)
     try:
         become_worker(parent_pid)
         try:

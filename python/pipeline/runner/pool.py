@@ -27,7 +27,6 @@ import json
 import logging
 import multiprocessing
 import os
-import secrets
 import signal
 import sys
 import tempfile
@@ -43,8 +42,8 @@ from ..fileio import process_scratch_dir, remove_abandoned_scratch_dirs, remove_
 from ..limits import format_memory_size
 from .claims import release_claims_of_this_process
 from .history import LOGGER_NAME, attach_log
-from ..processes import (WORKER_MARK, WorkerStopped, describe_exit_code, end_worker_processes,
-                         lead_process_group)
+from ..processes import (WorkerStopped, carry_worker_mark, describe_exit_code, end_worker_processes,
+                         lead_process_group, new_worker_mark)
 from .lifecycle import (WORKER_GRACE, RunStop, TaskBudget, become_worker, memory_limited, peak_resident_bytes,
                         stop_signals_blocked)
 from .run import Outcome, RunSettings, Workbench, run_task
@@ -91,7 +90,7 @@ def _worker_main(conn: Connection, settings: RunSettings, parent_pid: int, share
     handler of the driver it was forked from runs here.
     """
     bench, code = None, 0
-    os.environ[WORKER_MARK] = mark
+    carry_worker_mark(mark)
     try:
         stop_signal = become_worker(parent_pid)
         tempfile.tempdir = str(process_scratch_dir())  # everything temporary goes with the worker
@@ -134,7 +133,7 @@ class _Worker:
     def __init__(self, settings: RunSettings, shares_cores: bool):
         context = multiprocessing.get_context("fork")
         self.conn, child_end = context.Pipe(duplex=True)
-        self.mark = f"{os.getpid()}-{secrets.token_hex(8)}"  # one per worker, never reused
+        self.mark = new_worker_mark()
         self.process = context.Process(target=_worker_main, args=(child_end, settings, os.getpid(), shares_cores,
                                                                   self.mark), daemon=True, name="mlfs-worker")
         with stop_signals_blocked():  # the child installs its own handlers before it sees a signal
